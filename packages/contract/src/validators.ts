@@ -92,7 +92,11 @@ export function maskPassword(isSet: boolean): string {
  * colons or spaces) and answers groups of two upper-case digits joined by dashes.
  */
 export function hexPairs(hex: string): string {
-  let digits = hex.trim().replace(/^0x/i, '').replace(/[-:\s]/g, '').toUpperCase();
+  let digits = hex
+    .trim()
+    .replace(/^0x/i, '')
+    .replace(/[-:\s]/g, '')
+    .toUpperCase();
   if (digits === '') return '';
   if (digits.length % 2 === 1) digits = `0${digits}`;
   return digits.match(/../g)?.join('-') ?? '';
@@ -105,7 +109,10 @@ export function decimalToHexPairs(decimal: string | number | bigint): string {
 
 /** The reverse of {@link hexPairs}: "12-34" → "4660". */
 export function hexPairsToDecimal(hex: string): string {
-  const digits = hex.trim().replace(/^0x/i, '').replace(/[-:\s]/g, '');
+  const digits = hex
+    .trim()
+    .replace(/^0x/i, '')
+    .replace(/[-:\s]/g, '');
   return BigInt(`0x${digits}`).toString(10);
 }
 
@@ -233,9 +240,7 @@ export const number: Validator = (value) => (!isEmpty(value) && Number.isNaN(toN
 
 /** "number or HEX": decimal digits, or hex digits (optionally 0x-prefixed or in dash-joined pairs) */
 export const numberOrHex: Validator = (value) =>
-  !isEmpty(value) && !/^(\d+|(0x)?[0-9a-f]+|[0-9a-f]{2}(-[0-9a-f]{2})*)$/i.test(text(value).trim())
-    ? fail('number_or_hex')
-    : undefined;
+  !isEmpty(value) && !/^(\d+|(0x)?[0-9a-f]+|[0-9a-f]{2}(-[0-9a-f]{2})*)$/i.test(text(value).trim()) ? fail('number_or_hex') : undefined;
 
 /** "alphanumeric" (letters of any alphabet and digits) */
 export const alphanumeric: Validator = (value) =>

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import fastifyMultipart from '@fastify/multipart';
+import fastifyStatic from '@fastify/static';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawReplyDefaultExpression,
+  type RawRequestDefaultExpression,
+  type RawServerDefault,
+} from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config.js';
+import { TokenService } from './core/auth/tokens.js';
+import type { Actor, RequestContext } from './core/context.js';
+import type { Database } from './core/db/client.js';
+import { AppError, errorBody, registerErrorHandler } from './core/errors.js';
+import { FileStore } from './core/files.js';
+import { RealtimeHub } from './core/realtime.js';
+import { AuthRepository } from './modules/auth/auth.repository.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { AuthService } from './modules/auth/auth.service.js';
+import { frontendRoutes } from './modules/frontend/frontend.routes.js';
+import { LicenseService } from './modules/frontend/license.service.js';
+import { SettingsService } from './modules/frontend/settings.service.js';
+import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
+import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
+import { NotificationsService } from './modules/notifications/notifications.service.js';
+import { ProfileRepository } from './modules/profile/profile.repository.js';
+import { profileRoutes } from './modules/profile/profile.routes.js';
+import { ProfileService } from './modules/profile/profile.service.js';
+import { ProjectsRepository } from './modules/projects/projects.repository.js';
+import { ProjectsService } from './modules/projects/projects.service.js';
+import { realtimeRoutes } from './modules/realtime/realtime.routes.js';
+
+export type AppInstance = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+/** Every service, built once per app from the repositories it needs. */
+export interface Services {
+  auth: AuthService;
+  projects: ProjectsService;
+  profile: ProfileService;
+  notifications: NotificationsService;
+  licenses: LicenseService;
+  settings: SettingsService;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: Config;
+    database: Database;
+    services: Services;
+    realtime: RealtimeHub;
+    files: FileStore;
+  }
+  interface FastifyRequest {
+    actor: Actor;
+    ctx: RequestContext;
+  }
+  interface FastifyContextConfig {
+    /** Routes that need no sign-in. */
+    public?: boolean;
+  }
+}
+
+export interface BuildOptions {
+  config: Config;
+  database: Database;
+  /** Serve the built console from this folder (default: config.webDist when it exists). */
+  serveWeb?: boolean;
+}
+
+/**
+ * Builds the Fastify app. Load order: compilers and error handler first (every route relies on
+ * them), then shared decorations (config, database, services), then the API under /api/v0 with
+ * its auth hook, then the OpenAPI docs and the static console with its history fallback.
+ */
+export async function buildApp({ config, database, serveWeb }: BuildOptions): Promise<AppInstance> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w-]{8,64}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: true,
+    bodyLimit: 2 * 1024 * 1024,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  const projectsRepo = new ProjectsRepository(database.db);
+  const projects = new ProjectsService(database.db, projectsRepo);
+  const tokens = new TokenService(config.jwtSecret ?? (await projects.jwtSecret()));
+  const realtime = new RealtimeHub(database);
+  await realtime.start();
+  const files = new FileStore(path.join(config.dataDir, 'files'));
+  const licenses = new LicenseService(projectsRepo);
+  const services: Services = {
+    auth: new AuthService(database.db, new AuthRepository(database.db), tokens),
+    projects,
+    profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files),
+    notifications: new NotificationsService(new NotificationsRepository(database.db), realtime),
+    licenses,
+    settings: new SettingsService(projectsRepo),
+  };
+  app.decorate('config', config);
+  app.decorate('database', database);
+  app.decorate('services', services);
+  app.decorate('realtime', realtime);
+  app.decorate('files', files);
+  app.decorateRequest('actor', null as unknown as Actor);
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.addHook('onClose', async () => realtime.stop());
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: { title: 'Atrium API', version: 'v0' },
+      servers: [{ url: '/api/v0' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
+  await app.register(fastifyMultipart, { limits: { fileSize: 50 * 1024 * 1024, files: 1, fields: 20 } });
+
+  await app.register(
+    async (api) => {
+      const typed = api.withTypeProvider<ZodTypeProvider>() as AppInstance;
+      typed.addHook('onRequest', async (req) => {
+        if (req.routeOptions.config.public) return;
+        const header = req.headers.authorization;
+        const query = req.query as Record<string, unknown> | undefined;
+        const token = header?.startsWith('Bearer ')
+          ? header.slice(7)
+          : typeof query?.access_token === 'string'
+            ? query.access_token
+            : undefined;
+        const actor = token ? await services.auth.actorFromToken(token) : null;
+        if (!actor) throw new AppError('unauthenticated');
+        req.actor = actor;
+        req.ctx = { actor, ip: req.ip, requestId: String(req.id) };
+      });
+      await typed.register(authRoutes);
+      await typed.register(profileRoutes);
+      await typed.register(notificationsRoutes);
+      await typed.register(frontendRoutes);
+      await typed.register(realtimeRoutes);
+      typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+    },
+    { prefix: '/api/v0' },
+  );
+
+  const webRoot = config.webDist;
+  const hasWeb = (serveWeb ?? true) && existsSync(path.join(webRoot, 'index.html'));
+  if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: false, index: ['index.html'] });
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split('?')[0] ?? '';
+    if (url.startsWith('/api/') || url === '/api' || !hasWeb || req.method !== 'GET') {
+      return reply.status(404).send(errorBody('not_found', String(req.id)));
+    }
+    // History fallback: client routes of the console load index.html.
+    return reply.type('text/html; charset=utf-8').sendFile('index.html');
+  });
+  return app;
+}

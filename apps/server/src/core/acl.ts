@@ -1,0 +1,63 @@
+import { type Scope, scopeCodes } from '@atrium/contract';
+import { type SQL, sql } from 'drizzle-orm';
+import type { Actor } from './context.js';
+
+const ORDER: Scope[] = ['all', 'descendants', 'domain', 'own'];
+
+/** The widest scope the actor's permissions grant for `action` on `resource`, or null. */
+export function scopeOf(actor: Actor, resource: string, action: string): Scope | null {
+  const codes = scopeCodes(resource, action);
+  for (const scope of ORDER) {
+    const code = codes[scope];
+    if (code && actor.permissions.has(code)) return scope;
+  }
+  return null;
+}
+
+/** How rows of a resource relate to groups and to their creator. */
+export interface AclTarget {
+  /**
+   * A predicate "this row belongs to a group g for which `groupCond` holds"; `groupCond` speaks of
+   * a groups row aliased `g` (columns g.id, g.path).
+   */
+  inGroups: (groupCond: SQL) => SQL;
+  /** The row's creator column, for the own scope and "creator may view". */
+  createdBy?: SQL;
+  /** Any user can view what they created, except groups (spec §6). Default true. */
+  creatorMayView?: boolean;
+}
+
+const intArray = (ids: readonly number[]) => sql`ARRAY[${sql.join(ids.length ? ids.map((i) => sql`${i}`) : [sql`0`], sql`, `)}]::int[]`;
+
+/** A predicate on groups aliased `g` for a scope: my groups, or my groups and below. */
+export function groupScopeCondition(actor: Actor, scope: 'domain' | 'descendants'): SQL {
+  return scope === 'domain' ? sql`g.id = ANY(${intArray(actor.groupIds)})` : sql`g.path && ${intArray(actor.groupIds)}`;
+}
+
+/**
+ * Turns (actor, resource, action) into one SQL predicate, so routes never hand-roll scope checks.
+ * Project scoping is not done here: every repository query is already limited to the actor's project.
+ */
+export function aclPredicate(actor: Actor, resource: string, action: string, target: AclTarget): SQL {
+  const scope = scopeOf(actor, resource, action);
+  const creatorClause =
+    target.createdBy && action === 'view' && target.creatorMayView !== false ? sql`${target.createdBy} = ${actor.userId}` : null;
+  let scoped: SQL | null;
+  switch (scope) {
+    case 'all':
+      return sql`TRUE`;
+    case 'descendants':
+    case 'domain':
+      scoped = target.inGroups(groupScopeCondition(actor, scope));
+      break;
+    case 'own':
+      scoped = target.createdBy ? sql`${target.createdBy} = ${actor.userId}` : null;
+      break;
+    default:
+      scoped = null;
+  }
+  if (scoped && creatorClause) return sql`(${scoped} OR ${creatorClause})`;
+  return scoped ?? creatorClause ?? sql`FALSE`;
+}
+
+export { intArray };

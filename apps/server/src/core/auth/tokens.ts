@@ -1,0 +1,42 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { ACCESS_TOKEN_TTL_SECONDS } from '@atrium/contract';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+
+export interface AccessClaims {
+  userId: number;
+  projectId: number;
+}
+
+/** Short-lived HS256 access tokens; the secret is shared by every instance through the database. */
+export class TokenService {
+  private readonly key: Uint8Array;
+  constructor(secret: string) {
+    this.key = new TextEncoder().encode(secret);
+  }
+
+  async signAccess(claims: AccessClaims, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
+    return new SignJWT({ pid: claims.projectId })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(String(claims.userId))
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
+      .sign(this.key);
+  }
+
+  /** The claims of a valid token, or null when it is malformed, forged or expired. */
+  async verifyAccess(token: string): Promise<AccessClaims | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const userId = Number(payload.sub);
+      const projectId = Number(payload.pid);
+      if (!Number.isInteger(userId) || !Number.isInteger(projectId)) return null;
+      return { userId, projectId };
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError) return null;
+      throw e;
+    }
+  }
+}
+
+export const newRefreshToken = (): string => randomBytes(32).toString('base64url');
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -1,0 +1,8 @@
+// Every table, for drizzle's typed queries and for drizzle-kit's migration generator.
+export * from '../../modules/audit/audit.table.js';
+export * from '../../modules/auth/auth.table.js';
+export * from '../../modules/groups/groups.table.js';
+export * from '../../modules/notifications/notifications.table.js';
+export * from '../../modules/projects/projects.table.js';
+export * from '../../modules/roles/roles.table.js';
+export * from '../../modules/users/users.table.js';

@@ -1,0 +1,122 @@
+import type { FilterRule, ListQuery } from '@atrium/contract';
+import { type SQL, sql } from 'drizzle-orm';
+import { AppError } from './errors.js';
+
+export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'int_array';
+
+export interface ListField {
+  /** The SQL expression the field reads. */
+  expr: SQL;
+  type: FieldType;
+  sortable?: boolean;
+  filterable?: boolean;
+}
+
+/** A resource's whitelist: only these fields may be sorted or filtered; anything else is a 400. */
+export interface ListSpec {
+  fields: Record<string, ListField>;
+  /** Used when the query has no sort; ties are always broken by `tiebreak` so pages are stable. */
+  defaultSort: string;
+  tiebreak: SQL;
+}
+
+const bad = (field: string, message: string) => new AppError('invalid_data', [{ field, message }]);
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function coerce(rule: FilterRule, type: FieldType, where: string): string | number | boolean | null {
+  const v = rule.value;
+  if (v === null) return null;
+  switch (type) {
+    case 'number':
+    case 'int_array': {
+      const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+      if (!Number.isFinite(n)) throw bad(where, 'value must be a number');
+      if (type === 'int_array' && !Number.isInteger(n)) throw bad(where, 'value must be a whole number');
+      return n;
+    }
+    case 'boolean':
+      if (typeof v === 'boolean') return v;
+      if (v === 'true' || v === '1' || v === 1) return true;
+      if (v === 'false' || v === '0' || v === 0) return false;
+      throw bad(where, 'value must be true or false');
+    case 'date': {
+      const s = String(v);
+      if (Number.isNaN(Date.parse(s))) throw bad(where, 'value must be a date');
+      return new Date(s).toISOString();
+    }
+    default:
+      return String(v);
+  }
+}
+
+function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
+  const value = coerce(rule, f.type, where);
+  const e = f.expr;
+  const typed = f.type === 'date' ? sql`${value}::timestamptz` : sql`${value}`;
+  if (f.type === 'int_array') {
+    switch (rule.operator) {
+      case 'equals':
+      case 'has':
+        return value === null ? sql`cardinality(${e}) = 0` : sql`${typed} = ANY(${e})`;
+      case 'not_equals':
+        return value === null ? sql`cardinality(${e}) > 0` : sql`NOT (${typed} = ANY(${e}))`;
+      default:
+        throw bad(where, `operator ${rule.operator} is not allowed for this field`);
+    }
+  }
+  switch (rule.operator) {
+    case 'equals':
+      return value === null ? sql`${e} IS NULL` : sql`${e} = ${typed}`;
+    case 'not_equals':
+      return value === null ? sql`${e} IS NOT NULL` : sql`${e} IS DISTINCT FROM ${typed}`;
+    case 'above':
+    case 'below':
+      if (f.type === 'boolean' || value === null) throw bad(where, `operator ${rule.operator} needs a number, a date or a text`);
+      return rule.operator === 'above' ? sql`${e} > ${typed}` : sql`${e} < ${typed}`;
+    case 'has':
+    case 'begins_with': {
+      if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
+      const pattern = rule.operator === 'has' ? `%${escapeLike(String(value))}%` : `${escapeLike(String(value))}%`;
+      return sql`${e} ILIKE ${pattern}`;
+    }
+  }
+}
+
+/** The WHERE predicate of a list's filters, or undefined when there are none. */
+export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>): SQL | undefined {
+  const rules = query.filters?.rules ?? [];
+  if (!rules.length) return undefined;
+  const parts = rules.map((rule, i) => {
+    const where = `filters.rules.${i}`;
+    const f = spec.fields[rule.field];
+    if (!f || f.filterable === false) throw bad(`${where}.field`, `field ${rule.field} cannot be filtered`);
+    return ruleSql(rule, f, where);
+  });
+  return sql`(${sql.join(parts, query.filters?.match === 'match_any' ? sql` OR ` : sql` AND `)})`;
+}
+
+/** The ORDER BY list of a list's sort, always ending with the tiebreak. */
+export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
+  const keys = (query.sort ?? spec.defaultSort).split(',').filter(Boolean);
+  const seen = new Set<string>();
+  const order = keys.map((key) => {
+    const desc = key.startsWith('-');
+    const name = desc ? key.slice(1) : key;
+    const f = spec.fields[name];
+    if (!f || f.sortable === false) throw bad('sort', `field ${name} cannot be sorted`);
+    if (seen.has(name)) throw bad('sort', `field ${name} is sorted twice`);
+    seen.add(name);
+    return desc ? sql`${f.expr} DESC NULLS LAST` : sql`${f.expr} ASC NULLS FIRST`;
+  });
+  order.push(spec.tiebreak);
+  return order;
+}
+
+/** Checks `with` against the relations a resource offers. */
+export function withRelations<T extends string>(allowed: readonly T[], requested: readonly string[]): Set<T> {
+  for (const r of requested) if (!allowed.includes(r as T)) throw bad('with', `relation ${r} is not available`);
+  return new Set(requested as T[]);
+}
+
+export const pageOffset = (q: Pick<ListQuery, 'page' | 'size'>) => (q.page - 1) * q.size;

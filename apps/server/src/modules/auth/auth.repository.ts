@@ -1,0 +1,130 @@
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db, DbOrTx } from '../../core/db/client.js';
+import { projects } from '../projects/projects.table.js';
+import { roles } from '../roles/roles.table.js';
+import { userGroups, users } from '../users/users.table.js';
+import { loginFailures, refreshTokens } from './auth.table.js';
+
+export interface LoginCandidate {
+  userId: number;
+  passwordHash: string | null;
+  project: { id: number; uid: string; name: string };
+}
+
+export interface ActorRow {
+  userId: number;
+  projectId: number;
+  login: string;
+  roleId: number | null;
+  permissions: string[] | null;
+  isBuiltin: boolean | null;
+  groupIds: number[];
+}
+
+export class AuthRepository {
+  constructor(private readonly db: Db) {}
+
+  /** Every user with this login, one per project it belongs to. */
+  async candidatesByLogin(login: string): Promise<LoginCandidate[]> {
+    const rows = await this.db
+      .select({ userId: users.id, passwordHash: users.passwordHash, id: projects.id, uid: projects.uid, name: projects.name })
+      .from(users)
+      .innerJoin(projects, eq(projects.id, users.projectId))
+      .where(sql`lower(${users.login}) = lower(${login})`)
+      .orderBy(projects.id);
+    return rows.map((r) => ({ userId: r.userId, passwordHash: r.passwordHash, project: { id: r.id, uid: r.uid, name: r.name } }));
+  }
+
+  async project(projectId: number) {
+    const [p] = await this.db
+      .select({ id: projects.id, uid: projects.uid, name: projects.name })
+      .from(projects)
+      .where(eq(projects.id, projectId));
+    return p;
+  }
+
+  async actor(userId: number, projectId: number): Promise<ActorRow | undefined> {
+    const [row] = await this.db
+      .select({
+        userId: users.id,
+        projectId: users.projectId,
+        login: users.login,
+        roleId: users.roleId,
+        permissions: roles.permissions,
+        isBuiltin: roles.isBuiltin,
+        groupIds: sql<
+          number[]
+        >`coalesce((SELECT array_agg(ug.group_id ORDER BY ug.group_id) FROM ${userGroups} ug WHERE ug.user_id = ${users.id}), '{}')`,
+      })
+      .from(users)
+      .leftJoin(roles, eq(roles.id, users.roleId))
+      .where(and(eq(users.id, userId), eq(users.projectId, projectId)));
+    return row;
+  }
+
+  async projectOfUser(userId: number): Promise<number | undefined> {
+    const [u] = await this.db.select({ projectId: users.projectId }).from(users).where(eq(users.id, userId));
+    return u?.projectId;
+  }
+
+  async markActivated(userId: number): Promise<void> {
+    await this.db
+      .update(users)
+      .set({ activatedAt: sql`now()` })
+      .where(and(eq(users.id, userId), isNull(users.activatedAt)));
+  }
+
+  async insertRefresh(db: DbOrTx, row: { tokenHash: string; userId: number; familyId: string; expiresAt: Date }): Promise<void> {
+    await db.insert(refreshTokens).values(row);
+  }
+
+  /** Locks the refresh token row so two concurrent rotations cannot both succeed. */
+  async refreshForUpdate(db: DbOrTx, tokenHash: string) {
+    const rows = await db.select().from(refreshTokens).where(eq(refreshTokens.tokenHash, tokenHash)).for('update');
+    return rows[0];
+  }
+
+  async markRotated(db: DbOrTx, tokenHash: string): Promise<void> {
+    await db.update(refreshTokens).set({ rotatedAt: sql`now()` }).where(eq(refreshTokens.tokenHash, tokenHash));
+  }
+
+  async revokeFamily(db: DbOrTx, familyId: string): Promise<void> {
+    await db
+      .update(refreshTokens)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
+  }
+
+  async revokeUser(db: DbOrTx, userId: number): Promise<void> {
+    await db
+      .update(refreshTokens)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+  }
+
+  /** Failures counted for a key in the current window. */
+  async failures(key: string, windowSeconds: number): Promise<number> {
+    const [row] = await this.db
+      .select({ failures: loginFailures.failures })
+      .from(loginFailures)
+      .where(and(eq(loginFailures.key, key), sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`));
+    return row?.failures ?? 0;
+  }
+
+  async addFailure(key: string, windowSeconds: number): Promise<void> {
+    await this.db
+      .insert(loginFailures)
+      .values({ key, failures: 1, windowStart: sql`now()` })
+      .onConflictDoUpdate({
+        target: loginFailures.key,
+        set: {
+          failures: sql`CASE WHEN ${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds}) THEN ${loginFailures.failures} + 1 ELSE 1 END`,
+          windowStart: sql`CASE WHEN ${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds}) THEN ${loginFailures.windowStart} ELSE now() END`,
+        },
+      });
+  }
+
+  async clearFailures(key: string): Promise<void> {
+    await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
+  }
+}

@@ -1,0 +1,28 @@
+import { LoginBodySchema, LoginResponseSchema, LogoutBodySchema, RefreshBodySchema, RefreshResponseSchema } from '@atrium/contract';
+import { z } from 'zod';
+import type { AppInstance } from '../../app.js';
+
+export async function authRoutes(app: AppInstance): Promise<void> {
+  const { auth } = app.services;
+
+  app.post(
+    '/login',
+    { config: { public: true }, schema: { tags: ['session'], body: LoginBodySchema, response: { 200: LoginResponseSchema } } },
+    async (req) => ({ data: { sessions: await auth.login(req.body, req.ip) } }),
+  );
+
+  app.post(
+    '/refresh',
+    { config: { public: true }, schema: { tags: ['session'], body: RefreshBodySchema, response: { 200: RefreshResponseSchema } } },
+    async (req) => ({ data: { session: await auth.refresh(req.body.token) } }),
+  );
+
+  app.post(
+    '/logout',
+    { schema: { tags: ['session'], body: LogoutBodySchema, response: { 200: z.object({ data: z.boolean() }) } } },
+    async (req) => {
+      await auth.logout(req.actor, req.body?.token);
+      return { data: true };
+    },
+  );
+}

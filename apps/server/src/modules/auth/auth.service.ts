@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ACCESS_TOKEN_TTL_SECONDS,
+  LOGIN_FAILURE_WINDOW_SECONDS,
+  LOGIN_MAX_FAILURES,
+  type LoginBody,
+  PERMISSION_CODES,
+  REFRESH_TOKEN_TTL_SECONDS,
+  type Session,
+} from '@atrium/contract';
+import { dummyHash, verifyPassword } from '../../core/auth/password.js';
+import { hashToken, newRefreshToken, type TokenService } from '../../core/auth/tokens.js';
+import type { Actor } from '../../core/context.js';
+import type { Db } from '../../core/db/client.js';
+import { AppError } from '../../core/errors.js';
+import type { AuthRepository } from './auth.repository.js';
+
+export class AuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: AuthRepository,
+    private readonly tokens: TokenService,
+  ) {}
+
+  /** One session per project where the login exists and the password matches. */
+  async login(body: LoginBody, ip: string): Promise<Session[]> {
+    const keys = [`ip:${ip}`, `login:${body.login.toLowerCase()}`];
+    for (const key of keys) {
+      if ((await this.repo.failures(key, LOGIN_FAILURE_WINDOW_SECONDS)) >= LOGIN_MAX_FAILURES) throw new AppError('too_many_attempts');
+    }
+    const candidates = await this.repo.candidatesByLogin(body.login);
+    const matched = [];
+    for (const c of candidates) if (await verifyPassword(c.passwordHash, body.password)) matched.push(c);
+    if (!candidates.length) await verifyPassword(await dummyHash(), body.password);
+    if (!matched.length) {
+      for (const key of keys) await this.repo.addFailure(key, LOGIN_FAILURE_WINDOW_SECONDS);
+      throw new AppError('invalid_credentials');
+    }
+    await this.repo.clearFailures(keys[1] as string);
+    const sessions: Session[] = [];
+    for (const c of matched) {
+      await this.repo.markActivated(c.userId);
+      sessions.push({ ...(await this.issue(c.userId, c.project.id, randomUUID())), project: c.project });
+    }
+    return sessions;
+  }
+
+  private async issue(userId: number, projectId: number, familyId: string) {
+    const refresh = newRefreshToken();
+    await this.repo.insertRefresh(this.db, {
+      tokenHash: hashToken(refresh),
+      userId,
+      familyId,
+      expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+    });
+    const token = await this.tokens.signAccess({ userId, projectId });
+    return { token, refresh, expires_in: ACCESS_TOKEN_TTL_SECONDS };
+  }
+
+  /**
+   * Rotates a refresh token. A token that was already rotated is a replay (stolen or duplicated):
+   * its whole family is revoked and the caller must sign in again.
+   */
+  async refresh(token: string) {
+    const tokenHash = hashToken(token);
+    const outcome = await this.db.transaction(async (tx) => {
+      const row = await this.repo.refreshForUpdate(tx, tokenHash);
+      if (!row || row.revokedAt || row.expiresAt.getTime() < Date.now()) return { ok: false as const };
+      if (row.rotatedAt) {
+        await this.repo.revokeFamily(tx, row.familyId);
+        return { ok: false as const };
+      }
+      await this.repo.markRotated(tx, tokenHash);
+      return { ok: true as const, row };
+    });
+    if (!outcome.ok) throw new AppError('invalid_token');
+    const { userId, familyId } = outcome.row;
+    const projectId = await this.projectOf(userId);
+    return this.issue(userId, projectId, familyId);
+  }
+
+  private async projectOf(userId: number): Promise<number> {
+    const projectId = await this.repo.projectOfUser(userId);
+    if (projectId === undefined) throw new AppError('invalid_token');
+    return projectId;
+  }
+
+  /** Revokes the given refresh token's family, or every session of the user when none is given. */
+  async logout(actor: Actor, refresh?: string): Promise<void> {
+    if (refresh) {
+      const row = await this.repo.refreshForUpdate(this.db, hashToken(refresh));
+      if (row && row.userId === actor.userId) await this.repo.revokeFamily(this.db, row.familyId);
+      return;
+    }
+    await this.repo.revokeUser(this.db, actor.userId);
+  }
+
+  /** The actor behind an access token, or null when the token or its user is no longer valid. */
+  async actorFromToken(token: string): Promise<Actor | null> {
+    const claims = await this.tokens.verifyAccess(token);
+    if (!claims) return null;
+    const row = await this.repo.actor(claims.userId, claims.projectId);
+    if (!row) return null;
+    return {
+      userId: row.userId,
+      projectId: row.projectId,
+      login: row.login,
+      roleId: row.roleId,
+      // The built-in administrator role holds every permission, including ones added after it was made.
+      permissions: new Set(row.isBuiltin ? PERMISSION_CODES : (row.permissions ?? [])),
+      groupIds: row.groupIds,
+    };
+  }
+}

@@ -1,0 +1,86 @@
+import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, ServerSettingsSchema } from '@atrium/contract';
+import { z } from 'zod';
+import type { AppInstance } from '../../app.js';
+import { COUNTRIES } from './countries.js';
+import { TERMS } from './terms.js';
+
+export const VERSION = '0.1.0';
+
+export async function frontendRoutes(app: AppInstance): Promise<void> {
+  const { licenses, profile } = app.services;
+  const tags = ['frontend'];
+
+  app.get('/frontend/resources/meta', { schema: { tags, response: { 200: z.object({ data: ResourcesMetaSchema }) } } }, async (req) => ({
+    data: {
+      meta: { locales: [...LOCALES], version: VERSION, api_version: 'v0' },
+      permissions: PERMISSIONS.map((p) => ({ code: p.code, family: p.family, scope: p.scope ?? null, en: p.en, ru: p.ru })),
+      notification_settings: await profile.notificationSettings(req.actor),
+    },
+  }));
+
+  app.get(
+    '/frontend/server/settings',
+    { config: { public: true }, schema: { tags, response: { 200: z.object({ data: ServerSettingsSchema }) } } },
+    async () => {
+      const features = await licenses.serverFeatures();
+      const host = new URL(app.config.publicUrl).hostname;
+      const registration = await app.services.settings.registration();
+      return {
+        data: {
+          can_user_recovery_password: registration.recovery,
+          can_user_register_by_token: registration.by_token,
+          can_user_register_himself: registration.self,
+          is_standalone_mode: true,
+          auto_forward_rules: { is_enabled: false, device_protocol: 'UDP' as const, use_address: 'server_url' },
+          license: {
+            features,
+            counts: {
+              sip: { per_account: features.sip.license_count, total: features.sip.license_count },
+              mobile_app: { per_account: features.mobile_app.license_count, total: features.mobile_app.license_count },
+              ukey2: { per_account: features.ukey2.license_count, total: features.ukey2.license_count },
+            },
+          },
+          warnings: await licenses.warnings(),
+          locale: 'en' as const,
+          domain: host,
+          push_server: null,
+          server_ip: null,
+          internal_server_ip: null,
+          version: VERSION,
+          device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
+          sip_proxy_host: host,
+        },
+      };
+    },
+  );
+
+  app.get('/info', { config: { public: true }, schema: { tags, response: { 200: z.object({ data: InfoSchema }) } } }, async () => ({
+    data: { name: 'Atrium', version: VERSION, api_version: 'v0', time: new Date().toISOString() },
+  }));
+
+  app.get(
+    '/countries',
+    { config: { public: true }, schema: { tags, response: { 200: z.object({ data: z.array(CountrySchema) }) } } },
+    async () => ({
+      data: COUNTRIES,
+    }),
+  );
+
+  app.get(
+    '/terms/:file',
+    { config: { public: true }, schema: { tags, params: z.object({ file: z.enum(['en.html', 'ru.html']) }) } },
+    async (req, reply) => reply.type('text/html; charset=utf-8').send(TERMS[req.params.file === 'ru.html' ? 'ru' : 'en']),
+  );
+
+  app.get(
+    '/files/*',
+    { config: { public: true }, schema: { tags, params: z.object({ '*': z.string().regex(/^[a-z-]+\/[0-9a-f-]{36}\.[a-z]{3,4}$/) }) } },
+    async (req, reply) => {
+      const key = req.params['*'];
+      const data = await app.files.get(key);
+      const ext = key.slice(key.lastIndexOf('.') + 1);
+      const type = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' }[ext] ?? 'application/octet-stream';
+      return reply.type(type).header('cache-control', 'private, max-age=86400').send(data);
+    },
+  );
+}

@@ -1,0 +1,180 @@
+import {
+  type ChangePasswordBodySchema,
+  DEFAULT_IDENTIFIER_FORMAT,
+  emptyLicenseInfo,
+  LICENSE_FEATURES,
+  type LicenseFeature,
+  type LicenseInfo,
+  licensed,
+  type NotificationSettings,
+  PERMISSION_CODES,
+  type Profile,
+  type ProfileFields,
+  type UpdateProfileBody,
+} from '@atrium/contract';
+import type { z } from 'zod';
+import { recordAudit } from '../../core/audit.js';
+import { hashPassword, verifyPassword } from '../../core/auth/password.js';
+import type { Actor, RequestContext } from '../../core/context.js';
+import type { Db } from '../../core/db/client.js';
+import { AppError, invalidField } from '../../core/errors.js';
+import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import type { LicenseService } from '../frontend/license.service.js';
+import type { ProfileRepository, UserRow } from './profile.repository.js';
+
+const DEFAULT_FIELDS: ProfileFields = {
+  address: null,
+  phone: null,
+  time_zone: null,
+  time_format: null,
+  identifier_format: DEFAULT_IDENTIFIER_FORMAT,
+  sip_number: null,
+  is_app_popup_active: true,
+  notification_settings: { acs: true },
+};
+
+export function profileFields(stored: Record<string, unknown>): ProfileFields {
+  const merged = { ...DEFAULT_FIELDS, ...stored } as ProfileFields;
+  merged.notification_settings = { ...DEFAULT_FIELDS.notification_settings, ...(stored.notification_settings as object | undefined) };
+  return merged;
+}
+
+export class ProfileService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: ProfileRepository,
+    private readonly licenses: LicenseService,
+    private readonly files: FileStore,
+  ) {}
+
+  private async row(actor: Actor): Promise<UserRow> {
+    const u = await this.repo.user(this.db, actor.userId, actor.projectId);
+    if (!u) throw new AppError('unauthenticated');
+    return u;
+  }
+
+  async get(actor: Actor): Promise<Profile> {
+    const u = await this.row(actor);
+    const [role, domains, project, server] = await Promise.all([
+      u.roleId ? this.repo.role(u.roleId) : undefined,
+      this.repo.domains(u.id),
+      this.repo.project(u.projectId),
+      this.licenses.serverFeatures(),
+    ]);
+    if (!project) throw new AppError('unauthenticated');
+    const licenseInfo = { ...emptyLicenseInfo(), ...(u.licenseInfo as Partial<LicenseInfo> | null) } as LicenseInfo;
+    const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, licenseInfo, f));
+    return {
+      id: u.id,
+      login: u.login,
+      email: u.email,
+      name: u.name,
+      locale: u.locale === 'ru' ? 'ru' : 'en',
+      avatar_url: u.avatarPath ? `/api/v0/files/${u.avatarPath}` : null,
+      is_invited: u.isInvited,
+      role: role ? { id: role.id, name: role.name, permissions: role.isBuiltin ? [...PERMISSION_CODES] : role.permissions } : null,
+      domains,
+      project: { id: project.id, uid: project.uid, name: project.name, description: project.description },
+      profile: profileFields(u.profile),
+      license_info: licenseInfo,
+      license_state: { features, restrictors: [], expiring: { sip: null, mobile_app: null } },
+    };
+  }
+
+  async update(ctx: RequestContext, body: UpdateProfileBody): Promise<Profile> {
+    const before = await this.row(ctx.actor);
+    if (body.email && (await this.repo.emailTaken(ctx.actor.projectId, body.email, before.id))) {
+      throw new AppError('email_already_used', [{ field: 'email', message: 'e-mail already used' }]);
+    }
+    const profile = body.profile ? { ...before.profile, ...body.profile } : undefined;
+    await this.db.transaction(async (tx) => {
+      const after = await this.repo.update(tx, before.id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.locale !== undefined ? { locale: body.locale } : {}),
+        ...(body.email !== undefined ? { email: body.email } : {}),
+        ...(profile ? { profile } : {}),
+      });
+      await recordAudit(tx, ctx, {
+        entity: 'profile',
+        entityId: before.id,
+        action: 'update',
+        before: pick(before),
+        after: after && pick(after),
+      });
+    });
+    return this.get(ctx.actor);
+  }
+
+  async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>): Promise<void> {
+    const u = await this.row(ctx.actor);
+    if (!(await verifyPassword(u.passwordHash, body.old)))
+      throw new AppError('wrong_old_password', [{ field: 'old', message: 'wrong old password' }]);
+    if (body.old === body.new) throw invalidField('new', 'new password must differ from the old one');
+    const passwordHash = await hashPassword(body.new);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, u.id, { passwordHash });
+      await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'password' });
+    });
+  }
+
+  async setPopupActive(ctx: RequestContext, active: boolean): Promise<Profile> {
+    const u = await this.row(ctx.actor);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, u.id, { profile: { ...u.profile, is_app_popup_active: active } });
+      await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'update', after: { is_app_popup_active: active } });
+    });
+    return this.get(ctx.actor);
+  }
+
+  async notificationSettings(actor: Actor): Promise<NotificationSettings> {
+    return profileFields((await this.row(actor)).profile).notification_settings;
+  }
+
+  async saveNotificationSettings(ctx: RequestContext, settings: NotificationSettings): Promise<NotificationSettings> {
+    const u = await this.row(ctx.actor);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, u.id, { profile: { ...u.profile, notification_settings: settings } });
+      await recordAudit(tx, ctx, { entity: 'notification_settings', entityId: u.id, action: 'update', after: settings });
+    });
+    return settings;
+  }
+
+  /** Deletes the caller's own account; the last administrator of a project cannot leave it ownerless. */
+  async deleteAccount(ctx: RequestContext): Promise<void> {
+    const u = await this.row(ctx.actor);
+    const role = u.roleId ? await this.repo.role(u.roleId) : undefined;
+    if (role?.isBuiltin && (await this.repo.otherAdmins(u.projectId, u.id)) === 0) {
+      throw new AppError('cannot_perform_action', [{ message: 'the last administrator cannot delete their account' }]);
+    }
+    await this.db.transaction(async (tx) => {
+      await recordAudit(tx, ctx, { entity: 'user', entityId: u.id, action: 'delete', before: pick(u) });
+      await this.repo.delete(tx, u.id);
+    });
+    await this.files.remove(u.avatarPath);
+  }
+
+  async setAvatar(ctx: RequestContext, image: Buffer): Promise<Profile> {
+    if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
+    const { ext } = sniffImage(image);
+    const u = await this.row(ctx.actor);
+    const key = await this.files.put('avatars', ext, image);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, u.id, { avatarPath: key });
+      await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'avatar', after: { avatar: key } });
+    });
+    await this.files.remove(u.avatarPath);
+    return this.get(ctx.actor);
+  }
+
+  async removeAvatar(ctx: RequestContext): Promise<Profile> {
+    const u = await this.row(ctx.actor);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, u.id, { avatarPath: null });
+      await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'avatar', before: { avatar: u.avatarPath } });
+    });
+    await this.files.remove(u.avatarPath);
+    return this.get(ctx.actor);
+  }
+}
+
+const pick = (u: UserRow) => ({ name: u.name, locale: u.locale, email: u.email, profile: u.profile });

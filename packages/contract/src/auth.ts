@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+export const LoginBodySchema = z.strictObject({
+  login: z.string().trim().min(1).max(255),
+  password: z.string().min(1).max(1024),
+});
+export type LoginBody = z.infer<typeof LoginBodySchema>;
+
+export const ProjectRefSchema = z.object({ id: z.number().int(), uid: z.string(), name: z.string() });
+
+export const SessionSchema = z.object({
+  token: z.string(),
+  refresh: z.string(),
+  expires_in: z.number().int(),
+  project: ProjectRefSchema,
+});
+export type Session = z.infer<typeof SessionSchema>;
+
+export const LoginResponseSchema = z.object({ data: z.object({ sessions: z.array(SessionSchema) }) });
+
+export const RefreshBodySchema = z.strictObject({ token: z.string().min(10).max(512) });
+export const RefreshResponseSchema = z.object({
+  data: z.object({ session: z.object({ token: z.string(), refresh: z.string(), expires_in: z.number().int() }) }),
+});
+
+export const LogoutBodySchema = z.object({ token: z.string().max(512).optional() }).optional();

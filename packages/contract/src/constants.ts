@@ -1,0 +1,27 @@
+/** Defaults and limits of the spec shared by server and console. */
+export const LOCALES = ['en', 'ru'] as const;
+export type Locale = (typeof LOCALES)[number];
+export const DEFAULT_LOCALE: Locale = 'en';
+
+export const TIME_FORMATS = ['DD-MM-YYYY', 'MM-DD-YYYY', 'YYYY-MM-DD'] as const;
+export const IDENTIFIER_FORMATS = ['dec', 'hex'] as const;
+export const DEFAULT_IDENTIFIER_FORMAT = 'dec';
+
+export const NOTIFICATION_PAGE_SIZE = 20;
+export const MENU_NOTIFICATIONS = 5;
+export const IMPORTANT_POPUPS_AT_ONCE = 3;
+export const ALERT_TIMEOUT_MS = 3000;
+export const LICENSE_ERROR_DISPLAY_MS = 30_000;
+export const REALTIME_RECONNECT_MS = 4000;
+export const UNREAD_DEBOUNCE_MS = 1000;
+export const READ_MARK_DELAY_MS = 1000;
+export const DAY_SECONDS = 86_400;
+export const UNLIMITED_PERIOD = { from: 0, to: 999_999_999_999 } as const;
+export const NAME_MAX_LENGTH = 31;
+export const DUMMY_PASSWORD = '********';
+/** Access tokens live this long; the console refreshes once on 401. */
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** Failed logins allowed per window, per IP and per login, before 429. */
+export const LOGIN_MAX_FAILURES = 10;
+export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;

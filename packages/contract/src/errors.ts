@@ -1,0 +1,79 @@
+/**
+ * The server's error catalogue. Every error a client can see has a stable `code`, an HTTP status and a
+ * fixed lower-case English `message` from the spec's catalogues; the console translates it as
+ * `errors.http.<message>`. Variable parts travel in `details`, never in the message.
+ */
+export const ERRORS = {
+  unauthenticated: { status: 401, message: 'unauthenticated' },
+  not_authorized: { status: 401, message: 'unauthenticated' },
+  invalid_credentials: { status: 401, message: 'invalid credentials' },
+  invalid_token: { status: 401, message: 'invalid token' },
+  too_many_attempts: { status: 429, message: 'too many attempts' },
+  not_found: { status: 404, message: 'item not found' },
+  invalid_data: { status: 400, message: 'invalid data sent' },
+  wrong_parameters: { status: 400, message: 'wrong parameters' },
+  method_prohibited: { status: 405, message: 'method prohibited' },
+  action_prohibited: { status: 403, message: 'action prohibited' },
+  cannot_perform_action: { status: 400, message: "can't perform action" },
+  value_not_unique: { status: 409, message: 'value not unique' },
+  wrong_file_body: { status: 400, message: 'wrong file body' },
+  invalid_file: { status: 400, message: 'invalid file' },
+  payload_too_large: { status: 413, message: 'file too large' },
+  internal: { status: 500, message: 'internal server error' },
+  invalid_related_entity: { status: 400, message: 'invalid related entity sent' },
+  wrong_old_password: { status: 400, message: 'wrong old password' },
+  // registration and recovery
+  invite_invalid: {
+    status: 400,
+    message: "can't find the user. contact the administrator for a new invitation.",
+  },
+  verification_link_outdated: { status: 400, message: 'verification link is outdated or incorrect' },
+  invalid_confirmation_code: { status: 400, message: 'invalid confirmation code' },
+  user_already_registered: { status: 409, message: 'user already registered' },
+  email_required_for_registration: {
+    status: 400,
+    message: 'user must provide an e-mail for registration',
+  },
+  email_already_used: { status: 409, message: 'e-mail already used' },
+  registration_disabled: { status: 403, message: 'action prohibited' },
+  // users and groups
+  cannot_remove_only_group: {
+    status: 400,
+    message: 'cannot remove the current user from their only group or top-level group',
+  },
+  users_must_be_moved: { status: 400, message: 'users must first be moved before deleting a group' },
+  domain_address_exists: {
+    status: 409,
+    message: 'domain with the same type and logical address exists',
+  },
+  wrong_group_hierarchy: { status: 400, message: 'wrong group hierarchy' },
+  child_contains_type: { status: 400, message: 'a child already contains a type' },
+  needs_building_parent: { status: 400, message: 'a domain needs a building parent' },
+  cannot_delete_only_group: { status: 400, message: 'cannot delete the only group of the current user' },
+  subnetwork_address_once: {
+    status: 400,
+    message: 'an internal subnetwork address can be added only once',
+  },
+  license_consistency: { status: 400, message: 'license consistency error' },
+  role_in_use: { status: 409, message: 'role is in use' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** Every distinct message a client may receive: the console must translate each one. */
+export const ERROR_MESSAGES: readonly string[] = [...new Set(Object.values(ERRORS).map((e) => e.message))];
+
+/** A field-level problem inside `details` of a 400 "invalid data sent". */
+export interface FieldIssue {
+  field: string;
+  message: string;
+  params?: Record<string, unknown>;
+}
+
+/** The error envelope of every failed call. */
+export interface ErrorBody {
+  message: string;
+  code: string;
+  details?: unknown[];
+  request_id?: string;
+}

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+
+/** Filter operators of every list (spec core §7). */
+export const FILTER_OPERATORS = ['equals', 'not_equals', 'above', 'below', 'has', 'begins_with'] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+export const FilterRuleSchema = z.strictObject({
+  field: z.string().min(1).max(64),
+  operator: z.enum(FILTER_OPERATORS),
+  value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]),
+});
+export type FilterRule = z.infer<typeof FilterRuleSchema>;
+
+export const FiltersSchema = z.strictObject({
+  match: z.enum(['match_all', 'match_any']).default('match_all'),
+  rules: z.array(FilterRuleSchema).max(50).default([]),
+});
+export type Filters = z.infer<typeof FiltersSchema>;
+
+export const LIST_DEFAULT_SIZE = 20;
+export const LIST_MAX_SIZE = 1000;
+
+/** Query string of every list: page (1-based), size, sort, filters (JSON), with. */
+export const ListQuerySchema = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  size: z.coerce.number().int().min(1).max(LIST_MAX_SIZE).default(LIST_DEFAULT_SIZE),
+  sort: z
+    .string()
+    .max(200)
+    .regex(/^-?[a-z_][a-z0-9_.]*(,-?[a-z_][a-z0-9_.]*)*$/i, 'invalid sort')
+    .optional(),
+  filters: z
+    .string()
+    .max(20000)
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw === '') return undefined;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'filters must be JSON' });
+        return z.NEVER;
+      }
+      const result = FiltersSchema.safeParse(parsed);
+      if (!result.success) {
+        for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+        return z.NEVER;
+      }
+      return result.data;
+    }),
+  with: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((s) =>
+      s
+        ? s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : [],
+    ),
+});
+export type ListQuery = z.infer<typeof ListQuerySchema>;
+export type ListQueryInput = z.input<typeof ListQuerySchema>;
+
+/** The meta of a list answer. */
+export const ListMetaSchema = z.object({ total: z.number().int(), page: z.number().int(), size: z.number().int() });
+export type ListMeta = z.infer<typeof ListMetaSchema>;
+
+export const listResponse = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ListMetaSchema });
+export const dataResponse = <T extends z.ZodType>(item: T) => z.object({ data: item });
+
+export const IdSchema = z.coerce.number().int().positive();
+export const IdParamsSchema = z.object({ id: IdSchema });
+
+/** Body of every bulk delete: `POST …/delete {items}`. */
+export const BulkDeleteBodySchema = z.strictObject({ items: z.array(z.number().int().positive()).min(1).max(1000) });
+export const BulkDeleteResultSchema = z.object({
+  deleted: z.array(z.number().int()),
+  not_deleted: z.array(z.object({ id: z.number().int(), message: z.string(), code: z.string() })),
+});
+export type BulkDeleteResult = z.infer<typeof BulkDeleteResultSchema>;
