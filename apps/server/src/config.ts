@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const port = (name: string, fallback: number) =>
+const port = (name: string, fallback: number, min = 1) =>
   z.coerce
     .number({ message: `${name} must be a port number` })
     .int(`${name} must be a whole number`)
-    .min(1, `${name} must be between 1 and 65535`)
-    .max(65535, `${name} must be between 1 and 65535`)
+    .min(min, `${name} must be between ${min} and 65535`)
+    .max(65535, `${name} must be between ${min} and 65535`)
     .default(fallback);
 
 const url = (name: string, protocols: string[]) =>
@@ -25,7 +25,8 @@ const url = (name: string, protocols: string[]) =>
     .optional();
 
 const EnvSchema = z.object({
-  PORT: port('PORT', 8080),
+  // PORT=0 asks the system for a free port (tests, several instances on one machine).
+  PORT: port('PORT', 8080, 0),
   HOST: z.string().min(1).default('0.0.0.0'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
