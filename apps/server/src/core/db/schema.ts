@@ -4,6 +4,6 @@ export * from '../../modules/auth/auth.table.js';
 export * from '../../modules/groups/groups.table.js';
 export * from '../../modules/notifications/notifications.table.js';
 export * from '../../modules/projects/projects.table.js';
+export * from '../../modules/registration/registration.table.js';
 export * from '../../modules/roles/roles.table.js';
 export * from '../../modules/users/users.table.js';
-export * from '../../modules/registration/registration.table.js';

@@ -70,7 +70,7 @@ describe('PATCH /profile', () => {
     });
     const events = await t.app.database.db.select().from(auditEvents).where(eq(auditEvents.entity, 'profile'));
     expect(events.at(-1)).toMatchObject({ action: 'update', userId: t.project.adminId, projectId: t.project.projectId });
-    expect((events.at(-1)?.after as { name: string }).name).toBe('Chief');
+    expect(events.at(-1)?.after).toMatchObject({ name: 'Chief' });
   });
 
   it.each([

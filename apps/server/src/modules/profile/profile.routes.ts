@@ -34,7 +34,7 @@ export async function profileRoutes(app: AppInstance): Promise<void> {
 
   app.post('/profile/avatar', { schema: { tags, consumes: ['multipart/form-data'], response: { 200: ProfileAnswer } } }, async (req) => {
     const file = await req.file();
-    if (!file || file.fieldname !== 'image') throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
+    if (file?.fieldname !== 'image') throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
     return { data: await profile.setAvatar(req.ctx, await file.toBuffer()) };
   });
 
