@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { createI18nProvider } from '../i18n';
+import { errorText, hasTranslation } from './errors';
+import { ApiError } from './http';
+
+const en = createI18nProvider('en');
+const t = en.translate as (key: string, options?: Record<string, unknown>) => string;
+
+describe('error display rule', () => {
+  it('translates the response message looked up in lower case', () => {
+    expect(errorText(new ApiError(404, 'Item Not Found', { message: 'Item Not Found' }), t)).toBe('Item not found');
+  });
+  it("takes the response body's message before the error's own", () => {
+    const error = new ApiError(400, 'ignored', { message: 'invalid data sent', code: 'invalid_data' });
+    expect(errorText(error, t)).toBe('Invalid data sent');
+  });
+  it('handles an error object with a message the same way', () => {
+    expect(errorText(new Error('action prohibited'), t)).toBe('Action prohibited');
+    expect(errorText({ message: 'method prohibited' }, t)).toBe('Method prohibited');
+  });
+  it('shows the raw message when it has no translation', () => {
+    expect(errorText(new ApiError(418, 'The Teapot Is Busy', { message: 'The Teapot Is Busy' }), t)).toBe('The Teapot Is Busy');
+  });
+  it('falls back to the default text without any message', () => {
+    expect(errorText(undefined, t)).toBe('Error performing action. Contact support.');
+    expect(errorText({}, t)).toBe('Error performing action. Contact support.');
+    expect(errorText(new ApiError(500, '', {}), t)).toBe('Error performing action. Contact support.');
+  });
+  it("lists the translated entity names of 'invalid related entity sent'", () => {
+    const body = { message: 'invalid related entity sent', code: 'invalid_related_entity', details: [{ entity: 'groups' }, 'access-rules', { entity: 'gizmos' }] };
+    expect(errorText(new ApiError(400, body.message, body), t)).toBe('Invalid related entity sent: Groups, Access rules, gizmos');
+    expect(errorText(new ApiError(400, body.message, { message: body.message }), t)).toBe('Invalid related entity sent');
+  });
+  it('uses the current language', () => {
+    const ru = createI18nProvider('ru').translate as typeof t;
+    expect(errorText(new Error('item not found'), ru)).toBe('Элемент не найден');
+    expect(errorText(null, ru)).toBe('Ошибка выполнения действия. Обратитесь в поддержку.');
+  });
+  it('knows which keys exist', () => {
+    expect(hasTranslation(t, 'errors.default')).toBe(true);
+    expect(hasTranslation(t, 'errors.http.no such thing')).toBe(false);
+  });
+});

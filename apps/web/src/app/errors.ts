@@ -1,0 +1,71 @@
+import { ERRORS } from '@atrium/contract';
+
+/** A translate function (react-admin's, or the i18n provider's). */
+export type Translate = (key: string, options?: Record<string, unknown>) => string;
+
+const MISSING = '\u0000missing';
+
+/** True when `key` has a text in the current locale. */
+export function hasTranslation(translate: Translate, key: string): boolean {
+  return translate(key, { _: MISSING }) !== MISSING;
+}
+
+/** The server's message of an error: the response body's, else the error object's own. */
+export function errorMessageOf(error: unknown): string | null {
+  if (typeof error === 'string') return error || null;
+  if (!error || typeof error !== 'object') return null;
+  const body = (error as { body?: unknown }).body;
+  const fromBody = body && typeof body === 'object' ? (body as { message?: unknown }).message : undefined;
+  if (typeof fromBody === 'string' && fromBody) return fromBody;
+  const own = (error as { message?: unknown }).message;
+  return typeof own === 'string' && own ? own : null;
+}
+
+/** Entity names of an 'invalid related entity sent' answer, in the order the server gave them. */
+export function relatedEntities(error: unknown): string[] {
+  const body = (error as { body?: { details?: unknown } } | null)?.body;
+  const details = (error as { details?: unknown } | null)?.details ?? body?.details;
+  if (!Array.isArray(details)) return [];
+  const names: string[] = [];
+  for (const d of details) {
+    if (typeof d === 'string') names.push(d);
+    else if (d && typeof d === 'object') {
+      const o = d as Record<string, unknown>;
+      for (const key of ['entity', 'resource', 'field']) {
+        if (typeof o[key] === 'string') {
+          names.push(o[key] as string);
+          break;
+        }
+      }
+      if (Array.isArray(o.entities)) names.push(...o.entities.filter((e): e is string => typeof e === 'string'));
+    }
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * The error display rule of spec core §8: the message (of the response, else of the error) is
+ * lower-cased and looked up as errors.http.<message>; without a translation the raw message is
+ * shown; without any message, the default text. 'invalid related entity sent' lists the affected
+ * entities, translated and joined by commas.
+ */
+export function errorText(error: unknown, translate: Translate): string {
+  const message = errorMessageOf(error);
+  if (!message) return translate('errors.default');
+  const normalized = message.trim().toLowerCase();
+  if (normalized === ERRORS.invalid_related_entity.message) {
+    const entities = relatedEntities(error).map((name) => {
+      const key = `entities.${name.replace(/-/g, '_')}`;
+      return hasTranslation(translate, key) ? translate(key) : name;
+    });
+    if (entities.length > 0) return translate('errors.invalid_related_entities', { entities: entities.join(', ') });
+  }
+  const key = `errors.http.${normalized}`;
+  return hasTranslation(translate, key) ? translate(key) : message;
+}
+
+/** Logs a failed call (spec core §8) and answers the text to show. */
+export function reportError(error: unknown, translate: Translate): string {
+  console.error(error);
+  return errorText(error, translate);
+}

@@ -1,0 +1,54 @@
+import { ERROR_MESSAGES, PERMISSIONS, VALIDATION_MESSAGES } from '@atrium/contract';
+import { describe, expect, it } from 'vitest';
+import { MENU, SECTION_CODES } from '../app/menu-rules';
+import { en } from './en';
+import { ru } from './ru';
+
+/** Every leaf of a catalogue as [dot-joined key, text]. */
+function leaves(tree: unknown, prefix = ''): [string, unknown][] {
+  if (typeof tree !== 'object' || tree === null) return [[prefix, tree]];
+  return Object.entries(tree).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k));
+}
+const keys = (tree: unknown) => leaves(tree).map(([k]) => k);
+const get = (tree: unknown, path: string[]): unknown =>
+  path.reduce<unknown>((node, k) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined), tree);
+
+describe('translations', () => {
+  const enKeys = new Set(keys(en));
+  const ruKeys = new Set(keys(ru));
+
+  it('every English key has a Russian text', () => {
+    expect([...enKeys].filter((k) => !ruKeys.has(k))).toEqual([]);
+  });
+  it('every Russian key has an English text', () => {
+    expect([...ruKeys].filter((k) => !enKeys.has(k))).toEqual([]);
+  });
+  it('no text is empty', () => {
+    for (const [name, cat] of [['en', en], ['ru', ru]] as const) {
+      const empty = leaves(cat)
+        .filter(([, v]) => typeof v !== 'string' || v.trim() === '')
+        .map(([k]) => k);
+      expect(empty, name).toEqual([]);
+    }
+  });
+  it('every error message of the contract has an errors.http text in both languages', () => {
+    for (const cat of [en, ru]) {
+      const http = cat.errors.http as Record<string, string>;
+      expect(ERROR_MESSAGES.filter((m) => !http[m])).toEqual([]);
+    }
+  });
+  it('every validation message of the contract has a text in both languages', () => {
+    for (const cat of [en, ru]) {
+      for (const key of Object.values(VALIDATION_MESSAGES)) expect(get(cat, key.split('.')), key).toBeTypeOf('string');
+    }
+  });
+  it('every menu section and entry has a text', () => {
+    for (const cat of [en, ru]) {
+      for (const code of SECTION_CODES) expect(get(cat, ['menu', 'sections', code]), code).toBeTypeOf('string');
+      for (const item of MENU.flatMap((s) => s.items)) expect(get(cat, item.label.split('.')), item.label).toBeTypeOf('string');
+    }
+  });
+  it('the permission catalogue carries both labels', () => {
+    expect(PERMISSIONS.filter((p) => !p.en || !p.ru).map((p) => p.code)).toEqual([]);
+  });
+});
