@@ -53,7 +53,9 @@ function coerce(rule: FilterRule, type: FieldType, where: string): string | numb
 function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
   const value = coerce(rule, f.type, where);
   const e = f.expr;
-  const typed = f.type === 'date' ? sql`${value}::timestamptz` : sql`${value}`;
+  // Explicit casts: the driver then never has to guess a parameter's type.
+  const cast = { text: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean`, date: sql`::timestamptz`, int_array: sql`::int` }[f.type];
+  const typed = sql`${value}${cast}`;
   if (f.type === 'int_array') {
     switch (rule.operator) {
       case 'equals':
