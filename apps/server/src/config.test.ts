@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.js';
+
+describe('configuration', () => {
+  it('has the embedded defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: undefined, mqttUrl: undefined, mqttPort: 1883, publicUrl: 'http://localhost:8080', logLevel: 'info' });
+    expect(c.dataDir).toMatch(/data$/);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ MQTT_PORT: '0' }, 'MQTT_PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ MQTT_URL: 'http://broker' }, 'MQTT_URL'],
+    [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+  ])('stops with a message naming the variable for %j', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(new RegExp(name));
+  });
+
+  it('treats empty variables as absent', () => {
+    expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
+  });
+});
