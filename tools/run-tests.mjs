@@ -1,0 +1,76 @@
+// `npm test`: every suite of the repository, one after the other, then one line "N passed, N failed".
+// Lint, format and type checks count as one test each; vitest and Playwright report their own counts.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const reports = path.join(root, '.reports');
+rmSync(reports, { recursive: true, force: true });
+mkdirSync(reports, { recursive: true });
+
+let passed = 0;
+let failed = 0;
+const lines = [];
+
+function run(name, cmd, args, opts = {}) {
+  console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: opts.cwd ?? root, stdio: 'inherit', env: { ...process.env, ...opts.env } });
+  return r.status === 0;
+}
+
+function check(name, cmd, args, opts) {
+  const ok = run(name, cmd, args, opts);
+  ok ? passed++ : failed++;
+  lines.push(`${ok ? 'ok  ' : 'FAIL'} ${name}`);
+}
+
+function vitest(name, dir) {
+  const out = path.join(reports, `${name}.json`);
+  const ok = run(name, 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], { cwd: path.join(root, dir) });
+  if (!existsSync(out)) {
+    failed++;
+    lines.push(`FAIL ${name}: no report (the runner crashed)`);
+    return;
+  }
+  const r = JSON.parse(readFileSync(out, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  // A file that fails to load has no tests but is a failure all the same.
+  const broken = r.testResults.filter((f) => f.status === 'failed' && f.assertionResults.length === 0).length;
+  failed += broken;
+  if (!ok && r.numFailedTests === 0 && broken === 0) failed++;
+  lines.push(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed`);
+}
+
+function playwright() {
+  const out = path.join(reports, 'e2e.json');
+  const ok = run('e2e', 'npx', ['playwright', 'test'], { cwd: path.join(root, 'e2e'), env: { PLAYWRIGHT_JSON_OUTPUT_NAME: out } });
+  if (!existsSync(out)) {
+    failed++;
+    lines.push('FAIL e2e: no report');
+    return;
+  }
+  const s = JSON.parse(readFileSync(out, 'utf8')).stats;
+  const bad = s.unexpected + s.flaky * 0;
+  passed += s.expected + s.flaky;
+  failed += bad;
+  if (!ok && bad === 0) failed++;
+  lines.push(`${ok ? 'ok  ' : 'FAIL'} e2e: ${s.expected + s.flaky} passed, ${bad} failed${s.flaky ? ` (${s.flaky} flaky)` : ''}`);
+}
+
+check('lint and format (biome)', 'npx', ['biome', 'check', '.']);
+check('types: contract', 'npx', ['tsc', '-p', 'packages/contract']);
+check('types: server', 'npx', ['tsc', '-p', 'apps/server']);
+check('types: web', 'npx', ['tsc', '-p', 'apps/web']);
+vitest('contract', 'packages/contract');
+vitest('server', 'apps/server');
+vitest('web', 'apps/web');
+if (existsSync(path.join(root, 'e2e/playwright.config.ts'))) {
+  check('build: web', 'npm', ['run', 'build', '-w', 'apps/web']);
+  playwright();
+}
+
+console.log(`\n${lines.join('\n')}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
