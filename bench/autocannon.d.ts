@@ -1,0 +1,21 @@
+// autocannon ships no types; this is the part of its API the benchmarks use.
+declare module 'autocannon' {
+  namespace autocannon {
+    interface Options {
+      url: string;
+      method?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      connections?: number;
+      duration?: number;
+    }
+    interface Result {
+      requests: { average: number };
+      latency: Record<string, number>;
+      errors: number;
+      non2xx: number;
+    }
+  }
+  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  export default autocannon;
+}

@@ -1,0 +1,90 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const PG_ADMIN = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh PostgreSQL database for one benchmark run. */
+export async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function waitFor(url: string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+/** Starts a TypeScript entry in its own process, so load generator and server do not share a loop. */
+export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return child;
+}
+
+export interface Figures {
+  name: string;
+  rps: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  errors: number;
+}
+
+export async function load(name: string, opts: autocannon.Options): Promise<Figures> {
+  const r = await autocannon({ connections: 8, duration: 8, ...opts });
+  const l = r.latency as unknown as Record<string, number>;
+  return {
+    name,
+    rps: Math.round(r.requests.average),
+    p50: l.p50 ?? 0,
+    p95: (l.p97_5 !== undefined && l.p95 === undefined ? l.p97_5 : l.p95) ?? 0,
+    p99: l.p99 ?? 0,
+    errors: r.errors + r.non2xx,
+  };
+}
+
+export function print(rows: Figures[], baseline: Figures): void {
+  const pad = (s: string | number, n: number) => String(s).padStart(n);
+  console.log(
+    `\n${'call'.padEnd(34)}${pad('req/s', 9)}${pad('p50 ms', 9)}${pad('p95 ms', 9)}${pad('p99 ms', 9)}${pad('errors', 8)}${pad('× bare rps', 12)}`,
+  );
+  for (const r of [baseline, ...rows]) {
+    console.log(
+      `${r.name.padEnd(34)}${pad(r.rps, 9)}${pad(r.p50, 9)}${pad(r.p95, 9)}${pad(r.p99, 9)}${pad(r.errors, 8)}${pad((r.rps / baseline.rps).toFixed(3), 12)}`,
+    );
+  }
+}
+
+export const tempDir = () => mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));

@@ -1,0 +1,15 @@
+// `npm run bench -- <name>`: runs one benchmark (or all) and prints its figures with a same-run baseline.
+const which = process.argv[2] ?? 'api';
+const known: Record<string, () => Promise<unknown>> = {
+  api: () => import('./api.js').then((m) => m.run()),
+  users: () => import('./users.js').then((m) => m.run()),
+};
+const job = known[which];
+if (!job) {
+  console.error(`unknown benchmark "${which}"; choose one of: ${Object.keys(known).join(', ')}`);
+  process.exit(2);
+}
+await job();
+process.exit(0);
+
+export {};

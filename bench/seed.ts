@@ -1,0 +1,56 @@
+import pg from 'pg';
+
+/**
+ * Bulk data with generate_series, straight into the migrated schema: `groupCount` groups in a tree
+ * (buildings of entrances of floors under the root) and `userCount` users spread over them.
+ */
+export async function seedUsers(
+  url: string,
+  opts: { projectId: number; rootGroupId: number; roleId: number; groupCount: number; userCount: number },
+) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  const { projectId, rootGroupId, roleId, groupCount, userCount } = opts;
+  const buildings = Math.max(1, Math.round(groupCount / 111));
+  await c.query('BEGIN');
+  // Level 1: buildings under the root; level 2: 10 entrances each; level 3: 10 floors each (1 + 10 + 100 = 111 per building).
+  await c.query(
+    `INSERT INTO groups (project_id, parent_id, path, name)
+     SELECT $1, $2, ARRAY[$2]::int[], 'Building ' || b FROM generate_series(1, $3) b`,
+    [projectId, rootGroupId, buildings],
+  );
+  await c.query(`UPDATE groups SET path = path || id WHERE project_id = $1 AND parent_id = $2 AND id <> $2`, [projectId, rootGroupId]);
+  await c.query(
+    `INSERT INTO groups (project_id, parent_id, path, name)
+     SELECT $1, g.id, g.path, g.name || ' / Entrance ' || e FROM groups g, generate_series(1, 10) e WHERE g.project_id = $1 AND g.parent_id = $2`,
+    [projectId, rootGroupId],
+  );
+  await c.query(`UPDATE groups SET path = path || id WHERE project_id = $1 AND cardinality(path) = 2 AND NOT (id = ANY(path))`, [
+    projectId,
+  ]);
+  await c.query(
+    `INSERT INTO groups (project_id, parent_id, path, name)
+     SELECT $1, g.id, g.path, g.name || ' / Floor ' || f FROM groups g, generate_series(1, 10) f WHERE g.project_id = $1 AND cardinality(g.path) = 3`,
+    [projectId],
+  );
+  await c.query(`UPDATE groups SET path = path || id WHERE project_id = $1 AND cardinality(path) = 3 AND NOT (id = ANY(path))`, [
+    projectId,
+  ]);
+  await c.query(
+    `INSERT INTO users (project_id, login, name, email, role_id, password_hash, created_at)
+     SELECT $1, 'user' || i, (ARRAY['Anna','Boris','Vera','Gleb','Daria','Egor','Zoya','Ivan'])[1 + i % 8] || ' ' || md5(i::text), 'user' || i || '@example.org', $2, NULL, now() - (i || ' minutes')::interval
+     FROM generate_series(1, $3) i`,
+    [projectId, roleId, userCount],
+  );
+  await c.query(
+    `WITH leaves AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n, count(*) OVER () AS total FROM groups WHERE project_id = $1 AND cardinality(path) = 4)
+     INSERT INTO user_groups (user_id, group_id)
+     SELECT u.id, l.id FROM users u JOIN leaves l ON l.n = u.id % l.total WHERE u.project_id = $1 AND u.login LIKE 'user%'`,
+    [projectId],
+  );
+  await c.query('COMMIT');
+  await c.query('ANALYZE');
+  const { rows } = await c.query(`SELECT count(*)::int AS groups FROM groups WHERE project_id = $1`, [projectId]);
+  await c.end();
+  return { groups: rows[0].groups as number };
+}
