@@ -7,4 +7,5 @@ export * from './notifications.js';
 export * from './permissions.js';
 export * from './profile.js';
 export * from './realtime.js';
+export * from './registration.js';
 export * from './settings.js';

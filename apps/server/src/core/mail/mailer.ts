@@ -1,0 +1,125 @@
+import type { Locale } from '@atrium/contract';
+import type { DbOrTx } from '../db/client.js';
+import type { MailRepository, OutboxRow, OutboxStatus } from './mail.repository.js';
+import { describeSmtpError, type OutgoingMail, parseSmtpSettings, sendSmtp } from './smtp.js';
+import { type MailKind, type MailParams, renderMail } from './templates.js';
+
+export interface QueuedMail {
+  id: number;
+  status: OutboxStatus;
+}
+
+export interface MailerOptions {
+  /** How often the retry worker looks for due messages; 0 disables it. */
+  retryIntervalMs?: number;
+  /** Replaces SMTP delivery (tests of the retry logic). */
+  send?: typeof sendSmtp;
+  log?: { warn(obj: object, msg: string): void };
+}
+
+/**
+ * Mail goes through the outbox: a message is written in the caller's transaction (so it exists
+ * exactly when the change it announces does), then sent through the project's SMTP settings right
+ * after the commit. Failures are retried by a worker that claims due rows with
+ * `FOR UPDATE SKIP LOCKED`, so any number of instances share the work without sending twice.
+ * Without SMTP settings a message is 'stored': kept in the outbox for the console to show.
+ */
+export class Mailer {
+  private readonly inflight = new Set<Promise<unknown>>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly send: typeof sendSmtp;
+
+  constructor(
+    private readonly repo: MailRepository,
+    private readonly opts: MailerOptions = {},
+  ) {
+    this.send = opts.send ?? sendSmtp;
+  }
+
+  /** Writes a `kind` mail in the recipient's language to the outbox; call `deliverSoon` after the commit. */
+  async queue<K extends MailKind>(
+    db: DbOrTx,
+    v: { projectId: number | null; to: string; locale: Locale | string; kind: K; params: MailParams[K] },
+  ): Promise<QueuedMail> {
+    return this.queueRaw(db, v.projectId, { to: v.to, ...renderMail(v.kind, v.locale, v.params) });
+  }
+
+  async queueRaw(db: DbOrTx, projectId: number | null, mail: OutgoingMail): Promise<QueuedMail> {
+    const smtp = projectId === null ? null : parseSmtpSettings(await this.repo.smtpSettings(projectId, db));
+    const row = await this.repo.insert(db, {
+      projectId,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      html: mail.html ?? null,
+      status: smtp ? 'queued' : 'stored',
+    });
+    return { id: row.id, status: row.status };
+  }
+
+  /** Sends queued messages in the background; the request that queued them does not wait. */
+  deliverSoon(mails: QueuedMail[]): void {
+    for (const m of mails) if (m.status === 'queued') this.track(this.deliver(m.id));
+  }
+
+  /** Claims and sends one message now; answers its status afterwards (unchanged when another sender holds it). */
+  async deliver(id: number): Promise<OutboxStatus | undefined> {
+    const row = await this.repo.claim(id);
+    if (!row) return (await this.repo.byId(id))?.status;
+    return this.sendClaimed(row);
+  }
+
+  /** Sends every due message (new ones and failed ones whose retry time has come); answers how many were tried. */
+  async processDue(limit = 20): Promise<number> {
+    const rows = await this.repo.claimDue(limit);
+    for (const row of rows) await this.sendClaimed(row);
+    return rows.length;
+  }
+
+  private async sendClaimed(row: OutboxRow): Promise<OutboxStatus> {
+    const smtp = row.projectId === null ? null : parseSmtpSettings(await this.repo.smtpSettings(row.projectId));
+    if (!smtp) {
+      await this.repo.markStored(row.id);
+      return 'stored';
+    }
+    try {
+      await this.send(smtp, row);
+      await this.repo.markSent(row.id);
+      return 'sent';
+    } catch (err) {
+      const text = describeSmtpError(err, smtp);
+      this.opts.log?.warn({ mailId: row.id, attempt: row.attempts, error: text }, 'mail not sent');
+      await this.repo.markError(row.id, text);
+      return 'error';
+    }
+  }
+
+  private track(p: Promise<unknown>): void {
+    const guarded = p.catch((err) => this.opts.log?.warn({ err }, 'mail delivery failed'));
+    this.inflight.add(guarded);
+    void guarded.finally(() => this.inflight.delete(guarded));
+  }
+
+  /** Starts the retry worker. */
+  start(): void {
+    const every = this.opts.retryIntervalMs ?? 30_000;
+    if (!every || this.timer) return;
+    this.timer = setInterval(() => {
+      if (this.inflight.size > 20) return;
+      this.track(this.processDue());
+    }, every);
+    this.timer.unref();
+  }
+
+  /** Stops the worker and waits for messages being sent. */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.idle();
+  }
+
+  /** Resolves when no message is being sent by this instance. */
+  async idle(): Promise<void> {
+    while (this.inflight.size) await Promise.all([...this.inflight]);
+  }
+}
