@@ -20,6 +20,8 @@ import type { Actor, RequestContext } from './core/context.js';
 import type { Database } from './core/db/client.js';
 import { AppError, errorBody, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
+import { MailRepository } from './core/mail/mail.repository.js';
+import { Mailer } from './core/mail/mailer.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -36,6 +38,9 @@ import { ProfileService } from './modules/profile/profile.service.js';
 import { ProjectsRepository } from './modules/projects/projects.repository.js';
 import { ProjectsService } from './modules/projects/projects.service.js';
 import { realtimeRoutes } from './modules/realtime/realtime.routes.js';
+import { RegistrationRepository } from './modules/registration/registration.repository.js';
+import { registrationRoutes } from './modules/registration/registration.routes.js';
+import { RegistrationService } from './modules/registration/registration.service.js';
 
 export type AppInstance = FastifyInstance<
   RawServerDefault,
@@ -53,6 +58,8 @@ export interface Services {
   notifications: NotificationsService;
   licenses: LicenseService;
   settings: SettingsService;
+  mailer: Mailer;
+  registration: RegistrationService;
 }
 
 declare module 'fastify' {
@@ -109,13 +116,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   await realtime.start();
   const files = new FileStore(path.join(config.dataDir, 'files'));
   const licenses = new LicenseService(projectsRepo);
+  const mailer = new Mailer(new MailRepository(database.db), { log: app.log });
+  const settings = new SettingsService(projectsRepo);
   const services: Services = {
     auth: new AuthService(database.db, new AuthRepository(database.db), tokens),
     projects,
     profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files),
     notifications: new NotificationsService(new NotificationsRepository(database.db), realtime),
     licenses,
-    settings: new SettingsService(projectsRepo),
+    settings,
+    mailer,
+    registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
   };
   app.decorate('config', config);
   app.decorate('database', database);
@@ -125,6 +136,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.addHook('onClose', async () => realtime.stop());
+  // The retry worker runs once the app is ready and is stopped (after in-flight sends) on close.
+  app.addHook('onReady', async () => mailer.start());
+  app.addHook('onClose', async () => mailer.stop());
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -161,6 +175,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(notificationsRoutes);
       await typed.register(frontendRoutes);
       await typed.register(realtimeRoutes);
+      await typed.register(registrationRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },
