@@ -14,14 +14,14 @@ export default defineConfig({
     // Chunk loading may be slow on weak links (spec core §8): keep the warning for oversized chunks.
     chunkSizeWarningLimit: 800,
     rolldownOptions: {
+      // The contract's modules only declare things: let unused schemas (and zod with them) drop out
+      // of the sign-in page, which needs a few constants and validators.
+      treeshake: { moduleSideEffects: (id: string) => !/[\\/]packages[\\/]contract[\\/]/.test(id) },
       output: {
-        // Pages and areas are split by React.lazy; these groups keep the libraries the sign-in page
-        // does not need (react-admin and its UI kit) out of the chunks it loads.
+        // Pages and areas are split by React.lazy, so what only the console uses (react-admin's UI
+        // kit) stays out of the sign-in page's chunks; React itself is one long-cached chunk.
         codeSplitting: {
-          groups: [
-            { name: 'react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 30 },
-            { name: 'react-admin', test: /node_modules[\\/](react-admin|ra-ui-materialui|ra-core|@tanstack|react-hook-form|lodash|react-dropzone|inflection|query-string|jsonexport|dompurify|date-fns)[\\/]/, priority: 20 },
-          ],
+          groups: [{ name: 'react', test: /node_modules[\\/](react|react-dom|scheduler|react-router)[\\/]/, priority: 30 }],
         },
       },
     },

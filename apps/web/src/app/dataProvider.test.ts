@@ -5,10 +5,10 @@ import { ApiError, type HttpClient, type RequestOptions } from './http';
 function fakeHttp(answer: (path: string, o: RequestOptions) => unknown) {
   const calls: { path: string; o: RequestOptions }[] = [];
   const http: HttpClient = {
-    request: vi.fn(async <T,>(path: string, o: RequestOptions = {}) => {
+    request: vi.fn(async (path: string, o: RequestOptions = {}) => {
       calls.push({ path, o });
-      return answer(path, o) as T;
-    }),
+      return answer(path, o);
+    }) as HttpClient['request'],
     data: vi.fn(),
     refresh: vi.fn(),
   };
@@ -100,30 +100,42 @@ describe('data provider', () => {
 
   it('create is a PUT and reads the new record from data.data', async () => {
     const { http, calls } = fakeHttp(() => ({ data: { id: 12, name: 'Gate' } }));
-    await expect(createDataProvider(http).create('devices', { data: { name: 'Gate' } })).resolves.toEqual({ data: { id: 12, name: 'Gate' } });
+    await expect(createDataProvider(http).create('devices', { data: { name: 'Gate' } })).resolves.toEqual({
+      data: { id: 12, name: 'Gate' },
+    });
     expect(calls[0]).toMatchObject({ path: '/devices', o: { method: 'PUT', body: { name: 'Gate' } } });
   });
 
   it('create accepts an id alone in data.data', async () => {
     const { http } = fakeHttp(() => ({ data: 13 }));
-    await expect(createDataProvider(http).create('devices', { data: { name: 'Gate' } })).resolves.toEqual({ data: { name: 'Gate', id: 13 } });
+    await expect(createDataProvider(http).create('devices', { data: { name: 'Gate' } })).resolves.toEqual({
+      data: { name: 'Gate', id: 13 },
+    });
   });
 
   it('update is a PATCH of the changed fields', async () => {
     const { http, calls } = fakeHttp(() => ({ data: { id: 3, name: 'New', note: 'n' } }));
-    const result = await createDataProvider(http).update('groups', { id: 3, data: { id: 3, name: 'New', note: 'n' }, previousData: { id: 3, name: 'Old', note: 'n' } });
+    const result = await createDataProvider(http).update('groups', {
+      id: 3,
+      data: { id: 3, name: 'New', note: 'n' },
+      previousData: { id: 3, name: 'Old', note: 'n' },
+    });
     expect(calls[0]).toMatchObject({ path: '/groups/3', o: { method: 'PATCH', body: { name: 'New' } } });
     expect(result.data).toEqual({ id: 3, name: 'New', note: 'n' });
   });
 
   it('delete is a DELETE', async () => {
     const { http, calls } = fakeHttp(() => undefined);
-    await expect(createDataProvider(http).delete('roles', { id: 4, previousData: { id: 4, name: 'r' } })).resolves.toEqual({ data: { id: 4, name: 'r' } });
+    await expect(createDataProvider(http).delete('roles', { id: 4, previousData: { id: 4, name: 'r' } })).resolves.toEqual({
+      data: { id: 4, name: 'r' },
+    });
     expect(calls[0]).toMatchObject({ path: '/roles/4', o: { method: 'DELETE' } });
   });
 
   it('bulk delete posts the items and reports what was not deleted', async () => {
-    const { http, calls } = fakeHttp(() => ({ data: { deleted: [1], not_deleted: [{ id: 2, message: 'role is in use', code: 'role_in_use' }] } }));
+    const { http, calls } = fakeHttp(() => ({
+      data: { deleted: [1], not_deleted: [{ id: 2, message: 'role is in use', code: 'role_in_use' }] },
+    }));
     const result = await createDataProvider(http).deleteMany('roles', { ids: [1, 2] });
     expect(calls[0]).toMatchObject({ path: '/roles/delete', o: { method: 'POST', body: { items: [1, 2] } } });
     expect(result).toEqual({ data: [1], meta: { notDeleted: [{ id: 2, message: 'role is in use', code: 'role_in_use' }] } });

@@ -119,14 +119,14 @@ export function createDataProvider(http: HttpClient, options: { describeError?: 
   };
 
   return {
-    getList: (resource, params) => getList(resource, params),
+    getList: (resource, params) => getList(resource, params) as never,
 
     async getOne(resource, params) {
       const body = await call<{ data: RaRecord }>(`${resourcePath(resource, params.meta)}/${encodeURIComponent(String(params.id))}`, {
         query: { with: toWith(params.meta) },
         signal: params.signal,
       });
-      return { data: body.data };
+      return { data: body.data } as never;
     },
 
     async getMany(resource, params) {
@@ -137,11 +137,11 @@ export function createDataProvider(http: HttpClient, options: { describeError?: 
         meta: params.meta,
         signal: params.signal,
       });
-      return { data };
+      return { data } as never;
     },
 
     getManyReference: (resource, params) =>
-      getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } }),
+      getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } }) as never,
 
     async create(resource, params) {
       const body = await call<unknown>(resourcePath(resource, params.meta), { method: 'PUT', body: params.data });

@@ -27,7 +27,11 @@ describe('error display rule', () => {
     expect(errorText(new ApiError(500, '', {}), t)).toBe('Error performing action. Contact support.');
   });
   it("lists the translated entity names of 'invalid related entity sent'", () => {
-    const body = { message: 'invalid related entity sent', code: 'invalid_related_entity', details: [{ entity: 'groups' }, 'access-rules', { entity: 'gizmos' }] };
+    const body = {
+      message: 'invalid related entity sent',
+      code: 'invalid_related_entity',
+      details: [{ entity: 'groups' }, 'access-rules', { entity: 'gizmos' }],
+    };
     expect(errorText(new ApiError(400, body.message, body), t)).toBe('Invalid related entity sent: Groups, Access rules, gizmos');
     expect(errorText(new ApiError(400, body.message, { message: body.message }), t)).toBe('Invalid related entity sent');
   });

@@ -50,7 +50,9 @@ describe('refresh once on 401', () => {
     const { http, calls } = setup((url, init) => {
       if (url.endsWith('/refresh')) return { status: 200, body: { data: { session: { token: 'a2', refresh: 'r2' } } } };
       const auth = (init.headers as Record<string, string>).Authorization;
-      return auth === 'Bearer a2' ? { status: 200, body: { data: 1 } } : { status: 401, body: { message: 'whatever', code: 'not_authorized' } };
+      return auth === 'Bearer a2'
+        ? { status: 200, body: { data: 1 } }
+        : { status: 401, body: { message: 'whatever', code: 'not_authorized' } };
     });
     await expect(http.data('/x')).resolves.toBe(1);
     expect(calls.filter((c) => c.url.endsWith('/refresh'))).toHaveLength(1);
@@ -70,7 +72,7 @@ describe('refresh once on 401', () => {
     const { http, state, calls } = setup((url) =>
       url.endsWith('/refresh') ? { status: 401, body: { message: 'invalid token', code: 'invalid_token' } } : unauthenticated,
     );
-    const error = await http.data('/profile').catch((e) => e);
+    const error = (await http.data('/profile').catch((e: unknown) => e)) as ApiError;
     expect(error).toBeInstanceOf(ApiError);
     expect(error.status).toBe(401);
     expect(state.expired).toBe(1);
@@ -88,10 +90,15 @@ describe('refresh once on 401', () => {
 
   it('does not refresh on other errors, nor on anonymous calls', async () => {
     const { http, calls } = setup((url) =>
-      url.endsWith('/login') ? { status: 401, body: { message: 'invalid credentials', code: 'invalid_credentials' } } : { status: 403, body: { message: 'action prohibited' } },
+      url.endsWith('/login')
+        ? { status: 401, body: { message: 'invalid credentials', code: 'invalid_credentials' } }
+        : { status: 403, body: { message: 'action prohibited' } },
     );
     await expect(http.data('/roles')).rejects.toMatchObject({ status: 403, message: 'action prohibited' });
-    await expect(http.data('/login', { method: 'POST', auth: false, body: {} })).rejects.toMatchObject({ status: 401, code: 'invalid_credentials' });
+    await expect(http.data('/login', { method: 'POST', auth: false, body: {} })).rejects.toMatchObject({
+      status: 401,
+      code: 'invalid_credentials',
+    });
     expect(calls.map((c) => c.url)).toEqual(['/api/v0/roles', '/api/v0/login']);
     expect(calls[1]?.auth).toBeNull();
   });

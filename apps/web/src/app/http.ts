@@ -31,6 +31,8 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | null | undefined>;
   /** Send the bearer token and refresh it on a 401 (true), or call anonymously (false). */
   auth?: boolean;
+  /** Refresh once on a 401 (default); sign-out turns it off. */
+  refresh?: boolean;
   timeout?: number;
   signal?: AbortSignal;
 }
@@ -150,7 +152,7 @@ export function createHttp(options: { base?: string; tokens: TokenSource; fetch?
     const auth = o.auth ?? true;
     const used = auth ? tokens.token() : null;
     let { res, body } = await send(path, o, used);
-    if (auth && needsRefresh(res.status, body)) {
+    if (auth && o.refresh !== false && needsRefresh(res.status, body)) {
       // Another call may have refreshed already while this one was in flight: then just retry.
       const current = tokens.token();
       const renewed = current && current !== used ? true : await refresh();

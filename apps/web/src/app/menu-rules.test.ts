@@ -15,7 +15,12 @@ const licenseWith = (...features: LicenseFeature[]): LicenseInfo => {
   return info;
 };
 
-const ctx = (permissions: string[], user: LicenseFeature[] = [], server: LicenseFeature[] = [], restrictors: string[] = []): RuleContext => ({
+const ctx = (
+  permissions: string[],
+  user: LicenseFeature[] = [],
+  server: LicenseFeature[] = [],
+  restrictors: string[] = [],
+): RuleContext => ({
   permissions,
   userLicense: licenseWith(...user),
   serverLicense: licenseWith(...server),
@@ -45,7 +50,12 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/announces/response', permissions: [['can_view_announces']] },
   {
     path: '/amenities',
-    permissions: [['can_view_all_amenities'], ['can_view_domain_amenities'], ['can_view_descendants_amenities'], ['can_view_own_amenities']],
+    permissions: [
+      ['can_view_all_amenities'],
+      ['can_view_domain_amenities'],
+      ['can_view_descendants_amenities'],
+      ['can_view_own_amenities'],
+    ],
     features: ['amenity'],
   },
   {
@@ -64,7 +74,12 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/call-history', permissions: [[]], features: ['sip'] },
   {
     path: '/sip-trunks',
-    permissions: [['can_view_all_sip_trunks'], ['can_view_domain_sip_trunks'], ['can_view_descendants_sip_trunks'], ['can_view_own_sip_trunks']],
+    permissions: [
+      ['can_view_all_sip_trunks'],
+      ['can_view_domain_sip_trunks'],
+      ['can_view_descendants_sip_trunks'],
+      ['can_view_own_sip_trunks'],
+    ],
     features: ['sip', 'sip_trunks'],
   },
   { path: '/devices', permissions: [['can_view_devices'], ['can_view_descendant_devices'], ['can_view_all_devices']] },

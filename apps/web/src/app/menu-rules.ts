@@ -59,7 +59,8 @@ const any = (...codes: string[]): Rule => ({ anyPermission: codes });
 const lic = (license: LicenseFeature): Rule => ({ license });
 const all = (...rules: Rule[]): Rule => ({ all: rules });
 const scopes = (action: string, plural: string) => ['all', 'domain', 'descendants', 'own'].map((s) => `can_${action}_${s}_${plural}`);
-const item = (path: string, key: string, rule?: Rule): MenuItem => (rule ? { path, label: `menu.items.${key}`, rule } : { path, label: `menu.items.${key}` });
+const item = (path: string, key: string, rule?: Rule): MenuItem =>
+  rule ? { path, label: `menu.items.${key}`, rule } : { path, label: `menu.items.${key}` };
 const section = (code: SectionCode, items: MenuItem[]): MenuSection => ({ code, label: `menu.sections.${code}`, items });
 
 const elevatorLicensedViewer = all(lic('elevator'), p('can_view_elevators'));
@@ -121,7 +122,13 @@ export const MENU: readonly MenuSection[] = [
     item(
       '/general-settings',
       'general_settings',
-      any('can_view_project_settings', 'can_change_project_settings', 'can_view_markers', 'can_view_all_markers', 'can_import_device_backup'),
+      any(
+        'can_view_project_settings',
+        'can_change_project_settings',
+        'can_view_markers',
+        'can_view_all_markers',
+        'can_import_device_backup',
+      ),
     ),
     item('/licenses', 'licenses'),
     item('/system-info', 'system_info'),

@@ -9,9 +9,8 @@ export const STORAGE_KEYS = {
   projects: 'atrium.projects',
   /** Whether the pending sign-in asked to be remembered (session storage). */
   rememberMe: 'atrium.remember',
-  locale: 'atrium.locale',
+  /** Expanded sections of the side menu. (The locale and theme live in react-admin's store, see locale.tsx.) */
   sideMenu: 'atrium.side-menu',
-  themeMode: 'atrium.theme',
   /** Set at sign-in: adopt the profile's locale once it loads. */
   adoptProfileLocale: 'atrium.adopt-locale',
 } as const;

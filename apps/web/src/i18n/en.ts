@@ -194,7 +194,8 @@ export const en = {
   license: {
     will_expire: 'The licence expires in %{smart_count} day |||| The licence expires in %{smart_count} days',
     expires_today: 'The licence expires today',
-    already_expired: 'The licence has expired: features will be disabled in %{smart_count} day |||| The licence has expired: features will be disabled in %{smart_count} days',
+    already_expired:
+      'The licence has expired: features will be disabled in %{smart_count} day |||| The licence has expired: features will be disabled in %{smart_count} days',
     disabled_today: 'The licence has expired: features will be disabled today',
     no_license: 'There is no licence on this server',
     dismiss: 'Hide the licence warning',
@@ -324,7 +325,7 @@ export const en = {
     unique: 'Value must be unique',
     phone_international: 'Phone number must be international (+…)',
     username_required: 'The username field is required',
-    name_like: 'Use letters, digits, spaces and . , \' - _ ( ) # /, %{min} to %{max} characters',
+    name_like: "Use letters, digits, spaces and . , ' - _ ( ) # /, %{min} to %{max} characters",
   },
   errors: {
     default: 'Error performing action. Contact support.',
@@ -365,6 +366,23 @@ export const en = {
       'an internal subnetwork address can be added only once': 'An internal subnetwork address can be added only once',
       'license consistency error': 'Licence consistency error',
       'role is in use': 'The role is in use',
+      'license type is missing in the parent group': 'The licence type is missing in the parent group',
+      'license quantity exceeded': 'Licence quantity exceeded',
+      'license quantity exceeded in the period': 'Licence quantity exceeded in the period',
+      'license quantity exceeded in the project': 'Licence quantity exceeded in the project',
+      'license period is missing in the parent group': 'The licence period is missing in the parent group',
+      'license period is outside the parent period': "The licence period is outside the parent group's period",
+      'license period is outside the project period': "The licence period is outside the project's period",
+      'license quantity is less than the sum of child groups': 'The licence quantity is less than the sum of the child groups',
+      'license period is shorter than in child groups': 'The licence period is shorter than in the child groups',
+      'license type is used by child groups': 'The licence type is used by child groups',
+      'cannot parse id': 'Cannot read the id',
+      'cannot parse e-mail': 'Cannot read the e-mail',
+      'cannot parse license count': 'Cannot read the licence count',
+      'cannot parse license period': 'Cannot read the licence period',
+      'user not allowed': 'User not allowed',
+      'object not allowed': 'Object not allowed',
+      'the username field is required': 'The username field is required',
       'incorrect login/password': 'Incorrect login/password',
       'error occurred while preparing web interface': 'Error occurred while preparing web interface',
       'network error': 'The server cannot be reached. Check the connection.',
@@ -372,6 +390,9 @@ export const en = {
     },
   },
   ra: {
+    message: {
+      invalid_form: 'Check fields data',
+    },
     notification: {
       updated: 'Done',
       created: 'Done',

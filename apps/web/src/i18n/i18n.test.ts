@@ -1,6 +1,7 @@
-import { ERROR_MESSAGES, PERMISSIONS, VALIDATION_MESSAGES } from '@atrium/contract';
+import { ERROR_MESSAGES, PERMISSIONS } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import { MENU, SECTION_CODES } from '../app/menu-rules';
+import { VALIDATION_MESSAGES } from '../app/validators';
 import { en } from './en';
 import { ru } from './ru';
 
@@ -24,7 +25,10 @@ describe('translations', () => {
     expect([...ruKeys].filter((k) => !enKeys.has(k))).toEqual([]);
   });
   it('no text is empty', () => {
-    for (const [name, cat] of [['en', en], ['ru', ru]] as const) {
+    for (const [name, cat] of [
+      ['en', en],
+      ['ru', ru],
+    ] as const) {
       const empty = leaves(cat)
         .filter(([, v]) => typeof v !== 'string' || v.trim() === '')
         .map(([k]) => k);
@@ -39,7 +43,7 @@ describe('translations', () => {
   });
   it('every validation message of the contract has a text in both languages', () => {
     for (const cat of [en, ru]) {
-      for (const key of Object.values(VALIDATION_MESSAGES)) expect(get(cat, key.split('.')), key).toBeTypeOf('string');
+      for (const key of Object.values(VALIDATION_MESSAGES) as string[]) expect(get(cat, key.split('.')), key).toBeTypeOf('string');
     }
   });
   it('every menu section and entry has a text', () => {

@@ -190,7 +190,8 @@ export const ru: Messages = {
     },
   },
   license: {
-    will_expire: 'Лицензия истекает через %{smart_count} день |||| Лицензия истекает через %{smart_count} дня |||| Лицензия истекает через %{smart_count} дней',
+    will_expire:
+      'Лицензия истекает через %{smart_count} день |||| Лицензия истекает через %{smart_count} дня |||| Лицензия истекает через %{smart_count} дней',
     expires_today: 'Лицензия истекает сегодня',
     already_expired:
       'Лицензия истекла: функции будут отключены через %{smart_count} день |||| Лицензия истекла: функции будут отключены через %{smart_count} дня |||| Лицензия истекла: функции будут отключены через %{smart_count} дней',
@@ -324,7 +325,7 @@ export const ru: Messages = {
     unique: 'Значение должно быть уникальным',
     phone_international: 'Номер телефона должен быть в международном формате (+…)',
     username_required: 'Поле имени пользователя обязательно',
-    name_like: 'Допустимы буквы, цифры, пробелы и . , \' - _ ( ) # /, от %{min} до %{max} символов',
+    name_like: "Допустимы буквы, цифры, пробелы и . , ' - _ ( ) # /, от %{min} до %{max} символов",
   },
   errors: {
     default: 'Ошибка выполнения действия. Обратитесь в поддержку.',
@@ -365,6 +366,23 @@ export const ru: Messages = {
       'an internal subnetwork address can be added only once': 'Адрес внутренней подсети можно добавить только один раз',
       'license consistency error': 'Ошибка согласованности лицензий',
       'role is in use': 'Роль используется',
+      'license type is missing in the parent group': 'В родительской группе нет такого типа лицензии',
+      'license quantity exceeded': 'Превышено количество лицензий',
+      'license quantity exceeded in the period': 'Превышено количество лицензий в периоде',
+      'license quantity exceeded in the project': 'Превышено количество лицензий в проекте',
+      'license period is missing in the parent group': 'В родительской группе не задан период лицензии',
+      'license period is outside the parent period': 'Период лицензии выходит за период родительской группы',
+      'license period is outside the project period': 'Период лицензии выходит за период проекта',
+      'license quantity is less than the sum of child groups': 'Количество лицензий меньше суммы по дочерним группам',
+      'license period is shorter than in child groups': 'Период лицензии короче, чем в дочерних группах',
+      'license type is used by child groups': 'Тип лицензии используется дочерними группами',
+      'cannot parse id': 'Не удалось разобрать идентификатор',
+      'cannot parse e-mail': 'Не удалось разобрать e-mail',
+      'cannot parse license count': 'Не удалось разобрать количество лицензий',
+      'cannot parse license period': 'Не удалось разобрать период лицензии',
+      'user not allowed': 'Пользователь не разрешён',
+      'object not allowed': 'Объект не разрешён',
+      'the username field is required': 'Поле имени пользователя обязательно',
       'incorrect login/password': 'Неверный логин/пароль',
       'error occurred while preparing web interface': 'Произошла ошибка при подготовке веб-интерфейса',
       'network error': 'Сервер недоступен. Проверьте соединение.',
@@ -372,6 +390,9 @@ export const ru: Messages = {
     },
   },
   ra: {
+    message: {
+      invalid_form: 'Проверьте данные полей',
+    },
     notification: {
       updated: 'Готово',
       created: 'Готово',

@@ -1,0 +1,84 @@
+import { QueryClient } from '@tanstack/react-query';
+import { type ComponentType, lazy, useMemo, useState } from 'react';
+import { Admin, CustomRoutes, Resource } from 'react-admin';
+import { Route } from 'react-router-dom';
+import { AREAS, type AreaDefinition, type AreaModule } from './app/areas';
+import { createAuthProvider } from './app/authProvider';
+import { createDataProvider } from './app/dataProvider';
+import { errorText } from './app/errors';
+import { ApiError, http } from './app/http';
+import { lazyNamed } from './app/lazy';
+import { i18nProvider } from './app/locale';
+import { raStore } from './app/ra-store';
+import { darkTheme, lightTheme } from './app/theme';
+import { AppLayout, AppNotification } from './layout/AppLayout';
+
+const HomePage = lazyNamed(() => import('./pages/HomePage'), 'HomePage');
+const ProfilePage = lazyNamed(() => import('./pages/ProfilePage'), 'ProfilePage');
+const NotificationsPage = lazyNamed(() => import('./pages/NotificationsPage'), 'NotificationsPage');
+const NotificationSettingsPage = lazyNamed(() => import('./pages/NotificationSettingsPage'), 'NotificationSettingsPage');
+const NotFoundPage = lazyNamed(() => import('./pages/NotFoundPage'), 'NotFoundPage');
+
+const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
+  area.parts.includes(name)
+    ? lazy(async () => {
+        const component = (await area.load()).default[name];
+        if (!component) throw new Error(`${area.name} has no ${name}`);
+        return { default: component };
+      })
+    : undefined;
+
+const dataProvider = createDataProvider(http, {
+  describeError: (error) => errorText(error, i18nProvider.translate as (key: string, options?: Record<string, unknown>) => string),
+});
+
+/** Retries network trouble, never a client error. */
+const retry = (count: number, error: unknown) => !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2;
+
+/** The signed-in console: react-admin with our layout, the shell's pages and every built area. */
+export function App() {
+  const [queryClient] = useState(
+    () => new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: false, staleTime: 10_000 } } }),
+  );
+  const authProvider = useMemo(() => createAuthProvider(queryClient), [queryClient]);
+  const resources = useMemo(
+    () =>
+      AREAS.map((area) => (
+        <Resource
+          key={area.name}
+          name={area.name}
+          icon={area.icon}
+          list={part(area, 'list')}
+          edit={part(area, 'edit')}
+          create={part(area, 'create')}
+          show={part(area, 'show')}
+        />
+      )),
+    [],
+  );
+  return (
+    <Admin
+      disableTelemetry
+      title="Atrium"
+      dataProvider={dataProvider}
+      authProvider={authProvider}
+      i18nProvider={i18nProvider}
+      store={raStore}
+      queryClient={queryClient}
+      theme={lightTheme}
+      darkTheme={darkTheme}
+      layout={AppLayout}
+      loginPage={false}
+      catchAll={NotFoundPage}
+      notification={AppNotification}
+    >
+      <CustomRoutes>
+        <Route path="/home" element={<HomePage />} />
+        <Route path="/profile" element={<ProfilePage />} />
+        <Route path="/notifications" element={<NotificationsPage />} />
+        <Route path="/notifications/settings" element={<NotificationSettingsPage />} />
+      </CustomRoutes>
+      {resources}
+    </Admin>
+  );
+}

@@ -1,0 +1,119 @@
+import { CssBaseline } from '@mui/material';
+import { createTheme, ThemeProvider } from '@mui/material/styles';
+import { I18nContext, StoreContextProvider, useStore } from 'ra-core';
+import { type ReactNode, Suspense, useEffect, useMemo } from 'react';
+import { BrowserRouter, Navigate, Outlet, Route, Routes, useLocation } from 'react-router-dom';
+import { lazyNamed } from './app/lazy';
+import { i18nProvider, LocaleScope } from './app/locale';
+import { raStore } from './app/ra-store';
+import { loginWithRedirect, safeRedirect } from './app/redirect';
+import { sessionStore } from './app/session';
+import { darkTheme, lightTheme } from './app/theme';
+import { useSession } from './app/useSession';
+import { ChunkErrorBoundary } from './layout/ChunkErrorBoundary';
+import { PageLoader } from './layout/PageLoader';
+
+// Every page is its own chunk; the console (react-admin and all signed-in pages) is one more,
+// so the sign-in pages never load it (ARCHITECTURE §9).
+const App = lazyNamed(() => import('./App'), 'App');
+const LoginPage = lazyNamed(() => import('./pages/LoginPage'), 'LoginPage');
+const ChooseProjectPage = lazyNamed(() => import('./pages/ChooseProjectPage'), 'ChooseProjectPage');
+const RegistrationPage = lazyNamed(() => import('./pages/RegistrationPage'), 'RegistrationPage');
+const RegistrationConfirmPage = lazyNamed(() => import('./pages/RegistrationConfirmPage'), 'RegistrationConfirmPage');
+const SelfRegistrationPage = lazyNamed(() => import('./pages/SelfRegistrationPage'), 'SelfRegistrationPage');
+const PasswordRecoveryPage = lazyNamed(() => import('./pages/PasswordRecoveryPage'), 'PasswordRecoveryPage');
+const PasswordResetPage = lazyNamed(() => import('./pages/PasswordResetPage'), 'PasswordResetPage');
+const TermsPage = lazyNamed(() => import('./pages/TermsPage'), 'TermsPage');
+
+/** Flag A: signed-out users go to sign in, with the wanted path to come back to. */
+function SignedIn({ children }: { children: ReactNode }) {
+  const { session, endReason } = useSession();
+  const location = useLocation();
+  if (session) return children;
+  const wanted = `${location.pathname}${location.search}`;
+  return <Navigate to={endReason === 'logout' ? '/login' : loginWithRedirect(wanted)} replace />;
+}
+
+/** Flag O: signed-in users go to the redirect of the sign-in, or home. */
+function SignedOut() {
+  const { session } = useSession();
+  const location = useLocation();
+  if (session) return <Navigate to={safeRedirect(location.search) ?? '/home'} replace />;
+  return (
+    <LocaleScope>
+      <Outlet />
+    </LocaleScope>
+  );
+}
+
+/** Flag P: anyone. */
+function Public() {
+  return (
+    <LocaleScope>
+      <Outlet />
+    </LocaleScope>
+  );
+}
+
+function RootRedirect() {
+  const { session } = useSession();
+  return <Navigate to={session ? '/home' : '/login'} replace />;
+}
+
+function Themed({ children }: { children: ReactNode }) {
+  const [mode] = useStore<'light' | 'dark'>('theme', 'light');
+  const theme = useMemo(() => createTheme(mode === 'dark' ? darkTheme : lightTheme), [mode]);
+  return (
+    <ThemeProvider theme={theme}>
+      <CssBaseline />
+      {children}
+    </ThemeProvider>
+  );
+}
+
+export function Root() {
+  useEffect(() => {
+    // Another tab signing in or out changes what this one may show.
+    const onStorage = () => sessionStore.reload();
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
+  }, []);
+
+  return (
+    <StoreContextProvider value={raStore}>
+      <I18nContext.Provider value={i18nProvider}>
+        <Themed>
+          <BrowserRouter>
+            <ChunkErrorBoundary>
+              <Suspense fallback={<PageLoader />}>
+                <Routes>
+                  <Route path="/" element={<RootRedirect />} />
+                  <Route element={<SignedOut />}>
+                    <Route path="/login" element={<LoginPage />} />
+                    <Route path="/registration/:token?" element={<RegistrationPage />} />
+                    <Route path="/self-registration/:token?" element={<SelfRegistrationPage />} />
+                    <Route path="/password/recovery" element={<PasswordRecoveryPage />} />
+                    <Route path="/password/reset/:token" element={<PasswordResetPage />} />
+                  </Route>
+                  <Route element={<Public />}>
+                    <Route path="/choose-project" element={<ChooseProjectPage />} />
+                    <Route path="/registration/confirm/:token" element={<RegistrationConfirmPage />} />
+                    <Route path="/terms-and-conditions" element={<TermsPage />} />
+                  </Route>
+                  <Route
+                    path="/*"
+                    element={
+                      <SignedIn>
+                        <App />
+                      </SignedIn>
+                    }
+                  />
+                </Routes>
+              </Suspense>
+            </ChunkErrorBoundary>
+          </BrowserRouter>
+        </Themed>
+      </I18nContext.Provider>
+    </StoreContextProvider>
+  );
+}

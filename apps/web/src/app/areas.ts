@@ -1,0 +1,36 @@
+import type { SvgIconComponent } from '@mui/icons-material';
+import type { ComponentType } from 'react';
+
+/** What a resource module exports as default (`src/resources/<area>/index.ts`, CONVENTIONS). */
+export interface AreaModule {
+  list?: ComponentType;
+  edit?: ComponentType;
+  create?: ComponentType;
+  show?: ComponentType;
+}
+
+/** A built area: mounted as a react-admin resource, shown in the menu at its paths. */
+export interface AreaDefinition {
+  /** The react-admin resource name, which is also its API path (`users`, `devices/events`). */
+  name: string;
+  /** The menu entries (paths of menu-rules.ts) this area serves. */
+  menuPaths: readonly string[];
+  /** The pages the module has, so routes exist before its code is loaded. */
+  parts: readonly (keyof AreaModule)[];
+  icon: SvgIconComponent;
+  /** Loads the module lazily: each area is its own chunk. */
+  load: () => Promise<{ default: AreaModule }>;
+}
+
+/**
+ * The registry of areas that exist. An area whose issue has not landed is simply not listed: its
+ * menu entries stay hidden and its paths answer not-found. Add one line per area, e.g.
+ * `{ name: 'users', menuPaths: ['/users'], parts: ['list', 'edit', 'create'], icon: PeopleIcon, load: () => import('../resources/users') }`.
+ */
+export const AREAS: readonly AreaDefinition[] = [];
+
+/** Pages of the shell itself, always available. */
+export const CORE_PATHS: readonly string[] = ['/home', '/notifications'];
+
+const available = new Set([...CORE_PATHS, ...AREAS.flatMap((a) => a.menuPaths)]);
+export const isAvailable = (path: string): boolean => available.has(path);

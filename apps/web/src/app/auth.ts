@@ -1,0 +1,44 @@
+import { http, LOGIN_TIMEOUT_MS } from './http';
+import { pendingProjects, type Session, sessionStore } from './session';
+import { remove, STORAGE_KEYS, write } from './storage';
+
+/** What a sign-in leads to: the console, or the project choice when the login has several. */
+export type SignInResult = { kind: 'signed-in' } | { kind: 'choose-project' };
+
+/** POST /login; one session signs in at once, several go to /choose-project (spec core §4). */
+export async function signIn(login: string, password: string, remember: boolean): Promise<SignInResult> {
+  const { sessions } = await http.data<{ sessions: Session[] }>('/login', {
+    method: 'POST',
+    body: { login, password },
+    auth: false,
+    timeout: LOGIN_TIMEOUT_MS,
+  });
+  if (sessions.length === 1) {
+    enter(sessions[0] as Session, remember);
+    return { kind: 'signed-in' };
+  }
+  if (sessions.length === 0) throw new Error('incorrect login/password');
+  pendingProjects.set(sessions, remember);
+  return { kind: 'choose-project' };
+}
+
+/** Enters one project's session. */
+export function enter(session: Session, remember: boolean): void {
+  pendingProjects.clear();
+  write(STORAGE_KEYS.adoptProfileLocale, '1', 'session');
+  sessionStore.start(session, remember);
+}
+
+/** POST /logout (best effort), then forget tokens, projects and per-user state. */
+export async function signOut(): Promise<void> {
+  const session = sessionStore.get().session;
+  if (session) {
+    try {
+      await http.request('/logout', { method: 'POST', body: { token: session.refresh }, refresh: false, timeout: 5000 });
+    } catch {
+      // the tokens are forgotten below whatever the server says
+    }
+  }
+  remove(STORAGE_KEYS.adoptProfileLocale);
+  sessionStore.end('logout');
+}

@@ -1,0 +1,46 @@
+import PersonIcon from '@mui/icons-material/Person';
+import { Box, Stack } from '@mui/material';
+import { Logout, MenuItemLink, AppBar as RaAppBar, TitlePortal, ToggleThemeButton, UserMenu, useTranslate, useUserMenu } from 'react-admin';
+import { Breadcrumbs } from './Breadcrumbs';
+import { NotificationBell } from './NotificationBell';
+import { ToolbarLanguageSwitch } from './ToolbarLanguageSwitch';
+
+function ProfileItem() {
+  const translate = useTranslate();
+  const menu = useUserMenu();
+  return (
+    <MenuItemLink to="/profile" primaryText={translate('menu.items.profile')} leftIcon={<PersonIcon />} onClick={() => menu?.onClose()} />
+  );
+}
+
+function ProfileMenu() {
+  const translate = useTranslate();
+  return (
+    <UserMenu aria-label={translate('toolbar.profile_menu')}>
+      <ProfileItem />
+      <Logout />
+    </UserMenu>
+  );
+}
+
+/** The toolbar: title, breadcrumbs, language, bell, theme, profile menu (spec core §2). */
+export function AppBar() {
+  return (
+    <RaAppBar
+      color="primary"
+      userMenu={<ProfileMenu />}
+      toolbar={
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+          <ToolbarLanguageSwitch />
+          <NotificationBell />
+          <ToggleThemeButton />
+        </Stack>
+      }
+    >
+      <Box sx={{ flex: 1, minWidth: 0, display: 'flex', alignItems: 'baseline', gap: 2, overflow: 'hidden' }}>
+        <TitlePortal variant="h6" sx={{ flex: '0 1 auto' }} />
+        <Breadcrumbs />
+      </Box>
+    </RaAppBar>
+  );
+}

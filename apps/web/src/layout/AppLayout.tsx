@@ -1,0 +1,50 @@
+import { ALERT_TIMEOUT_MS } from '@atrium/contract';
+import { Alert, Box, Button } from '@mui/material';
+import type { ReactNode } from 'react';
+import { Layout, Notification, useTranslate } from 'react-admin';
+import { SessionProvider } from '../app/SessionContext';
+import { AppBar } from './AppBar';
+import { FloatingButtons, FloatingButtonsProvider } from './FloatingButtons';
+import { ImportantPopups } from './ImportantPopups';
+import { LicenseWarnings } from './LicenseWarnings';
+import { PageLoader } from './PageLoader';
+import { RealtimeBridge } from './RealtimeBridge';
+import { SideMenu } from './SideMenu';
+
+/** Alert toasts with the spec's 3000 ms default. */
+export const AppNotification = () => <Notification autoHideDuration={ALERT_TIMEOUT_MS} />;
+
+function ProfileFailed({ retry }: { retry: () => void }) {
+  const translate = useTranslate();
+  return (
+    <Box sx={{ p: 4, maxWidth: 640, mx: 'auto' }}>
+      <Alert
+        severity="error"
+        action={
+          <Button color="inherit" onClick={retry}>
+            {translate('app.reload')}
+          </Button>
+        }
+      >
+        {translate('app.chunk_error')}
+      </Alert>
+    </Box>
+  );
+}
+
+/** The signed-in frame: session data, realtime, menu, toolbar, popups and floating buttons. */
+export function AppLayout({ children }: { children: ReactNode }) {
+  return (
+    <SessionProvider loading={<PageLoader />} failed={(retry) => <ProfileFailed retry={retry} />}>
+      <FloatingButtonsProvider>
+        <RealtimeBridge />
+        <Layout appBar={AppBar} menu={SideMenu} sx={{ '& .RaLayout-content': { p: { xs: 1, sm: 2 } } }}>
+          <LicenseWarnings />
+          {children}
+        </Layout>
+        <ImportantPopups />
+        <FloatingButtons />
+      </FloatingButtonsProvider>
+    </SessionProvider>
+  );
+}

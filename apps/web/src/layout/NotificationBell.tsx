@@ -1,0 +1,85 @@
+import { MENU_NOTIFICATIONS } from '@atrium/contract';
+import NotificationsIcon from '@mui/icons-material/Notifications';
+import { Badge, Box, Button, Divider, IconButton, ListItemText, Menu, MenuItem, Stack, Tooltip, Typography } from '@mui/material';
+import { useState } from 'react';
+import { useTranslate } from 'react-admin';
+import { useNavigate } from 'react-router-dom';
+import { notificationTarget, notificationText, useMarkRead, useUnread } from '../app/notifications';
+
+/** The bell: unread badge, the latest 5 unread, 'see all' beyond 5, 'no new notifications'. */
+export function NotificationBell() {
+  const translate = useTranslate();
+  const navigate = useNavigate();
+  const { items, total } = useUnread();
+  const markRead = useMarkRead();
+  const [anchor, setAnchor] = useState<HTMLElement | null>(null);
+  const latest = items.slice(0, MENU_NOTIFICATIONS);
+  const close = () => setAnchor(null);
+  const label = translate('toolbar.notifications');
+
+  return (
+    <>
+      <Tooltip title={label}>
+        <IconButton color="inherit" aria-label={label} aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)}>
+          <Badge badgeContent={total} color="secondary" max={99} data-testid="unread-badge">
+            <NotificationsIcon />
+          </Badge>
+        </IconButton>
+      </Tooltip>
+      <Menu
+        anchorEl={anchor}
+        open={!!anchor}
+        onClose={close}
+        slotProps={{ paper: { sx: { width: 380, maxWidth: '95vw' } }, list: { 'aria-label': label } }}
+      >
+        <Stack direction="row" sx={{ px: 2, py: 1, alignItems: 'center', justifyContent: 'space-between' }}>
+          <Typography variant="subtitle1">{label}</Typography>
+          {total > 0 ? (
+            <Button size="small" onClick={() => markRead.mutate(undefined)}>
+              {translate('notifications.mark_all_read')}
+            </Button>
+          ) : null}
+        </Stack>
+        <Divider />
+        {latest.length === 0 ? (
+          <MenuItem disabled>
+            <ListItemText primary={translate('notifications.none')} />
+          </MenuItem>
+        ) : (
+          latest.map((n) => (
+            <MenuItem
+              key={n.id}
+              onClick={() => {
+                close();
+                markRead.mutate(n.id);
+                const target = notificationTarget(n);
+                if (target) navigate(target);
+              }}
+              sx={{ whiteSpace: 'normal', alignItems: 'flex-start' }}
+            >
+              <ListItemText
+                primary={notificationText(n, translate)}
+                secondary={new Date(n.created_at).toLocaleString()}
+                slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
+              />
+            </MenuItem>
+          ))
+        )}
+        <Divider />
+        <Box sx={{ px: 1, py: 0.5, display: 'flex', justifyContent: 'flex-end' }}>
+          {total > MENU_NOTIFICATIONS || latest.length === 0 ? (
+            <Button
+              size="small"
+              onClick={() => {
+                close();
+                navigate('/notifications');
+              }}
+            >
+              {translate('notifications.see_all')}
+            </Button>
+          ) : null}
+        </Box>
+      </Menu>
+    </>
+  );
+}

@@ -1,0 +1,12 @@
+import { Box, CircularProgress } from '@mui/material';
+import { useTranslate } from 'ra-core';
+
+/** What a page shows while its code or data loads. */
+export function PageLoader() {
+  const translate = useTranslate();
+  return (
+    <Box role="progressbar" aria-label={translate('app.loading')} sx={{ display: 'grid', placeItems: 'center', minHeight: '50vh' }}>
+      <CircularProgress color="secondary" />
+    </Box>
+  );
+}

@@ -1,0 +1,49 @@
+import { APP_CHANGES_TOPIC, REALTIME_EVENTS, topics, UNREAD_DEBOUNCE_MS } from '@atrium/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { http } from '../app/http';
+import { NOTIFICATIONS_KEY } from '../app/notifications';
+import { debounce, RealtimeClient, realtimeUrl } from '../app/realtime';
+import { useSessionData } from '../app/SessionContext';
+import { sessionStore } from '../app/session';
+
+/**
+ * Keeps the realtime channel open while signed in: a notification refreshes the unread list
+ * (debounced 1 s), a role change of the user's role reloads the profile at once.
+ */
+export function RealtimeBridge() {
+  const queryClient = useQueryClient();
+  const { profile, reloadProfile } = useSessionData();
+  const roleId = useRef(profile.role?.id ?? null);
+  roleId.current = profile.role?.id ?? null;
+  const reload = useRef(reloadProfile);
+  reload.current = reloadProfile;
+
+  useEffect(() => {
+    const refreshUnread = debounce(() => void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_KEY }), UNREAD_DEBOUNCE_MS);
+    const client = new RealtimeClient({
+      url: () => {
+        const token = sessionStore.token();
+        return token ? realtimeUrl(token) : null;
+      },
+      onMessage: (m) => {
+        if (m.event === REALTIME_EVENTS.notification) refreshUnread();
+        if (m.event === REALTIME_EVENTS.roleChanged) {
+          const changed = (m.data as { roleId?: unknown } | null)?.roleId;
+          if (changed === undefined || changed === roleId.current) void reload.current();
+        }
+      },
+      // A refused upgrade usually means an expired token: renew it before the next attempt.
+      onRejected: () => void http.refresh(),
+    });
+    client.subscribe(topics.user(profile.id));
+    client.subscribe(APP_CHANGES_TOPIC);
+    client.start();
+    return () => {
+      refreshUnread.cancel();
+      client.stop();
+    };
+  }, [profile.id, queryClient]);
+
+  return null;
+}

@@ -1,0 +1,62 @@
+import ExpandLessIcon from '@mui/icons-material/ExpandLess';
+import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
+import { Box, Collapse, List, ListItemButton, ListItemText } from '@mui/material';
+import { useState } from 'react';
+import { MenuItemLink, useSidebarState, useTranslate } from 'react-admin';
+import { isAvailable } from '../app/areas';
+import { visibleMenu } from '../app/menu-rules';
+import { useSessionData } from '../app/SessionContext';
+import { readJson, STORAGE_KEYS, write } from '../app/storage';
+import { menuIcon } from './menu-icons';
+
+type Expanded = Record<string, boolean>;
+
+/**
+ * The side menu of spec core §2: the sections of menu-rules.ts the user may see, each collapsible
+ * (expanded state in local storage). In minified mode (react-admin's closed sidebar) only the
+ * entries' icons show, with their names as tooltips.
+ */
+export function SideMenu() {
+  const translate = useTranslate();
+  const [open] = useSidebarState();
+  const { ruleContext } = useSessionData();
+  const [expanded, setExpanded] = useState<Expanded>(() => readJson<Expanded>(STORAGE_KEYS.sideMenu) ?? {});
+  const sections = visibleMenu(ruleContext, isAvailable);
+
+  const toggle = (code: string) =>
+    setExpanded((prev) => {
+      const next = { ...prev, [code]: !(prev[code] ?? true) };
+      write(STORAGE_KEYS.sideMenu, next);
+      return next;
+    });
+
+  return (
+    <Box component="nav" aria-label={translate('menu.label')} sx={{ pt: 1, pb: 8 }}>
+      {sections.map((section) => {
+        const isOpen = !open || (expanded[section.code] ?? true);
+        const name = translate(section.label);
+        return (
+          <List key={section.code} dense disablePadding component="div">
+            {open ? (
+              <ListItemButton
+                onClick={() => toggle(section.code)}
+                aria-expanded={isOpen}
+                aria-label={translate(isOpen ? 'menu.collapse_section' : 'menu.expand_section', { section: name })}
+                sx={{ py: 0.5, color: 'text.secondary' }}
+              >
+                <ListItemText primary={name} slotProps={{ primary: { variant: 'overline', sx: { lineHeight: 1.8, fontWeight: 600 } } }} />
+                {isOpen ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
+              </ListItemButton>
+            ) : null}
+            <Collapse in={isOpen} timeout="auto" unmountOnExit>
+              {section.items.map((item) => {
+                const Icon = menuIcon(item.path);
+                return <MenuItemLink key={item.path} to={item.path} primaryText={translate(item.label)} leftIcon={<Icon />} />;
+              })}
+            </Collapse>
+          </List>
+        );
+      })}
+    </Box>
+  );
+}

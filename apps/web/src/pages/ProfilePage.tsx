@@ -1,0 +1,213 @@
+import { IDENTIFIER_FORMATS, PASSWORD_MIN_LENGTH, type Profile, TIME_FORMATS } from '@atrium/contract';
+import LockIcon from '@mui/icons-material/Lock';
+import { Box, Button, Card, CardActions, CardContent, Divider, Grid, Typography } from '@mui/material';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  AutocompleteInput,
+  Form,
+  Labeled,
+  PasswordInput,
+  SaveButton,
+  SelectInput,
+  TextField,
+  TextInput,
+  Title,
+  useLocaleState,
+  useTranslate,
+} from 'react-admin';
+import { PROFILE_KEY } from '../app/authProvider';
+import { http } from '../app/http';
+import { FormDialog } from '../app/kit/FormDialog';
+import { useSessionData } from '../app/SessionContext';
+import { useAlert } from '../app/useAlert';
+import { emptyToNull, internationalPhone, matchesField, maxLength, minLength, required } from '../app/validators';
+import { APP_LOCALES, isAppLocale } from '../i18n';
+import { AvatarEditor } from './AvatarEditor';
+
+const timeZones = (): { id: string; name: string }[] => {
+  try {
+    return Intl.supportedValuesOf('timeZone').map((z) => ({ id: z, name: z }));
+  } catch {
+    return [{ id: 'UTC', name: 'UTC' }];
+  }
+};
+
+interface ProfileForm {
+  name: string;
+  locale: string;
+  address: string | null;
+  phone: string | null;
+  time_zone: string | null;
+  time_format: string | null;
+  identifier_format: string;
+}
+
+const toForm = (p: Profile): ProfileForm & { id: number } => ({
+  id: p.id,
+  name: p.name,
+  locale: p.locale,
+  address: p.profile.address,
+  phone: p.profile.phone,
+  time_zone: p.profile.time_zone,
+  time_format: p.profile.time_format,
+  identifier_format: p.profile.identifier_format,
+});
+
+function ChangePassword() {
+  const translate = useTranslate();
+  const alert = useAlert();
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button startIcon={<LockIcon />} onClick={() => setOpen(true)}>
+        {translate('profile.change_password')}
+      </Button>
+      <FormDialog<{ old: string; new: string; confirm: string }>
+        open={open}
+        title={translate('profile.change_password')}
+        onClose={() => setOpen(false)}
+        onApprove={async (v) => {
+          try {
+            await http.request('/profile/password', { method: 'POST', body: { old: v.old, new: v.new } });
+            alert.done();
+            setOpen(false);
+          } catch (error) {
+            alert.error(error);
+          }
+        }}
+      >
+        <PasswordInput
+          source="old"
+          label={translate('profile.old_password')}
+          validate={required}
+          autoComplete="current-password"
+          fullWidth
+        />
+        <PasswordInput
+          source="new"
+          label={translate('profile.new_password')}
+          validate={[required, minLength(PASSWORD_MIN_LENGTH)]}
+          autoComplete="new-password"
+          fullWidth
+        />
+        <PasswordInput
+          source="confirm"
+          label={translate('profile.confirm_password')}
+          validate={[required, matchesField('new')]}
+          autoComplete="new-password"
+          fullWidth
+        />
+      </FormDialog>
+    </>
+  );
+}
+
+/** The user's own profile (spec core §3): account, picture, contacts and formats, password. */
+export function ProfilePage() {
+  const translate = useTranslate();
+  const alert = useAlert();
+  const queryClient = useQueryClient();
+  const { profile } = useSessionData();
+  const [, setLocale] = useLocaleState();
+  const save = useMutation({
+    mutationFn: (v: ProfileForm) =>
+      http.data<Profile>('/profile', {
+        method: 'PATCH',
+        body: {
+          name: v.name.trim(),
+          locale: v.locale,
+          profile: {
+            address: emptyToNull(v.address?.trim() ?? null),
+            phone: emptyToNull(v.phone?.replace(/[\s\-()]/g, '') ?? null),
+            time_zone: emptyToNull(v.time_zone),
+            time_format: emptyToNull(v.time_format),
+            identifier_format: v.identifier_format,
+          },
+        },
+      }),
+    onSuccess: (updated, v) => {
+      queryClient.setQueryData(PROFILE_KEY, updated);
+      alert.done();
+      if (isAppLocale(v.locale)) setLocale(v.locale);
+    },
+    onError: alert.error,
+  });
+
+  return (
+    <Box sx={{ maxWidth: 900 }}>
+      <Title title={translate('profile.title')} />
+      <Card>
+        <Form record={toForm(profile)} onSubmit={(v: Record<string, unknown>) => save.mutate(v as unknown as ProfileForm)} key={profile.id}>
+          <CardContent>
+            <Grid container spacing={3}>
+              <Grid size={{ xs: 12, md: 4 }}>
+                <Typography variant="subtitle1" gutterBottom>
+                  {translate('profile.avatar')}
+                </Typography>
+                <AvatarEditor url={profile.avatar_url} name={profile.name} />
+                <Box sx={{ mt: 3 }}>
+                  <Labeled label={translate('profile.login')}>
+                    <TextField source="login" record={profile} />
+                  </Labeled>
+                  <Labeled label={translate('profile.email')}>
+                    <TextField source="email" record={profile} emptyText="—" />
+                  </Labeled>
+                  <Labeled label={translate('profile.role')}>
+                    <TextField source="role.name" record={profile} emptyText="—" />
+                  </Labeled>
+                  {profile.profile.sip_number ? (
+                    <Labeled label={translate('profile.sip_number')}>
+                      <TextField source="profile.sip_number" record={profile} />
+                    </Labeled>
+                  ) : null}
+                </Box>
+              </Grid>
+              <Grid size={{ xs: 12, md: 8 }}>
+                <Typography variant="subtitle1" gutterBottom>
+                  {translate('profile.main')}
+                </Typography>
+                <TextInput source="name" label={translate('profile.name')} validate={[required, maxLength(255)]} fullWidth />
+                <SelectInput
+                  source="locale"
+                  label={translate('profile.locale')}
+                  choices={APP_LOCALES.map((l) => ({ id: l, name: translate(`toolbar.languages.${l}`) }))}
+                  validate={required}
+                  fullWidth
+                />
+                <Divider sx={{ my: 2 }} />
+                <Typography variant="subtitle1" gutterBottom>
+                  {translate('profile.contacts')}
+                </Typography>
+                <TextInput source="address" label={translate('profile.address')} validate={maxLength(255)} fullWidth />
+                <TextInput source="phone" label={translate('profile.phone')} validate={[internationalPhone, maxLength(32)]} fullWidth />
+                <AutocompleteInput source="time_zone" label={translate('profile.time_zone')} choices={timeZones()} fullWidth />
+                <SelectInput
+                  source="time_format"
+                  label={translate('profile.time_format')}
+                  choices={TIME_FORMATS.map((f) => ({ id: f, name: f }))}
+                  fullWidth
+                />
+                <SelectInput
+                  source="identifier_format"
+                  label={translate('profile.identifier_format')}
+                  choices={IDENTIFIER_FORMATS.map((f) => ({ id: f, name: translate(`profile.identifier_formats.${f}`) }))}
+                  validate={required}
+                  fullWidth
+                />
+              </Grid>
+            </Grid>
+          </CardContent>
+          <CardActions sx={{ justifyContent: 'flex-end', px: 2 }}>
+            <SaveButton label={translate('profile.save')} />
+          </CardActions>
+        </Form>
+        <Divider />
+        {/* Outside the profile form: a dialog's submit would otherwise bubble into it through the portal. */}
+        <CardActions sx={{ px: 2 }}>
+          <ChangePassword />
+        </CardActions>
+      </Card>
+    </Box>
+  );
+}

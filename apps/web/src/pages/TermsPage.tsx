@@ -1,0 +1,43 @@
+import { Alert, Box, CircularProgress } from '@mui/material';
+import { useTranslate } from 'ra-core';
+import { useEffect, useState } from 'react';
+import { useAppLocale } from '../app/locale';
+import { PageLink, PublicPage } from './PublicPage';
+
+/** Terms and conditions in the current language (GET /terms/<locale>.html), shown sandboxed. */
+export function TermsPage() {
+  const translate = useTranslate();
+  const locale = useAppLocale();
+  const [html, setHtml] = useState<string | null | false>(null);
+  useEffect(() => {
+    let live = true;
+    setHtml(null);
+    fetch(`/api/v0/terms/${locale}.html`)
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`http ${r.status}`))))
+      .then((text) => live && setHtml(text))
+      .catch((err) => {
+        console.error(err);
+        if (live) setHtml(false);
+      });
+    return () => {
+      live = false;
+    };
+  }, [locale]);
+  return (
+    <PublicPage wide title={translate('terms.title')} footer={<PageLink to="/login">{translate('auth.to_login')}</PageLink>}>
+      {html === null ? (
+        <CircularProgress aria-label={translate('app.loading')} />
+      ) : html === false ? (
+        <Alert severity="warning">{translate('terms.unavailable')}</Alert>
+      ) : (
+        <Box
+          component="iframe"
+          title={translate('terms.title')}
+          sandbox=""
+          srcDoc={html}
+          sx={{ width: '100%', height: '60vh', border: 0, bgcolor: '#fff', borderRadius: 1 }}
+        />
+      )}
+    </PublicPage>
+  );
+}
