@@ -56,6 +56,26 @@ export const ERRORS = {
   },
   license_consistency: { status: 400, message: 'license consistency error' },
   role_in_use: { status: 409, message: 'role is in use' },
+  // groups: licence consistency of a group against its parent, children and the project (spec entities §8);
+  // each problem travels as one `details` item { code, message, type, ... } the console shows for 30 s
+  license_type_missing_in_parent: { status: 400, message: 'license type is missing in the parent group' },
+  license_quantity_exceeded: { status: 400, message: 'license quantity exceeded' },
+  license_quantity_exceeded_in_period: { status: 400, message: 'license quantity exceeded in the period' },
+  license_quantity_exceeded_in_project: { status: 400, message: 'license quantity exceeded in the project' },
+  license_period_missing: { status: 400, message: 'license period is missing in the parent group' },
+  license_period_missing_in_period: { status: 400, message: 'license period is outside the parent period' },
+  license_period_missing_in_project: { status: 400, message: 'license period is outside the project period' },
+  license_less_than_children: { status: 400, message: 'license quantity is less than the sum of child groups' },
+  license_period_shorter_than_children: { status: 400, message: 'license period is shorter than in child groups' },
+  license_type_used_by_children: { status: 400, message: 'license type is used by child groups' },
+  // batch user upload, per row (spec entities §5)
+  import_cannot_parse_id: { status: 400, message: 'cannot parse id' },
+  import_cannot_parse_email: { status: 400, message: 'cannot parse e-mail' },
+  import_cannot_parse_license_count: { status: 400, message: 'cannot parse license count' },
+  import_cannot_parse_license_period: { status: 400, message: 'cannot parse license period' },
+  import_user_not_allowed: { status: 403, message: 'user not allowed' },
+  import_object_not_allowed: { status: 403, message: 'object not allowed' },
+  import_login_required: { status: 400, message: 'the username field is required' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,6 +1,7 @@
 export * from './auth.js';
 export * from './constants.js';
 export * from './errors.js';
+export * from './groups.js';
 export * from './licenses.js';
 export * from './list-query.js';
 export * from './notifications.js';
@@ -8,4 +9,6 @@ export * from './permissions.js';
 export * from './profile.js';
 export * from './realtime.js';
 export * from './registration.js';
+export * from './roles.js';
 export * from './settings.js';
+export * from './users.js';

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { IDENTIFIER_FORMATS, TIME_FORMATS } from './constants.js';
+import { LicenseInfoSchema } from './licenses.js';
+import { ListQuerySchema } from './list-query.js';
+import { PasswordSchema } from './profile.js';
+
+/** Profile block of a user as an administrator edits it (spec entities §3). */
+export const UserProfileSchema = z.object({
+  address: z.string().nullable(),
+  phone: z.string().nullable(),
+  use_phone_in_forward: z.boolean(),
+  country_code: z.string().nullable(),
+  time_zone: z.string().nullable(),
+  sip_number_id: z.number().int().nullable(),
+  identifier_format: z.enum(IDENTIFIER_FORMATS),
+  time_format: z.enum(TIME_FORMATS).nullable(),
+});
+export type UserProfile = z.infer<typeof UserProfileSchema>;
+
+export const UserSchema = z.object({
+  id: z.number().int(),
+  login: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  email: z.string().nullable(),
+  /** The role id. */
+  role: z.number().int().nullable(),
+  /** Ids of the user's groups. */
+  domains: z.array(z.number().int()),
+  avatar_url: z.string().nullable(),
+  elevator_access_disabled: z.boolean(),
+  license_info: LicenseInfoSchema.partial().nullable(),
+  is_group_admin: z.boolean(),
+  is_invited: z.boolean(),
+  activated_at: z.string().nullable(),
+  /** Derived from activated_at. */
+  activated: z.boolean(),
+  profile: UserProfileSchema,
+  /** Read-only; filled when mobile clients land. */
+  mobile_clients: z.array(z.object({ mobile_client_id: z.string(), platform: z.string().nullable() })),
+  created_by: z.number().int().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  /** With `with=role`. */
+  role_info: z.object({ id: z.number().int(), name: z.string() }).nullable().optional(),
+  /** With `with=domains`. */
+  domains_info: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
+});
+export type User = z.infer<typeof UserSchema>;
+
+const phone = z
+  .string()
+  .trim()
+  .regex(/^\+[1-9]\d{6,14}$/, 'phone number must be international');
+
+export const UserProfileBodySchema = z.strictObject({
+  address: z.string().trim().max(255).nullable().optional(),
+  phone: phone.nullable().optional(),
+  use_phone_in_forward: z.boolean().optional(),
+  country_code: z.string().trim().max(8).nullable().optional(),
+  time_zone: z.string().trim().max(64).nullable().optional(),
+  sip_number_id: z.number().int().positive().nullable().optional(),
+  identifier_format: z.enum(IDENTIFIER_FORMATS).optional(),
+  time_format: z.enum(TIME_FORMATS).nullable().optional(),
+});
+
+const login = z
+  .string()
+  .trim()
+  .min(1, 'the username field is required')
+  .max(64)
+  .regex(/^[\w.@+-]+$/, 'alphanumeric with dash or underscore');
+const email = z
+  .union([z.email().max(255), z.literal('')])
+  .nullable()
+  .optional()
+  .transform((v) => (v === '' ? null : v));
+
+const userFields = {
+  name: z.string().trim().min(1).max(255),
+  description: z.string().trim().max(1000).nullable().optional(),
+  email,
+  role: z.number().int().positive().nullable().optional(),
+  /** At least one group (spec entities §5). */
+  domains: z.array(z.number().int().positive()).min(1, 'at least one group must be selected').max(1000),
+  elevator_access_disabled: z.boolean().optional(),
+  is_group_admin: z.boolean().optional(),
+  license_info: LicenseInfoSchema.partial().nullable().optional(),
+  profile: UserProfileBodySchema.optional(),
+};
+
+export const CreateUserBodySchema = z.strictObject({
+  ...userFields,
+  login,
+  name: userFields.name.optional(),
+  password: PasswordSchema.optional(),
+  /** Mail the registration link after creating (default true). */
+  send_registration_link: z.boolean().default(true),
+});
+export type CreateUserBody = z.infer<typeof CreateUserBodySchema>;
+
+export const UpdateUserBodySchema = z.strictObject({
+  ...userFields,
+  login: login.optional(),
+  name: userFields.name.optional(),
+  domains: userFields.domains.optional(),
+});
+export type UpdateUserBody = z.infer<typeof UpdateUserBodySchema>;
+
+export const UserListQuerySchema = ListQuerySchema.extend({
+  /** Login, name or e-mail contains the text. */
+  search: z.string().trim().min(1).max(100).optional(),
+  /** Only users of this group and the groups below it. */
+  branch: z.coerce.number().int().positive().optional(),
+});
+
+export const SetUserPasswordBodySchema = z.strictObject({ new_password: PasswordSchema });
+
+/** Multipart fields of an avatar upload besides the image: the crop square the console chose. */
+export const AvatarCropSchema = z.object({
+  x: z.coerce.number().min(0).default(0),
+  y: z.coerce.number().min(0).default(0),
+  size: z.coerce.number().min(0).default(0),
+});
