@@ -26,9 +26,17 @@ import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { DomainTypesRepository } from './modules/domain-types/domain-types.repository.js';
+import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js';
+import { DomainTypesService } from './modules/domain-types/domain-types.service.js';
 import { frontendRoutes } from './modules/frontend/frontend.routes.js';
 import { LicenseService } from './modules/frontend/license.service.js';
 import { SettingsService } from './modules/frontend/settings.service.js';
+import { GroupsRepository } from './modules/groups/groups.repository.js';
+import { groupsRoutes } from './modules/groups/groups.routes.js';
+import { GroupsService } from './modules/groups/groups.service.js';
+import { StructureRepository } from './modules/groups/structure.repository.js';
+import { StructureService } from './modules/groups/structure.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
@@ -41,6 +49,12 @@ import { realtimeRoutes } from './modules/realtime/realtime.routes.js';
 import { RegistrationRepository } from './modules/registration/registration.repository.js';
 import { registrationRoutes } from './modules/registration/registration.routes.js';
 import { RegistrationService } from './modules/registration/registration.service.js';
+import { RolesRepository } from './modules/roles/roles.repository.js';
+import { rolesRoutes } from './modules/roles/roles.routes.js';
+import { RolesService } from './modules/roles/roles.service.js';
+import { UsersRepository } from './modules/users/users.repository.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { type InviteSender, UsersService } from './modules/users/users.service.js';
 
 export type AppInstance = FastifyInstance<
   RawServerDefault,
@@ -58,6 +72,11 @@ export interface Services {
   notifications: NotificationsService;
   licenses: LicenseService;
   settings: SettingsService;
+  roles: RolesService;
+  users: UsersService;
+  groups: GroupsService;
+  structure: StructureService;
+  domainTypes: DomainTypesService;
   mailer: Mailer;
   registration: RegistrationService;
 }
@@ -119,6 +138,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log });
   const settings = new SettingsService(projectsRepo);
   const services: Services = {
+    ...administrationServices(database.db, realtime, files, () => services.registration),
     auth: new AuthService(database.db, new AuthRepository(database.db), tokens),
     projects,
     profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files),
@@ -175,6 +195,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(notificationsRoutes);
       await typed.register(frontendRoutes);
       await typed.register(realtimeRoutes);
+      await typed.register(domainTypesRoutes);
+      await typed.register(groupsRoutes);
+      await typed.register(usersRoutes);
+      await typed.register(rolesRoutes);
       await typed.register(registrationRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
@@ -193,4 +217,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     return reply.type('text/html; charset=utf-8').sendFile('index.html');
   });
   return app;
+}
+
+/** Groups, domain types, users and roles: the services of the administration entities. */
+function administrationServices(db: Database['db'], realtime: RealtimeHub, files: FileStore, invites: () => InviteSender | undefined) {
+  const roles = new RolesService(db, new RolesRepository(db), realtime);
+  const groupsRepo = new GroupsRepository(db);
+  return {
+    roles,
+    users: new UsersService(db, new UsersRepository(db), roles, files, invites),
+    groups: new GroupsService(db, groupsRepo, files),
+    structure: new StructureService(db, groupsRepo, new StructureRepository(db), roles),
+    domainTypes: new DomainTypesService(db, new DomainTypesRepository(db)),
+  };
 }

@@ -1,5 +1,5 @@
 import { type Scope, scopeCodes } from '@atrium/contract';
-import { type SQL, sql } from 'drizzle-orm';
+import { getTableColumns, getTableName, type SQL, sql, type Table } from 'drizzle-orm';
 import type { Actor } from './context.js';
 
 const ORDER: Scope[] = ['all', 'descendants', 'domain', 'own'];
@@ -61,3 +61,26 @@ export function aclPredicate(actor: Actor, resource: string, action: string, tar
 }
 
 export { intArray };
+
+/**
+ * The ACL target of users: a user row belongs to the groups listed for it in user_groups. `userId`
+ * and `createdBy` are the row's columns (for example `users.id`, or `u.id` inside a subquery).
+ */
+export function userAclTarget(userId: SQL, createdBy: SQL): AclTarget {
+  return {
+    inGroups: (groupCond) =>
+      sql`${userId} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ${groupCond})`,
+    createdBy,
+  };
+}
+
+/**
+ * Every column of a table as SQL written with its table name (`"users"."id"`). Drizzle leaves
+ * columns bare inside a select list, where a subquery over another table would capture them.
+ */
+export function qualifiedColumns<T extends Table>(table: T): Record<keyof T['_']['columns'], SQL> {
+  const name = getTableName(table);
+  return Object.fromEntries(
+    Object.entries(getTableColumns(table)).map(([key, col]) => [key, sql.raw(`"${name}"."${col.name}"`)]),
+  ) as Record<keyof T['_']['columns'], SQL>;
+}

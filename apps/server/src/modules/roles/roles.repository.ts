@@ -1,0 +1,168 @@
+import type { ListQuery } from '@atrium/contract';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { aclPredicate, qualifiedColumns, userAclTarget } from '../../core/acl.js';
+import type { Actor } from '../../core/context.js';
+import type { Db, DbOrTx } from '../../core/db/client.js';
+import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
+import { users } from '../users/users.table.js';
+import { roleAvailableRoles, roles } from './roles.table.js';
+
+const R = qualifiedColumns(roles);
+
+export const ROLE_LIST: ListSpec = {
+  fields: {
+    id: { expr: sql`${R.id}`, type: 'number' },
+    name: { expr: sql`${R.name}`, type: 'text' },
+    description: { expr: sql`${R.description}`, type: 'text' },
+    is_builtin: { expr: sql`${R.isBuiltin}`, type: 'boolean' },
+    created_by: { expr: sql`${R.createdBy}`, type: 'number' },
+    created_at: { expr: sql`${R.createdAt}`, type: 'date' },
+    updated_at: { expr: sql`${R.updatedAt}`, type: 'date' },
+  },
+  defaultSort: 'name',
+  tiebreak: sql`${R.id} ASC`,
+};
+
+const columns = {
+  id: roles.id,
+  name: roles.name,
+  description: roles.description,
+  permissions: roles.permissions,
+  isBuiltin: roles.isBuiltin,
+  createdBy: roles.createdBy,
+  createdAt: roles.createdAt,
+  updatedAt: roles.updatedAt,
+  creatorName: sql<string | null>`(SELECT cu.name FROM users cu WHERE cu.id = ${R.createdBy})`,
+  available: sql<{ id: number; name: string }[]>`coalesce((
+    SELECT json_agg(json_build_object('id', a.id, 'name', a.name) ORDER BY a.name, a.id)
+    FROM role_available_roles ra JOIN roles a ON a.id = ra.available_role_id WHERE ra.role_id = ${R.id}), '[]'::json)`,
+};
+export type RoleRow = {
+  id: number;
+  name: string;
+  description: string | null;
+  permissions: string[];
+  isBuiltin: boolean;
+  createdBy: number | null;
+  createdAt: Date | string;
+  updatedAt: Date | string;
+  creatorName: string | null;
+  available: { id: number; name: string }[];
+  usersCount?: number;
+};
+
+/** A role is "of users I see" when some user holding it is visible to the actor. */
+function usersSeenHolding(actor: Actor): SQL {
+  const seen = aclPredicate(actor, 'users', 'view', userAclTarget(sql`u.id`, sql`u.created_by`));
+  return sql`EXISTS (SELECT 1 FROM users u WHERE u.role_id = ${R.id} AND u.project_id = ${actor.projectId} AND ${seen})`;
+}
+
+const availableToActor = (actor: Actor) =>
+  sql`${R.id} IN (SELECT ra.available_role_id FROM role_available_roles ra WHERE ra.role_id = ${actor.roleId ?? 0})`;
+
+/** The view, edit or delete predicate on roles for an actor (edit and delete also need view). */
+export function rolePredicate(actor: Actor, action: 'view' | 'edit' | 'delete'): SQL {
+  const target = { inGroups: () => usersSeenHolding(actor), createdBy: sql`${R.createdBy}` };
+  const view = aclPredicate(actor, 'roles', 'view', target);
+  if (action === 'view') return view;
+  let scoped = aclPredicate(actor, 'roles', action, target);
+  const availableCode = action === 'edit' ? 'can_edit_available_roles' : 'can_delete_available_roles';
+  if (actor.permissions.has(availableCode)) scoped = sql`(${scoped} OR ${availableToActor(actor)})`;
+  return sql`(${view}) AND (${scoped})`;
+}
+
+export class RolesRepository {
+  constructor(private readonly db: Db) {}
+
+  async list(actor: Actor, q: ListQuery, withUsersCount: boolean): Promise<{ rows: RoleRow[]; total: number }> {
+    const where = and(eq(roles.projectId, actor.projectId), rolePredicate(actor, 'view'), filtersSql(ROLE_LIST, q));
+    const rows = await this.db
+      .select({
+        ...columns,
+        total: sql<number>`(count(*) OVER ())::int`,
+        ...(withUsersCount ? { usersCount: sql<number>`(SELECT count(*)::int FROM users x WHERE x.role_id = ${R.id})` } : {}),
+      })
+      .from(roles)
+      .where(where)
+      .orderBy(...sortSql(ROLE_LIST, q))
+      .limit(q.size)
+      .offset(pageOffset(q));
+    let total = rows[0]?.total ?? 0;
+    if (!rows.length && q.page > 1) {
+      const [c] = await this.db.select({ n: sql<number>`count(*)::int` }).from(roles).where(where);
+      total = c?.n ?? 0;
+    }
+    return { rows: rows as RoleRow[], total };
+  }
+
+  /** The role with what the actor may do with it, or undefined when it is not in the actor's project. */
+  async find(actor: Actor, id: number): Promise<(RoleRow & { canView: boolean; canEdit: boolean; canDelete: boolean }) | undefined> {
+    const [row] = await this.db
+      .select({
+        ...columns,
+        canView: sql<boolean>`(${rolePredicate(actor, 'view')})`,
+        canEdit: sql<boolean>`(${rolePredicate(actor, 'edit')})`,
+        canDelete: sql<boolean>`(${rolePredicate(actor, 'delete')})`,
+      })
+      .from(roles)
+      .where(and(eq(roles.id, id), eq(roles.projectId, actor.projectId)));
+    return row as (RoleRow & { canView: boolean; canEdit: boolean; canDelete: boolean }) | undefined;
+  }
+
+  async byIds(projectId: number, ids: readonly number[]) {
+    if (!ids.length) return [];
+    return this.db
+      .select({ id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin })
+      .from(roles)
+      .where(and(eq(roles.projectId, projectId), inArray(roles.id, [...ids])));
+  }
+
+  async all(projectId: number) {
+    return this.db
+      .select({ id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin })
+      .from(roles)
+      .where(eq(roles.projectId, projectId))
+      .orderBy(roles.name, roles.id);
+  }
+
+  async availableOf(roleId: number) {
+    return this.db
+      .select({ id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin })
+      .from(roleAvailableRoles)
+      .innerJoin(roles, eq(roles.id, roleAvailableRoles.availableRoleId))
+      .where(eq(roleAvailableRoles.roleId, roleId))
+      .orderBy(roles.name, roles.id);
+  }
+
+  async insert(tx: DbOrTx, v: typeof roles.$inferInsert): Promise<number> {
+    const [r] = await tx.insert(roles).values(v).returning({ id: roles.id });
+    if (!r) throw new Error('role insert returned nothing');
+    return r.id;
+  }
+
+  async update(tx: DbOrTx, id: number, v: Partial<typeof roles.$inferInsert>): Promise<void> {
+    await tx
+      .update(roles)
+      .set({ ...v, updatedAt: sql`now()` })
+      .where(eq(roles.id, id));
+  }
+
+  async setAvailable(tx: DbOrTx, roleId: number, ids: readonly number[]): Promise<void> {
+    await tx.delete(roleAvailableRoles).where(eq(roleAvailableRoles.roleId, roleId));
+    if (ids.length) await tx.insert(roleAvailableRoles).values(ids.map((availableRoleId) => ({ roleId, availableRoleId })));
+  }
+
+  async delete(tx: DbOrTx, id: number): Promise<void> {
+    await tx.delete(roles).where(eq(roles.id, id));
+  }
+
+  async holders(roleId: number, limit: number): Promise<{ total: number; users: { id: number; login: string; name: string }[] }> {
+    const rows = await this.db
+      .select({ id: users.id, login: users.login, name: users.name, total: sql<number>`(count(*) OVER ())::int` })
+      .from(users)
+      .where(eq(users.roleId, roleId))
+      .orderBy(users.name, users.id)
+      .limit(limit);
+    return { total: rows[0]?.total ?? 0, users: rows.map(({ id, login, name }) => ({ id, login, name })) };
+  }
+}

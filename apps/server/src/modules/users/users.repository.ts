@@ -1,0 +1,200 @@
+import type { ListQuery, Scope } from '@atrium/contract';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, userAclTarget } from '../../core/acl.js';
+import type { Actor } from '../../core/context.js';
+import type { Db, DbOrTx } from '../../core/db/client.js';
+import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
+import { groups } from '../groups/groups.table.js';
+import { roles } from '../roles/roles.table.js';
+import { userGroups, users } from './users.table.js';
+
+const U = qualifiedColumns(users);
+
+const domainIds = sql<
+  number[]
+>`(SELECT coalesce(array_agg(ug.group_id ORDER BY ug.group_id), '{}') FROM user_groups ug WHERE ug.user_id = ${U.id})`;
+
+export const USER_LIST: ListSpec = {
+  fields: {
+    id: { expr: sql`${U.id}`, type: 'number' },
+    login: { expr: sql`${U.login}`, type: 'text' },
+    name: { expr: sql`${U.name}`, type: 'text' },
+    email: { expr: sql`${U.email}`, type: 'text' },
+    description: { expr: sql`${U.description}`, type: 'text' },
+    role: { expr: sql`${U.roleId}`, type: 'number' },
+    domains: { expr: domainIds, type: 'int_array', sortable: false },
+    is_group_admin: { expr: sql`${U.isGroupAdmin}`, type: 'boolean' },
+    elevator_access_disabled: { expr: sql`${U.elevatorAccessDisabled}`, type: 'boolean' },
+    activated: { expr: sql`(${U.activatedAt} IS NOT NULL)`, type: 'boolean' },
+    activated_at: { expr: sql`${U.activatedAt}`, type: 'date' },
+    created_by: { expr: sql`${U.createdBy}`, type: 'number' },
+    created_at: { expr: sql`${U.createdAt}`, type: 'date' },
+    updated_at: { expr: sql`${U.updatedAt}`, type: 'date' },
+  },
+  defaultSort: 'name',
+  tiebreak: sql`${U.id} ASC`,
+};
+
+export type UserRow = typeof users.$inferSelect & {
+  domains: number[];
+  roleName?: string | null;
+  domainsInfo?: { id: number; name: string }[];
+};
+
+const target = userAclTarget(sql`${U.id}`, sql`${U.createdBy}`);
+
+/** Users may always see their own record; everyone else by the view rule. */
+export function userPredicate(actor: Actor, action: 'view' | 'edit' | 'delete'): SQL {
+  const view = sql`(${U.id} = ${actor.userId} OR ${aclPredicate(actor, 'users', 'view', target)})`;
+  if (action === 'view') return view;
+  return sql`${view} AND ${aclPredicate(actor, 'users', action, target)}`;
+}
+
+const relationColumns = (rel: ReadonlySet<string>) => ({
+  ...(rel.has('role') ? { roleName: sql<string | null>`(SELECT r.name FROM roles r WHERE r.id = ${U.roleId})` } : {}),
+  ...(rel.has('domains')
+    ? {
+        domainsInfo: sql<
+          { id: number; name: string }[]
+        >`coalesce((SELECT json_agg(json_build_object('id', g.id, 'name', g.name) ORDER BY g.name, g.id)
+          FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${U.id}), '[]'::json)`,
+      }
+    : {}),
+});
+
+export class UsersRepository {
+  constructor(private readonly db: Db) {}
+
+  async list(
+    actor: Actor,
+    q: ListQuery & { search?: string | undefined; branch?: number | undefined },
+    rel: ReadonlySet<string>,
+  ): Promise<{ rows: UserRow[]; total: number }> {
+    const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), userPredicate(actor, 'view'), filtersSql(USER_LIST, q)];
+    if (q.search) {
+      const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      conds.push(sql`(${U.login} ILIKE ${like} OR ${U.name} ILIKE ${like} OR ${U.email} ILIKE ${like})`);
+    }
+    if (q.branch) {
+      conds.push(
+        sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE g.path && ${intArray([q.branch])} AND g.project_id = ${actor.projectId})`,
+      );
+    }
+    const where = and(...conds);
+    const rows = await this.db
+      .select({ user: users, domains: domainIds, total: sql<number>`(count(*) OVER ())::int`, ...relationColumns(rel) })
+      .from(users)
+      .where(where)
+      .orderBy(...sortSql(USER_LIST, q))
+      .limit(q.size)
+      .offset(pageOffset(q));
+    let total = rows[0]?.total ?? 0;
+    if (!rows.length && q.page > 1) {
+      const [c] = await this.db.select({ n: sql<number>`count(*)::int` }).from(users).where(where);
+      total = c?.n ?? 0;
+    }
+    return { rows: rows.map((r) => ({ ...r.user, domains: r.domains, ...pickRel(r) })), total };
+  }
+
+  async find(
+    db: DbOrTx,
+    actor: Actor,
+    id: number,
+    rel: ReadonlySet<string> = new Set(),
+  ): Promise<(UserRow & { canView: boolean; canEdit: boolean; canDelete: boolean }) | undefined> {
+    const [r] = await db
+      .select({
+        user: users,
+        domains: domainIds,
+        canView: sql<boolean>`(${userPredicate(actor, 'view')})`,
+        canEdit: sql<boolean>`(${userPredicate(actor, 'edit')})`,
+        canDelete: sql<boolean>`(${userPredicate(actor, 'delete')})`,
+        ...relationColumns(rel),
+      })
+      .from(users)
+      .where(and(eq(users.id, id), eq(users.projectId, actor.projectId)));
+    if (!r) return undefined;
+    return { ...r.user, domains: r.domains, canView: r.canView, canEdit: r.canEdit, canDelete: r.canDelete, ...pickRel(r) };
+  }
+
+  async loginTaken(projectId: number, login: string, exceptId = 0): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.projectId, projectId), sql`lower(${U.login}) = lower(${login})`, sql`${U.id} <> ${exceptId}`))
+      .limit(1);
+    return !!row;
+  }
+
+  async emailTaken(projectId: number, email: string, exceptId = 0): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.projectId, projectId), sql`lower(${U.email}) = lower(${email})`, sql`${U.id} <> ${exceptId}`))
+      .limit(1);
+    return !!row;
+  }
+
+  /** Which of `ids` are groups of the project inside `scope` of the actor (all: any group of the project). */
+  async groupsInScope(actor: Actor, scope: Scope, ids: readonly number[]): Promise<Set<number>> {
+    if (!ids.length) return new Set();
+    const cond = scope === 'all' ? sql`TRUE` : scope === 'own' ? sql`FALSE` : groupScopeCondition(actor, scope);
+    const rows = await this.db
+      .select({ id: sql<number>`g.id` })
+      .from(sql`groups g`)
+      .where(sql`g.project_id = ${actor.projectId} AND g.id = ANY(${intArray(ids)}) AND ${cond}`);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The groups of a user with their paths, for the top-level rule. */
+  async groupPaths(userId: number): Promise<{ id: number; path: number[] }[]> {
+    return this.db
+      .select({ id: groups.id, path: groups.path })
+      .from(userGroups)
+      .innerJoin(groups, eq(groups.id, userGroups.groupId))
+      .where(eq(userGroups.userId, userId));
+  }
+
+  async roleOf(roleId: number) {
+    const [r] = await this.db.select({ id: roles.id, isBuiltin: roles.isBuiltin }).from(roles).where(eq(roles.id, roleId));
+    return r;
+  }
+
+  async insert(tx: DbOrTx, v: typeof users.$inferInsert): Promise<number> {
+    const [u] = await tx.insert(users).values(v).returning({ id: users.id });
+    if (!u) throw new Error('user insert returned nothing');
+    return u.id;
+  }
+
+  async update(tx: DbOrTx, id: number, v: Partial<typeof users.$inferInsert>): Promise<void> {
+    await tx
+      .update(users)
+      .set({ ...v, updatedAt: sql`now()` })
+      .where(eq(users.id, id));
+  }
+
+  async setGroups(tx: DbOrTx, userId: number, groupIds: readonly number[]): Promise<void> {
+    await tx.delete(userGroups).where(eq(userGroups.userId, userId));
+    if (groupIds.length) await tx.insert(userGroups).values([...new Set(groupIds)].map((groupId) => ({ userId, groupId })));
+  }
+
+  async delete(tx: DbOrTx, id: number): Promise<void> {
+    await tx.delete(users).where(eq(users.id, id));
+  }
+
+  async existing(projectId: number, ids: readonly number[]): Promise<number[]> {
+    if (!ids.length) return [];
+    const rows = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.projectId, projectId), inArray(users.id, [...ids])));
+    return rows.map((r) => r.id);
+  }
+}
+
+function pickRel(r: { roleName?: string | null; domainsInfo?: { id: number; name: string }[] }) {
+  return {
+    ...(r.roleName !== undefined ? { roleName: r.roleName } : {}),
+    ...(r.domainsInfo !== undefined ? { domainsInfo: r.domainsInfo } : {}),
+  };
+}

@@ -1,0 +1,304 @@
+import {
+  type BulkDeleteResult,
+  type CreateUserBody,
+  DEFAULT_IDENTIFIER_FORMAT,
+  type ListMeta,
+  type ListQuery,
+  type Scope,
+  scopeCodes,
+  type UpdateUserBody,
+  type User,
+  type UserProfile,
+} from '@atrium/contract';
+import { scopeOf } from '../../core/acl.js';
+import { recordAudit } from '../../core/audit.js';
+import { hashPassword } from '../../core/auth/password.js';
+import { bulkDelete } from '../../core/bulk.js';
+import type { Actor, RequestContext } from '../../core/context.js';
+import type { Db } from '../../core/db/client.js';
+import { AppError, notFound, prohibited } from '../../core/errors.js';
+import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { withRelations } from '../../core/list-query.js';
+import type { UserRow, UsersRepository } from './users.repository.js';
+
+/** What the registration module offers for "send registration link" (app.services.registration). */
+export interface InviteSender {
+  sendInvite(ctx: RequestContext, userId: number): Promise<unknown>;
+}
+/** The part of the roles service users need: may the actor give this role to a user? */
+export interface RoleAssigner {
+  assertAssignable(actor: Actor, roleId: number): Promise<void>;
+}
+
+const DEFAULT_PROFILE: UserProfile = {
+  address: null,
+  phone: null,
+  use_phone_in_forward: false,
+  country_code: null,
+  time_zone: null,
+  sip_number_id: null,
+  identifier_format: DEFAULT_IDENTIFIER_FORMAT,
+  time_format: null,
+};
+const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
+/** Fields a user may change on their own record without an edit permission over them. */
+const ADMIN_FIELDS = ['login', 'role', 'domains', 'is_group_admin', 'license_info', 'elevator_access_disabled'] as const;
+
+export function toUser(u: UserRow, showLicense: boolean): User {
+  const stored = u.profile as Partial<UserProfile>;
+  const profile = Object.fromEntries(
+    Object.keys(DEFAULT_PROFILE).map((k) => [k, stored[k as keyof UserProfile] ?? DEFAULT_PROFILE[k as keyof UserProfile]]),
+  ) as UserProfile;
+  return {
+    id: u.id,
+    login: u.login,
+    name: u.name,
+    description: u.description,
+    email: u.email,
+    role: u.roleId,
+    domains: u.domains,
+    avatar_url: u.avatarPath ? `/api/v0/files/${u.avatarPath}` : null,
+    elevator_access_disabled: u.elevatorAccessDisabled,
+    license_info: showLicense ? (u.licenseInfo ?? null) : null,
+    is_group_admin: u.isGroupAdmin,
+    is_invited: u.isInvited,
+    activated_at: iso(u.activatedAt),
+    activated: u.activatedAt !== null,
+    profile,
+    mobile_clients: [],
+    created_by: u.createdBy,
+    created_at: iso(u.createdAt) as string,
+    updated_at: iso(u.updatedAt) as string,
+    ...(u.roleName !== undefined ? { role_info: u.roleId && u.roleName !== null ? { id: u.roleId, name: u.roleName } : null } : {}),
+    ...(u.domainsInfo !== undefined ? { domains_info: u.domainsInfo } : {}),
+  };
+}
+
+const RELATIONS = ['role', 'domains'] as const;
+
+export class UsersService {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: UsersRepository,
+    private readonly roles: RoleAssigner,
+    private readonly files: FileStore,
+    /** Resolved at call time: the registration module registers itself after this one. */
+    private readonly invites: () => InviteSender | undefined,
+  ) {}
+
+  private showLicense(actor: Actor, userId: number): boolean {
+    return userId === actor.userId || actor.permissions.has('can_view_user_licenses');
+  }
+
+  async list(actor: Actor, q: ListQuery & { search?: string; branch?: number }): Promise<{ data: User[]; meta: ListMeta }> {
+    if (!Object.values(scopeCodes('users', 'view')).some((c) => actor.permissions.has(c))) {
+      throw prohibited([{ permission: 'can_view_users' }]);
+    }
+    const rel = withRelations(RELATIONS, q.with);
+    const { rows, total } = await this.repo.list(actor, q, rel);
+    return { data: rows.map((u) => toUser(u, this.showLicense(actor, u.id))), meta: { total, page: q.page, size: q.size } };
+  }
+
+  async get(actor: Actor, id: number, withRel: readonly string[] = []): Promise<User> {
+    const u = await this.repo.find(this.db, actor, id, withRelations(RELATIONS, withRel));
+    if (!u?.canView) throw notFound();
+    return toUser(u, this.showLicense(actor, u.id));
+  }
+
+  /** Where the actor may place users: the scope of their edit permission, else of view, else their own groups. */
+  private placementScope(actor: Actor): Scope {
+    const s = scopeOf(actor, 'users', 'edit') ?? scopeOf(actor, 'users', 'view') ?? 'domain';
+    return s === 'own' ? 'domain' : s;
+  }
+
+  private async assertPlaceable(actor: Actor, ids: readonly number[]): Promise<void> {
+    const ok = await this.repo.groupsInScope(actor, this.placementScope(actor), ids);
+    const bad = ids.filter((id) => !ok.has(id));
+    if (bad.length) throw new AppError('invalid_related_entity', [{ field: 'domains', entity: 'domains', ids: bad }]);
+  }
+
+  private async assertUnique(actor: Actor, login: string | undefined, email: string | null | undefined, exceptId = 0) {
+    if (login !== undefined && (await this.repo.loginTaken(actor.projectId, login, exceptId))) {
+      throw new AppError('value_not_unique', [{ field: 'login', message: 'value must be unique' }]);
+    }
+    if (email && (await this.repo.emailTaken(actor.projectId, email, exceptId))) {
+      throw new AppError('email_already_used', [{ field: 'email', message: 'e-mail already used' }]);
+    }
+  }
+
+  private assertLicenseEdit(actor: Actor, body: { license_info?: unknown }) {
+    if (body.license_info !== undefined && !actor.permissions.has('can_edit_user_licenses')) {
+      throw prohibited([{ field: 'license_info', permission: 'can_edit_user_licenses' }]);
+    }
+  }
+
+  async create(ctx: RequestContext, body: CreateUserBody): Promise<User> {
+    const { actor } = ctx;
+    if (!actor.permissions.has('can_create_users')) throw prohibited([{ permission: 'can_create_users' }]);
+    if (body.send_registration_link && !body.email) {
+      throw new AppError('email_required_for_registration', [{ field: 'email', message: 'user must provide an e-mail for registration' }]);
+    }
+    this.assertLicenseEdit(actor, body);
+    await this.assertUnique(actor, body.login, body.email);
+    await this.assertPlaceable(actor, body.domains);
+    if (body.role) await this.roles.assertAssignable(actor, body.role);
+    const passwordHash = body.password ? await hashPassword(body.password) : null;
+    const id = await this.db.transaction(async (tx) => {
+      const userId = await this.repo.insert(tx, {
+        projectId: actor.projectId,
+        login: body.login,
+        name: body.name ?? body.login,
+        description: body.description ?? null,
+        email: body.email ?? null,
+        passwordHash,
+        roleId: body.role ?? null,
+        profile: { ...body.profile },
+        licenseInfo: body.license_info ?? null,
+        isGroupAdmin: body.is_group_admin ?? false,
+        elevatorAccessDisabled: body.elevator_access_disabled ?? false,
+        isInvited: body.send_registration_link,
+        createdBy: actor.userId,
+      });
+      await this.repo.setGroups(tx, userId, body.domains);
+      const { password: _omit, ...after } = body;
+      await recordAudit(tx, ctx, { entity: 'user', entityId: userId, action: 'create', after });
+      return userId;
+    });
+    if (body.send_registration_link) {
+      // The user exists either way; a failed mail is resent from the user's page.
+      await this.invites()
+        ?.sendInvite(ctx, id)
+        .catch(() => undefined);
+    }
+    return this.get(actor, id);
+  }
+
+  async update(ctx: RequestContext, id: number, body: UpdateUserBody): Promise<User> {
+    const { actor } = ctx;
+    const before = await this.repo.find(this.db, actor, id);
+    if (!before?.canView) throw notFound();
+    const self = id === actor.userId;
+    if (!before.canEdit) {
+      // Users may edit their own record; editing others needs the edit permission in scope.
+      if (!self || !actor.permissions.has('can_edit_own_profile')) throw prohibited();
+      const changed = ADMIN_FIELDS.filter((f) => body[f] !== undefined);
+      if (changed.length) throw prohibited(changed.map((field) => ({ field, message: 'only an administrator may change this field' })));
+    }
+    this.assertLicenseEdit(actor, body);
+    await this.assertUnique(actor, body.login, body.email, id);
+    if (body.role !== undefined && body.role !== before.roleId && body.role !== null) await this.roles.assertAssignable(actor, body.role);
+    if (body.domains) {
+      const next = [...new Set(body.domains)];
+      const added = next.filter((g) => !before.domains.includes(g));
+      const removed = before.domains.filter((g) => !next.includes(g));
+      await this.assertPlaceable(actor, [...added, ...removed]);
+      if (self && removed.length) await this.assertKeepsTopGroups(id, removed);
+    }
+    const profile = body.profile ? { ...(before.profile as object), ...body.profile } : undefined;
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, {
+        ...(body.login !== undefined ? { login: body.login } : {}),
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        ...(body.email !== undefined ? { email: body.email } : {}),
+        ...(body.role !== undefined ? { roleId: body.role } : {}),
+        ...(body.is_group_admin !== undefined ? { isGroupAdmin: body.is_group_admin } : {}),
+        ...(body.elevator_access_disabled !== undefined ? { elevatorAccessDisabled: body.elevator_access_disabled } : {}),
+        ...(body.license_info !== undefined ? { licenseInfo: body.license_info } : {}),
+        ...(profile ? { profile } : {}),
+      });
+      if (body.domains) await this.repo.setGroups(tx, id, body.domains);
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after: body });
+    });
+    return this.get(actor, id);
+  }
+
+  /** The current user cannot leave their only group or a top-level one (a group none of their other groups is above). */
+  private async assertKeepsTopGroups(userId: number, removed: readonly number[]): Promise<void> {
+    const mine = await this.repo.groupPaths(userId);
+    const ids = new Set(mine.map((g) => g.id));
+    const top = mine.filter((g) => !g.path.some((a) => a !== g.id && ids.has(a))).map((g) => g.id);
+    const lost = removed.filter((g) => top.includes(g) || mine.length === 1);
+    if (lost.length) throw new AppError('cannot_remove_only_group', [{ field: 'domains', ids: lost }]);
+  }
+
+  async delete(ctx: RequestContext, id: number): Promise<void> {
+    const { actor } = ctx;
+    const u = await this.repo.find(this.db, actor, id);
+    if (!u?.canView) throw notFound();
+    if (!u.canDelete) throw prohibited();
+    if (id === actor.userId) throw new AppError('cannot_perform_action', [{ message: 'use account deletion to delete yourself' }]);
+    await this.db.transaction(async (tx) => {
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'delete', before: auditView(u) });
+      await this.repo.delete(tx, id);
+    });
+    await this.files.remove(u.avatarPath);
+  }
+
+  bulkDelete(ctx: RequestContext, items: readonly number[]): Promise<BulkDeleteResult> {
+    return bulkDelete(items, (id) => this.delete(ctx, id));
+  }
+
+  private async editable(actor: Actor, id: number) {
+    const u = await this.repo.find(this.db, actor, id);
+    if (!u?.canView) throw notFound();
+    if (!u.canEdit && !(id === actor.userId && actor.permissions.has('can_edit_own_profile'))) throw prohibited();
+    return u;
+  }
+
+  async setPassword(ctx: RequestContext, id: number, password: string): Promise<void> {
+    await this.editable(ctx.actor, id);
+    const passwordHash = await hashPassword(password);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, { passwordHash });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'password' });
+    });
+  }
+
+  async sendRegistrationLink(ctx: RequestContext, id: number): Promise<void> {
+    const u = await this.editable(ctx.actor, id);
+    if (!u.email)
+      throw new AppError('email_required_for_registration', [{ field: 'email', message: 'user must provide an e-mail for registration' }]);
+    if (u.activatedAt) throw new AppError('user_already_registered');
+    const sender = this.invites();
+    if (!sender) throw new AppError('cannot_perform_action', [{ message: 'registration mail is not available' }]);
+    await sender.sendInvite(ctx, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, { isInvited: true });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'registration_link' });
+    });
+  }
+
+  /** Stores the avatar as sent: the console crops it (x, y, size) before upload; the crop is kept for reference. */
+  async setAvatar(ctx: RequestContext, id: number, image: Buffer, crop: { x: number; y: number; size: number }): Promise<User> {
+    const u = await this.editable(ctx.actor, id);
+    if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
+    const { ext } = sniffImage(image);
+    const key = await this.files.put('avatars', ext, image);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, { avatarPath: key, profile: { ...(u.profile as object), avatar_crop: crop } });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'avatar', after: { avatar: key, crop } });
+    });
+    await this.files.remove(u.avatarPath);
+    return this.get(ctx.actor, id);
+  }
+
+  async removeAvatar(ctx: RequestContext, id: number): Promise<User> {
+    const u = await this.editable(ctx.actor, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, { avatarPath: null });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'avatar', before: { avatar: u.avatarPath } });
+    });
+    await this.files.remove(u.avatarPath);
+    return this.get(ctx.actor, id);
+  }
+}
+
+const auditView = (u: UserRow) => ({
+  login: u.login,
+  name: u.name,
+  email: u.email,
+  role: u.roleId,
+  domains: u.domains,
+  is_group_admin: u.isGroupAdmin,
+});
