@@ -4,6 +4,7 @@ import { useTranslate } from 'ra-core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { http } from '../app/http';
+import { getAppLocale } from '../app/locale';
 import { email, internationalPhone, maxLength, minLength, nameLike, required } from '../app/validators';
 import { fieldError } from './fieldError';
 import { PasswordField } from './PasswordField';
@@ -47,7 +48,7 @@ function RegistrationForm() {
     user_name: fieldError(translate, v.user_name, [required, maxLength(255)]),
     user_country: fieldError(translate, v.user_country, [required]),
     user_email: fieldError(translate, v.user_email, [required, email]),
-    user_phone: fieldError(translate, v.user_phone, [internationalPhone]),
+    user_phone: fieldError(translate, v.user_phone, [required, internationalPhone]),
     object_name: fieldError(translate, v.object_name, [required, nameLike]),
     user_password: fieldError(translate, v.user_password, [required, minLength(PASSWORD_MIN_LENGTH)]),
     terms: terms ? undefined : translate('validation.required'),
@@ -69,7 +70,7 @@ function RegistrationForm() {
     void run(async () => {
       const answer = await http.data<{ code?: string; token?: string } | null>('/registration/self', {
         method: 'POST',
-        body: { ...v, user_phone: v.user_phone.trim() || null, user_email: v.user_email.trim() },
+        body: { ...v, user_phone: v.user_phone.replace(/[\s\-()]/g, ''), user_email: v.user_email.trim(), locale: getAppLocale() },
         auth: false,
       });
       const handle = answer?.code ?? answer?.token;

@@ -1,0 +1,143 @@
+import type { FilterOperator } from '@atrium/contract';
+import DeleteIcon from '@mui/icons-material/Delete';
+import InboxIcon from '@mui/icons-material/Inbox';
+import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
+import { type ReactElement, type ReactNode, useState } from 'react';
+import {
+  CreateButton,
+  Datagrid,
+  type DatagridProps,
+  ExportButton,
+  FilterButton,
+  List,
+  type ListProps,
+  TextInput,
+  TopToolbar,
+  useDataProvider,
+  useListContext,
+  useNotify,
+  useRefresh,
+  useResourceContext,
+  useTranslate,
+} from 'react-admin';
+import { filterSource } from '../dataProvider';
+import { reportError } from '../errors';
+
+/**
+ * A filter input for `field` with one of the six operators (ARCHITECTURE §3), e.g.
+ * `textFilter('name', 'begins_with', 'users.fields.name', { alwaysOn: true })`.
+ */
+export function textFilter(field: string, operator: FilterOperator, label: string, extra: { alwaysOn?: boolean } = {}): ReactElement {
+  const source = filterSource(field, operator);
+  return <TextInput key={source} source={source} label={label} resettable {...extra} />;
+}
+
+function EmptyState() {
+  const translate = useTranslate();
+  return (
+    <Box sx={{ textAlign: 'center', py: 8, color: 'text.secondary' }}>
+      <InboxIcon sx={{ fontSize: 64, opacity: 0.4 }} />
+      <Typography variant="h6" component="p">
+        {translate('list.empty')}
+      </Typography>
+    </Box>
+  );
+}
+
+/** Bulk delete with a confirmation, through `POST …/delete {items}`; reports what was not deleted and why. */
+export function BulkDeleteWithConfirm() {
+  const translate = useTranslate();
+  const resource = useResourceContext();
+  const dataProvider = useDataProvider();
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const { selectedIds, onUnselectItems } = useListContext();
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const run = async () => {
+    if (!resource) return;
+    setBusy(true);
+    try {
+      const result = await dataProvider.deleteMany(resource, { ids: selectedIds });
+      const notDeleted: { id: unknown; message: string }[] = result.meta?.notDeleted ?? [];
+      if (notDeleted.length > 0) {
+        const reasons = [...new Set(notDeleted.map((n) => reportError({ message: n.message }, translate)))].join('; ');
+        notify('list.not_deleted', { type: 'warning', messageArgs: { smart_count: notDeleted.length, reasons } });
+      } else notify('alerts.done', { type: 'success' });
+      onUnselectItems();
+    } catch (error) {
+      notify(reportError(error, translate), { type: 'error' });
+    } finally {
+      setBusy(false);
+      setOpen(false);
+      refresh();
+    }
+  };
+
+  return (
+    <>
+      <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={() => setOpen(true)}>
+        {translate('list.delete_selected')}
+      </Button>
+      <Dialog
+        open={open}
+        onClose={() => setOpen(false)}
+        slotProps={{ paper: { sx: { maxWidth: 300 } } }}
+        aria-labelledby="bulk-delete-title"
+      >
+        <DialogTitle id="bulk-delete-title">{translate('list.confirm_delete_title')}</DialogTitle>
+        <DialogContent>{translate('list.confirm_delete', { smart_count: selectedIds.length })}</DialogContent>
+        <DialogActions>
+          <Button onClick={() => setOpen(false)} disabled={busy}>
+            {translate('form.cancel')}
+          </Button>
+          <Button color="error" variant="contained" onClick={run} disabled={busy}>
+            {translate('form.approve')}
+          </Button>
+        </DialogActions>
+      </Dialog>
+    </>
+  );
+}
+
+export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 'exporter'> {
+  /** Filter inputs (see `textFilter`); their sources carry the operator. */
+  filters?: ReactElement[];
+  /** Offer a create button (the area has a create page). */
+  canCreate?: boolean;
+  /** Offer the export button (only where the area has an export). */
+  canExport?: boolean;
+  /** Offer bulk delete with confirmation. */
+  canDelete?: boolean;
+  rowClick?: DatagridProps['rowClick'];
+  /** The columns (react-admin fields). */
+  children: ReactNode;
+}
+
+/**
+ * The list page of every area: server-side paging (20 per page), sorting and filters, bulk delete
+ * with confirmation, export where the area has one, empty and loading states.
+ */
+export function ListPage({ filters, canCreate, canExport, canDelete, rowClick = 'edit', children, ...props }: ListPageProps) {
+  return (
+    <List
+      perPage={20}
+      filters={filters}
+      exporter={canExport ? undefined : false}
+      empty={filters && filters.length > 0 ? false : <EmptyState />}
+      actions={
+        <TopToolbar>
+          {filters && filters.length > 0 ? <FilterButton /> : null}
+          {canCreate ? <CreateButton /> : null}
+          {canExport ? <ExportButton /> : null}
+        </TopToolbar>
+      }
+      {...props}
+    >
+      <Datagrid rowClick={rowClick} bulkActionButtons={canDelete ? <BulkDeleteWithConfirm /> : false} empty={<EmptyState />}>
+        {children}
+      </Datagrid>
+    </List>
+  );
+}
