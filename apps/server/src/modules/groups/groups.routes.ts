@@ -84,7 +84,7 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
     { schema: { tags, params: IdParamsSchema, consumes: ['multipart/form-data'], response: { 200: GroupAnswer } } },
     async (req) => {
       const file = req.isMultipart() ? await req.file() : undefined;
-      if (!file || file.fieldname !== 'image') throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
+      if (file?.fieldname !== 'image') throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
       return { data: await groups.setLogo(req.ctx, req.params.id, await file.toBuffer()) };
     },
   );

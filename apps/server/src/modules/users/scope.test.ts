@@ -1,0 +1,185 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { type ScopeTree, scopeTree } from './scope.fixture.js';
+
+// Every scope variant of view, edit and delete of users and roles (spec §6) against one tree:
+//   R ─ A ─ A1 ─ A1a
+//     └ B ─ B1            and a second project.
+// The actor sits in A. Edit and delete apply only to what the view rule lets the actor see.
+
+let t: TestApp;
+let tree: ScopeTree;
+beforeAll(async () => {
+  t = await buildTestApp();
+  tree = await scopeTree(t);
+});
+afterAll(() => t.close());
+
+type G = keyof ScopeTree['groups'];
+const ALL: G[] = ['R', 'A', 'A1', 'A1a', 'B', 'B1'];
+
+const userView: [string, string[], G[]][] = [
+  ['domain', ['can_view_users'], ['A']],
+  ['descendants', ['can_view_descendant_users'], ['A', 'A1', 'A1a']],
+  ['all', ['can_view_all_users'], ALL],
+  ['none', [], []],
+];
+
+describe('users: view', () => {
+  it.each(userView)('scope %s sees exactly its users, never another project', async (_s, perms, visible) => {
+    const actor = await tree.actor(perms, ['A']);
+    for (const g of ALL) {
+      const res = await actor.api.get(`/users/${tree.users[g]}`);
+      expect([g, res.statusCode]).toEqual([g, visible.includes(g) ? 200 : 404]);
+    }
+    expect((await actor.api.get(`/users/${tree.other.userId}`)).statusCode).toBe(404);
+    // Users always see themselves.
+    expect((await actor.api.get(`/users/${actor.id}`)).statusCode).toBe(200);
+    const list = await actor.api.get('/users?size=1000');
+    if (!perms.length) {
+      expect(list.statusCode).toBe(403);
+      return;
+    }
+    const ids = list.json().data.map((u: { id: number }) => u.id);
+    for (const g of ALL) expect([g, ids.includes(tree.users[g])]).toEqual([g, visible.includes(g)]);
+    expect(ids).not.toContain(tree.other.userId);
+  });
+
+  it('a creator sees the users they created even outside their scope', async () => {
+    const actor = await tree.actor(['can_view_users'], ['A']);
+    const made = await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [tree.groups.B1], createdBy: actor.id });
+    expect((await actor.api.get(`/users/${made.id}`)).statusCode).toBe(200);
+    const ids = (await actor.api.get('/users?size=1000')).json().data.map((u: { id: number }) => u.id);
+    expect(ids).toContain(made.id);
+  });
+});
+
+const userEdit: [string, string[], G[], G[]][] = [
+  // [scope, permissions (view all + edit scope), editable, visible]
+  ['domain', ['can_view_all_users', 'can_edit_users'], ['A'], ALL],
+  ['descendants', ['can_view_all_users', 'can_edit_descendant_users'], ['A', 'A1', 'A1a'], ALL],
+  ['all', ['can_view_all_users', 'can_edit_all_users'], ALL, ALL],
+  ['all but seeing only the domain', ['can_view_users', 'can_edit_all_users'], ['A'], ['A']],
+  ['none', ['can_view_all_users'], [], ALL],
+];
+
+describe('users: edit', () => {
+  it.each(userEdit)('scope %s', async (_s, perms, editable, visible) => {
+    const actor = await tree.actor(perms, ['A']);
+    for (const g of ALL) {
+      const res = await actor.api.patch(`/users/${tree.users[g]}`, { description: `edited by ${actor.id}` });
+      const want = editable.includes(g) ? 200 : visible.includes(g) ? 403 : 404;
+      expect([g, res.statusCode]).toEqual([g, want]);
+    }
+    expect((await actor.api.patch(`/users/${tree.other.userId}`, { description: 'x' })).statusCode).toBe(404);
+  });
+
+  it('users may edit their own record with can_edit_own_profile, but not its administrative fields', async () => {
+    const actor = await tree.actor(['can_edit_own_profile'], ['A']);
+    expect((await actor.api.patch(`/users/${actor.id}`, { name: 'Me myself' })).statusCode).toBe(200);
+    const res = await actor.api.patch(`/users/${actor.id}`, { domains: [tree.groups.A, tree.groups.B] });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().details).toEqual([{ field: 'domains', message: 'only an administrator may change this field' }]);
+    const without = await tree.actor([], ['A']);
+    expect((await without.api.patch(`/users/${without.id}`, { name: 'Nope' })).statusCode).toBe(403);
+  });
+});
+
+const userDelete: [string, string[], G[], G[]][] = [
+  ['domain', ['can_view_all_users', 'can_delete_users'], ['A'], ALL],
+  ['descendants', ['can_view_all_users', 'can_delete_descendant_users'], ['A', 'A1', 'A1a'], ALL],
+  ['all', ['can_view_all_users', 'can_delete_all_users'], ALL, ALL],
+  ['all but seeing only below', ['can_view_descendant_users', 'can_delete_all_users'], ['A', 'A1', 'A1a'], ['A', 'A1', 'A1a']],
+  ['none', ['can_view_all_users'], [], ALL],
+];
+
+describe('users: delete', () => {
+  it.each(userDelete)('scope %s', async (_s, perms, deletable, visible) => {
+    const actor = await tree.actor(perms, ['A']);
+    for (const g of ALL) {
+      const target = await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [tree.groups[g]] });
+      const res = await actor.api.delete(`/users/${target.id}`);
+      const want = deletable.includes(g) ? 200 : visible.includes(g) ? 403 : 404;
+      expect([g, res.statusCode]).toEqual([g, want]);
+    }
+    expect((await actor.api.delete(`/users/${tree.other.userId}`)).statusCode).toBe(404);
+  });
+});
+
+describe('roles: view, edit, delete by scope', () => {
+  // Roles held by users of A1 and of B, one created by the actor, one of the other project.
+  async function roles(actorId: number) {
+    const db = t.app.database.db;
+    const p = t.project.projectId;
+    const heldInA1 = await makeRole(db, p, []);
+    const heldInB = await makeRole(db, p, []);
+    await makeUser(db, { projectId: p, roleId: heldInA1, groupIds: [tree.groups.A1] });
+    await makeUser(db, { projectId: p, roleId: heldInB, groupIds: [tree.groups.B] });
+    const [own] = await db
+      .insert((await import('../roles/roles.table.js')).roles)
+      .values({ projectId: p, name: `own-${actorId}`, permissions: [], createdBy: actorId })
+      .returning();
+    return { heldInA1, heldInB, own: own!.id, other: await makeRole(db, tree.other.projectId, []) };
+  }
+  type K = 'heldInA1' | 'heldInB' | 'own' | 'other';
+  const KEYS: K[] = ['heldInA1', 'heldInB', 'own', 'other'];
+
+  const cases: [string, 'view' | 'edit' | 'delete', string[], K[], K[]][] = [
+    // [case, action, permissions, allowed, visible]
+    ['view own', 'view', ['can_view_roles'], ['own'], ['own']],
+    ["view users' roles", 'view', ['can_view_users_roles', 'can_view_descendant_users'], ['heldInA1', 'own'], ['heldInA1', 'own']],
+    ['view all', 'view', ['can_view_all_roles'], ['heldInA1', 'heldInB', 'own'], ['heldInA1', 'heldInB', 'own']],
+    ['edit own', 'edit', ['can_view_all_roles', 'can_edit_own_roles'], ['own'], ['heldInA1', 'heldInB', 'own']],
+    [
+      "edit users' roles",
+      'edit',
+      ['can_view_all_roles', 'can_edit_users_roles', 'can_view_descendant_users'],
+      ['heldInA1'],
+      ['heldInA1', 'heldInB', 'own'],
+    ],
+    ['edit all', 'edit', ['can_view_all_roles', 'can_edit_all_roles'], ['heldInA1', 'heldInB', 'own'], ['heldInA1', 'heldInB', 'own']],
+    ['edit all, seeing own only', 'edit', ['can_view_roles', 'can_edit_all_roles'], ['own'], ['own']],
+    ['edit none', 'edit', ['can_view_all_roles'], [], ['heldInA1', 'heldInB', 'own']],
+    ['delete own', 'delete', ['can_view_all_roles', 'can_delete_own_roles'], ['own'], ['heldInA1', 'heldInB', 'own']],
+    [
+      'delete all',
+      'delete',
+      ['can_view_all_roles', 'can_delete_all_roles'],
+      ['heldInA1', 'heldInB', 'own'],
+      ['heldInA1', 'heldInB', 'own'],
+    ],
+    ['delete none', 'delete', ['can_view_all_roles'], [], ['heldInA1', 'heldInB', 'own']],
+  ];
+
+  it.each(cases)('%s', async (_name, action, perms, allowed, visible) => {
+    const actor = await tree.actor(perms, ['A']);
+    const r = await roles(actor.id);
+    for (const k of KEYS) {
+      const url = `/roles/${r[k]}`;
+      const res =
+        action === 'view'
+          ? await actor.api.get(url)
+          : action === 'edit'
+            ? await actor.api.patch(url, { description: 'edited' })
+            : await actor.api.delete(`${url}?gently=false`);
+      const want = allowed.includes(k) ? 200 : visible.includes(k) ? 403 : 404;
+      expect([k, res.statusCode]).toEqual([k, want]);
+    }
+    if (action === 'view') {
+      const ids = (await actor.api.get('/roles?size=1000')).json().data.map((x: { id: number }) => x.id);
+      for (const k of KEYS) expect([k, ids.includes(r[k])]).toEqual([k, allowed.includes(k)]);
+    }
+  });
+
+  it('edit and delete of available roles follow the actor role’s available list', async () => {
+    const actor = await tree.actor(['can_view_all_roles', 'can_edit_available_roles', 'can_delete_available_roles'], ['A']);
+    const r = await roles(actor.id);
+    const { roleAvailableRoles } = await import('../roles/roles.table.js');
+    await t.app.database.db.insert(roleAvailableRoles).values({ roleId: actor.roleId, availableRoleId: r.heldInB });
+    expect((await actor.api.patch(`/roles/${r.heldInB}`, { description: 'ok' })).statusCode).toBe(200);
+    expect((await actor.api.patch(`/roles/${r.heldInA1}`, { description: 'no' })).statusCode).toBe(403);
+    expect((await actor.api.delete(`/roles/${r.heldInA1}?gently=false`)).statusCode).toBe(403);
+    expect((await actor.api.delete(`/roles/${r.heldInB}?gently=false`)).statusCode).toBe(200);
+  });
+});
