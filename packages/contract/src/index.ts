@@ -12,3 +12,4 @@ export * from './registration.js';
 export * from './roles.js';
 export * from './settings.js';
 export * from './users.js';
+export * from './validators.js';

@@ -106,7 +106,7 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
     }
   };
 
-  it.each([
+  it.each<[Record<string, string>, RegExp?]>([
     [{ sort: 'password_hash' }, /sort/],
     [{ sort: 'description' }, /sort/],
     [{ sort: 'name,name' }, /sort/],
@@ -130,7 +130,7 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
     [f([{ field: 'name', operator: 'has', value: null }])],
     [{ filters: JSON.stringify({ match: 'some', rules: [] }) }],
   ])('%j', async (raw, field) => {
-    await expectInvalid(raw as Record<string, string>, field as RegExp | undefined);
+    await expectInvalid(raw, field);
   });
 
   it('never lets arbitrary filter values reach SQL as code (property)', async () => {
