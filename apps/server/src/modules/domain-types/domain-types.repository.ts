@@ -20,7 +20,7 @@ export const DOMAIN_TYPE_LIST: ListSpec = {
 
 export type DomainTypeRow = typeof domainTypes.$inferSelect & { domains?: number[] };
 
-const domainIds = sql<number[]>`(SELECT coalesce(array_agg(g.id ORDER BY g.id), '{}') FROM groups g WHERE g.domain_type_id = ${DT.id})`;
+const domainIds = sql<number[]>`ARRAY(SELECT g.id FROM groups g WHERE g.domain_type_id = ${DT.id} ORDER BY g.id)`;
 
 /** Domain types are the project's catalogue of group kinds (Complex, Building, Entrance, …). */
 export class DomainTypesRepository {

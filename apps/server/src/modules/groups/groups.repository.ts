@@ -67,9 +67,7 @@ export type GroupAccess = GroupRow & { canEdit: boolean; canDelete: boolean; can
 const relationColumns = (rel: ReadonlySet<string>) => ({
   ...(rel.has('users')
     ? {
-        users: sql<
-          number[]
-        >`(SELECT coalesce(array_agg(ug.user_id ORDER BY ug.user_id), '{}') FROM user_groups ug WHERE ug.group_id = ${G.id})`,
+        users: sql<number[]>`ARRAY(SELECT ug.user_id FROM user_groups ug WHERE ug.group_id = ${G.id} ORDER BY ug.user_id)`,
       }
     : {}),
   ...(rel.has('parent')

@@ -10,9 +10,7 @@ import { userGroups, users } from './users.table.js';
 
 const U = qualifiedColumns(users);
 
-const domainIds = sql<
-  number[]
->`(SELECT coalesce(array_agg(ug.group_id ORDER BY ug.group_id), '{}') FROM user_groups ug WHERE ug.user_id = ${U.id})`;
+const domainIds = sql<number[]>`ARRAY(SELECT ug.group_id FROM user_groups ug WHERE ug.user_id = ${U.id} ORDER BY ug.group_id)`;
 
 export const USER_LIST: ListSpec = {
   fields: {
