@@ -127,6 +127,22 @@ describe('POST /refresh and /logout', () => {
     expect((await post('/refresh', { token: s.refresh })).statusCode).toBe(401);
   });
 
+  it('records sign-ins, failed sign-ins and sign-outs in the audit log', async () => {
+    const { auditEvents } = await import('../audit/audit.table.js');
+    const { eq } = await import('drizzle-orm');
+    const rows = await t.app.database.db.select().from(auditEvents).where(eq(auditEvents.entity, 'session'));
+    const actions = new Set(rows.map((r) => r.action));
+    expect(actions).toEqual(new Set(['login', 'login_failed', 'logout']));
+    const failed = rows.find((r) => r.action === 'login_failed');
+    // The attempted login is kept, never the password that was tried.
+    expect(Object.keys(failed?.after as object)).toEqual(['login']);
+    expect(rows.find((r) => r.action === 'login')).toMatchObject({
+      userId: expect.any(Number),
+      ip: expect.any(String),
+      requestId: expect.any(String),
+    });
+  });
+
   it('logout needs a signed-in user', async () => {
     const res = await client(t.app).post('/logout', {});
     expect(res.statusCode).toBe(401);

@@ -8,7 +8,7 @@ export async function authRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/login',
     { config: { public: true }, schema: { tags: ['session'], body: LoginBodySchema, response: { 200: LoginResponseSchema } } },
-    async (req) => ({ data: { sessions: await auth.login(req.body, req.ip) } }),
+    async (req) => ({ data: { sessions: await auth.login(req.body, req.ip, String(req.id)) } }),
   );
 
   app.post(
@@ -21,7 +21,7 @@ export async function authRoutes(app: AppInstance): Promise<void> {
     '/logout',
     { schema: { tags: ['session'], body: LogoutBodySchema, response: { 200: z.object({ data: z.boolean() }) } } },
     async (req) => {
-      await auth.logout(req.actor, req.body?.token);
+      await auth.logout(req.ctx, req.body?.token);
       return { data: true };
     },
   );

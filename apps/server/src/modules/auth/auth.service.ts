@@ -8,9 +8,10 @@ import {
   REFRESH_TOKEN_TTL_SECONDS,
   type Session,
 } from '@atrium/contract';
+import { recordAudit } from '../../core/audit.js';
 import { dummyHash, verifyPassword } from '../../core/auth/password.js';
 import { hashToken, newRefreshToken, type TokenService } from '../../core/auth/tokens.js';
-import type { Actor } from '../../core/context.js';
+import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
 import type { AuthRepository } from './auth.repository.js';
@@ -23,7 +24,7 @@ export class AuthService {
   ) {}
 
   /** One session per project where the login exists and the password matches. */
-  async login(body: LoginBody, ip: string): Promise<Session[]> {
+  async login(body: LoginBody, ip: string, requestId: string): Promise<Session[]> {
     const keys = [`ip:${ip}`, `login:${body.login.toLowerCase()}`];
     for (const key of keys) {
       if ((await this.repo.failures(key, LOGIN_FAILURE_WINDOW_SECONDS)) >= LOGIN_MAX_FAILURES) throw new AppError('too_many_attempts');
@@ -34,12 +35,22 @@ export class AuthService {
     if (!candidates.length) await verifyPassword(await dummyHash(), body.password);
     if (!matched.length) {
       for (const key of keys) await this.repo.addFailure(key, LOGIN_FAILURE_WINDOW_SECONDS);
+      await recordAudit(
+        this.db,
+        { actor: null, ip, requestId },
+        { entity: 'session', action: 'login_failed', after: { login: body.login } },
+      );
       throw new AppError('invalid_credentials');
     }
     await this.repo.clearFailures(keys[1] as string);
     const sessions: Session[] = [];
     for (const c of matched) {
       await this.repo.markActivated(c.userId);
+      await recordAudit(
+        this.db,
+        { actor: { userId: c.userId, projectId: c.project.id }, ip, requestId },
+        { entity: 'session', entityId: c.userId, action: 'login' },
+      );
       sessions.push({ ...(await this.issue(c.userId, c.project.id, randomUUID())), project: c.project });
     }
     return sessions;
@@ -86,7 +97,9 @@ export class AuthService {
   }
 
   /** Revokes the given refresh token's family, or every session of the user when none is given. */
-  async logout(actor: Actor, refresh?: string): Promise<void> {
+  async logout(ctx: RequestContext, refresh?: string): Promise<void> {
+    const { actor } = ctx;
+    await recordAudit(this.db, ctx, { entity: 'session', entityId: actor.userId, action: 'logout' });
     if (refresh) {
       const row = await this.repo.refreshForUpdate(this.db, hashToken(refresh));
       if (row && row.userId === actor.userId) await this.repo.revokeFamily(this.db, row.familyId);

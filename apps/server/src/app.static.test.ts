@@ -1,0 +1,61 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../test/helpers.js';
+import { type AppInstance, buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import type { Database } from './core/db/client.js';
+
+let app: AppInstance;
+let database: Database;
+beforeAll(async () => {
+  const web = mkdtempSync(path.join(tmpdir(), 'atrium-web-'));
+  mkdirSync(path.join(web, 'assets'));
+  writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>Atrium console</title>');
+  writeFileSync(path.join(web, 'assets', 'app.js'), 'console.log(1)');
+  database = await freshDatabase();
+  const config = loadConfig({
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'atrium-data-')),
+    LOG_LEVEL: 'silent',
+    WEB_DIST: web,
+    JWT_SECRET: 'x'.repeat(40),
+  });
+  app = await buildApp({ config, database });
+});
+afterAll(async () => {
+  await app?.close();
+  await database?.close();
+});
+
+describe('the console on the same port', () => {
+  it('serves index.html at the root and the built assets', async () => {
+    const root = await app.inject({ method: 'GET', url: '/' });
+    expect(root.statusCode).toBe(200);
+    expect(root.body).toContain('Atrium console');
+    const asset = await app.inject({ method: 'GET', url: '/assets/app.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['content-type']).toContain('javascript');
+  });
+
+  it.each(['/users/5/edit', '/login?redirect=%2Fprofile', '/groups', '/anything/unknown'])(
+    'falls back to index.html for the client route %s',
+    async (url) => {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toContain('text/html');
+      expect(res.body).toContain('Atrium console');
+    },
+  );
+
+  it('keeps API misses as JSON 404s', async () => {
+    const res = await app.inject({ method: 'GET', url: '/api/v0/does-not-exist' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().message).toBe('item not found');
+  });
+
+  it('does not fall back for other methods', async () => {
+    const res = await app.inject({ method: 'POST', url: '/users' });
+    expect(res.statusCode).toBe(404);
+  });
+});
