@@ -29,7 +29,8 @@ export const UserSchema = z.object({
   domains: z.array(z.number().int()),
   avatar_url: z.string().nullable(),
   elevator_access_disabled: z.boolean(),
-  license_info: LicenseInfoSchema.partial().nullable(),
+  /** The user's licence features (blocks of LicenseInfo); a structure import adds mobile_app.period {from, to}. */
+  license_info: z.record(z.string(), z.record(z.string(), z.unknown())).nullable(),
   is_group_admin: z.boolean(),
   is_invited: z.boolean(),
   activated_at: z.string().nullable(),

@@ -13,7 +13,7 @@ export interface ScopeTree {
   other: { projectId: number; userId: number; roleId: number; groupId: number; admin: Api };
   admin: Api;
   /** Signs in a new user of the first project with these permissions in these groups. */
-  actor(permissions: string[], groups: (keyof ScopeTree['groups'])[]): Promise<{ id: number; roleId: number; api: Api }>;
+  actor(permissions: string[], groups: (keyof ScopeTree['groups'])[]): Promise<{ id: number; roleId: number; token: string; api: Api }>;
 }
 
 export async function scopeTree(t: TestApp): Promise<ScopeTree> {
@@ -48,7 +48,8 @@ export async function scopeTree(t: TestApp): Promise<ScopeTree> {
     async actor(permissions, where) {
       const roleId = await makeRole(db, p, permissions);
       const u = await makeUser(db, { projectId: p, roleId, groupIds: where.map((w) => groups[w]), login: `actor-${++n}` });
-      return { id: u.id, roleId, api: client(t.app, await login(t.app, u.login, u.password)) };
+      const token = await login(t.app, u.login, u.password);
+      return { id: u.id, roleId, token, api: client(t.app, token) };
     },
   };
 }

@@ -59,7 +59,7 @@ export function toUser(u: UserRow, showLicense: boolean): User {
     domains: u.domains,
     avatar_url: u.avatarPath ? `/api/v0/files/${u.avatarPath}` : null,
     elevator_access_disabled: u.elevatorAccessDisabled,
-    license_info: showLicense ? (u.licenseInfo ?? null) : null,
+    license_info: showLicense ? ((u.licenseInfo as User['license_info']) ?? null) : null,
     is_group_admin: u.isGroupAdmin,
     is_invited: u.isInvited,
     activated_at: iso(u.activatedAt),
