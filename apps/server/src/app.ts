@@ -142,12 +142,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const licenses = new LicenseService(projectsRepo);
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log });
   const settings = new SettingsService(projectsRepo);
+  const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
   const services: Services = {
     ...administrationServices(database.db, realtime, files, () => services.registration),
     auth: new AuthService(database.db, new AuthRepository(database.db), tokens),
     projects,
-    profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files),
-    notifications: new NotificationsService(new NotificationsRepository(database.db), realtime),
+    notifications,
+    profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files, notifications),
     licenses,
     settings,
     mailer,

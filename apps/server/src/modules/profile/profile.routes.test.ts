@@ -115,6 +115,23 @@ describe('POST /profile/password', () => {
     await expect(login(t.app, u.login, u.password)).rejects.toThrow();
     await expect(login(t.app, u.login, 'brand-new-pass')).resolves.toBeTruthy();
   });
+
+  it('notifies the user that the password changed', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    expect((await api.get('/notifications/unread')).json().meta.total).toBe(0);
+    await api.post('/profile/password', { old: u.password, new: 'brand-new-pass' });
+    const unread = (await api.get('/notifications/unread')).json();
+    expect(unread.meta.total).toBe(1);
+    expect(unread.data[0]).toMatchObject({ type: 'system', data: { event: 'password_changed' }, read_at: null });
+  });
+
+  it('sends no notification when the old password is wrong', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    await api.post('/profile/password', { old: 'not-it', new: 'brand-new-pass' });
+    expect((await api.get('/notifications/unread')).json().meta.total).toBe(0);
+  });
 });
 
 describe('mobile popup, avatar, account', () => {

@@ -20,6 +20,7 @@ import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import type { LicenseService } from '../frontend/license.service.js';
+import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { ProfileRepository, UserRow } from './profile.repository.js';
 
 const DEFAULT_FIELDS: ProfileFields = {
@@ -45,6 +46,7 @@ export class ProfileService {
     private readonly repo: ProfileRepository,
     private readonly licenses: LicenseService,
     private readonly files: FileStore,
+    private readonly notifications: NotificationsService,
   ) {}
 
   private async row(actor: Actor): Promise<UserRow> {
@@ -115,6 +117,8 @@ export class ProfileService {
       await this.repo.update(tx, u.id, { passwordHash });
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'password' });
     });
+    // Tells the user's other open consoles (and the user later) that the password changed.
+    await this.notifications.notify(ctx.actor.projectId, u.id, { type: 'system', data: { event: 'password_changed' } });
   }
 
   async setPopupActive(ctx: RequestContext, active: boolean): Promise<Profile> {
