@@ -1,8 +1,8 @@
 import ExpandLessIcon from '@mui/icons-material/ExpandLess';
 import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
-import { Box, Collapse, List, ListItemButton, ListItemText } from '@mui/material';
+import { Box, Collapse, ListItemText, MenuItem } from '@mui/material';
 import { useState } from 'react';
-import { MenuItemLink, useSidebarState, useTranslate } from 'react-admin';
+import { Menu, MenuItemLink, useSidebarState, useTranslate } from 'react-admin';
 import { isAvailable } from '../app/areas';
 import { visibleMenu } from '../app/menu-rules';
 import { useSessionData } from '../app/SessionContext';
@@ -30,33 +30,37 @@ export function SideMenu() {
       return next;
     });
 
+  // MUI's menu items live in one MenuList (react-admin's Menu, which also sets the open and
+  // minified widths); the section headers are items too, so the keyboard walks through them.
   return (
     <Box component="nav" aria-label={translate('menu.label')} sx={{ pt: 1, pb: 8 }}>
-      {sections.map((section) => {
-        const isOpen = !open || (expanded[section.code] ?? true);
-        const name = translate(section.label);
-        return (
-          <List key={section.code} dense disablePadding component="div">
-            {open ? (
-              <ListItemButton
-                onClick={() => toggle(section.code)}
-                aria-expanded={isOpen}
-                aria-label={translate(isOpen ? 'menu.collapse_section' : 'menu.expand_section', { section: name })}
-                sx={{ py: 0.5, color: 'text.secondary' }}
-              >
-                <ListItemText primary={name} slotProps={{ primary: { variant: 'overline', sx: { lineHeight: 1.8, fontWeight: 600 } } }} />
-                {isOpen ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
-              </ListItemButton>
-            ) : null}
-            <Collapse in={isOpen} timeout="auto" unmountOnExit>
-              {section.items.map((item) => {
-                const Icon = menuIcon(item.path);
-                return <MenuItemLink key={item.path} to={item.path} primaryText={translate(item.label)} leftIcon={<Icon />} />;
-              })}
-            </Collapse>
-          </List>
-        );
-      })}
+      <Menu dense>
+        {sections.map((section) => {
+          const isOpen = !open || (expanded[section.code] ?? true);
+          const name = translate(section.label);
+          return (
+            <Box key={section.code} role="group" aria-label={name}>
+              {open ? (
+                <MenuItem
+                  onClick={() => toggle(section.code)}
+                  aria-expanded={isOpen}
+                  aria-label={translate(isOpen ? 'menu.collapse_section' : 'menu.expand_section', { section: name })}
+                  sx={{ py: 0.5, color: 'text.secondary' }}
+                >
+                  <ListItemText primary={name} slotProps={{ primary: { variant: 'overline', sx: { lineHeight: 1.8, fontWeight: 600 } } }} />
+                  {isOpen ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
+                </MenuItem>
+              ) : null}
+              <Collapse in={isOpen} timeout="auto" unmountOnExit>
+                {section.items.map((item) => {
+                  const Icon = menuIcon(item.path);
+                  return <MenuItemLink key={item.path} to={item.path} primaryText={translate(item.label)} leftIcon={<Icon />} />;
+                })}
+              </Collapse>
+            </Box>
+          );
+        })}
+      </Menu>
     </Box>
   );
 }
