@@ -52,6 +52,10 @@ const text = (value: unknown): string => {
 /** The wording of a notification in the current language, from its type and payload. */
 export function notificationText(n: Notification, translate: Translate): string {
   const data = n.data ?? {};
+  if (n.type === 'system' && typeof data.event === 'string') {
+    const fallback = typeof data.name === 'string' ? data.name : data.event.replace(/_/g, ' ');
+    return translate(`notifications.system_events.${data.event}`, { _: fallback });
+  }
   const key = `notifications.types.${n.type}${data.has_error === true && (n.type === 'sip_reboot_completed' || n.type === 'device_broker_settings_sent') ? '_error' : ''}`;
   const values: Record<string, string> = {};
   for (const field of ['author', 'from', 'name', 'status', 'user', 'device', 'group', 'sensors', 'identifier_type', 'identifier_number']) {

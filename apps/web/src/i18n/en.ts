@@ -184,6 +184,10 @@ export const en = {
       device_alarm_processed: 'Alarm on %{device} processed by %{user}',
       system: '%{name}',
     },
+    /** Texts of the 'system' notifications, by their data.event. */
+    system_events: {
+      password_changed: 'Your password was changed',
+    },
     settings: {
       title: 'Notification settings',
       acs: 'Notify me about access control events (identifier use)',

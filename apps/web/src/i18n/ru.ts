@@ -182,6 +182,10 @@ export const ru: Messages = {
       device_alarm_processed: 'Тревога на %{device} обработана: %{user}',
       system: '%{name}',
     },
+    /** Texts of the 'system' notifications, by their data.event. */
+    system_events: {
+      password_changed: 'Ваш пароль изменён',
+    },
     settings: {
       title: 'Настройки уведомлений',
       acs: 'Уведомлять о событиях СКУД (использование идентификаторов)',
