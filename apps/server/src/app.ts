@@ -9,6 +9,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
   type RawServerDefault,
@@ -121,7 +122,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     trustProxy: true,
     bodyLimit: 2 * 1024 * 1024,
     // One line per request at debug level instead of two at info: the console log stays readable.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
   app.addHook('onResponse', async (req, reply) => {
     req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
