@@ -66,7 +66,13 @@ export type ListQuery = z.infer<typeof ListQuerySchema>;
 export type ListQueryInput = z.input<typeof ListQuerySchema>;
 
 /** The meta of a list answer. */
-export const ListMetaSchema = z.object({ total: z.number().int(), page: z.number().int(), size: z.number().int() });
+export const ListMetaSchema = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  size: z.number().int(),
+  /** Present and true when the total is an estimate (very large lists). */
+  estimated: z.boolean().optional(),
+});
 export type ListMeta = z.infer<typeof ListMetaSchema>;
 
 export const listResponse = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ListMetaSchema });

@@ -1,12 +1,12 @@
 import { ListQuerySchema } from '@atrium/contract';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeUser } from '../../test/factories/user.factory.js';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 import { userGroups, users } from '../modules/users/users.table.js';
 import { AppError } from './errors.js';
-import { filtersSql, type ListSpec, pageOffset, sortSql, withRelations } from './list-query.js';
+import { filtersSql, inPageOrder, type ListSpec, pageOffset, pageOfIds, sortSql, withRelations } from './list-query.js';
 
 const spec: ListSpec = {
   fields: {
@@ -15,7 +15,11 @@ const spec: ListSpec = {
     email: { expr: sql`${users.email}`, type: 'text' },
     is_group_admin: { expr: sql`${users.isGroupAdmin}`, type: 'boolean' },
     created_at: { expr: sql`${users.createdAt}`, type: 'date' },
-    groups: { expr: sql`ARRAY(SELECT ug.group_id FROM ${userGroups} ug WHERE ug.user_id = ${users.id})`, type: 'int_array', sortable: false },
+    groups: {
+      expr: sql`ARRAY(SELECT ug.group_id FROM ${userGroups} ug WHERE ug.user_id = ${users.id})`,
+      type: 'int_array',
+      sortable: false,
+    },
     description: { expr: sql`${users.description}`, type: 'text', filterable: false, sortable: false },
   },
   defaultSort: 'name',
@@ -82,7 +86,10 @@ describe('list engine: operators', () => {
       { field: 'email', operator: 'equals', value: null },
     ];
     expect(await names(f(rules, 'match_all'))).toEqual(['Boris']);
-    expect(await names(f([{ field: 'name', operator: 'equals', value: 'Anna' }, ...rules.slice(1)], 'match_any'))).toEqual(['Anna', 'Boris']);
+    expect(await names(f([{ field: 'name', operator: 'equals', value: 'Anna' }, ...rules.slice(1)], 'match_any'))).toEqual([
+      'Anna',
+      'Boris',
+    ]);
   });
 
   it('sorts by several fields with a stable tiebreak, and pages', async () => {
@@ -135,10 +142,14 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
 
   it('never lets arbitrary filter values reach SQL as code (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 40 }), fc.constantFrom('equals', 'not_equals', 'has', 'begins_with', 'above', 'below'), async (value, operator) => {
-        const out = await names(f([{ field: 'name', operator, value }]));
-        expect(Array.isArray(out)).toBe(true);
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 40 }),
+        fc.constantFrom('equals', 'not_equals', 'has', 'begins_with', 'above', 'below'),
+        async (value, operator) => {
+          const out = await names(f([{ field: 'name', operator, value }]));
+          expect(Array.isArray(out)).toBe(true);
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -146,5 +157,48 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
   it('checks `with` against the offered relations', () => {
     expect([...withRelations(['groups', 'role'], ['role'])]).toEqual(['role']);
     expect(() => withRelations(['groups'], ['secrets'])).toThrow(AppError);
+  });
+});
+
+describe('pageOfIds', () => {
+  const where = () => and(eq(users.projectId, projectId), sql`${users.login} LIKE 'l-%'`);
+
+  it('answers the page ids in order and the exact total', async () => {
+    const r = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      orderBy: sortSql(spec, { sort: '-name' }),
+      query: { page: 1, size: 2 },
+    });
+    expect(r.estimated).toBe(false);
+    expect(r.total).toBe(3);
+    const rows = await t.app.database.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, r.ids));
+    expect(inPageOrder(r.ids, rows).map((x) => x.name)).toEqual(['Boris', 'Bella_50%']);
+  });
+
+  it('answers an empty page past the end with the total still right', async () => {
+    const r = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      orderBy: sortSql(spec, {}),
+      query: { page: 9, size: 2 },
+    });
+    expect(r).toEqual({ ids: [], total: 3, estimated: false });
+  });
+
+  it('switches to the planner estimate above the cap', async () => {
+    const r = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      orderBy: sortSql(spec, {}),
+      query: { page: 1, size: 1 },
+      cap: 2,
+    });
+    expect(r.estimated).toBe(true);
+    expect(r.total).toBeGreaterThanOrEqual(3);
+    expect(r.ids).toHaveLength(1);
   });
 });

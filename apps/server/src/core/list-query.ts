@@ -1,5 +1,7 @@
 import type { FilterRule, ListQuery } from '@atrium/contract';
 import { type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { type DbOrTx, queryRows } from './db/client.js';
 import { AppError } from './errors.js';
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'int_array';
@@ -54,7 +56,9 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
   const value = coerce(rule, f.type, where);
   const e = f.expr;
   // Explicit casts: the driver then never has to guess a parameter's type.
-  const cast = { text: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean`, date: sql`::timestamptz`, int_array: sql`::int` }[f.type];
+  const cast = { text: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean`, date: sql`::timestamptz`, int_array: sql`::int` }[
+    f.type
+  ];
   const typed = sql`${value}${cast}`;
   if (f.type === 'int_array') {
     switch (rule.operator) {
@@ -122,3 +126,49 @@ export function withRelations<T extends string>(allowed: readonly T[], requested
 }
 
 export const pageOffset = (q: Pick<ListQuery, 'page' | 'size'>) => (q.page - 1) * q.size;
+
+/** Above this many matching rows a list's total is the planner's estimate, not an exact count. */
+export const EXACT_TOTAL_CAP = 10_000;
+
+export interface PageOfIds {
+  ids: number[];
+  total: number;
+  /** True when `total` is an estimate (more than EXACT_TOTAL_CAP rows match). */
+  estimated: boolean;
+}
+
+/**
+ * The ids of one page and the total, as two cheap queries instead of one expensive one:
+ * - the page is the ids alone, ordered and limited, so the planner can walk an index and stop;
+ *   the caller then loads only those rows' columns and relations;
+ * - the total counts at most EXACT_TOTAL_CAP + 1 matching rows; beyond that it is the planner's
+ *   estimate (ARCHITECTURE §12: a count over hundreds of thousands of rows costs tens of ms).
+ */
+export async function pageOfIds(
+  db: DbOrTx,
+  opts: { table: PgTable; id: SQL; where: SQL | undefined; orderBy: SQL[]; query: Pick<ListQuery, 'page' | 'size'>; cap?: number },
+): Promise<PageOfIds> {
+  const cap = opts.cap ?? EXACT_TOTAL_CAP;
+  const where = opts.where ?? sql`TRUE`;
+  const [page, counted] = await Promise.all([
+    queryRows<{ id: number }>(
+      db,
+      sql`SELECT ${opts.id} AS id FROM ${opts.table} WHERE ${where} ORDER BY ${sql.join(opts.orderBy, sql`, `)} LIMIT ${opts.query.size} OFFSET ${pageOffset(opts.query)}`,
+    ),
+    queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${opts.table} WHERE ${where} LIMIT ${cap + 1}) capped`),
+  ]);
+  const ids = page.map((r) => Number(r.id));
+  const n = Number(counted[0]?.n ?? 0);
+  if (n <= cap) return { ids, total: n, estimated: false };
+  const plan = await queryRows<{ 'QUERY PLAN': unknown }>(db, sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${opts.table} WHERE ${where}`);
+  const raw = plan[0]?.['QUERY PLAN'];
+  const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
+  const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
+  return { ids, total: Math.max(estimate, cap + 1), estimated: true };
+}
+
+/** Orders rows loaded by id in the order of the page's ids. */
+export function inPageOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
