@@ -450,5 +450,12 @@ describe('POST /domains/generate and /domains/generate/save', () => {
       (await tree.admin.post('/domains/generate', { parent_id: tree.other.groupId, domains: [{ id: type.floor, count: 1 }] })).statusCode,
     ).toBe(400);
     expect((await tree.admin.post('/domains/generate/save', { parent_id: 1, domains: [{ name: 'x' }] })).statusCode).toBe(400);
+    const member = await tree.actor([], ['A']);
+    const one = [{ name: 'x', domain_type_id: type.floor, logic_address: null, children: [] }];
+    expect((await member.api.post('/domains/generate/save', { parent_id: tree.groups.A, domains: one })).statusCode).toBe(403);
+    expect((await anon().post('/domains/generate/save', { parent_id: tree.groups.A, domains: one })).statusCode).toBe(401);
+    expect((await tree.admin.post('/domains/generate/save', { parent_id: tree.other.groupId, domains: one })).statusCode).toBe(400);
+    expect((await anon().get('/domains/completely')).statusCode).toBe(401);
+    expect((await anon().get(`/domains/${tree.groups.A}`)).statusCode).toBe(401);
   });
 });

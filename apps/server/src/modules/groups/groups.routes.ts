@@ -118,6 +118,7 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
     },
     async (req) => {
       if (!req.isMultipart()) throw new AppError('wrong_file_body', [{ field: 'file', message: 'field is required' }]);
+      await structure.assertMayImport(req.actor, req.params.id, null);
       const dir = path.join(app.config.dataDir, 'tmp');
       await mkdir(dir, { recursive: true });
       const tmp = path.join(dir, `${randomUUID()}.xlsx`);
@@ -140,7 +141,7 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
         if (roleId !== null && (!Number.isInteger(roleId) || roleId <= 0)) {
           throw new AppError('invalid_data', [{ field: 'role_id', message: 'valid number' }]);
         }
-        await structure.assertMayImport(req.actor, req.params.id, roleId);
+        if (roleId !== null) await structure.assertMayImport(req.actor, req.params.id, roleId);
         return { data: await structure.importFile(req.ctx, req.params.id, tmp, roleId, req.query.tz_offset) };
       } finally {
         await rm(tmp, { force: true });

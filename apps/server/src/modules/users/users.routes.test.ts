@@ -308,6 +308,11 @@ describe('POST /users/:id/password', () => {
     expect((await tree.admin.post(`/users/${tree.other.userId}/password`, { new_password: 'long-enough-1' })).statusCode).toBe(404);
     expect((await anon().post(`/users/${tree.users.A}/password`, { new_password: 'long-enough-1' })).statusCode).toBe(401);
   });
+
+  it('is not a way around the old password for one’s own account', async () => {
+    const self = await tree.actor(['can_edit_own_profile'], ['A']);
+    expect((await self.api.post(`/users/${self.id}/password`, { new_password: 'long-enough-1' })).statusCode).toBe(403);
+  });
 });
 
 describe('POST /users/:id/registration-link', () => {

@@ -239,15 +239,16 @@ export class UsersService {
     return bulkDelete(items, (id) => this.delete(ctx, id));
   }
 
-  private async editable(actor: Actor, id: number) {
+  private async editable(actor: Actor, id: number, selfAllowed = true) {
     const u = await this.repo.find(this.db, actor, id);
     if (!u?.canView) throw notFound();
-    if (!u.canEdit && !(id === actor.userId && actor.permissions.has('can_edit_own_profile'))) throw prohibited();
+    if (!u.canEdit && !(selfAllowed && id === actor.userId && actor.permissions.has('can_edit_own_profile'))) throw prohibited();
     return u;
   }
 
+  /** An administrator sets another user's password; one's own goes through /profile/password with the old one. */
   async setPassword(ctx: RequestContext, id: number, password: string): Promise<void> {
-    await this.editable(ctx.actor, id);
+    await this.editable(ctx.actor, id, false);
     const passwordHash = await hashPassword(password);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { passwordHash });
