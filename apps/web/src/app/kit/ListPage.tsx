@@ -1,7 +1,7 @@
 import type { FilterOperator } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
-import { Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
+import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
 import { type ReactElement, type ReactNode, useState } from 'react';
 import {
   CreateButton,
@@ -20,7 +20,7 @@ import {
   useResourceContext,
   useTranslate,
 } from 'react-admin';
-import { filterSource } from '../dataProvider';
+import { type AtriumDataProvider, filterSource } from '../dataProvider';
 import { reportError } from '../errors';
 
 /**
@@ -44,8 +44,30 @@ function EmptyState() {
   );
 }
 
+/** A yes/no option of a bulk delete, sent as a query parameter (`gently=true`). */
+export interface BulkDeleteFlag {
+  name: string;
+  /** Translation key of the checkbox. */
+  label: string;
+  defaultValue: boolean;
+}
+
+/** The answer of `POST …/delete`: deleted ids, the ones not deleted with why, and any area-specific extras. */
+export interface BulkDeleteAnswer {
+  deleted?: unknown[];
+  not_deleted?: { id: unknown; message: string }[];
+  [extra: string]: unknown;
+}
+
+export interface BulkDeleteWithConfirmProps {
+  /** Options shown in the confirmation and sent as query parameters. */
+  flags?: readonly BulkDeleteFlag[];
+  /** Extra text to show after the call (e.g. who still uses a role); null when nothing to add. */
+  describe?: (answer: BulkDeleteAnswer, translate: (key: string, options?: Record<string, unknown>) => string) => string | null;
+}
+
 /** Bulk delete with a confirmation, through `POST …/delete {items}`; reports what was not deleted and why. */
-export function BulkDeleteWithConfirm() {
+export function BulkDeleteWithConfirm({ flags, describe }: BulkDeleteWithConfirmProps = {}) {
   const translate = useTranslate();
   const resource = useResourceContext();
   const dataProvider = useDataProvider();
@@ -54,16 +76,39 @@ export function BulkDeleteWithConfirm() {
   const { selectedIds, onUnselectItems } = useListContext();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [values, setValues] = useState<Record<string, boolean>>(() =>
+    Object.fromEntries((flags ?? []).map((f) => [f.name, f.defaultValue])),
+  );
+
+  const call = async (): Promise<{ notDeleted: { id: unknown; message: string }[]; answer: BulkDeleteAnswer }> => {
+    if (!resource) return { notDeleted: [], answer: {} };
+    if (!flags?.length) {
+      const result = await dataProvider.deleteMany(resource, { ids: selectedIds });
+      return { notDeleted: result.meta?.notDeleted ?? [], answer: {} };
+    }
+    // With options the call goes out as is, so the area's extras in the answer reach `describe`.
+    const body = await (dataProvider as unknown as AtriumDataProvider).request<{ data?: BulkDeleteAnswer }>(`/${resource}/delete`, {
+      method: 'POST',
+      query: values,
+      body: { items: selectedIds },
+    });
+    const answer = body?.data ?? {};
+    return { notDeleted: answer.not_deleted ?? [], answer };
+  };
 
   const run = async () => {
     if (!resource) return;
     setBusy(true);
     try {
-      const result = await dataProvider.deleteMany(resource, { ids: selectedIds });
-      const notDeleted: { id: unknown; message: string }[] = result.meta?.notDeleted ?? [];
+      const { notDeleted, answer } = await call();
+      const extra = describe?.(answer, translate);
       if (notDeleted.length > 0) {
         const reasons = [...new Set(notDeleted.map((n) => reportError({ message: n.message }, translate)))].join('; ');
-        notify('list.not_deleted', { type: 'warning', messageArgs: { smart_count: notDeleted.length, reasons } });
+        notify('list.not_deleted', {
+          type: 'warning',
+          messageArgs: { smart_count: notDeleted.length, reasons: extra ? `${reasons}. ${extra}` : reasons },
+          autoHideDuration: extra ? 10_000 : undefined,
+        });
       } else notify('alerts.done', { type: 'success' });
       onUnselectItems();
     } catch (error) {
@@ -87,7 +132,17 @@ export function BulkDeleteWithConfirm() {
         aria-labelledby="bulk-delete-title"
       >
         <DialogTitle id="bulk-delete-title">{translate('list.confirm_delete_title')}</DialogTitle>
-        <DialogContent>{translate('list.confirm_delete', { smart_count: selectedIds.length })}</DialogContent>
+        <DialogContent>
+          {translate('list.confirm_delete', { smart_count: selectedIds.length })}
+          {(flags ?? []).map((f) => (
+            <FormControlLabel
+              key={f.name}
+              sx={{ display: 'flex', mt: 1 }}
+              control={<Checkbox checked={!!values[f.name]} onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.checked }))} />}
+              label={translate(f.label)}
+            />
+          ))}
+        </DialogContent>
         <DialogActions>
           <Button onClick={() => setOpen(false)} disabled={busy}>
             {translate('form.cancel')}
@@ -111,6 +166,12 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
   /** Offer bulk delete with confirmation. */
   canDelete?: boolean;
   rowClick?: DatagridProps['rowClick'];
+  /** The create button opens `/<area>/add` (the spec's route; see `editOrAdd`) instead of `/<area>/create`. */
+  addRoute?: boolean;
+  /** Replaces the default bulk delete (e.g. `<BulkDeleteWithConfirm flags={…} />`). */
+  bulkActions?: ReactElement;
+  /** More buttons of the top toolbar (import, export dialogs…). */
+  extraActions?: ReactNode;
   /** The columns (react-admin fields). */
   children: ReactNode;
 }
@@ -119,7 +180,19 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
  * The list page of every area: server-side paging (20 per page), sorting and filters, bulk delete
  * with confirmation, export where the area has one, empty and loading states.
  */
-export function ListPage({ filters, canCreate, canExport, canDelete, rowClick = 'edit', children, ...props }: ListPageProps) {
+export function ListPage({
+  filters,
+  canCreate,
+  canExport,
+  canDelete,
+  rowClick = 'edit',
+  addRoute,
+  bulkActions,
+  extraActions,
+  children,
+  ...props
+}: ListPageProps) {
+  const resource = useResourceContext(props);
   return (
     <List
       perPage={20}
@@ -129,13 +202,18 @@ export function ListPage({ filters, canCreate, canExport, canDelete, rowClick = 
       actions={
         <TopToolbar>
           {filters && filters.length > 0 ? <FilterButton /> : null}
-          {canCreate ? <CreateButton /> : null}
+          {canCreate ? <CreateButton to={addRoute && resource ? `/${resource}/add` : undefined} /> : null}
           {canExport ? <ExportButton /> : null}
+          {extraActions}
         </TopToolbar>
       }
       {...props}
     >
-      <Datagrid rowClick={rowClick} bulkActionButtons={canDelete ? <BulkDeleteWithConfirm /> : false} empty={<EmptyState />}>
+      <Datagrid
+        rowClick={rowClick}
+        bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
+        empty={<EmptyState />}
+      >
         {children}
       </Datagrid>
     </List>

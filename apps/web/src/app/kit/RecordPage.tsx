@@ -1,0 +1,91 @@
+import ArrowBackIcon from '@mui/icons-material/ArrowBack';
+import { Alert, AlertTitle, Box, Button } from '@mui/material';
+import type { ComponentType, ReactNode } from 'react';
+import {
+  Create,
+  type CreateProps,
+  Edit,
+  type EditProps,
+  type RaRecord,
+  useCreatePath,
+  useEditContext,
+  useResourceContext,
+  useTranslate,
+} from 'react-admin';
+import { Link, useParams } from 'react-router-dom';
+import { errorText } from '../errors';
+
+/** The status of a failed call, when it has one. */
+const statusOf = (error: unknown): number | undefined => {
+  const s = (error as { status?: unknown } | null)?.status;
+  return typeof s === 'number' ? s : undefined;
+};
+
+/**
+ * What an edit page shows instead of a blank page when its record cannot be read: 404 and 403 say
+ * that the record does not exist or is not visible to this user, anything else the error display rule.
+ */
+export function RecordError() {
+  const translate = useTranslate();
+  const resource = useResourceContext();
+  const createPath = useCreatePath();
+  const { error } = useEditContext();
+  const status = statusOf(error);
+  const hidden = status === 404 || status === 403;
+  return (
+    <Box sx={{ p: 2 }} role="alert">
+      <Alert severity={hidden ? 'warning' : 'error'} variant="outlined">
+        <AlertTitle>{translate(hidden ? 'kit.record_unavailable' : 'kit.record_failed')}</AlertTitle>
+        {hidden ? translate('kit.record_unavailable_hint') : null} {errorText(error, translate)}
+      </Alert>
+      {resource ? (
+        <Button component={Link} to={createPath({ resource, type: 'list' })} startIcon={<ArrowBackIcon />} sx={{ mt: 2 }}>
+          {translate('kit.back_to_list')}
+        </Button>
+      ) : null}
+    </Box>
+  );
+}
+
+export interface EditPageProps<T extends RaRecord = RaRecord> extends Omit<EditProps<T>, 'children'> {
+  children: ReactNode;
+}
+
+/**
+ * The edit page of every area: pessimistic saves (the server's answer decides), stays on the page
+ * after a save, and a clear message (not a blank page or a silent redirect) when the record may not be seen.
+ */
+export function EditPage<T extends RaRecord = RaRecord>({ children, queryOptions, ...props }: EditPageProps<T>) {
+  return (
+    <Edit<T>
+      mutationMode="pessimistic"
+      redirect={false}
+      redirectOnError={false}
+      error={<RecordError />}
+      queryOptions={{ onError: () => undefined, ...queryOptions }}
+      {...props}
+    >
+      {children}
+    </Edit>
+  );
+}
+
+/** The create page of every area: after creating, the new record's edit page opens. */
+export function CreatePage<T extends RaRecord = RaRecord>({ children, ...props }: CreateProps<T> & { children: ReactNode }) {
+  return (
+    <Create<T> redirect="edit" {...props}>
+      {children}
+    </Create>
+  );
+}
+
+/**
+ * The spec's routes are `/<area>/add` for creating; react-admin mounts edit at `/<area>/:id`. This
+ * edit component answers `add` with the create page, so both routes of the spec work.
+ */
+export function editOrAdd(EditComponent: ComponentType, CreateComponent: ComponentType): ComponentType {
+  return function EditOrAdd() {
+    const { id } = useParams();
+    return id === 'add' ? <CreateComponent /> : <EditComponent />;
+  };
+}
