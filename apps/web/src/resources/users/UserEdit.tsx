@@ -1,0 +1,93 @@
+import type { User } from '@atrium/contract';
+import MailIcon from '@mui/icons-material/ForwardToInbox';
+import KeyIcon from '@mui/icons-material/Key';
+import PhoneIphoneIcon from '@mui/icons-material/PhoneIphone';
+import { Button, Chip, Stack } from '@mui/material';
+import { useState } from 'react';
+import { TopToolbar, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { patchTransform } from '../../app/kit/patch';
+import { EditPage } from '../../app/kit/RecordPage';
+import { useAlert } from '../../app/useAlert';
+import { userBody } from './transform';
+import { ChangePasswordDialog, MobileClientsDialog, UserAvatar } from './UserDialogs';
+import { UserForm } from './UserForm';
+
+function UserTitle() {
+  const translate = useTranslate();
+  const record = useRecordContext<User>();
+  return <span>{record ? translate('users.edit_title', { name: record.name || record.login }) : translate('users.title')}</span>;
+}
+
+function UserActions() {
+  const translate = useTranslate();
+  const alert = useAlert();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const record = useRecordContext<User>();
+  const [dialog, setDialog] = useState<'password' | 'mobile' | null>(null);
+  const [sending, setSending] = useState(false);
+  if (!record) return <TopToolbar />;
+  const sendLink = async () => {
+    setSending(true);
+    try {
+      await dp.request(`/users/${record.id}/registration-link`, { method: 'POST' });
+      alert.success('users.actions.link_sent');
+    } catch (error) {
+      alert.error(error);
+    } finally {
+      setSending(false);
+    }
+  };
+  return (
+    <TopToolbar>
+      <Button size="small" startIcon={<MailIcon />} onClick={sendLink} disabled={sending}>
+        {translate('users.actions.send_link')}
+      </Button>
+      <Button size="small" startIcon={<KeyIcon />} onClick={() => setDialog('password')}>
+        {translate('users.actions.change_password')}
+      </Button>
+      <Button size="small" startIcon={<PhoneIphoneIcon />} onClick={() => setDialog('mobile')}>
+        {translate('users.actions.mobile_clients')} ({record.mobile_clients.length})
+      </Button>
+      <ChangePasswordDialog user={record} open={dialog === 'password'} onClose={() => setDialog(null)} />
+      <MobileClientsDialog user={record} open={dialog === 'mobile'} onClose={() => setDialog(null)} />
+    </TopToolbar>
+  );
+}
+
+function UserHeader() {
+  const translate = useTranslate();
+  const record = useRecordContext<User>();
+  if (!record) return null;
+  return (
+    <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ alignItems: { sm: 'center' }, gap: 2, width: '100%' }}>
+      <UserAvatar user={record} />
+      <Chip
+        color={record.activated ? 'success' : 'default'}
+        variant="outlined"
+        label={
+          record.activated && record.activated_at
+            ? translate('users.activated_on', { date: new Date(record.activated_at).toLocaleDateString() })
+            : translate('users.not_activated')
+        }
+      />
+      {record.is_invited ? <Chip variant="outlined" label={translate('resources.users.fields.is_invited')} /> : null}
+    </Stack>
+  );
+}
+
+const transform = patchTransform((values) => userBody(values, 'edit'));
+
+export function UserEdit() {
+  return (
+    <EditPage
+      title={<UserTitle />}
+      actions={<UserActions />}
+      transform={transform}
+      queryOptions={{ meta: { with: ['role', 'domains'] } }}
+      mutationOptions={{ meta: { with: ['role', 'domains'] } }}
+    >
+      <UserForm mode="edit" header={<UserHeader />} />
+    </EditPage>
+  );
+}

@@ -1,0 +1,105 @@
+import { IDENTIFIER_FORMATS, TIME_FORMATS, type User } from '@atrium/contract';
+import { Box, Divider, Typography } from '@mui/material';
+import type { ReactNode } from 'react';
+import {
+  BooleanInput,
+  PasswordInput,
+  SaveButton,
+  SelectInput,
+  SimpleForm,
+  TextInput,
+  Toolbar,
+  useRecordContext,
+  useTranslate,
+} from 'react-admin';
+import { GroupsInput } from '../../app/kit/GroupPicker';
+import { useAvailableRoles } from '../../app/kit/StructureDialogs';
+import { email, internationalPhone, maxLength, minLength, PASSWORD_MIN_LENGTH, required, usernameRequired } from '../../app/validators';
+
+const Grid = ({ children }: { children: ReactNode }) => (
+  <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>{children}</Box>
+);
+
+const Section = ({ title }: { title: string }) => {
+  const translate = useTranslate();
+  return (
+    <>
+      <Divider sx={{ width: '100%', my: 1 }} />
+      <Typography variant="h6" gutterBottom>
+        {translate(title)}
+      </Typography>
+    </>
+  );
+};
+
+// The login may hold letters, digits and . @ + - _ as the server accepts them.
+const loginChars = (value: unknown) =>
+  typeof value !== 'string' || /^[\w.@+-]*$/.test(value.trim())
+    ? undefined
+    : { message: 'validation.alphanumeric_dash_underscore', args: {} };
+
+/**
+ * The user form of create and edit: account, role (only roles the signed-in user may assign, plus the
+ * user's current one), at least one group, group-admin flag, contacts and formats.
+ */
+export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: ReactNode }) {
+  const translate = useTranslate();
+  const record = useRecordContext<User>();
+  const available = useAvailableRoles();
+  const roles = [...(available.data ?? [])];
+  if (record?.role_info && !roles.some((r) => r.id === record.role_info?.id)) roles.push(record.role_info);
+
+  return (
+    <SimpleForm
+      toolbar={
+        <Toolbar>
+          <SaveButton />
+        </Toolbar>
+      }
+      sx={{ maxWidth: 1000 }}
+    >
+      {header}
+      <Typography variant="h6" gutterBottom>
+        {translate('users.account')}
+      </Typography>
+      <Grid>
+        <TextInput source="login" validate={[usernameRequired, maxLength(64), loginChars]} autoComplete="off" />
+        <TextInput source="name" validate={maxLength(255)} />
+        <TextInput source="email" type="email" validate={[email, maxLength(255)]} />
+        <TextInput source="description" validate={maxLength(1000)} />
+        {mode === 'create' ? (
+          <PasswordInput source="password" validate={minLength(PASSWORD_MIN_LENGTH)} autoComplete="new-password" />
+        ) : null}
+      </Grid>
+      {mode === 'create' ? <BooleanInput source="send_registration_link" /> : null}
+
+      <Section title="users.access" />
+      <Grid>
+        <SelectInput source="role" choices={roles} emptyText="users.no_role" isPending={available.isPending} />
+        <BooleanInput source="is_group_admin" sx={{ alignSelf: 'center' }} />
+      </Grid>
+      <GroupsInput source="domains" label="resources.users.fields.domains" validate={required} fullWidth />
+      <BooleanInput source="elevator_access_disabled" />
+
+      <Section title="users.contacts" />
+      <Grid>
+        <TextInput source="profile.phone" validate={internationalPhone} />
+        <TextInput source="profile.address" validate={maxLength(255)} />
+        <TextInput source="profile.time_zone" validate={maxLength(64)} />
+        <TextInput source="profile.country_code" validate={maxLength(8)} />
+        <SelectInput
+          source="profile.identifier_format"
+          choices={IDENTIFIER_FORMATS.map((f) => ({ id: f, name: `users.identifier_formats.${f}` }))}
+          emptyText="app.none"
+        />
+        <SelectInput
+          source="profile.time_format"
+          choices={TIME_FORMATS.map((f) => ({ id: f, name: f }))}
+          translateChoice={false}
+          emptyText="app.none"
+        />
+      </Grid>
+      <BooleanInput source="profile.use_phone_in_forward" />
+    </SimpleForm>
+  );
+}

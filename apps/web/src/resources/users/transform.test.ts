@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { profileBody, userBody } from './transform';
+
+describe('user form transform', () => {
+  const record = {
+    id: 7,
+    login: ' ann ',
+    name: '',
+    description: '  ',
+    email: '',
+    role: '3',
+    domains: [4, { id: 5, name: 'B' }],
+    activated: true,
+    activated_at: '2026-01-01T00:00:00Z',
+    avatar_url: '/files/a.png',
+    mobile_clients: [],
+    role_info: { id: 3, name: 'R' },
+    is_group_admin: 1,
+    profile: { address: ' ', phone: '+12345678', identifier_format: 'hex', time_format: 'bad', use_phone_in_forward: 0 },
+  };
+
+  it('drops read-only parts and sends blanks as null', () => {
+    const body = userBody(record, 'edit');
+    expect(body).toEqual({
+      login: 'ann',
+      name: 'ann',
+      description: null,
+      email: null,
+      role: 3,
+      domains: [4, 5],
+      is_group_admin: true,
+      elevator_access_disabled: false,
+      profile: { address: null, phone: '+12345678', identifier_format: 'hex', time_format: null, use_phone_in_forward: false },
+    });
+  });
+
+  it('sends the registration link by default on create, and a password only when given', () => {
+    expect(userBody({ login: 'a', domains: [1] }, 'create')).toMatchObject({ send_registration_link: true });
+    expect(userBody({ login: 'a', domains: [1] }, 'create')).not.toHaveProperty('password');
+    expect(userBody({ login: 'a', domains: [1], send_registration_link: false, password: 'secret-12' }, 'create')).toMatchObject({
+      send_registration_link: false,
+      password: 'secret-12',
+    });
+    expect(userBody({ login: 'a', domains: [1], password: 'x' }, 'edit')).not.toHaveProperty('send_registration_link');
+  });
+
+  it('a missing role is null', () => {
+    expect(userBody({ login: 'a', role: '' }, 'edit').role).toBeNull();
+  });
+
+  it('keeps only the profile keys the form had', () => {
+    expect(profileBody({ time_zone: 'Europe/Paris' })).toEqual({ time_zone: 'Europe/Paris' });
+    expect(profileBody(null)).toEqual({});
+  });
+});
