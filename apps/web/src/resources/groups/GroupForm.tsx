@@ -1,0 +1,191 @@
+import { type Group, NO_LOGIC_ADDRESS_TYPES } from '@atrium/contract';
+import { Alert, Box, Stack, Typography } from '@mui/material';
+import type { ReactNode } from 'react';
+import {
+  ArrayInput,
+  AutocompleteInput,
+  BooleanInput,
+  DeleteWithConfirmButton,
+  FormDataConsumer,
+  NumberInput,
+  ReferenceInput,
+  SaveButton,
+  SelectInput,
+  SimpleFormIterator,
+  TabbedForm,
+  TextArrayInput,
+  TextInput,
+  Toolbar,
+  useRecordContext,
+  useTranslate,
+} from 'react-admin';
+import { GroupInput } from '../../app/kit/GroupPicker';
+import { useDomainTypes } from '../../app/kit/StructureDialogs';
+import { email, internationalPhone, ipWithPrefix, maxLength, range, required, type Validator } from '../../app/validators';
+import { GroupLogo } from './GroupLogo';
+import { GroupUsers } from './GroupUsers';
+import { dateToSeconds, secondsToDate } from './transform';
+
+const Grid = ({ children }: { children: ReactNode }) => (
+  <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>{children}</Box>
+);
+
+/** Each internal subnetwork is an IP with a bit prefix, and may be listed only once. */
+export const subnetworks: Validator = (value) => {
+  if (!Array.isArray(value)) return undefined;
+  const seen = new Set<string>();
+  for (const v of value) {
+    const error = ipWithPrefix(v);
+    if (error) return error;
+    const key = String(v).trim();
+    if (seen.has(key)) return { message: 'validation.unique', args: {} };
+    seen.add(key);
+  }
+  return undefined;
+};
+
+const NOTIFY_PERIODS = ['everyday', 'weekly', 'monthly', 'never'].map((id) => ({ id, name: `groups.notify_periods.${id}` }));
+const byName = (q: string) => (q ? { 'name@has': q } : {});
+
+/** The code of the domain type with this id, for the rules that depend on it (no logical address for 5). */
+export function useTypeCode() {
+  const types = useDomainTypes();
+  return (typeId: unknown) => types.data?.find((t) => t.id === Number(typeId))?.type ?? null;
+}
+
+/** The group form of create and edit, in the tabs of the spec's edit page. */
+export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?: ReactNode }) {
+  const translate = useTranslate();
+  const record = useRecordContext<Group>();
+  const types = useDomainTypes();
+  const typeCode = useTypeCode();
+  const toolbar = (
+    <Toolbar sx={{ justifyContent: 'space-between' }}>
+      <SaveButton />
+      {mode === 'edit' ? (
+        <DeleteWithConfirmButton
+          mutationMode="pessimistic"
+          confirmTitle={translate('groups.actions.delete')}
+          confirmContent={translate('groups.delete_confirm', { name: record?.name ?? '' })}
+        />
+      ) : null}
+    </Toolbar>
+  );
+
+  return (
+    <TabbedForm toolbar={toolbar} syncWithLocation={false}>
+      <TabbedForm.Tab label="groups.tabs.general">
+        {notices}
+        <Grid>
+          <TextInput source="name" validate={[required, maxLength(255)]} />
+          <GroupInput source="parent_id" label="resources.groups.fields.parent_id" emptyText="groups.root" />
+          <SelectInput source="domain_type_id" choices={types.data ?? []} emptyText="groups.no_type" isPending={types.isPending} />
+          <FormDataConsumer>
+            {({ formData }) => {
+              const none = NO_LOGIC_ADDRESS_TYPES.includes(typeCode(formData.domain_type_id) ?? -1);
+              return (
+                <NumberInput
+                  source="logic_address"
+                  disabled={none}
+                  helperText={none ? 'groups.no_logic_address' : undefined}
+                  validate={range(0, 999_999_999)}
+                />
+              );
+            }}
+          </FormDataConsumer>
+        </Grid>
+        <TextInput source="description" multiline minRows={2} fullWidth validate={maxLength(1000)} />
+        <TextArrayInput source="internal_subnetworks" validate={subnetworks} fullWidth helperText="10.0.0.0/8" />
+        <BooleanInput source="is_resident_phonebook_enabled" />
+      </TabbedForm.Tab>
+
+      <TabbedForm.Tab label="groups.tabs.white_label">
+        <BooleanInput source="whitelabel_settings.is_enabled" />
+        {mode === 'edit' && record ? <GroupLogo group={record} /> : null}
+        <Grid>
+          <TextInput source="whitelabel_settings.name" validate={maxLength(255)} />
+          <TextInput source="whitelabel_settings.address" validate={maxLength(255)} />
+          <TextInput source="whitelabel_settings.email" validate={[email, maxLength(255)]} />
+          <TextInput source="whitelabel_settings.phone" validate={[internationalPhone, maxLength(32)]} />
+        </Grid>
+      </TabbedForm.Tab>
+
+      <TabbedForm.Tab label="groups.tabs.guest_access">
+        <Grid>
+          <NumberInput source="guest_identifier_limits.max_passes_count" validate={range(0, 1_000_000)} />
+          <NumberInput source="guest_identifier_limits.max_period_days" validate={range(0, 36_500)} />
+        </Grid>
+      </TabbedForm.Tab>
+
+      <TabbedForm.Tab label="groups.tabs.notifications">
+        <ArrayInput source="device_status_notify">
+          <SimpleFormIterator inline disableReordering>
+            <ReferenceInput source="user_id" reference="users" sort={{ field: 'name', order: 'ASC' }}>
+              <AutocompleteInput
+                label="resources.groups.fields.user_id"
+                optionText={(u: { name?: string; login?: string }) => (u ? `${u.name ?? ''} (${u.login ?? ''})` : '')}
+                filterToQuery={byName}
+                validate={required}
+                sx={{ minWidth: 260 }}
+              />
+            </ReferenceInput>
+            <BooleanInput source="notify_about_offline_device" label="resources.groups.fields.notify_about_offline_device" />
+            <BooleanInput source="notify_about_device_task_failed" label="resources.groups.fields.notify_about_device_task_failed" />
+          </SimpleFormIterator>
+        </ArrayInput>
+      </TabbedForm.Tab>
+
+      {mode === 'edit' ? (
+        <TabbedForm.Tab label="groups.tabs.licenses">
+          {record?.license_info === null ? (
+            <Alert severity="info">{translate('groups.licenses_hidden')}</Alert>
+          ) : (
+            <>
+              {notices}
+              <BooleanInput source="license_info.is_enabled" />
+              <Stack direction={{ xs: 'column', md: 'row' }} sx={{ gap: 2 }}>
+                <BooleanInput source="license_info.notifications.is_active" />
+                <SelectInput source="license_info.notifications.period" choices={NOTIFY_PERIODS} />
+                <NumberInput source="license_info.notifications.notify_before" validate={range(0, 365)} />
+              </Stack>
+              <ArrayInput source="license_info.licenses">
+                <SimpleFormIterator inline disableReordering>
+                  <TextInput source="type" label="resources.groups.fields.license.type" validate={[required, maxLength(64)]} />
+                  <NumberInput source="quantity" label="resources.groups.fields.license.quantity" validate={range(0, 1_000_000_000)} />
+                  <TextInput
+                    source="period.from"
+                    type="date"
+                    label="resources.groups.fields.license.period_from"
+                    format={secondsToDate}
+                    parse={(v: string) => dateToSeconds(v, 'from')}
+                    slotProps={{ inputLabel: { shrink: true } }}
+                  />
+                  <TextInput
+                    source="period.to"
+                    type="date"
+                    label="resources.groups.fields.license.period_to"
+                    format={secondsToDate}
+                    parse={(v: string) => dateToSeconds(v, 'to')}
+                    slotProps={{ inputLabel: { shrink: true } }}
+                  />
+                  <BooleanInput source="is_active" label="resources.groups.fields.license.is_active" />
+                  <BooleanInput source="is_device_license" label="resources.groups.fields.license.is_device_license" />
+                  <BooleanInput source="restrict_period.is_active" label="resources.groups.fields.license.restrict" />
+                </SimpleFormIterator>
+              </ArrayInput>
+            </>
+          )}
+        </TabbedForm.Tab>
+      ) : null}
+
+      {mode === 'edit' && record ? (
+        <TabbedForm.Tab label="groups.tabs.users">
+          <Typography variant="body2" color="text.secondary">
+            {translate('groups.users_hint')}
+          </Typography>
+          <GroupUsers groupId={record.id} />
+        </TabbedForm.Tab>
+      ) : null}
+    </TabbedForm>
+  );
+}

@@ -1,0 +1,106 @@
+import type { Group } from '@atrium/contract';
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import AddIcon from '@mui/icons-material/Add';
+import AutoAwesomeIcon from '@mui/icons-material/AutoAwesome';
+import CategoryIcon from '@mui/icons-material/Category';
+import DownloadIcon from '@mui/icons-material/Download';
+import TableRowsIcon from '@mui/icons-material/TableRows';
+import UploadIcon from '@mui/icons-material/Upload';
+import { Button, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
+import { useState } from 'react';
+import { FunctionField, NumberField, TextField, TextInput, Title, useStore, useTranslate } from 'react-admin';
+import { Link } from 'react-router-dom';
+import { ApiRoutes } from '../../app/kit/apiRoutes';
+import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
+import { GenerateDialog } from './GenerateDialog';
+import { GroupTree } from './GroupTree';
+import { GROUP_ROUTES } from './routes';
+
+type DialogName = 'generate' | 'import' | 'export' | null;
+
+function Actions({ onOpen }: { onOpen: (d: DialogName) => void }) {
+  const translate = useTranslate();
+  return (
+    <>
+      <Button size="small" startIcon={<AutoAwesomeIcon />} onClick={() => onOpen('generate')}>
+        {translate('groups.actions.generate')}
+      </Button>
+      <Button size="small" startIcon={<UploadIcon />} onClick={() => onOpen('import')}>
+        {translate('groups.actions.import')}
+      </Button>
+      <Button size="small" startIcon={<DownloadIcon />} onClick={() => onOpen('export')}>
+        {translate('groups.actions.export')}
+      </Button>
+      <Button size="small" component={Link} to="/domain-types" startIcon={<CategoryIcon />}>
+        {translate('domain_types.title')}
+      </Button>
+    </>
+  );
+}
+
+/** Groups: the hierarchy as an expandable tree (default), or a flat table searched and paged on the server. */
+export function GroupList() {
+  const translate = useTranslate();
+  const [view, setView] = useStore<'tree' | 'table'>('groups.view', 'tree');
+  const [dialog, setDialog] = useState<DialogName>(null);
+
+  const toggle = (
+    <ToggleButtonGroup size="small" exclusive value={view} onChange={(_, v) => v && setView(v)} aria-label={translate('groups.title')}>
+      <ToggleButton value="tree" aria-label={translate('groups.tree')}>
+        <AccountTreeIcon fontSize="small" sx={{ mr: 0.5 }} /> {translate('groups.tree')}
+      </ToggleButton>
+      <ToggleButton value="table" aria-label={translate('groups.table')}>
+        <TableRowsIcon fontSize="small" sx={{ mr: 0.5 }} /> {translate('groups.table')}
+      </ToggleButton>
+    </ToggleButtonGroup>
+  );
+
+  return (
+    <ApiRoutes routes={GROUP_ROUTES}>
+      {view === 'tree' ? (
+        <>
+          <Title title={translate('groups.title')} />
+          <Stack direction="row" sx={{ alignItems: 'center', gap: 1, mt: 2, flexWrap: 'wrap' }}>
+            {toggle}
+            <Typography sx={{ flex: 1 }} />
+            <Actions onOpen={setDialog} />
+            <Button component={Link} to="/groups/add" variant="contained" size="small" startIcon={<AddIcon />}>
+              {translate('list.create')}
+            </Button>
+          </Stack>
+          <GroupTree />
+        </>
+      ) : (
+        <>
+          <Stack direction="row" sx={{ mt: 2 }}>
+            {toggle}
+          </Stack>
+          <ListPage
+            resource="groups"
+            title={translate('groups.title')}
+            sort={{ field: 'name', order: 'ASC' }}
+            queryOptions={{ meta: { with: ['parent'] } }}
+            filters={[
+              <TextInput key="search" source="search" label="resources.groups.fields.search" resettable alwaysOn />,
+              textFilter('logic_address', 'equals', 'resources.groups.fields.logic_address'),
+            ]}
+            canCreate
+            addRoute
+            extraActions={<Actions onOpen={setDialog} />}
+          >
+            <NumberField source="id" />
+            <TextField source="name" />
+            <FunctionField source="domain_type_id" render={(g: Group) => g.domain_type?.name ?? translate('groups.no_type')} />
+            <NumberField source="logic_address" emptyText="—" />
+            <FunctionField source="parent_id" sortable={false} render={(g: Group) => g.parent?.name ?? translate('groups.root')} />
+            <TextField source="description" emptyText="—" sortable={false} />
+          </ListPage>
+        </>
+      )}
+      <GenerateDialog open={dialog === 'generate'} onClose={() => setDialog(null)} />
+      <StructureImportDialog open={dialog === 'import'} onClose={() => setDialog(null)} />
+      <StructureExportDialog open={dialog === 'export'} onClose={() => setDialog(null)} />
+    </ApiRoutes>
+  );
+}

@@ -1,0 +1,93 @@
+import type { Group } from '@atrium/contract';
+import DeleteIcon from '@mui/icons-material/Delete';
+import UploadIcon from '@mui/icons-material/Upload';
+import { Box, Button, Stack, Typography } from '@mui/material';
+import { useState } from 'react';
+import { useDataProvider, useRefresh, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { GROUPS_API } from '../../app/kit/GroupPicker';
+import { useAlert } from '../../app/useAlert';
+
+/** The white-label logo of a group: upload (`POST /domains/{id}/logo {image}`) and removal. */
+export function GroupLogo({ group }: { group: Group }) {
+  const translate = useTranslate();
+  const alert = useAlert();
+  const refresh = useRefresh();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const [busy, setBusy] = useState(false);
+  const logo = group.whitelabel_settings?.logo;
+
+  const run = async (call: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await call();
+      alert.done();
+      refresh();
+    } catch (error) {
+      alert.error(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack direction="row" sx={{ alignItems: 'center', gap: 2, mb: 2 }}>
+      <Box
+        sx={{
+          width: 160,
+          height: 80,
+          border: 1,
+          borderColor: 'divider',
+          borderRadius: 1,
+          display: 'flex',
+          alignItems: 'center',
+          justifyContent: 'center',
+          overflow: 'hidden',
+          bgcolor: 'background.default',
+        }}
+      >
+        {logo ? (
+          <img
+            src={logo}
+            alt={translate('resources.groups.fields.whitelabel_settings.logo')}
+            style={{ maxWidth: '100%', maxHeight: '100%' }}
+          />
+        ) : (
+          <Typography variant="caption" color="text.secondary">
+            {translate('groups.logo.none')}
+          </Typography>
+        )}
+      </Box>
+      <Stack spacing={1}>
+        <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />} disabled={busy}>
+          {translate('groups.logo.upload')}
+          <input
+            hidden
+            type="file"
+            accept="image/png,image/jpeg,image/gif,image/webp,image/svg+xml"
+            aria-label={translate('groups.logo.upload')}
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              if (!file) return;
+              const form = new FormData();
+              form.append('image', file, file.name);
+              void run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'POST', body: form }));
+            }}
+          />
+        </Button>
+        {logo ? (
+          <Button
+            color="error"
+            size="small"
+            startIcon={<DeleteIcon />}
+            disabled={busy}
+            onClick={() => run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'DELETE' }))}
+          >
+            {translate('groups.logo.remove')}
+          </Button>
+        ) : null}
+      </Stack>
+    </Stack>
+  );
+}
