@@ -1,4 +1,8 @@
 import type { SvgIconComponent } from '@mui/icons-material';
+import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import BadgeIcon from '@mui/icons-material/Badge';
+import CategoryIcon from '@mui/icons-material/Category';
+import PeopleIcon from '@mui/icons-material/People';
 import type { ComponentType } from 'react';
 
 /** What a resource module exports as default (`src/resources/<area>/index.ts`, CONVENTIONS). */
@@ -27,7 +31,18 @@ export interface AreaDefinition {
  * menu entries stay hidden and its paths answer not-found. Add one line per area, e.g.
  * `{ name: 'users', menuPaths: ['/users'], parts: ['list', 'edit', 'create'], icon: PeopleIcon, load: () => import('../resources/users') }`.
  */
-export const AREAS: readonly AreaDefinition[] = [];
+export const AREAS: readonly AreaDefinition[] = [
+  { name: 'users', menuPaths: ['/users'], parts: ['list', 'edit', 'create'], icon: PeopleIcon, load: () => import('../resources/users') },
+  { name: 'roles', menuPaths: ['/roles'], parts: ['list', 'edit', 'create'], icon: BadgeIcon, load: () => import('../resources/roles') },
+  {
+    name: 'groups',
+    menuPaths: ['/groups'],
+    parts: ['list', 'edit', 'create'],
+    icon: AccountTreeIcon,
+    load: () => import('../resources/groups'),
+  },
+  { name: 'domain-types', menuPaths: [], parts: ['list'], icon: CategoryIcon, load: () => import('../resources/domain-types') },
+];
 
 /** Pages of the shell itself, always available. */
 export const CORE_PATHS: readonly string[] = ['/home', '/notifications'];

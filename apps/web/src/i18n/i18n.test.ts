@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MENU, SECTION_CODES } from '../app/menu-rules';
 import { VALIDATION_MESSAGES } from '../app/validators';
 import { en } from './en';
+import { AREA_MESSAGES } from './index';
 import { ru } from './ru';
 
 /** Every leaf of a catalogue as [dot-joined key, text]. */
@@ -50,6 +51,20 @@ describe('translations', () => {
     for (const cat of [en, ru]) {
       for (const code of SECTION_CODES) expect(get(cat, ['menu', 'sections', code]), code).toBeTypeOf('string');
       for (const item of MENU.flatMap((s) => s.items)) expect(get(cat, item.label.split('.')), item.label).toBeTypeOf('string');
+    }
+  });
+  it('every text kept beside the kit and the areas exists in both languages, without empty ones', () => {
+    for (const m of AREA_MESSAGES) {
+      const enArea = new Set(keys(m.en));
+      const ruArea = new Set(keys(m.ru));
+      expect([...enArea].filter((k) => !ruArea.has(k))).toEqual([]);
+      expect([...ruArea].filter((k) => !enArea.has(k))).toEqual([]);
+      for (const cat of [m.en, m.ru])
+        expect(
+          leaves(cat)
+            .filter(([, v]) => typeof v !== 'string' || v.trim() === '')
+            .map(([k]) => k),
+        ).toEqual([]);
     }
   });
   it('the permission catalogue carries both labels', () => {

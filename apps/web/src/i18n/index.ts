@@ -2,8 +2,22 @@ import type { TranslationMessages } from 'ra-core';
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import russianMessages from 'ra-language-russian';
+import * as kitMessages from '../app/kit/messages';
+import * as domainTypesMessages from '../resources/domain-types/messages';
+import * as groupsMessages from '../resources/groups/messages';
+import * as rolesMessages from '../resources/roles/messages';
+import * as usersMessages from '../resources/users/messages';
 import { en } from './en';
 import { ru } from './ru';
+
+/** Texts kept beside the code they belong to (the kit, each area), each module exporting `{ en, ru }`. */
+export const AREA_MESSAGES: readonly { en: Tree; ru: Tree }[] = [
+  kitMessages,
+  groupsMessages,
+  domainTypesMessages,
+  usersMessages,
+  rolesMessages,
+];
 
 export type AppLocale = 'en' | 'ru';
 export const APP_LOCALES: readonly AppLocale[] = ['en', 'ru'];
@@ -28,8 +42,13 @@ export function deepMerge(...sources: Tree[]): Tree {
 
 // react-admin's Russian pack lags its English one: English fills the gaps rather than raw keys.
 const catalogues: Record<AppLocale, TranslationMessages> = {
-  en: deepMerge(englishMessages as unknown as Tree, en) as unknown as TranslationMessages,
-  ru: deepMerge(englishMessages as unknown as Tree, russianMessages as unknown as Tree, ru) as unknown as TranslationMessages,
+  en: deepMerge(englishMessages as unknown as Tree, en, ...AREA_MESSAGES.map((m) => m.en)) as unknown as TranslationMessages,
+  ru: deepMerge(
+    englishMessages as unknown as Tree,
+    russianMessages as unknown as Tree,
+    ru,
+    ...AREA_MESSAGES.map((m) => m.ru),
+  ) as unknown as TranslationMessages,
 };
 
 export const messagesFor = (locale: string): TranslationMessages => catalogues[isAppLocale(locale) ? locale : DEFAULT_APP_LOCALE];
