@@ -1,6 +1,6 @@
 import type { ListQuery, Scope } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, userAclTarget } from '../../core/acl.js';
+import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
@@ -41,6 +41,16 @@ export type UserRow = typeof users.$inferSelect & {
 
 const target = userAclTarget(sql`${U.id}`, sql`${U.createdBy}`);
 
+/** The view rule checked row by row (EXISTS per user), for lists already narrowed to a branch. */
+function rowVisible(actor: Actor): SQL {
+  const perRow = aclPredicate(actor, 'users', 'view', {
+    inGroups: (cond) =>
+      sql`EXISTS (SELECT 1 FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${U.id} AND ${cond})`,
+    createdBy: sql`${U.createdBy}`,
+  });
+  return sql`(${U.id} = ${actor.userId} OR ${perRow})`;
+}
+
 /** Users may always see their own record; everyone else by the view rule. */
 export function userPredicate(actor: Actor, action: 'view' | 'edit' | 'delete'): SQL {
   const view = sql`(${U.id} = ${actor.userId} OR ${aclPredicate(actor, 'users', 'view', target)})`;
@@ -68,15 +78,27 @@ export class UsersRepository {
     q: ListQuery & { search?: string | undefined; branch?: number | undefined },
     rel: ReadonlySet<string>,
   ): Promise<{ rows: UserRow[]; total: number }> {
-    const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), userPredicate(actor, 'view'), filtersSql(USER_LIST, q)];
+    const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), filtersSql(USER_LIST, q)];
+    const p = actor.projectId;
+    const scope = scopeOf(actor, 'users', 'view');
+    // Plans measured on 200,000 users (ARCHITECTURE §12): a branch narrows to its user ids first and checks
+    // the scope per row; without one, a scoped caller's visible ids are gathered by index and joined by key.
+    if (q.branch) {
+      conds.push(
+        sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE g.project_id = ${p} AND g.path && ${intArray([q.branch])})`,
+      );
+      if (scope !== 'all') conds.push(rowVisible(actor));
+    } else if (scope === 'domain' || scope === 'descendants') {
+      conds.push(sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id
+        WHERE g.project_id = ${p} AND ${groupScopeCondition(actor, scope)}
+        UNION SELECT ${actor.userId}::int
+        UNION SELECT u.id FROM users u WHERE u.project_id = ${p} AND u.created_by = ${actor.userId})`);
+    } else if (scope !== 'all') {
+      conds.push(userPredicate(actor, 'view'));
+    }
     if (q.search) {
       const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       conds.push(sql`(${U.login} ILIKE ${like} OR ${U.name} ILIKE ${like} OR ${U.email} ILIKE ${like})`);
-    }
-    if (q.branch) {
-      conds.push(
-        sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE g.path && ${intArray([q.branch])} AND g.project_id = ${actor.projectId})`,
-      );
     }
     const where = and(...conds);
     const rows = await this.db

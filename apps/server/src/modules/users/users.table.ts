@@ -36,6 +36,8 @@ export const users = pgTable(
     index('users_project_name').on(t.projectId, t.name, t.id),
     index('users_role').on(t.roleId),
     index('users_email').on(sql`lower(${t.email})`),
+    // "Any user can view what they created": the users list gathers those ids by this index.
+    index('users_created_by').on(t.createdBy),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "users_created_by" ON "users" USING btree ("created_by");
