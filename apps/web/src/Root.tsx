@@ -4,7 +4,7 @@ import { I18nContext, StoreContextProvider, useStore } from 'ra-core';
 import { type ReactNode, Suspense, useEffect, useMemo } from 'react';
 import { BrowserRouter, Navigate, Outlet, Route, Routes, useLocation } from 'react-router-dom';
 import { lazyNamed } from './app/lazy';
-import { i18nProvider, LocaleScope } from './app/locale';
+import { i18nProvider, LocaleScope, useDocumentLanguage } from './app/locale';
 import { raStore } from './app/ra-store';
 import { loginWithRedirect, safeRedirect } from './app/redirect';
 import { sessionStore } from './app/session';
@@ -63,6 +63,7 @@ function RootRedirect() {
 function Themed({ children }: { children: ReactNode }) {
   const [mode] = useStore<'light' | 'dark'>('theme', 'light');
   const theme = useMemo(() => createTheme(mode === 'dark' ? darkTheme : lightTheme), [mode]);
+  useDocumentLanguage();
   return (
     <ThemeProvider theme={theme}>
       <CssBaseline />

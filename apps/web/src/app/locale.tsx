@@ -30,6 +30,14 @@ export function useAppLocale(): AppLocale {
   return isAppLocale(value) ? value : DEFAULT_APP_LOCALE;
 }
 
+/** Keeps the page's `lang` on the chosen language (screen readers, hyphenation, spell check), signed in or not. */
+export function useDocumentLanguage(): void {
+  const locale = useAppLocale();
+  useEffect(() => {
+    document.documentElement.lang = locale;
+  }, [locale]);
+}
+
 /**
  * Translation context of the signed-out pages: re-renders them in the new language once its
  * catalogue is loaded. (Inside the console react-admin's own provider does the same.)
@@ -38,7 +46,6 @@ export function LocaleScope({ children }: { children: ReactNode }) {
   const locale = useAppLocale();
   const [ready, setReady] = useState(() => i18nProvider.getLocale());
   useEffect(() => {
-    document.documentElement.lang = locale;
     let live = true;
     Promise.resolve(i18nProvider.getLocale() === locale ? undefined : i18nProvider.changeLocale(locale)).then(() => {
       if (live) setReady(locale);

@@ -164,6 +164,7 @@ export const en = {
     mark_all_read: 'Mark all as read',
     mark_read: 'Mark as read',
     unread: 'Unread',
+    unread_count: '%{smart_count} unread',
     important: 'Important notification',
     load_more: 'Show more',
     open: 'Open',

@@ -162,6 +162,7 @@ export const ru: Messages = {
     mark_all_read: 'Отметить все прочитанными',
     mark_read: 'Отметить прочитанным',
     unread: 'Непрочитанное',
+    unread_count: '%{smart_count} непрочитанное |||| %{smart_count} непрочитанных |||| %{smart_count} непрочитанных',
     important: 'Важное уведомление',
     load_more: 'Показать ещё',
     open: 'Открыть',

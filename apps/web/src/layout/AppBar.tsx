@@ -14,9 +14,8 @@ function ProfileItem() {
 }
 
 function ProfileMenu() {
-  const translate = useTranslate();
   return (
-    <UserMenu aria-label={translate('toolbar.profile_menu')}>
+    <UserMenu label="toolbar.profile_menu">
       <ProfileItem />
       <Logout />
     </UserMenu>

@@ -16,11 +16,13 @@ export function NotificationBell() {
   const latest = items.slice(0, MENU_NOTIFICATIONS);
   const close = () => setAnchor(null);
   const label = translate('toolbar.notifications');
+  // The badge is only drawn; the count is also in the button's name for screen readers.
+  const buttonLabel = total > 0 ? `${label}: ${translate('notifications.unread_count', { smart_count: total })}` : label;
 
   return (
     <>
       <Tooltip title={label}>
-        <IconButton color="inherit" aria-label={label} aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)}>
+        <IconButton color="inherit" aria-label={buttonLabel} aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)}>
           <Badge badgeContent={total} color="secondary" max={99} data-testid="unread-badge">
             <NotificationsIcon />
           </Badge>
