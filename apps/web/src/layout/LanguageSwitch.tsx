@@ -22,7 +22,16 @@ export function LanguageSwitch({
       onChange={(_, next) => {
         if (isAppLocale(next)) onChange(next);
       }}
-      sx={{ '& .MuiToggleButton-root': { color: 'inherit', borderColor: 'currentColor', py: 0.25, px: 1 } }}
+      // Both places it sits (toolbar, sign-in background) are dark: the chosen language is lit, not darkened.
+      sx={{
+        '& .MuiToggleButton-root': { color: 'inherit', borderColor: 'currentColor', py: 0.25, px: 1, opacity: 0.75 },
+        '& .MuiToggleButton-root.Mui-selected, & .MuiToggleButton-root.Mui-selected:hover': {
+          color: 'inherit',
+          bgcolor: 'rgba(255, 255, 255, 0.24)',
+          fontWeight: 700,
+          opacity: 1,
+        },
+      }}
     >
       {APP_LOCALES.map((l) => (
         <ToggleButton key={l} value={l} lang={l} aria-label={translate(`toolbar.languages.${l}`)}>

@@ -69,7 +69,7 @@ export function AvatarEditor({ url, name }: { url: string | null; name: string }
         {name.slice(0, 1)}
       </Avatar>
       <Stack spacing={1}>
-        <Button component="label" variant="outlined" startIcon={<UploadIcon />}>
+        <Button component="label" variant="outlined" startIcon={<UploadIcon />} sx={{ whiteSpace: 'nowrap' }}>
           {translate('profile.upload_avatar')}
           <input
             hidden

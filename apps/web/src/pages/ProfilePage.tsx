@@ -1,6 +1,6 @@
 import { IDENTIFIER_FORMATS, PASSWORD_MIN_LENGTH, type Profile, TIME_FORMATS } from '@atrium/contract';
 import LockIcon from '@mui/icons-material/Lock';
-import { Box, Button, Card, CardActions, CardContent, Divider, Grid, Typography } from '@mui/material';
+import { Box, Button, Card, CardActions, CardContent, Divider, Grid, Stack, Typography } from '@mui/material';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
@@ -146,7 +146,7 @@ export function ProfilePage() {
                   {translate('profile.avatar')}
                 </Typography>
                 <AvatarEditor url={profile.avatar_url} name={profile.name} />
-                <Box sx={{ mt: 3 }}>
+                <Stack spacing={1.5} sx={{ mt: 3 }}>
                   <Labeled label={translate('profile.login')}>
                     <TextField source="login" record={profile} />
                   </Labeled>
@@ -161,7 +161,7 @@ export function ProfilePage() {
                       <TextField source="profile.sip_number" record={profile} />
                     </Labeled>
                   ) : null}
-                </Box>
+                </Stack>
               </Grid>
               <Grid size={{ xs: 12, md: 8 }}>
                 <Typography variant="subtitle1" gutterBottom>

@@ -4,6 +4,10 @@ import { useEffect, useState } from 'react';
 import { useAppLocale } from '../app/locale';
 import { PageLink, PublicPage } from './PublicPage';
 
+// The document comes unstyled; give it the console's type instead of the browser's serif.
+const TERMS_STYLE =
+  '<style>body{margin:0;font:15px/1.6 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#222}h1{font-size:1.3em;margin-top:0}</style>';
+
 /** Terms and conditions in the current language (GET /terms/<locale>.html), shown sandboxed. */
 export function TermsPage() {
   const translate = useTranslate();
@@ -34,7 +38,7 @@ export function TermsPage() {
           component="iframe"
           title={translate('terms.title')}
           sandbox=""
-          srcDoc={html}
+          srcDoc={`${TERMS_STYLE}${html}`}
           sx={{ width: '100%', height: '60vh', border: 0, bgcolor: '#fff', borderRadius: 1 }}
         />
       )}
