@@ -1,9 +1,10 @@
+import { ERRORS } from '@atrium/contract';
 import { Alert, CircularProgress, Stack } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
-import { reportError } from '../app/errors';
 import { http } from '../app/http';
+import { linkError } from './linkError';
 import { PageLink, PublicPage } from './PublicPage';
 
 /** The link of a registration e-mail: confirms the account (POST /registration/confirm). */
@@ -16,7 +17,7 @@ export function RegistrationConfirmPage() {
     http
       .request('/registration/confirm', { method: 'POST', body: { token }, auth: false })
       .then(() => live && setState({ status: 'done' }))
-      .catch((err) => live && setState({ status: 'failed', error: reportError(err, translate) }));
+      .catch((err) => live && setState({ status: 'failed', error: linkError(err, ERRORS.verification_link_outdated.message, translate) }));
     return () => {
       live = false;
     };

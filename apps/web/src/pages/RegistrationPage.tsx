@@ -1,11 +1,12 @@
+import { ERRORS } from '@atrium/contract';
 import { Alert, CircularProgress, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
-import { reportError } from '../app/errors';
 import { http } from '../app/http';
 import { maxLength, required } from '../app/validators';
 import { fieldError } from './fieldError';
+import { linkError } from './linkError';
 import { NewPasswordForm } from './NewPasswordForm';
 import { PageLink, PublicPage } from './PublicPage';
 import { useSubmit } from './useSubmit';
@@ -39,7 +40,7 @@ export function RegistrationPage() {
       .catch((err) => {
         if (!live) return;
         setInvite(false);
-        setInviteError(reportError(err, translate));
+        setInviteError(linkError(err, ERRORS.invite_invalid.message, translate));
       });
     return () => {
       live = false;
