@@ -1,0 +1,24 @@
+import { ADMIN, Api, expect, makeUser, signInFromLogin, test } from './support/console';
+
+test('a password changed elsewhere rings the bell without a reload', async ({ page, request }) => {
+  const user = await makeUser(await Api.signIn(request, ADMIN));
+  await signInFromLogin(page, user);
+  const bell = page.getByRole('button', { name: /^Notifications/ });
+  await bell.click();
+  await expect(page.getByRole('menuitem', { name: 'No new notifications' })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // The same person changes the password from another device.
+  const elsewhere = await Api.signIn(request, user);
+  await elsewhere.call('POST', '/profile/password', { old: user.password, new: `${user.password}-2` });
+
+  await expect(bell).toHaveAccessibleName('Notifications: 1 unread');
+  await bell.click();
+  await expect(page.getByRole('menuitem', { name: /Your password was changed/ })).toBeVisible();
+  await page.keyboard.press('Escape');
+
+  // The notifications page lists it, and marks it read after a second.
+  await page.goto('/notifications');
+  await expect(page.getByText('Your password was changed')).toBeVisible();
+  await expect(bell).toHaveAccessibleName('Notifications');
+});

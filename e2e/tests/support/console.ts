@@ -1,0 +1,98 @@
+import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
+
+/** The administrator the e2e server is started with (playwright.config.ts). */
+export const ADMIN = { login: 'admin', password: 'e2e-admin-password' } as const;
+
+/** Where the console keeps the signed-in session (apps/web/src/app/storage.ts). */
+export const SESSION_KEY = 'atrium.user';
+
+/**
+ * The console's test: fails when the page throws or MUI/React report a misuse, which a
+ * screenshot would not show (the console once crashed on a menu item outside its list).
+ */
+export const test = base.extend<{ pageProblems: string[] }>({
+  pageProblems: [
+    async ({ page }, use) => {
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /MUI:|Warning:|Uncaught|Minified React error/.test(message.text())) {
+          problems.push(`console: ${message.text().split('\n')[0]}`);
+        }
+      });
+      await use(problems);
+      expect(problems, 'the page reported problems').toEqual([]);
+    },
+    { auto: true },
+  ],
+});
+export { expect };
+
+/** Signs in on the login page as a person does. */
+export async function signIn(page: Page, who: { login: string; password: string }, options: { remember?: boolean } = {}) {
+  await page.getByLabel('Login').fill(who.login);
+  await page.getByLabel('Password', { exact: true }).fill(who.password);
+  if (options.remember) await page.getByRole('checkbox', { name: 'Remember me' }).check();
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Opens the login page and signs in; resolves once the console shows home. */
+export async function signInFromLogin(page: Page, who: { login: string; password: string }, options: { remember?: boolean } = {}) {
+  await page.goto('/login');
+  await signIn(page, who, options);
+  await expect(page).toHaveURL(/\/home$/);
+  await expect(page.getByRole('heading', { name: /^Welcome|^Добро пожаловать/ })).toBeVisible();
+}
+
+/** The side menu of the console. */
+export const sideMenu = (page: Page) => page.getByRole('navigation', { name: /^(Main menu|Главное меню)$/ });
+
+/** A signed-in API client for fixtures (the console's own API, bearer token). */
+export class Api {
+  private constructor(
+    private readonly request: APIRequestContext,
+    readonly token: string,
+  ) {}
+
+  static async signIn(request: APIRequestContext, who: { login: string; password: string }): Promise<Api> {
+    const res = await request.post('/api/v0/login', { data: { login: who.login, password: who.password } });
+    expect(res.status(), await res.text()).toBe(200);
+    const { data } = await res.json();
+    return new Api(request, data.sessions[0].token);
+  }
+
+  async call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<T> {
+    const res = await this.request.fetch(`/api/v0${path}`, { method, data, headers: { Authorization: `Bearer ${this.token}` } });
+    expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+    const text = await res.text();
+    return (text ? JSON.parse(text).data : undefined) as T;
+  }
+}
+
+let seq = 0;
+
+/**
+ * A new user of the admin's project with a role holding exactly `permissions`, so each test has
+ * its own person and leaves nobody else's language or notifications changed.
+ */
+export async function makeUser(
+  admin: Api,
+  options: { permissions?: string[]; licenseInfo?: Record<string, unknown>; name?: string } = {},
+): Promise<{ id: number; login: string; password: string; name: string }> {
+  const tag = `${Date.now().toString(36)}${(++seq).toString(36)}`;
+  const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
+  const role = await admin.call<{ id: number }>('PUT', '/roles', { name: `E2E role ${tag}`, permissions: options.permissions ?? [] });
+  const login = `e2e-${tag}`;
+  const password = `pass-${tag}-word`;
+  const name = options.name ?? `Tester ${tag}`;
+  const user = await admin.call<{ id: number }>('PUT', '/users', {
+    login,
+    name,
+    password,
+    role: role.id,
+    domains: [profile.domains[0]?.id],
+    send_registration_link: false,
+    ...(options.licenseInfo ? { license_info: options.licenseInfo } : {}),
+  });
+  return { id: user.id, login, password, name };
+}
