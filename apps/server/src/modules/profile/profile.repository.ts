@@ -18,26 +18,31 @@ export class ProfileRepository {
     return u;
   }
 
+  /** The user with their role, project and groups in one round trip: GET /profile is the console's most frequent call. */
+  async full(userId: number, projectId: number) {
+    const [row] = await this.db
+      .select({
+        user: users,
+        role: { id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin },
+        project: { id: projects.id, uid: projects.uid, name: projects.name, description: projects.description },
+        domains: sql<
+          { id: number; name: string }[]
+        >`coalesce((SELECT json_agg(json_build_object('id', g.id, 'name', g.name) ORDER BY g.name, g.id)
+          FROM ${userGroups} ug JOIN ${groups} g ON g.id = ug.group_id WHERE ug.user_id = ${users.id}), '[]'::json)`,
+      })
+      .from(users)
+      .innerJoin(projects, eq(projects.id, users.projectId))
+      .leftJoin(roles, eq(roles.id, users.roleId))
+      .where(and(eq(users.id, userId), eq(users.projectId, projectId)));
+    return row;
+  }
+
   async role(roleId: number) {
     const [r] = await this.db
       .select({ id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin })
       .from(roles)
       .where(eq(roles.id, roleId));
     return r;
-  }
-
-  async domains(userId: number) {
-    return this.db
-      .select({ id: groups.id, name: groups.name })
-      .from(userGroups)
-      .innerJoin(groups, eq(groups.id, userGroups.groupId))
-      .where(eq(userGroups.userId, userId))
-      .orderBy(groups.name);
-  }
-
-  async project(projectId: number) {
-    const [p] = await this.db.select().from(projects).where(eq(projects.id, projectId));
-    return p;
   }
 
   async update(db: DbOrTx, userId: number, values: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {

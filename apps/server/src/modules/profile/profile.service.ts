@@ -56,14 +56,9 @@ export class ProfileService {
   }
 
   async get(actor: Actor): Promise<Profile> {
-    const u = await this.row(actor);
-    const [role, domains, project, server] = await Promise.all([
-      u.roleId ? this.repo.role(u.roleId) : undefined,
-      this.repo.domains(u.id),
-      this.repo.project(u.projectId),
-      this.licenses.serverFeatures(),
-    ]);
-    if (!project) throw new AppError('unauthenticated');
+    const [row, server] = await Promise.all([this.repo.full(actor.userId, actor.projectId), this.licenses.serverFeatures()]);
+    if (!row) throw new AppError('unauthenticated');
+    const { user: u, role, project, domains } = row;
     const licenseInfo = { ...emptyLicenseInfo(), ...(u.licenseInfo as Partial<LicenseInfo> | null) } as LicenseInfo;
     const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, licenseInfo, f));
     return {
@@ -76,7 +71,7 @@ export class ProfileService {
       is_invited: u.isInvited,
       role: role ? { id: role.id, name: role.name, permissions: role.isBuiltin ? [...PERMISSION_CODES] : role.permissions } : null,
       domains,
-      project: { id: project.id, uid: project.uid, name: project.name, description: project.description },
+      project,
       profile: profileFields(u.profile),
       license_info: licenseInfo,
       license_state: { features, restrictors: [], expiring: { sip: null, mobile_app: null } },
