@@ -27,7 +27,7 @@ export async function run(): Promise<void> {
     await seedUsers(url, { projectId: 1, rootGroupId: 1, roleId: 1, groupCount: 20_000, userCount: 200_000 });
     const c = new pg.Client({ connectionString: url });
     await c.connect();
-    const { rows } = await c.query(`SELECT id FROM groups WHERE parent_id = 1 ORDER BY id LIMIT 1`);
+    const { rows } = await c.query(`SELECT id FROM groups WHERE parent_id = 1 ORDER BY id LIMIT 1 OFFSET 7`);
     await c.end();
     const branch = rows[0].id as number;
     const login = await (

@@ -27,7 +27,9 @@ function check(name, cmd, args, opts) {
 
 function vitest(name, dir) {
   const out = path.join(reports, `${name}.json`);
-  const ok = run(name, 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], { cwd: path.join(root, dir) });
+  const ok = run(name, 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], {
+    cwd: path.join(root, dir),
+  });
   if (!existsSync(out)) {
     failed++;
     lines.push(`FAIL ${name}: no report (the runner crashed)`);

@@ -4,7 +4,15 @@ import { loadConfig } from './config.js';
 describe('configuration', () => {
   it('has the embedded defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', databaseUrl: undefined, mqttUrl: undefined, mqttPort: 1883, publicUrl: 'http://localhost:8080', logLevel: 'info' });
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: undefined,
+      mqttUrl: undefined,
+      mqttPort: 1883,
+      publicUrl: 'http://localhost:8080',
+      logLevel: 'info',
+    });
     expect(c.dataDir).toMatch(/data$/);
   });
 

@@ -28,7 +28,7 @@ describe('ListQuerySchema', () => {
     { size: '0' },
     { size: '1001' },
     { sort: 'name desc' },
-    { sort: '' + 'a,'.repeat(3) },
+    { sort: 'a,a,a,' },
     { filters: 'nope' },
     { filters: '{"match":"match_some","rules":[]}' },
     { filters: '{"rules":[{"field":"name","operator":"contains","value":"x"}]}' },
