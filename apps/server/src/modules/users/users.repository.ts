@@ -3,7 +3,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
+import { filtersSql, inPageOrder, type ListSpec, pageOfIds, sortSql } from '../../core/list-query.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from './users.table.js';
@@ -77,7 +77,7 @@ export class UsersRepository {
     actor: Actor,
     q: ListQuery & { search?: string | undefined; branch?: number | undefined },
     rel: ReadonlySet<string>,
-  ): Promise<{ rows: UserRow[]; total: number }> {
+  ): Promise<{ rows: UserRow[]; total: number; estimated: boolean }> {
     const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), filtersSql(USER_LIST, q)];
     const p = actor.projectId;
     const scope = scopeOf(actor, 'users', 'view');
@@ -101,19 +101,22 @@ export class UsersRepository {
       conds.push(sql`(${U.login} ILIKE ${like} OR ${U.name} ILIKE ${like} OR ${U.email} ILIKE ${like})`);
     }
     const where = and(...conds);
+    const page = await pageOfIds(this.db, { table: users, id: sql`${U.id}`, where, orderBy: sortSql(USER_LIST, q), query: q });
+    if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
+    // Only the page's rows get their groups and relations.
     const rows = await this.db
-      .select({ user: users, domains: domainIds, total: sql<number>`(count(*) OVER ())::int`, ...relationColumns(rel) })
+      .select({ user: users, domains: domainIds, ...relationColumns(rel) })
       .from(users)
-      .where(where)
-      .orderBy(...sortSql(USER_LIST, q))
-      .limit(q.size)
-      .offset(pageOffset(q));
-    let total = rows[0]?.total ?? 0;
-    if (!rows.length && q.page > 1) {
-      const [c] = await this.db.select({ n: sql<number>`count(*)::int` }).from(users).where(where);
-      total = c?.n ?? 0;
-    }
-    return { rows: rows.map((r) => ({ ...r.user, domains: r.domains, ...pickRel(r) })), total };
+      .where(inArray(users.id, page.ids));
+    const ordered = inPageOrder(
+      page.ids,
+      rows.map((r) => ({ id: r.user.id, r })),
+    );
+    return {
+      rows: ordered.map(({ r }) => ({ ...r.user, domains: r.domains, ...pickRel(r) })),
+      total: page.total,
+      estimated: page.estimated,
+    };
   }
 
   async find(

@@ -95,8 +95,9 @@ export class UsersService {
       throw prohibited([{ permission: 'can_view_users' }]);
     }
     const rel = withRelations(RELATIONS, q.with);
-    const { rows, total } = await this.repo.list(actor, q, rel);
-    return { data: rows.map((u) => toUser(u, this.showLicense(actor, u.id))), meta: { total, page: q.page, size: q.size } };
+    const { rows, total, estimated } = await this.repo.list(actor, q, rel);
+    const meta: ListMeta = { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) };
+    return { data: rows.map((u) => toUser(u, this.showLicense(actor, u.id))), meta };
   }
 
   async get(actor: Actor, id: number, withRel: readonly string[] = []): Promise<User> {
