@@ -11,6 +11,7 @@ import {
   FilterButton,
   List,
   type ListProps,
+  Pagination,
   TextInput,
   TopToolbar,
   useDataProvider,
@@ -156,6 +157,9 @@ export function BulkDeleteWithConfirm({ flags, describe }: BulkDeleteWithConfirm
   );
 }
 
+// The default page holds 20 rows (ARCHITECTURE §3), so the choices must include 20.
+const PER_PAGE_OPTIONS = [10, 20, 50, 100];
+
 export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 'exporter'> {
   /** Filter inputs (see `textFilter`); their sources carry the operator. */
   filters?: ReactElement[];
@@ -196,6 +200,7 @@ export function ListPage({
   return (
     <List
       perPage={20}
+      pagination={<Pagination rowsPerPageOptions={PER_PAGE_OPTIONS} />}
       filters={filters}
       exporter={canExport ? undefined : false}
       empty={filters && filters.length > 0 ? false : <EmptyState />}

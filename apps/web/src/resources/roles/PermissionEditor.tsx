@@ -74,7 +74,7 @@ export function PermissionEditor({ source = 'permissions' }: { source?: string }
       />
     );
     return (
-      <Tooltip title={`${label(p)} (${p.code})`} placement="top">
+      <Tooltip title={`${label(p)} (${p.code})`} placement="top" describeChild>
         <span>{control}</span>
       </Tooltip>
     );
