@@ -1,42 +1,21 @@
 // `npm run bench -- api`: the server on PostgreSQL with 200,000 users across 2,000 groups; login,
 // GET /profile and a filtered, sorted users list of 20 rows with total, against a bare Fastify route.
-import path from 'node:path';
-import { type Figures, freePort, freshDatabase, load, print, ROOT, startProcess, tempDir, waitFor } from './lib.js';
+import { type Figures, LOGIN_BODY, load, print, startServers } from './lib.js';
 import { seedUsers } from './seed.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
 const GROUPS = Number(process.env.BENCH_GROUPS ?? 2_000);
 
 export async function run(): Promise<void> {
-  const url = await freshDatabase('atrium_bench_api');
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const server = startProcess(path.join(ROOT, 'apps/server/src/main.ts'), {
-    DATABASE_URL: url,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: tempDir(),
-    MQTT_URL: 'mqtt://127.0.0.1:1883',
-    ADMIN_LOGIN: 'admin',
-    ADMIN_PASSWORD: 'bench-password',
-    LOG_LEVEL: 'error',
-  });
-  const barePort = await freePort();
-  const bare = startProcess(path.join(ROOT, 'bench/bare-server.ts'), { PORT: String(barePort) });
+  const servers = await startServers('atrium_bench_api');
+  const { url, base } = servers;
   try {
-    await waitFor(`${base}/api/v0/info`);
-    await waitFor(`http://127.0.0.1:${barePort}/bare`);
     console.log(`seeding ${USERS} users across ${GROUPS} groups…`);
     const t0 = Date.now();
     const seeded = await seedUsers(url, { projectId: 1, rootGroupId: 1, roleId: 1, groupCount: GROUPS, userCount: USERS });
     console.log(`seeded ${seeded.groups} groups in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-    const loginBody = JSON.stringify({ login: 'admin', password: 'bench-password' });
-    const session = await (
-      await fetch(`${base}/api/v0/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody })
-    ).json();
-    const token: string = session.data.sessions[0].token;
-    const auth = { authorization: `Bearer ${token}` };
+    const auth = await servers.auth();
     const filters = encodeURIComponent(
       JSON.stringify({ match: 'match_all', rules: [{ field: 'name', operator: 'begins_with', value: 'Vera' }] }),
     );
@@ -44,20 +23,22 @@ export async function run(): Promise<void> {
     const probe = await fetch(listUrl, { headers: auth });
     const listBody = probe.ok ? await probe.json() : undefined;
 
-    const baseline = await load('bare Fastify route (baseline)', { url: `http://127.0.0.1:${barePort}/bare` });
+    const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl });
     const rows: Figures[] = [];
     rows.push(
       await load('POST /login (argon2id)', {
         url: `${base}/api/v0/login`,
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: loginBody,
+        body: LOGIN_BODY,
         connections: 2,
       }),
     );
     rows.push(await load('GET /profile', { url: `${base}/api/v0/profile`, headers: auth }));
     if (listBody) {
-      console.log(`users list: ${listBody.data.length} rows of ${listBody.meta.total} matching`);
+      console.log(
+        `users list: ${listBody.data.length} rows of ${listBody.meta.total}${listBody.meta.estimated ? ' (estimated)' : ''} matching`,
+      );
       rows.push(await load('GET /users (filtered, sorted, 20)', { url: listUrl, headers: auth }));
     } else {
       console.log(`users list not measured: GET /users answered ${probe.status}`);
@@ -71,7 +52,6 @@ export async function run(): Promise<void> {
       );
     }
   } finally {
-    server.kill('SIGTERM');
-    bare.kill('SIGTERM');
+    servers.stop();
   }
 }

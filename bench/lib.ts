@@ -88,3 +88,63 @@ export function print(rows: Figures[], baseline: Figures): void {
 }
 
 export const tempDir = () => mkdtempSync(path.join(tmpdir(), 'atrium-bench-'));
+
+export interface Servers {
+  /** PostgreSQL URL of the benchmark's database. */
+  url: string;
+  /** Base address of Atrium. */
+  base: string;
+  /** The baseline route. */
+  bareUrl: string;
+  /** Signs in as the administrator and answers the authorization header. */
+  auth(): Promise<Record<string, string>>;
+  stop(): void;
+}
+
+/** Atrium on a fresh PostgreSQL database and the bare baseline server, each in its own process. */
+export async function startServers(dbName: string): Promise<Servers> {
+  const url = await freshDatabase(dbName);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const server = startProcess(path.join(ROOT, 'apps/server/src/main.ts'), {
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: tempDir(),
+    MQTT_URL: 'mqtt://127.0.0.1:1883',
+    ADMIN_LOGIN: 'admin',
+    ADMIN_PASSWORD: ADMIN_PASSWORD,
+    LOG_LEVEL: 'error',
+  });
+  const barePort = await freePort();
+  const bare = startProcess(path.join(ROOT, 'bench/bare-server.ts'), { PORT: String(barePort) });
+  const stop = () => {
+    server.kill('SIGTERM');
+    bare.kill('SIGTERM');
+  };
+  try {
+    await waitFor(`${base}/api/v0/info`);
+    await waitFor(`http://127.0.0.1:${barePort}/bare`);
+  } catch (e) {
+    stop();
+    throw e;
+  }
+  return {
+    url,
+    base,
+    bareUrl: `http://127.0.0.1:${barePort}/bare`,
+    async auth() {
+      const res = await fetch(`${base}/api/v0/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: LOGIN_BODY,
+      });
+      const body = await res.json();
+      return { authorization: `Bearer ${body.data.sessions[0].token}` };
+    },
+    stop,
+  };
+}
+
+const ADMIN_PASSWORD = 'bench-password';
+export const LOGIN_BODY = JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD });
