@@ -15,6 +15,7 @@ export function NotificationBell() {
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const latest = items.slice(0, MENU_NOTIFICATIONS);
   const close = () => setAnchor(null);
+  const seeAll = total > MENU_NOTIFICATIONS || latest.length === 0;
   const label = translate('toolbar.notifications');
   // The badge is only drawn; the count is also in the button's name for screen readers.
   const buttonLabel = total > 0 ? `${label}: ${translate('notifications.unread_count', { smart_count: total })}` : label;
@@ -67,9 +68,9 @@ export function NotificationBell() {
             </MenuItem>
           ))
         )}
-        <Divider />
-        <Box sx={{ px: 1, py: 0.5, display: 'flex', justifyContent: 'flex-end' }}>
-          {total > MENU_NOTIFICATIONS || latest.length === 0 ? (
+        {seeAll ? <Divider /> : null}
+        {seeAll ? (
+          <Box sx={{ px: 1, py: 0.5, display: 'flex', justifyContent: 'flex-end' }}>
             <Button
               size="small"
               onClick={() => {
@@ -79,8 +80,8 @@ export function NotificationBell() {
             >
               {translate('notifications.see_all')}
             </Button>
-          ) : null}
-        </Box>
+          </Box>
+        ) : null}
       </Menu>
     </>
   );

@@ -45,9 +45,13 @@ export function SideMenu() {
                   onClick={() => toggle(section.code)}
                   aria-expanded={isOpen}
                   aria-label={translate(isOpen ? 'menu.collapse_section' : 'menu.expand_section', { section: name })}
-                  sx={{ py: 0.5, color: 'text.secondary' }}
+                  // Long section names (Russian ones) wrap instead of running under the chevron.
+                  sx={{ py: 0.5, color: 'text.secondary', whiteSpace: 'normal', gap: 1 }}
                 >
-                  <ListItemText primary={name} slotProps={{ primary: { variant: 'overline', sx: { lineHeight: 1.8, fontWeight: 600 } } }} />
+                  <ListItemText
+                    primary={name}
+                    slotProps={{ primary: { variant: 'overline', sx: { lineHeight: 1.5, fontWeight: 600, display: 'block', py: 0.25 } } }}
+                  />
                   {isOpen ? <ExpandLessIcon fontSize="small" /> : <ExpandMoreIcon fontSize="small" />}
                 </MenuItem>
               ) : null}

@@ -64,7 +64,7 @@ export function AvatarEditor({ url, name }: { url: string | null; name: string }
   });
 
   return (
-    <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
+    <Stack direction="row" spacing={2} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
       <Avatar src={url ?? undefined} alt={translate('profile.avatar')} sx={{ width: 88, height: 88, fontSize: 36 }}>
         {name.slice(0, 1)}
       </Avatar>
