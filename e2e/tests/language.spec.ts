@@ -12,8 +12,8 @@ test('switching to Russian translates the menu and the toolbar, survives a reloa
   expect((await saved).ok()).toBe(true);
 
   const seesRussian = async () => {
-    await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная' })).toBeVisible();
-    await expect(sideMenu(page).getByRole('menuitem', { name: 'Уведомления' })).toBeVisible();
+    await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная', exact: true })).toBeVisible();
+    await expect(sideMenu(page).getByRole('menuitem', { name: 'Уведомления', exact: true })).toBeVisible();
     await expect(page.getByRole('banner').getByRole('heading', { name: 'Главная' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Уведомления' })).toBeVisible();
     await expect(page.getByRole('button', { name: 'Меню профиля' })).toBeVisible();
@@ -35,5 +35,5 @@ test('the language saved in the profile comes back at the next sign-in', async (
   await page.getByLabel('Login').fill(user.login);
   await page.getByLabel('Password', { exact: true }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная' })).toBeVisible();
+  await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная', exact: true })).toBeVisible();
 });

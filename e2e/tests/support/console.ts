@@ -44,6 +44,22 @@ export async function signInFromLogin(page: Page, who: { login: string; password
   await expect(page.getByRole('heading', { name: /^Welcome|^Добро пожаловать/ })).toBeVisible();
 }
 
+const CATALOGUE_ROOTS =
+  'app|auth|registration|self_registration|recovery|terms|menu|toolbar|notifications|license|home|profile|not_found|form|list|alerts|entities|validation|errors|ra';
+const RAW_KEY = new RegExp(`\\b(?:${CATALOGUE_ROOTS})\\.[a-z_]+(?:\\.[a-z_]+)*\\b`);
+
+/** No translation key shows as raw text (a key missing from the catalogue renders as itself). */
+export async function expectNoRawKeys(page: Page) {
+  const text = await page.locator('body').innerText();
+  expect(text.match(RAW_KEY)?.[0] ?? null, 'an untranslated key on the page').toBeNull();
+}
+
+/** Saves a screenshot of the whole page under e2e/screenshots (ignored by git) to look at. */
+export async function snapshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
+  await expectNoRawKeys(page);
+  await page.screenshot({ path: `screenshots/${name}.png`, fullPage: options.fullPage ?? true, animations: 'disabled' });
+}
+
 /** The side menu of the console. */
 export const sideMenu = (page: Page) => page.getByRole('navigation', { name: /^(Main menu|Главное меню)$/ });
 

@@ -1,0 +1,31 @@
+import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, test } from './support/console';
+
+test.describe('the side menu follows the role', () => {
+  test('a user whose role may view roles sees Roles', async ({ page, request }) => {
+    const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: ['can_view_roles'] });
+    await signInFromLogin(page, user);
+    await expect(sideMenu(page).getByRole('menuitem', { name: 'Roles', exact: true })).toBeVisible();
+  });
+
+  test('a user whose role lacks the permission does not see Roles, only the entries open to everyone', async ({ page, request }) => {
+    const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: [] });
+    await signInFromLogin(page, user);
+    const menu = sideMenu(page);
+    await expect(menu.getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+    await expect(menu.getByRole('menuitem', { name: 'Home', exact: true })).toBeVisible();
+    await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
+    // Nor does home offer it as a shortcut.
+    await expect(page.getByRole('main').getByRole('link', { name: 'Roles', exact: true })).toHaveCount(0);
+  });
+});
+
+test('a menu section collapses and stays collapsed after a reload', async ({ page, request }) => {
+  const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: [] });
+  await signInFromLogin(page, user);
+  const menu = sideMenu(page);
+  await menu.getByRole('menuitem', { name: 'Collapse Common', exact: true }).click();
+  await expect(menu.getByRole('menuitem', { name: 'Home', exact: true })).toHaveCount(0);
+  await page.reload();
+  await expect(menu.getByRole('menuitem', { name: 'Expand Common', exact: true })).toBeVisible();
+  await expect(menu.getByRole('menuitem', { name: 'Home', exact: true })).toHaveCount(0);
+});

@@ -1,0 +1,94 @@
+import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
+
+// A walk through every main page, each checked for what a person sees first, photographed for a
+// human to look at (e2e/screenshots), and scanned for untranslated keys.
+
+test('the signed-out pages', async ({ page }) => {
+  await page.goto('/login');
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Forgot password?' })).toBeVisible();
+  await snapshot(page, 'login');
+
+  await page.getByRole('link', { name: 'Forgot password?' }).click();
+  await expect(page.getByRole('heading', { name: 'Password recovery' })).toBeVisible();
+  await snapshot(page, 'password-recovery');
+
+  await page.goto('/password/reset/some-reset-code');
+  await expect(page.getByRole('heading', { name: 'New password' })).toBeVisible();
+  await snapshot(page, 'password-reset');
+
+  await page.goto('/self-registration');
+  await expect(page.getByRole('heading', { name: 'Self-registration' })).toBeVisible();
+  await snapshot(page, 'self-registration');
+
+  await page.goto('/registration/not-an-invitation');
+  await expect(page.getByRole('alert')).toContainText("Can't find the user");
+  await snapshot(page, 'registration-invalid-invite');
+
+  await page.goto('/registration/confirm/x');
+  await expect(page.getByRole('alert')).toContainText('Verification link is outdated or incorrect');
+  await snapshot(page, 'registration-confirm-invalid');
+
+  await page.goto('/terms-and-conditions');
+  await expect(page.frameLocator('iframe').getByRole('heading', { name: 'Terms and conditions' })).toBeVisible();
+  await snapshot(page, 'terms');
+
+  await page.goto('/choose-project');
+  await expect(page.getByText('There is no project to choose. Sign in again.')).toBeVisible();
+  await snapshot(page, 'choose-project-empty');
+
+  await page.goto('/login');
+  await page.getByRole('button', { name: 'Русский' }).click();
+  await expect(page.getByRole('heading', { name: 'Вход' })).toBeVisible();
+  await snapshot(page, 'login-ru');
+});
+
+test('the signed-in pages', async ({ page, request }) => {
+  await signInFromLogin(page, ADMIN);
+  await expect(sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+  await snapshot(page, 'home');
+
+  await page.goto('/profile');
+  await expect(page.getByRole('textbox', { name: 'Name' })).toHaveValue('Administrator');
+  await snapshot(page, 'profile');
+  await page.getByRole('button', { name: 'Change password' }).click();
+  await expect(page.getByRole('dialog', { name: 'Change password' })).toBeVisible();
+  // A dialog over a long page: the viewport, as the person sees it.
+  await snapshot(page, 'profile-change-password', { fullPage: false });
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  await page.goto('/notifications/settings');
+  await expect(page.getByRole('switch', { name: /access control events/ })).toBeChecked();
+  await snapshot(page, 'notification-settings');
+
+  await page.goto('/some/unknown/place');
+  await expect(page.getByRole('main').getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await snapshot(page, 'not-found');
+
+  // A notification to show in the list and the bell.
+  const user = await makeUser(await Api.signIn(request, ADMIN));
+  const api = await Api.signIn(request, user);
+  await api.call('POST', '/profile/password', { old: user.password, new: `${user.password}-2` });
+  await page.getByRole('button', { name: 'Profile menu' }).click();
+  await page.getByRole('menuitem', { name: 'Logout' }).click();
+  await signInFromLogin(page, { login: user.login, password: `${user.password}-2` });
+  await page.getByRole('button', { name: /^Notifications/ }).click();
+  await expect(page.getByRole('menuitem', { name: /Your password was changed/ })).toBeVisible();
+  await snapshot(page, 'bell');
+  await page.keyboard.press('Escape');
+  await page.goto('/notifications');
+  await expect(page.getByRole('tab', { name: 'All' })).toHaveAttribute('aria-selected', 'true');
+  await expect(page.getByText('Your password was changed')).toBeVisible();
+  await snapshot(page, 'notifications');
+
+  await page.getByRole('button', { name: 'Русский' }).click();
+  await expect(page.getByRole('tab', { name: 'Все' })).toBeVisible();
+  await page.goto('/home');
+  await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная', exact: true })).toBeVisible();
+  await expect(page.getByRole('heading', { name: `Добро пожаловать, ${user.name}` })).toBeVisible();
+  await snapshot(page, 'home-ru');
+  await page.goto('/profile');
+  await expect(page.getByRole('button', { name: 'Сменить пароль' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Загрузить изображение' })).toBeInViewport({ ratio: 1 });
+  await snapshot(page, 'profile-ru');
+});
