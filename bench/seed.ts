@@ -42,10 +42,11 @@ export async function seedUsers(
      FROM generate_series(1, $3) i`,
     [projectId, roleId, userCount],
   );
+  // Users go round-robin over the leaf groups (floors): one array lookup per user, no join.
   await c.query(
-    `WITH leaves AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n, count(*) OVER () AS total FROM groups WHERE project_id = $1 AND cardinality(path) = 4)
+    `WITH leaves AS (SELECT array_agg(id ORDER BY id) AS ids FROM groups WHERE project_id = $1 AND cardinality(path) = 4)
      INSERT INTO user_groups (user_id, group_id)
-     SELECT u.id, l.id FROM users u JOIN leaves l ON l.n = u.id % l.total WHERE u.project_id = $1 AND u.login LIKE 'user%'`,
+     SELECT u.id, l.ids[1 + u.id % cardinality(l.ids)] FROM users u, leaves l WHERE u.project_id = $1 AND u.login LIKE 'user%'`,
     [projectId],
   );
   await c.query('COMMIT');

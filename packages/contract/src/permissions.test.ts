@@ -24,9 +24,23 @@ describe('permission catalogue', () => {
     [
       'amenities',
       'view',
-      { own: 'can_view_own_amenities', domain: 'can_view_domain_amenities', descendants: 'can_view_descendants_amenities', all: 'can_view_all_amenities' },
+      {
+        own: 'can_view_own_amenities',
+        domain: 'can_view_domain_amenities',
+        descendants: 'can_view_descendants_amenities',
+        all: 'can_view_all_amenities',
+      },
     ],
-    ['sip_trunks', 'delete', { own: 'can_delete_own_sip_trunks', domain: 'can_delete_domain_sip_trunks', descendants: 'can_delete_descendants_sip_trunks', all: 'can_delete_all_sip_trunks' }],
+    [
+      'sip_trunks',
+      'delete',
+      {
+        own: 'can_delete_own_sip_trunks',
+        domain: 'can_delete_domain_sip_trunks',
+        descendants: 'can_delete_descendants_sip_trunks',
+        all: 'can_delete_all_sip_trunks',
+      },
+    ],
   ])('scope variants of %s %s', (resource, action, expected) => {
     expect(scopeCodes(resource, action)).toEqual(expected);
   });
