@@ -141,7 +141,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   await realtime.start();
   const files = new FileStore(path.join(config.dataDir, 'files'));
   const licenses = new LicenseService(projectsRepo);
-  const mailer = new Mailer(new MailRepository(database.db), { log: app.log });
+  const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp });
   const settings = new SettingsService(projectsRepo);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
   const services: Services = {

@@ -30,6 +30,25 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(new RegExp(name));
   });
 
+  it('reads the server SMTP from SMTP_URL', () => {
+    expect(loadConfig({ SMTP_URL: 'smtps://mailer:p%40ss@mail.example.org', SMTP_FROM: 'Atrium <a@example.org>' }).smtp).toEqual({
+      host: 'mail.example.org',
+      port: 465,
+      secure: true,
+      user: 'mailer',
+      password: 'p@ss',
+      from: 'Atrium <a@example.org>',
+    });
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525' }).smtp).toMatchObject({
+      port: 2525,
+      secure: false,
+      user: null,
+      from: 'Atrium <atrium@127.0.0.1>',
+    });
+    expect(loadConfig({}).smtp).toBeNull();
+    expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+  });
+
   it('treats empty variables as absent', () => {
     expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
   });

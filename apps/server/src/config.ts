@@ -38,6 +38,8 @@ const EnvSchema = z.object({
   ADMIN_LOGIN: z.string().min(1).max(255).optional(),
   ADMIN_PASSWORD: z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').optional(),
   WEB_DIST: z.string().optional(),
+  SMTP_URL: url('SMTP_URL', ['smtp:', 'smtps:']),
+  SMTP_FROM: z.string().min(3, 'SMTP_FROM must be an address such as Atrium <atrium@example.org>').optional(),
 });
 
 export interface Config {
@@ -53,6 +55,8 @@ export interface Config {
   adminLogin: string | undefined;
   adminPassword: string | undefined;
   webDist: string;
+  /** The server's own SMTP, for projects without SMTP settings (SMTP_URL, SMTP_FROM). */
+  smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
 }
 
 export class ConfigError extends Error {}
@@ -82,5 +86,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminLogin: e.ADMIN_LOGIN,
     adminPassword: e.ADMIN_PASSWORD,
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),
+    smtp: e.SMTP_URL ? smtpFromUrl(e.SMTP_URL, e.SMTP_FROM) : null,
+  };
+}
+
+function smtpFromUrl(raw: string, from: string | undefined): NonNullable<Config['smtp']> {
+  const u = new URL(raw);
+  const secure = u.protocol === 'smtps:';
+  return {
+    host: u.hostname,
+    port: u.port ? Number(u.port) : secure ? 465 : 587,
+    secure,
+    user: u.username ? decodeURIComponent(u.username) : null,
+    password: u.password ? decodeURIComponent(u.password) : null,
+    from: from ?? `Atrium <atrium@${u.hostname}>`,
   };
 }

@@ -73,6 +73,34 @@ describe('Mailer through a real SMTP server', () => {
     expect(r.sentAt).toBeInstanceOf(Date);
   });
 
+  it("uses the server's SMTP (SMTP_URL) when the project has none, and the project's own when it has one", async () => {
+    await setSmtp(null);
+    const serverWide = new Mailer(new MailRepository(db()), {
+      retryIntervalMs: 0,
+      defaultSmtp: { ...goodSmtp(), from: 'Server <server@atrium.test>' },
+    });
+    const q = await serverWide.queue(db(), {
+      projectId,
+      to: 'server-wide@example.test',
+      locale: 'en',
+      kind: 'password_reset',
+      params: { name: 'Ann', login: 'ann', link: 'https://atrium.test/x', minutes: 60 },
+    });
+    expect(q.status).toBe('queued');
+    expect(await serverWide.deliver(q.id)).toBe('sent');
+    expect((await peer.next('server-wide@example.test')).from).toBe('server@atrium.test');
+    await setSmtp(goodSmtp());
+    const own = await serverWide.queue(db(), {
+      projectId,
+      to: 'own@example.test',
+      locale: 'en',
+      kind: 'password_reset',
+      params: { name: 'Ann', login: 'ann', link: 'https://atrium.test/x', minutes: 60 },
+    });
+    await serverWide.deliver(own.id);
+    expect((await peer.next('own@example.test')).from).toBe('noreply@atrium.test');
+  });
+
   it('writes in Russian for a Russian recipient', async () => {
     const q = await queue('ru@example.test', 'ru');
     await mailer.deliver(q.id);

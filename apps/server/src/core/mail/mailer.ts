@@ -1,4 +1,4 @@
-import type { Locale } from '@atrium/contract';
+import type { Locale, SmtpSettings } from '@atrium/contract';
 import type { DbOrTx } from '../db/client.js';
 import type { MailRepository, OutboxRow, OutboxStatus } from './mail.repository.js';
 import { describeSmtpError, type OutgoingMail, parseSmtpSettings, sendSmtp } from './smtp.js';
@@ -15,6 +15,8 @@ export interface MailerOptions {
   /** Replaces SMTP delivery (tests of the retry logic). */
   send?: typeof sendSmtp;
   log?: { warn(obj: object, msg: string): void };
+  /** The server's SMTP (SMTP_URL), used for projects that have no SMTP settings of their own. */
+  defaultSmtp?: SmtpSettings | null;
 }
 
 /**
@@ -36,6 +38,11 @@ export class Mailer {
     this.send = opts.send ?? sendSmtp;
   }
 
+  /** The project's own SMTP settings, else the server's, else none (mail is only stored). */
+  private async smtpFor(projectId: number, db?: DbOrTx): Promise<SmtpSettings | null> {
+    return parseSmtpSettings(await this.repo.smtpSettings(projectId, db)) ?? this.opts.defaultSmtp ?? null;
+  }
+
   /** Writes a `kind` mail in the recipient's language to the outbox; call `deliverSoon` after the commit. */
   async queue<K extends MailKind>(
     db: DbOrTx,
@@ -45,7 +52,7 @@ export class Mailer {
   }
 
   async queueRaw(db: DbOrTx, projectId: number | null, mail: OutgoingMail): Promise<QueuedMail> {
-    const smtp = projectId === null ? null : parseSmtpSettings(await this.repo.smtpSettings(projectId, db));
+    const smtp = projectId === null ? null : await this.smtpFor(projectId, db);
     const row = await this.repo.insert(db, {
       projectId,
       to: mail.to,
@@ -77,7 +84,7 @@ export class Mailer {
   }
 
   private async sendClaimed(row: OutboxRow): Promise<OutboxStatus> {
-    const smtp = row.projectId === null ? null : parseSmtpSettings(await this.repo.smtpSettings(row.projectId));
+    const smtp = row.projectId === null ? null : await this.smtpFor(row.projectId);
     if (!smtp) {
       await this.repo.markStored(row.id);
       return 'stored';
