@@ -1,4 +1,4 @@
-import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, test } from './support/console';
+import { ADMIN, Api, expect, makeUser, realtimeSubscribed, sideMenu, signInFromLogin, test } from './support/console';
 
 test.describe('the side menu follows the role', () => {
   test('a user whose role may view roles sees Roles', async ({ page, request }) => {
@@ -17,6 +17,23 @@ test.describe('the side menu follows the role', () => {
     // Nor does home offer it as a shortcut.
     await expect(page.getByRole('main').getByRole('link', { name: 'Roles', exact: true })).toHaveCount(0);
   });
+});
+
+test('a permission granted to the role shows its entry at once, without a reload', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const user = await makeUser(admin, { permissions: [] });
+  const live = realtimeSubscribed(page);
+  await signInFromLogin(page, user);
+  const menu = sideMenu(page);
+  await expect(menu.getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
+  await live;
+
+  await admin.call('PATCH', `/roles/${user.roleId}`, { permissions: ['can_view_roles'] });
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toBeVisible();
+
+  await admin.call('PATCH', `/roles/${user.roleId}`, { permissions: [] });
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
 });
 
 test('a menu section collapses and stays collapsed after a reload', async ({ page, request }) => {

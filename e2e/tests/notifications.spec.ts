@@ -1,12 +1,14 @@
-import { ADMIN, Api, expect, makeUser, signInFromLogin, test } from './support/console';
+import { ADMIN, Api, expect, makeUser, realtimeSubscribed, signInFromLogin, test } from './support/console';
 
 test('a password changed elsewhere rings the bell without a reload', async ({ page, request }) => {
   const user = await makeUser(await Api.signIn(request, ADMIN));
+  const live = realtimeSubscribed(page);
   await signInFromLogin(page, user);
   const bell = page.getByRole('button', { name: /^Notifications/ });
   await bell.click();
   await expect(page.getByRole('menuitem', { name: 'No new notifications' })).toBeVisible();
   await page.keyboard.press('Escape');
+  await live;
 
   // The same person changes the password from another device.
   const elsewhere = await Api.signIn(request, user);

@@ -50,6 +50,7 @@ const RAW_KEY = new RegExp(`\\b(?:${CATALOGUE_ROOTS})\\.[a-z_]+(?:\\.[a-z_]+)*\\
 
 /** No translation key shows as raw text (a key missing from the catalogue renders as itself). */
 export async function expectNoRawKeys(page: Page) {
+  // biome-ignore lint/performance/useDomNodeTextContent: a Playwright locator, and only the rendered text matters here
   const text = await page.locator('body').innerText();
   expect(text.match(RAW_KEY)?.[0] ?? null, 'an untranslated key on the page').toBeNull();
 }
@@ -58,6 +59,21 @@ export async function expectNoRawKeys(page: Page) {
 export async function snapshot(page: Page, name: string, options: { fullPage?: boolean } = {}) {
   await expectNoRawKeys(page);
   await page.screenshot({ path: `screenshots/${name}.png`, fullPage: options.fullPage ?? true, animations: 'disabled' });
+}
+
+/**
+ * Resolves once the console's realtime socket has both private topics subscribed (the server acks
+ * each), so an event published after it cannot be missed. Call before the page signs in.
+ */
+export function realtimeSubscribed(page: Page): Promise<void> {
+  return new Promise((resolve) => {
+    page.on('websocket', (socket) => {
+      let acks = 0;
+      socket.on('framereceived', ({ payload }) => {
+        if (typeof payload === 'string' && payload.includes('"event":"subscribed"') && ++acks === 2) resolve();
+      });
+    });
+  });
 }
 
 /** The side menu of the console. */
@@ -94,7 +110,7 @@ let seq = 0;
 export async function makeUser(
   admin: Api,
   options: { permissions?: string[]; licenseInfo?: Record<string, unknown>; name?: string } = {},
-): Promise<{ id: number; login: string; password: string; name: string }> {
+): Promise<{ id: number; roleId: number; login: string; password: string; name: string }> {
   const tag = `${Date.now().toString(36)}${(++seq).toString(36)}`;
   const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
   const role = await admin.call<{ id: number }>('PUT', '/roles', { name: `E2E role ${tag}`, permissions: options.permissions ?? [] });
@@ -110,5 +126,5 @@ export async function makeUser(
     send_registration_link: false,
     ...(options.licenseInfo ? { license_info: options.licenseInfo } : {}),
   });
-  return { id: user.id, login, password, name };
+  return { id: user.id, roleId: role.id, login, password, name };
 }
