@@ -50,7 +50,7 @@ export const groups = pgTable(
   (t) => [
     index('groups_project').on(t.projectId),
     index('groups_parent').on(t.parentId),
-    index('groups_path').using('gin', t.path),
+    index('groups_path').using('gin', t.path).with({ fastupdate: false }),
     // Siblings may not share a type and logical address (the service says so first, with the spec's message).
     uniqueIndex('groups_sibling_address')
       .on(t.projectId, sql`coalesce(${t.parentId}, 0)`, t.domainTypeId, t.logicAddress)
