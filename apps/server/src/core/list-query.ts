@@ -81,11 +81,12 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
       if (f.type === 'boolean' || value === null) throw bad(where, `operator ${rule.operator} needs a number, a date or a text`);
       return rule.operator === 'above' ? sql`${e} > ${typed}` : sql`${e} < ${typed}`;
     case 'has':
-    case 'begins_with': {
       if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
-      const pattern = rule.operator === 'has' ? `%${escapeLike(String(value))}%` : `${escapeLike(String(value))}%`;
-      return sql`${e} ILIKE ${pattern}`;
-    }
+      return sql`${e} ILIKE ${`%${escapeLike(String(value))}%`}`;
+    case 'begins_with':
+      if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
+      // lower(x) LIKE 'prefix%' can use an index on lower(x) text_pattern_ops; ILIKE cannot.
+      return sql`lower(${e}) LIKE ${`${escapeLike(String(value).toLowerCase())}%`}`;
   }
 }
 
@@ -113,7 +114,8 @@ export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
     if (!f || f.sortable === false) throw bad('sort', `field ${name} cannot be sorted`);
     if (seen.has(name)) throw bad('sort', `field ${name} is sorted twice`);
     seen.add(name);
-    return desc ? sql`${f.expr} DESC NULLS LAST` : sql`${f.expr} ASC NULLS FIRST`;
+    // PostgreSQL's default null placement (last ascending, first descending), so btree indexes serve the order.
+    return desc ? sql`${f.expr} DESC` : sql`${f.expr} ASC`;
   });
   order.push(spec.tiebreak);
   return order;

@@ -34,6 +34,9 @@ export const users = pgTable(
     uniqueIndex('users_project_login').on(t.projectId, sql`lower(${t.login})`),
     index('users_login').on(sql`lower(${t.login})`),
     index('users_project_name').on(t.projectId, t.name, t.id),
+    // Prefix search (begins_with) on name and login: lower(x) LIKE 'abc%'.
+    index('users_name_prefix').on(t.projectId, sql`lower(${t.name}) text_pattern_ops`),
+    index('users_login_prefix').on(t.projectId, sql`lower(${t.login}) text_pattern_ops`),
     index('users_role').on(t.roleId),
     index('users_email').on(sql`lower(${t.email})`),
     // "Any user can view what they created": the users list gathers those ids by this index.

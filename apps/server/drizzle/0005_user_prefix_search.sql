@@ -1,0 +1,2 @@
+CREATE INDEX "users_name_prefix" ON "users" USING btree ("project_id",lower("name") text_pattern_ops);--> statement-breakpoint
+CREATE INDEX "users_login_prefix" ON "users" USING btree ("project_id",lower("login") text_pattern_ops);
