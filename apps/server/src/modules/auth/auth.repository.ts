@@ -22,7 +22,9 @@ export interface ActorRow {
 }
 
 export class AuthRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.actorQuery = actorStatement(db);
+  }
 
   /** Every user with this login, one per project it belongs to. */
   async candidatesByLogin(login: string): Promise<LoginCandidate[]> {
@@ -43,22 +45,14 @@ export class AuthRepository {
     return p;
   }
 
+  /**
+   * Runs on every signed-in request, so it is a prepared statement: parsed and planned once per
+   * connection instead of on each call.
+   */
+  private readonly actorQuery: ReturnType<typeof actorStatement>;
+
   async actor(userId: number, projectId: number): Promise<ActorRow | undefined> {
-    const [row] = await this.db
-      .select({
-        userId: users.id,
-        projectId: users.projectId,
-        login: users.login,
-        roleId: users.roleId,
-        permissions: roles.permissions,
-        isBuiltin: roles.isBuiltin,
-        groupIds: sql<
-          number[]
-        >`coalesce((SELECT array_agg(ug.group_id ORDER BY ug.group_id) FROM ${userGroups} ug WHERE ug.user_id = ${users.id}), '{}')`,
-      })
-      .from(users)
-      .leftJoin(roles, eq(roles.id, users.roleId))
-      .where(and(eq(users.id, userId), eq(users.projectId, projectId)));
+    const [row] = await this.actorQuery.execute({ userId, projectId });
     return row;
   }
 
@@ -127,4 +121,23 @@ export class AuthRepository {
   async clearFailures(key: string): Promise<void> {
     await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
   }
+}
+
+function actorStatement(db: Db) {
+  return db
+    .select({
+      userId: users.id,
+      projectId: users.projectId,
+      login: users.login,
+      roleId: users.roleId,
+      permissions: roles.permissions,
+      isBuiltin: roles.isBuiltin,
+      groupIds: sql<
+        number[]
+      >`coalesce((SELECT array_agg(ug.group_id ORDER BY ug.group_id) FROM ${userGroups} ug WHERE ug.user_id = ${users.id}), '{}')`,
+    })
+    .from(users)
+    .leftJoin(roles, eq(roles.id, users.roleId))
+    .where(and(eq(users.id, sql.placeholder('userId')), eq(users.projectId, sql.placeholder('projectId'))))
+    .prepare('atrium_actor');
 }
