@@ -66,6 +66,12 @@ export function SessionProvider({
     if (isAppLocale(locale) && locale !== getAppLocale()) void setAppLocale(locale);
   }, [profile.data?.locale]);
 
+  // react-admin keeps the toolbar's identity (name, avatar) in its own query: follow every profile change.
+  const profileData = profile.data;
+  useEffect(() => {
+    if (profileData) void queryClient.invalidateQueries({ queryKey: ['auth', 'getIdentity'] });
+  }, [profileData, queryClient]);
+
   const value = useMemo<SessionValue | null>(() => {
     if (!profile.data) return null;
     const p = profile.data;

@@ -25,7 +25,9 @@ function ProfileMenu() {
 /** The toolbar: title, breadcrumbs, language, bell, theme, profile menu (spec core §2). */
 export function AppBar() {
   return (
+    // Always on: the bell, the language and the profile menu stay in reach on long pages.
     <RaAppBar
+      alwaysOn
       color="primary"
       userMenu={<ProfileMenu />}
       toolbar={
