@@ -1,8 +1,10 @@
+import { ERRORS } from '@atrium/contract';
 import { Alert } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { useState } from 'react';
 import { useParams } from 'react-router-dom';
-import { http } from '../app/http';
+import { ApiError, http } from '../app/http';
+import { malformedLink } from './linkError';
 import { NewPasswordForm } from './NewPasswordForm';
 import { PageLink, PublicPage } from './PublicPage';
 import { useSubmit } from './useSubmit';
@@ -25,7 +27,11 @@ export function PasswordResetPage() {
           error={error}
           onSubmit={(password) =>
             void run(async () => {
-              await http.request('/password/reset', { method: 'POST', body: { code: token, password }, auth: false });
+              try {
+                await http.request('/password/reset', { method: 'POST', body: { code: token, password }, auth: false });
+              } catch (error) {
+                throw malformedLink(error, 'code') ? new ApiError(400, ERRORS.verification_link_outdated.message) : error;
+              }
               setDone(true);
             })
           }

@@ -17,7 +17,10 @@ export function RegistrationConfirmPage() {
     http
       .request('/registration/confirm', { method: 'POST', body: { token }, auth: false })
       .then(() => live && setState({ status: 'done' }))
-      .catch((err) => live && setState({ status: 'failed', error: linkError(err, ERRORS.verification_link_outdated.message, translate) }));
+      .catch(
+        (err) =>
+          live && setState({ status: 'failed', error: linkError(err, 'token', ERRORS.verification_link_outdated.message, translate) }),
+      );
     return () => {
       live = false;
     };

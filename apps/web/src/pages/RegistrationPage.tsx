@@ -40,7 +40,7 @@ export function RegistrationPage() {
       .catch((err) => {
         if (!live) return;
         setInvite(false);
-        setInviteError(linkError(err, ERRORS.invite_invalid.message, translate));
+        setInviteError(linkError(err, 'token', ERRORS.invite_invalid.message, translate));
       });
     return () => {
       live = false;
