@@ -23,3 +23,13 @@ test('a malformed e-mail address is caught before anything is sent', async ({ pa
   await expect(page.getByText('Value must be an e-mail')).toBeVisible();
   expect(sent).toEqual([]);
 });
+
+test('a broken or used reset link says so when the new password is sent', async ({ page }) => {
+  for (const link of ['/password/reset/x', '/password/reset/no-such-reset-code']) {
+    await page.goto(link);
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('a-new-password-1');
+    await page.getByRole('textbox', { name: 'Repeat the password' }).fill('a-new-password-1');
+    await page.getByRole('button', { name: 'Set the password' }).click();
+    await expect(page.getByText('Verification link is outdated or incorrect')).toBeVisible();
+  }
+});
