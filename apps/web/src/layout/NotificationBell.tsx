@@ -2,13 +2,15 @@ import { MENU_NOTIFICATIONS } from '@atrium/contract';
 import NotificationsIcon from '@mui/icons-material/Notifications';
 import { Badge, Box, Button, Divider, IconButton, ListItemText, Menu, MenuItem, Stack, Tooltip, Typography } from '@mui/material';
 import { useState } from 'react';
-import { useTranslate } from 'react-admin';
+import { useLocaleState, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { notificationTarget, notificationText, useMarkRead, useUnread } from '../app/notifications';
 
 /** The bell: unread badge, the latest 5 unread, 'see all' beyond 5, 'no new notifications'. */
 export function NotificationBell() {
   const translate = useTranslate();
+  // Dates in the console's language, not the browser's.
+  const [locale] = useLocaleState();
   const navigate = useNavigate();
   const { items, total } = useUnread();
   const markRead = useMarkRead();
@@ -62,7 +64,7 @@ export function NotificationBell() {
             >
               <ListItemText
                 primary={notificationText(n, translate)}
-                secondary={new Date(n.created_at).toLocaleString()}
+                secondary={new Date(n.created_at).toLocaleString(locale)}
                 slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
               />
             </MenuItem>

@@ -4,7 +4,7 @@ import SettingsIcon from '@mui/icons-material/Settings';
 import { Box, Button, Card, List, ListItemButton, ListItemIcon, ListItemText, Stack, Tab, Tabs, Typography } from '@mui/material';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { Title, useTranslate } from 'react-admin';
+import { Title, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { http } from '../app/http';
 import { fetchNotifications, NOTIFICATIONS_KEY, notificationTarget, notificationText } from '../app/notifications';
@@ -15,6 +15,8 @@ const isClass = (v: string | null): v is NotificationClass => (NOTIFICATION_CLAS
 /** Notifications by class (tabs, `?type=`), 20 per page; opening the page marks them read after 1 s. */
 export function NotificationsPage() {
   const translate = useTranslate();
+  // Dates in the console's language, not the browser's.
+  const [locale] = useLocaleState();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [params, setParams] = useSearchParams();
@@ -85,7 +87,7 @@ export function NotificationsPage() {
                   </ListItemIcon>
                   <ListItemText
                     primary={notificationText(n, translate)}
-                    secondary={new Date(n.created_at).toLocaleString()}
+                    secondary={new Date(n.created_at).toLocaleString(locale)}
                     slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
                   />
                 </ListItemButton>
