@@ -41,6 +41,9 @@ test('the signed-out pages', async ({ page }) => {
   await page.getByRole('button', { name: 'Русский' }).click();
   await expect(page.getByRole('heading', { name: 'Вход' })).toBeVisible();
   await snapshot(page, 'login-ru');
+  await page.goto('/self-registration');
+  await expect(page.getByRole('heading', { name: 'Самостоятельная регистрация' })).toBeVisible();
+  await snapshot(page, 'self-registration-ru');
 });
 
 test('the signed-in pages', async ({ page, request }) => {
@@ -83,6 +86,9 @@ test('the signed-in pages', async ({ page, request }) => {
 
   await page.getByRole('button', { name: 'Русский' }).click();
   await expect(page.getByRole('tab', { name: 'Все' })).toBeVisible();
+  // Dates follow the console's language too (22.11.2026, not 11/22/2026).
+  await expect(page.getByText(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}:\d{2}$/)).toBeVisible();
+  await snapshot(page, 'notifications-ru');
   await page.goto('/home');
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная', exact: true })).toBeVisible();
   await expect(page.getByRole('heading', { name: `Добро пожаловать, ${user.name}` })).toBeVisible();
@@ -91,4 +97,9 @@ test('the signed-in pages', async ({ page, request }) => {
   await expect(page.getByRole('button', { name: 'Сменить пароль' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Загрузить изображение' })).toBeInViewport({ ratio: 1 });
   await snapshot(page, 'profile-ru');
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/home');
+  await expect(page.getByRole('heading', { name: `Добро пожаловать, ${user.name}` })).toBeVisible();
+  await snapshot(page, 'home-ru-phone');
 });
