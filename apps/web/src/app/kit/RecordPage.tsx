@@ -7,6 +7,7 @@ import {
   Edit,
   type EditProps,
   type RaRecord,
+  Title,
   useCreatePath,
   useEditContext,
   useResourceContext,
@@ -70,8 +71,47 @@ export function EditPage<T extends RaRecord = RaRecord>({ children, queryOptions
   );
 }
 
-/** The create page of every area: after creating, the new record's edit page opens. */
-export function CreatePage<T extends RaRecord = RaRecord>({ children, ...props }: CreateProps<T> & { children: ReactNode }) {
+/** What a page or form shows in place of an action the user may not take (a create page opened by URL). */
+export function NotAllowed() {
+  const translate = useTranslate();
+  const resource = useResourceContext();
+  const createPath = useCreatePath();
+  return (
+    <Box sx={{ p: 2 }} role="alert">
+      <Title title={translate('kit.not_allowed')} />
+      <Alert severity="warning" variant="outlined">
+        <AlertTitle>{translate('kit.not_allowed')}</AlertTitle>
+        {translate('kit.not_allowed_hint')}
+      </Alert>
+      {resource ? (
+        <Button component={Link} to={createPath({ resource, type: 'list' })} startIcon={<ArrowBackIcon />} sx={{ mt: 2 }}>
+          {translate('kit.back_to_list')}
+        </Button>
+      ) : null}
+    </Box>
+  );
+}
+
+/** The note above a form the user may see but not change. */
+export function ReadOnlyNotice() {
+  const translate = useTranslate();
+  return (
+    <Alert severity="info" variant="outlined" sx={{ mb: 2, width: '100%' }}>
+      {translate('kit.read_only')}
+    </Alert>
+  );
+}
+
+/**
+ * The create page of every area: after creating, the new record's edit page opens. With
+ * `allowed={false}` (the action rules refuse it) it says so instead of offering a form the server would refuse.
+ */
+export function CreatePage<T extends RaRecord = RaRecord>({
+  children,
+  allowed = true,
+  ...props
+}: CreateProps<T> & { children: ReactNode; allowed?: boolean }) {
+  if (!allowed) return <NotAllowed />;
   return (
     <Create<T> redirect="edit" {...props}>
       {children}

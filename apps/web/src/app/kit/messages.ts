@@ -10,6 +10,9 @@ export const en = {
     no_file: 'No file chosen',
     download: 'Download',
     busy: 'Working…',
+    not_allowed: 'Not allowed',
+    not_allowed_hint: 'Your role does not allow this action.',
+    read_only: 'You can view this record, but your role does not allow changing it.',
   },
   structure: {
     export_title: 'Export users by group',
@@ -41,6 +44,9 @@ export const ru: typeof en = {
     no_file: 'Файл не выбран',
     download: 'Скачать',
     busy: 'Выполняется…',
+    not_allowed: 'Действие недоступно',
+    not_allowed_hint: 'Ваша роль не разрешает это действие.',
+    read_only: 'Вы можете просматривать эту запись, но ваша роль не разрешает её изменять.',
   },
   structure: {
     export_title: 'Экспорт пользователей по группе',
