@@ -127,8 +127,9 @@ async function cropToBlob(src: string, area: Area): Promise<Blob> {
 /**
  * A user's avatar: upload with a square cropper, or removal (`POST /users/{id}/avatar`). The server
  * keeps the picture it gets as is, so the console sends the cropped square and x, y, size describe all of it.
+ * `readOnly`: the picture only, for a user the signed-in one may not edit.
  */
-export function UserAvatar({ user }: { user: User }) {
+export function UserAvatar({ user, readOnly = false }: { user: User; readOnly?: boolean }) {
   const translate = useTranslate();
   const alert = useAlert();
   const refresh = useRefresh();
@@ -183,30 +184,32 @@ export function UserAvatar({ user }: { user: User }) {
       >
         {(user.name || user.login).slice(0, 1).toUpperCase()}
       </Avatar>
-      <Stack spacing={1}>
-        <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />}>
-          {translate('users.avatar.upload')}
-          <input
-            hidden
-            type="file"
-            accept="image/png,image/jpeg,image/gif,image/webp"
-            aria-label={translate('users.avatar.upload')}
-            onChange={(e) => {
-              const f = e.target.files?.[0];
-              e.target.value = '';
-              if (!f) return;
-              setCrop({ x: 0, y: 0 });
-              setZoom(1);
-              setSource(URL.createObjectURL(f));
-            }}
-          />
-        </Button>
-        {user.avatar_url ? (
-          <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={remove}>
-            {translate('users.avatar.remove')}
+      {readOnly ? null : (
+        <Stack spacing={1}>
+          <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />}>
+            {translate('users.avatar.upload')}
+            <input
+              hidden
+              type="file"
+              accept="image/png,image/jpeg,image/gif,image/webp"
+              aria-label={translate('users.avatar.upload')}
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                e.target.value = '';
+                if (!f) return;
+                setCrop({ x: 0, y: 0 });
+                setZoom(1);
+                setSource(URL.createObjectURL(f));
+              }}
+            />
           </Button>
-        ) : null}
-      </Stack>
+          {user.avatar_url ? (
+            <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={remove}>
+              {translate('users.avatar.remove')}
+            </Button>
+          ) : null}
+        </Stack>
+      )}
       <Dialog
         open={!!source}
         onClose={busy ? undefined : close}

@@ -9,6 +9,7 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { patchTransform } from '../../app/kit/patch';
 import { EditPage } from '../../app/kit/RecordPage';
 import { useAlert } from '../../app/useAlert';
+import { useUserAccess } from './access';
 import { userBody } from './transform';
 import { ChangePasswordDialog, MobileClientsDialog, UserAvatar } from './UserDialogs';
 import { UserForm } from './UserForm';
@@ -24,9 +25,10 @@ function UserActions() {
   const alert = useAlert();
   const dp = useDataProvider<AtriumDataProvider>();
   const record = useRecordContext<User>();
+  const access = useUserAccess();
   const [dialog, setDialog] = useState<'password' | 'mobile' | null>(null);
   const [sending, setSending] = useState(false);
-  if (!record) return <TopToolbar />;
+  if (!record || !access) return <TopToolbar />;
   const sendLink = async () => {
     setSending(true);
     try {
@@ -40,16 +42,20 @@ function UserActions() {
   };
   return (
     <TopToolbar>
-      <Button size="small" startIcon={<MailIcon />} onClick={sendLink} disabled={sending}>
-        {translate('users.actions.send_link')}
-      </Button>
-      <Button size="small" startIcon={<KeyIcon />} onClick={() => setDialog('password')}>
-        {translate('users.actions.change_password')}
-      </Button>
+      {access.sendRegistrationLink ? (
+        <Button size="small" startIcon={<MailIcon />} onClick={sendLink} disabled={sending}>
+          {translate('users.actions.send_link')}
+        </Button>
+      ) : null}
+      {access.changePassword ? (
+        <Button size="small" startIcon={<KeyIcon />} onClick={() => setDialog('password')}>
+          {translate('users.actions.change_password')}
+        </Button>
+      ) : null}
       <Button size="small" startIcon={<PhoneIphoneIcon />} onClick={() => setDialog('mobile')}>
         {translate('users.actions.mobile_clients')} ({record.mobile_clients.length})
       </Button>
-      <ChangePasswordDialog user={record} open={dialog === 'password'} onClose={() => setDialog(null)} />
+      {access.changePassword ? <ChangePasswordDialog user={record} open={dialog === 'password'} onClose={() => setDialog(null)} /> : null}
       <MobileClientsDialog user={record} open={dialog === 'mobile'} onClose={() => setDialog(null)} />
     </TopToolbar>
   );
@@ -58,10 +64,11 @@ function UserActions() {
 function UserHeader() {
   const translate = useTranslate();
   const record = useRecordContext<User>();
+  const access = useUserAccess();
   if (!record) return null;
   return (
     <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ alignItems: { sm: 'center' }, gap: 2, width: '100%' }}>
-      <UserAvatar user={record} />
+      <UserAvatar user={record} readOnly={!access?.avatar} />
       <Chip
         color={record.activated ? 'success' : 'default'}
         variant="outlined"

@@ -13,8 +13,10 @@ import {
   useTranslate,
 } from 'react-admin';
 import { GroupsInput } from '../../app/kit/GroupPicker';
+import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useAvailableRoles } from '../../app/kit/StructureDialogs';
 import { email, internationalPhone, maxLength, minLength, PASSWORD_MIN_LENGTH, required, usernameRequired } from '../../app/validators';
+import { useUserAccess } from './access';
 
 const Grid = ({ children }: { children: ReactNode }) => (
   <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>{children}</Box>
@@ -40,30 +42,43 @@ const loginChars = (value: unknown) =>
 
 /**
  * The user form of create and edit: account, role (only roles the signed-in user may assign, plus the
- * user's current one), at least one group, group-admin flag, contacts and formats.
+ * user's current one), at least one group, group-admin flag, contacts and formats. On edit it follows
+ * the action rules: read-only without an edit permission over the user; on one's own record with
+ * edit-own-profile, the administrator's fields (login, role, groups, flags) are read-only.
  */
 export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: ReactNode }) {
   const translate = useTranslate();
   const record = useRecordContext<User>();
+  const access = useUserAccess();
   const available = useAvailableRoles();
   const roles = [...(available.data ?? [])];
   if (record?.role_info && !roles.some((r) => r.id === record.role_info?.id)) roles.push(record.role_info);
+  const edit = mode === 'create' ? 'all' : (access?.edit ?? 'none');
+  const readOnly = edit === 'none';
+  /** The administrator's fields (action-rules USER_ADMIN_FIELDS). */
+  const adminOnly = edit !== 'all';
 
   return (
     <SimpleForm
+      disabled={readOnly}
       toolbar={
-        <Toolbar>
-          <SaveButton />
-        </Toolbar>
+        readOnly ? (
+          false
+        ) : (
+          <Toolbar>
+            <SaveButton />
+          </Toolbar>
+        )
       }
       sx={{ maxWidth: 1000 }}
     >
+      {readOnly ? <ReadOnlyNotice /> : null}
       {header}
       <Typography variant="h6" gutterBottom>
         {translate('users.account')}
       </Typography>
       <Grid>
-        <TextInput source="login" validate={[usernameRequired, maxLength(64), loginChars]} autoComplete="off" />
+        <TextInput source="login" validate={[usernameRequired, maxLength(64), loginChars]} autoComplete="off" readOnly={adminOnly} />
         <TextInput source="name" validate={maxLength(255)} />
         <TextInput source="email" type="email" validate={[email, maxLength(255)]} />
         <TextInput source="description" validate={maxLength(1000)} />
@@ -75,11 +90,11 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
 
       <Section title="users.access" />
       <Grid>
-        <SelectInput source="role" choices={roles} emptyText="users.no_role" isPending={available.isPending} />
-        <BooleanInput source="is_group_admin" sx={{ alignSelf: 'center' }} />
+        <SelectInput source="role" choices={roles} emptyText="users.no_role" isPending={available.isPending} readOnly={adminOnly} />
+        <BooleanInput source="is_group_admin" sx={{ alignSelf: 'center' }} readOnly={adminOnly} />
       </Grid>
-      <GroupsInput source="domains" label="resources.users.fields.domains" validate={required} fullWidth />
-      <BooleanInput source="elevator_access_disabled" />
+      <GroupsInput source="domains" label="resources.users.fields.domains" validate={required} fullWidth readOnly={adminOnly} />
+      <BooleanInput source="elevator_access_disabled" readOnly={adminOnly} />
 
       <Section title="users.contacts" />
       <Grid>
@@ -99,7 +114,8 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
           emptyText="app.none"
         />
       </Grid>
-      <BooleanInput source="profile.use_phone_in_forward" />
+      {/* BooleanInput follows its own readOnly, not the disabled form. */}
+      <BooleanInput source="profile.use_phone_in_forward" readOnly={readOnly} />
     </SimpleForm>
   );
 }

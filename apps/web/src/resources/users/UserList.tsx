@@ -19,6 +19,7 @@ import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage } from '../../app/kit/ListPage';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
+import { useActions } from '../../app/kit/useActions';
 import { USER_ROUTES } from './routes';
 
 const filters = [
@@ -33,6 +34,7 @@ const filters = [
 
 function UserListView() {
   const translate = useTranslate();
+  const { can } = useActions();
   const [dialog, setDialog] = useState<'export' | 'import' | null>(null);
   return (
     <>
@@ -41,17 +43,21 @@ function UserListView() {
         sort={{ field: 'name', order: 'ASC' }}
         queryOptions={{ meta: { with: ['role', 'domains'] } }}
         filters={filters}
-        canCreate
-        canDelete
+        canCreate={can('users.create')}
+        canDelete={can('users.bulk_delete')}
         addRoute
         extraActions={
           <>
-            <Button size="small" startIcon={<DownloadIcon />} onClick={() => setDialog('export')}>
-              {translate('structure.export_title')}
-            </Button>
-            <Button size="small" startIcon={<UploadIcon />} onClick={() => setDialog('import')}>
-              {translate('structure.import_title')}
-            </Button>
+            {can('users.export') ? (
+              <Button size="small" startIcon={<DownloadIcon />} onClick={() => setDialog('export')}>
+                {translate('structure.export_title')}
+              </Button>
+            ) : null}
+            {can('users.import') ? (
+              <Button size="small" startIcon={<UploadIcon />} onClick={() => setDialog('import')}>
+                {translate('structure.import_title')}
+              </Button>
+            ) : null}
           </>
         }
       >
@@ -77,8 +83,8 @@ function UserListView() {
         <BooleanField source="is_group_admin" />
         <BooleanField source="activated" />
       </ListPage>
-      <StructureExportDialog open={dialog === 'export'} onClose={() => setDialog(null)} />
-      <StructureImportDialog open={dialog === 'import'} onClose={() => setDialog(null)} />
+      {can('users.export') ? <StructureExportDialog open={dialog === 'export'} onClose={() => setDialog(null)} /> : null}
+      {can('users.import') ? <StructureImportDialog open={dialog === 'import'} onClose={() => setDialog(null)} /> : null}
     </>
   );
 }
