@@ -40,8 +40,9 @@ const BLOCKS = groupPermissions();
  * The permission editor of a role: the catalogue grouped by family, scope variants of one action
  * side by side, search in both languages, select-all per family. Codes the holder may not grant
  * (they lack them and the grant-beyond-own permission) are shown but cannot be switched on.
+ * `readOnly` (or a disabled form): the selection is shown and nothing can be switched.
  */
-export function PermissionEditor({ source = 'permissions' }: { source?: string }) {
+export function PermissionEditor({ source = 'permissions', readOnly = false }: { source?: string; readOnly?: boolean }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
   const { permissions: holder } = useSessionData();
@@ -59,7 +60,8 @@ export function PermissionEditor({ source = 'permissions' }: { source?: string }
   const searching = search.trim() !== '';
 
   const change = (codes: string[], on: boolean) => field.onChange(setCodes(selected, codes, on));
-  const mayToggle = (code: string) => selected.includes(code) || grantable(code, holder);
+  const locked = readOnly || !!field.disabled;
+  const mayToggle = (code: string) => !locked && (selected.includes(code) || grantable(code, holder));
 
   const box = (p: PermissionDef | undefined) => {
     if (!p) return <Typography color="text.disabled">—</Typography>;
@@ -128,7 +130,7 @@ export function PermissionEditor({ source = 'permissions' }: { source?: string }
           }}
         />
       </Stack>
-      {!grantable('__any__', holder) ? (
+      {!locked && !grantable('__any__', holder) ? (
         <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
           {translate('roles.editor.limited_hint')}
         </Typography>

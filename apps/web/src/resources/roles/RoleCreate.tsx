@@ -1,12 +1,19 @@
 import { useTranslate } from 'react-admin';
 import { CreatePage } from '../../app/kit/RecordPage';
+import { useActions } from '../../app/kit/useActions';
 import { RoleForm } from './RoleForm';
 import { roleBody } from './transform';
 
 export function RoleCreate() {
   const translate = useTranslate();
+  const { can } = useActions();
   return (
-    <CreatePage title={translate('roles.create_title')} transform={roleBody} record={{ permissions: [], available_roles: [] }}>
+    <CreatePage
+      allowed={can('roles.create')}
+      title={translate('roles.create_title')}
+      transform={roleBody}
+      record={{ permissions: [], available_roles: [] }}
+    >
       <RoleForm />
     </CreatePage>
   );

@@ -1,12 +1,14 @@
 import type { Role, RoleBulkDeleteResult } from '@atrium/contract';
 import { BooleanField, DateField, FunctionField, NumberField, TextField, useTranslate } from 'react-admin';
 import { BulkDeleteWithConfirm, ListPage, textFilter } from '../../app/kit/ListPage';
+import { useActions } from '../../app/kit/useActions';
 import { describeDependencies } from './transform';
 
 const GENTLY = [{ name: 'gently', label: 'roles.gently', defaultValue: true }] as const;
 
 export function RoleList() {
   const translate = useTranslate();
+  const { can } = useActions();
   return (
     <ListPage
       title={translate('roles.title')}
@@ -16,8 +18,8 @@ export function RoleList() {
         textFilter('name', 'has', 'resources.roles.fields.name', { alwaysOn: true }),
         textFilter('description', 'has', 'resources.roles.fields.description'),
       ]}
-      canCreate
-      canDelete
+      canCreate={can('roles.create')}
+      canDelete={can('roles.bulk_delete')}
       addRoute
       bulkActions={
         <BulkDeleteWithConfirm
