@@ -19,8 +19,11 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
+import { type GroupAccess, groupAccess, SELF_DOMAIN_SECTIONS } from '../../app/action-rules';
 import { GroupInput } from '../../app/kit/GroupPicker';
+import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
+import { useActions } from '../../app/kit/useActions';
 import { email, internationalPhone, ipWithPrefix, maxLength, range, required, type Validator } from '../../app/validators';
 import { GroupLogo } from './GroupLogo';
 import { GroupUsers } from './GroupUsers';
@@ -53,16 +56,59 @@ export function useTypeCode() {
   return (typeId: unknown) => types.data?.find((t) => t.id === Number(typeId))?.type ?? null;
 }
 
-/** The group form of create and edit, in the tabs of the spec's edit page. */
+const FULL_ACCESS: GroupAccess = {
+  edit: true,
+  sections: { general: true, white_label: true, notifications: true, guest_access: true },
+  licenses: true,
+  logo: true,
+  delete: false,
+  createChild: true,
+};
+
+const NO_ACCESS: GroupAccess = {
+  edit: false,
+  sections: { general: false, white_label: false, notifications: false, guest_access: false },
+  licenses: false,
+  logo: false,
+  delete: false,
+  createChild: false,
+};
+
+/** What the signed-in user may do with the group in context (action-rules.ts); everything on create. */
+function useGroupAccess(mode: 'create' | 'edit'): GroupAccess {
+  const record = useRecordContext<Group>();
+  const { permissions, me } = useActions();
+  if (mode === 'create') return FULL_ACCESS;
+  if (!record) return NO_ACCESS;
+  return groupAccess(permissions, me, record);
+}
+
+/**
+ * The group form of create and edit, in the tabs of the spec's edit page. On edit it follows the
+ * action rules: each tab is read-only unless the user may edit the group or manage that part of
+ * their own group; the parent changes only with an edit-groups permission; delete only when allowed.
+ */
 export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?: ReactNode }) {
   const translate = useTranslate();
   const record = useRecordContext<Group>();
   const types = useDomainTypes();
   const typeCode = useTypeCode();
+  const { can } = useActions();
+  const access = useGroupAccess(mode);
+  const ro = {
+    general: !access.sections.general,
+    white_label: !access.sections.white_label,
+    guest_access: !access.sections.guest_access,
+    notifications: !access.sections.notifications,
+    licenses: !access.licenses,
+  };
+  const canSave = SELF_DOMAIN_SECTIONS.some((s) => access.sections[s]) || access.licenses;
+  /** A user who may only add groups below their own must pick a parent. */
+  const parentRequired = mode === 'create' && !can('groups.create_root');
   const toolbar = (
     <Toolbar sx={{ justifyContent: 'space-between' }}>
-      <SaveButton />
-      {mode === 'edit' ? (
+      {canSave ? <SaveButton /> : <span />}
+      {mode === 'edit' && access.delete ? (
         <DeleteWithConfirmButton
           mutationMode="pessimistic"
           confirmTitle={translate('groups.actions.delete')}
@@ -73,13 +119,26 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
   );
 
   return (
-    <TabbedForm toolbar={toolbar} syncWithLocation={false}>
+    <TabbedForm toolbar={canSave || access.delete ? toolbar : false} syncWithLocation={false}>
       <TabbedForm.Tab label="groups.tabs.general">
+        {canSave ? null : <ReadOnlyNotice />}
         {notices}
         <Grid>
-          <TextInput source="name" validate={[required, maxLength(255)]} />
-          <GroupInput source="parent_id" label="resources.groups.fields.parent_id" emptyText="groups.root" />
-          <SelectInput source="domain_type_id" choices={types.data ?? []} emptyText="groups.no_type" isPending={types.isPending} />
+          <TextInput source="name" validate={[required, maxLength(255)]} readOnly={ro.general} />
+          <GroupInput
+            source="parent_id"
+            label="resources.groups.fields.parent_id"
+            emptyText="groups.root"
+            readOnly={!access.edit}
+            validate={parentRequired ? required : undefined}
+          />
+          <SelectInput
+            source="domain_type_id"
+            choices={types.data ?? []}
+            emptyText="groups.no_type"
+            isPending={types.isPending}
+            readOnly={ro.general}
+          />
           <FormDataConsumer>
             {({ formData }) => {
               const none = NO_LOGIC_ADDRESS_TYPES.includes(typeCode(formData.domain_type_id) ?? -1);
@@ -87,6 +146,7 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
                 <NumberInput
                   source="logic_address"
                   disabled={none}
+                  readOnly={ro.general}
                   helperText={none ? 'groups.no_logic_address' : undefined}
                   validate={range(0, 999_999_999)}
                 />
@@ -94,32 +154,32 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
             }}
           </FormDataConsumer>
         </Grid>
-        <TextInput source="description" multiline minRows={2} fullWidth validate={maxLength(1000)} />
-        <TextArrayInput source="internal_subnetworks" validate={subnetworks} fullWidth helperText="10.0.0.0/8" />
-        <BooleanInput source="is_resident_phonebook_enabled" />
+        <TextInput source="description" multiline minRows={2} fullWidth validate={maxLength(1000)} readOnly={ro.general} />
+        <TextArrayInput source="internal_subnetworks" validate={subnetworks} fullWidth helperText="10.0.0.0/8" readOnly={ro.general} />
+        <BooleanInput source="is_resident_phonebook_enabled" readOnly={ro.general} />
       </TabbedForm.Tab>
 
       <TabbedForm.Tab label="groups.tabs.white_label">
-        <BooleanInput source="whitelabel_settings.is_enabled" />
-        {mode === 'edit' && record ? <GroupLogo group={record} /> : null}
+        <BooleanInput source="whitelabel_settings.is_enabled" readOnly={ro.white_label} />
+        {mode === 'edit' && record ? <GroupLogo group={record} readOnly={!access.logo} /> : null}
         <Grid>
-          <TextInput source="whitelabel_settings.name" validate={maxLength(255)} />
-          <TextInput source="whitelabel_settings.address" validate={maxLength(255)} />
-          <TextInput source="whitelabel_settings.email" validate={[email, maxLength(255)]} />
-          <TextInput source="whitelabel_settings.phone" validate={[internationalPhone, maxLength(32)]} />
+          <TextInput source="whitelabel_settings.name" validate={maxLength(255)} readOnly={ro.white_label} />
+          <TextInput source="whitelabel_settings.address" validate={maxLength(255)} readOnly={ro.white_label} />
+          <TextInput source="whitelabel_settings.email" validate={[email, maxLength(255)]} readOnly={ro.white_label} />
+          <TextInput source="whitelabel_settings.phone" validate={[internationalPhone, maxLength(32)]} readOnly={ro.white_label} />
         </Grid>
       </TabbedForm.Tab>
 
       <TabbedForm.Tab label="groups.tabs.guest_access">
         <Grid>
-          <NumberInput source="guest_identifier_limits.max_passes_count" validate={range(0, 1_000_000)} />
-          <NumberInput source="guest_identifier_limits.max_period_days" validate={range(0, 36_500)} />
+          <NumberInput source="guest_identifier_limits.max_passes_count" validate={range(0, 1_000_000)} readOnly={ro.guest_access} />
+          <NumberInput source="guest_identifier_limits.max_period_days" validate={range(0, 36_500)} readOnly={ro.guest_access} />
         </Grid>
       </TabbedForm.Tab>
 
       <TabbedForm.Tab label="groups.tabs.notifications">
         <ArrayInput source="device_status_notify">
-          <SimpleFormIterator inline disableReordering>
+          <SimpleFormIterator inline disableReordering disabled={ro.notifications}>
             <ReferenceInput source="user_id" reference="users" sort={{ field: 'name', order: 'ASC' }}>
               <AutocompleteInput
                 label="resources.groups.fields.user_id"
@@ -127,10 +187,19 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
                 filterToQuery={byName}
                 validate={required}
                 sx={{ minWidth: 260 }}
+                readOnly={ro.notifications}
               />
             </ReferenceInput>
-            <BooleanInput source="notify_about_offline_device" label="resources.groups.fields.notify_about_offline_device" />
-            <BooleanInput source="notify_about_device_task_failed" label="resources.groups.fields.notify_about_device_task_failed" />
+            <BooleanInput
+              source="notify_about_offline_device"
+              label="resources.groups.fields.notify_about_offline_device"
+              readOnly={ro.notifications}
+            />
+            <BooleanInput
+              source="notify_about_device_task_failed"
+              label="resources.groups.fields.notify_about_device_task_failed"
+              readOnly={ro.notifications}
+            />
           </SimpleFormIterator>
         </ArrayInput>
       </TabbedForm.Tab>
@@ -142,16 +211,26 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
           ) : (
             <>
               {notices}
-              <BooleanInput source="license_info.is_enabled" />
+              <BooleanInput source="license_info.is_enabled" readOnly={ro.licenses} />
               <Stack direction={{ xs: 'column', md: 'row' }} sx={{ gap: 2 }}>
-                <BooleanInput source="license_info.notifications.is_active" />
-                <SelectInput source="license_info.notifications.period" choices={NOTIFY_PERIODS} />
-                <NumberInput source="license_info.notifications.notify_before" validate={range(0, 365)} />
+                <BooleanInput source="license_info.notifications.is_active" readOnly={ro.licenses} />
+                <SelectInput source="license_info.notifications.period" choices={NOTIFY_PERIODS} readOnly={ro.licenses} />
+                <NumberInput source="license_info.notifications.notify_before" validate={range(0, 365)} readOnly={ro.licenses} />
               </Stack>
               <ArrayInput source="license_info.licenses">
-                <SimpleFormIterator inline disableReordering>
-                  <TextInput source="type" label="resources.groups.fields.license.type" validate={[required, maxLength(64)]} />
-                  <NumberInput source="quantity" label="resources.groups.fields.license.quantity" validate={range(0, 1_000_000_000)} />
+                <SimpleFormIterator inline disableReordering disabled={ro.licenses}>
+                  <TextInput
+                    source="type"
+                    label="resources.groups.fields.license.type"
+                    validate={[required, maxLength(64)]}
+                    readOnly={ro.licenses}
+                  />
+                  <NumberInput
+                    source="quantity"
+                    label="resources.groups.fields.license.quantity"
+                    validate={range(0, 1_000_000_000)}
+                    readOnly={ro.licenses}
+                  />
                   <TextInput
                     source="period.from"
                     type="date"
@@ -159,6 +238,7 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
                     format={secondsToDate}
                     parse={(v: string) => dateToSeconds(v, 'from')}
                     slotProps={{ inputLabel: { shrink: true } }}
+                    readOnly={ro.licenses}
                   />
                   <TextInput
                     source="period.to"
@@ -167,10 +247,19 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
                     format={secondsToDate}
                     parse={(v: string) => dateToSeconds(v, 'to')}
                     slotProps={{ inputLabel: { shrink: true } }}
+                    readOnly={ro.licenses}
                   />
-                  <BooleanInput source="is_active" label="resources.groups.fields.license.is_active" />
-                  <BooleanInput source="is_device_license" label="resources.groups.fields.license.is_device_license" />
-                  <BooleanInput source="restrict_period.is_active" label="resources.groups.fields.license.restrict" />
+                  <BooleanInput source="is_active" label="resources.groups.fields.license.is_active" readOnly={ro.licenses} />
+                  <BooleanInput
+                    source="is_device_license"
+                    label="resources.groups.fields.license.is_device_license"
+                    readOnly={ro.licenses}
+                  />
+                  <BooleanInput
+                    source="restrict_period.is_active"
+                    label="resources.groups.fields.license.restrict"
+                    readOnly={ro.licenses}
+                  />
                 </SimpleFormIterator>
               </ArrayInput>
             </>

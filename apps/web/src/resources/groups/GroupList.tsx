@@ -13,6 +13,7 @@ import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
+import { useActions } from '../../app/kit/useActions';
 import { GenerateDialog } from './GenerateDialog';
 import { GroupTree } from './GroupTree';
 import { GROUP_ROUTES } from './routes';
@@ -21,17 +22,24 @@ type DialogName = 'generate' | 'import' | 'export' | null;
 
 function Actions({ onOpen }: { onOpen: (d: DialogName) => void }) {
   const translate = useTranslate();
+  const { can } = useActions();
   return (
     <>
-      <Button size="small" startIcon={<AutoAwesomeIcon />} onClick={() => onOpen('generate')}>
-        {translate('groups.actions.generate')}
-      </Button>
-      <Button size="small" startIcon={<UploadIcon />} onClick={() => onOpen('import')}>
-        {translate('groups.actions.import')}
-      </Button>
-      <Button size="small" startIcon={<DownloadIcon />} onClick={() => onOpen('export')}>
-        {translate('groups.actions.export')}
-      </Button>
+      {can('groups.generate') ? (
+        <Button size="small" startIcon={<AutoAwesomeIcon />} onClick={() => onOpen('generate')}>
+          {translate('groups.actions.generate')}
+        </Button>
+      ) : null}
+      {can('groups.import_structure') ? (
+        <Button size="small" startIcon={<UploadIcon />} onClick={() => onOpen('import')}>
+          {translate('groups.actions.import')}
+        </Button>
+      ) : null}
+      {can('groups.export_structure') ? (
+        <Button size="small" startIcon={<DownloadIcon />} onClick={() => onOpen('export')}>
+          {translate('groups.actions.export')}
+        </Button>
+      ) : null}
       <Button size="small" component={Link} to="/domain-types" startIcon={<CategoryIcon />}>
         {translate('domain_types.title')}
       </Button>
@@ -42,6 +50,7 @@ function Actions({ onOpen }: { onOpen: (d: DialogName) => void }) {
 /** Groups: the hierarchy as an expandable tree (default), or a flat table searched and paged on the server. */
 export function GroupList() {
   const translate = useTranslate();
+  const { can } = useActions();
   const [view, setView] = useStore<'tree' | 'table'>('groups.view', 'tree');
   const [dialog, setDialog] = useState<DialogName>(null);
 
@@ -65,9 +74,11 @@ export function GroupList() {
             {toggle}
             <Typography sx={{ flex: 1 }} />
             <Actions onOpen={setDialog} />
-            <Button component={Link} to="/groups/add" variant="contained" size="small" startIcon={<AddIcon />}>
-              {translate('list.create')}
-            </Button>
+            {can('groups.create') ? (
+              <Button component={Link} to="/groups/add" variant="contained" size="small" startIcon={<AddIcon />}>
+                {translate('list.create')}
+              </Button>
+            ) : null}
           </Stack>
           <GroupTree />
         </>
@@ -85,7 +96,7 @@ export function GroupList() {
               <TextInput key="search" source="search" label="resources.groups.fields.search" resettable alwaysOn />,
               textFilter('logic_address', 'equals', 'resources.groups.fields.logic_address'),
             ]}
-            canCreate
+            canCreate={can('groups.create')}
             addRoute
             extraActions={<Actions onOpen={setDialog} />}
           >
@@ -98,9 +109,9 @@ export function GroupList() {
           </ListPage>
         </>
       )}
-      <GenerateDialog open={dialog === 'generate'} onClose={() => setDialog(null)} />
-      <StructureImportDialog open={dialog === 'import'} onClose={() => setDialog(null)} />
-      <StructureExportDialog open={dialog === 'export'} onClose={() => setDialog(null)} />
+      {can('groups.generate') ? <GenerateDialog open={dialog === 'generate'} onClose={() => setDialog(null)} /> : null}
+      {can('groups.import_structure') ? <StructureImportDialog open={dialog === 'import'} onClose={() => setDialog(null)} /> : null}
+      {can('groups.export_structure') ? <StructureExportDialog open={dialog === 'export'} onClose={() => setDialog(null)} /> : null}
     </ApiRoutes>
   );
 }

@@ -8,8 +8,8 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GROUPS_API } from '../../app/kit/GroupPicker';
 import { useAlert } from '../../app/useAlert';
 
-/** The white-label logo of a group: upload (`POST /domains/{id}/logo {image}`) and removal. */
-export function GroupLogo({ group }: { group: Group }) {
+/** The white-label logo of a group: upload (`POST /domains/{id}/logo {image}`) and removal; `readOnly`: the picture only. */
+export function GroupLogo({ group, readOnly = false }: { group: Group; readOnly?: boolean }) {
   const translate = useTranslate();
   const alert = useAlert();
   const refresh = useRefresh();
@@ -58,36 +58,38 @@ export function GroupLogo({ group }: { group: Group }) {
           </Typography>
         )}
       </Box>
-      <Stack spacing={1}>
-        <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />} disabled={busy}>
-          {translate('groups.logo.upload')}
-          <input
-            hidden
-            type="file"
-            accept="image/png,image/jpeg,image/gif,image/webp,image/svg+xml"
-            aria-label={translate('groups.logo.upload')}
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              e.target.value = '';
-              if (!file) return;
-              const form = new FormData();
-              form.append('image', file, file.name);
-              void run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'POST', body: form }));
-            }}
-          />
-        </Button>
-        {logo ? (
-          <Button
-            color="error"
-            size="small"
-            startIcon={<DeleteIcon />}
-            disabled={busy}
-            onClick={() => run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'DELETE' }))}
-          >
-            {translate('groups.logo.remove')}
+      {readOnly ? null : (
+        <Stack spacing={1}>
+          <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />} disabled={busy}>
+            {translate('groups.logo.upload')}
+            <input
+              hidden
+              type="file"
+              accept="image/png,image/jpeg,image/gif,image/webp,image/svg+xml"
+              aria-label={translate('groups.logo.upload')}
+              onChange={(e) => {
+                const file = e.target.files?.[0];
+                e.target.value = '';
+                if (!file) return;
+                const form = new FormData();
+                form.append('image', file, file.name);
+                void run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'POST', body: form }));
+              }}
+            />
           </Button>
-        ) : null}
-      </Stack>
+          {logo ? (
+            <Button
+              color="error"
+              size="small"
+              startIcon={<DeleteIcon />}
+              disabled={busy}
+              onClick={() => run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'DELETE' }))}
+            >
+              {translate('groups.logo.remove')}
+            </Button>
+          ) : null}
+        </Stack>
+      )}
     </Stack>
   );
 }

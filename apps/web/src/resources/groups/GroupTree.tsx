@@ -24,11 +24,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useDataProvider, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
+import { groupAccess } from '../../app/action-rules';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
 import { GROUPS_API } from '../../app/kit/GroupPicker';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
-import { buildTree, searchTree, type TreeItem, visibleRows } from './tree';
+import { useActions } from '../../app/kit/useActions';
+import { buildTree, pathOf, searchTree, type TreeItem, visibleRows } from './tree';
 
 const PAGE = 200;
 
@@ -38,6 +40,7 @@ export function GroupTree() {
   const navigate = useNavigate();
   const dp = useDataProvider<AtriumDataProvider>();
   const types = useDomainTypes();
+  const { permissions, me } = useActions();
   const [search, setSearch] = useState('');
   const [expanded, setExpanded] = useState<Set<number>>(new Set());
   const [shown, setShown] = useState(PAGE);
@@ -47,6 +50,8 @@ export function GroupTree() {
   });
   const roots = useMemo(() => buildTree(all.data ?? []), [all.data]);
   const typeName = useMemo(() => new Map((types.data ?? []).map((t) => [t.id, t.name])), [types.data]);
+  const parents = useMemo(() => new Map((all.data ?? []).map((g) => [g.id, g.parent_id])), [all.data]);
+  const mayAddChild = (id: number) => groupAccess(permissions, me, { id, path: pathOf(id, parents) }).createChild;
 
   const active = search.trim().length >= DOMAIN_SEARCH_MIN_LENGTH;
   const found = useMemo(() => (active ? searchTree(roots, search) : null), [active, roots, search]);
@@ -157,18 +162,20 @@ export function GroupTree() {
                   <TableCell align="right">{n.logic_address ?? '—'}</TableCell>
                   <TableCell align="right">{n.id}</TableCell>
                   <TableCell>
-                    <Tooltip title={translate('groups.add_child')}>
-                      <IconButton
-                        size="small"
-                        aria-label={`${translate('groups.add_child')}: ${n.name}`}
-                        onClick={(e) => {
-                          e.stopPropagation();
-                          navigate(`/groups/add?source=${encodeURIComponent(JSON.stringify({ parent_id: n.id }))}`);
-                        }}
-                      >
-                        <AddIcon fontSize="small" />
-                      </IconButton>
-                    </Tooltip>
+                    {mayAddChild(n.id) ? (
+                      <Tooltip title={translate('groups.add_child')}>
+                        <IconButton
+                          size="small"
+                          aria-label={`${translate('groups.add_child')}: ${n.name}`}
+                          onClick={(e) => {
+                            e.stopPropagation();
+                            navigate(`/groups/add?source=${encodeURIComponent(JSON.stringify({ parent_id: n.id }))}`);
+                          }}
+                        >
+                          <AddIcon fontSize="small" />
+                        </IconButton>
+                      </Tooltip>
+                    ) : null}
                   </TableCell>
                 </TableRow>
               );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildTree, searchTree, subtreeIds, type TreeItem, visibleRows } from './tree';
+import { buildTree, pathOf, searchTree, subtreeIds, type TreeItem, visibleRows } from './tree';
 
 const item = (id: number, name: string, parent_id: number | null, logic_address: number | null = null): TreeItem => ({
   id,
@@ -60,5 +60,20 @@ describe('group tree', () => {
 
   it('subtree ids of a node', () => {
     expect([...subtreeIds(roots, 2)].sort()).toEqual([2, 3, 4, 6]);
+  });
+
+  it('pathOf walks the visible ancestors down to the group, and stops at a loop', () => {
+    const parents = new Map<number, number | null>([
+      [1, null],
+      [2, 1],
+      [3, 2],
+      [7, 99],
+      [8, 9],
+      [9, 8],
+    ]);
+    expect(pathOf(3, parents)).toEqual([1, 2, 3]);
+    expect(pathOf(1, parents)).toEqual([1]);
+    expect(pathOf(7, parents)).toEqual([99, 7]);
+    expect(pathOf(8, parents)).toEqual([9, 8]);
   });
 });

@@ -15,6 +15,20 @@ export interface TreeNode extends TreeItem {
 const byName = (a: TreeItem, b: TreeItem) => a.name.localeCompare(b.name, undefined, { numeric: true, sensitivity: 'base' }) || a.id - b.id;
 
 /**
+ * The ids from the top visible ancestor down to `id` (the group's path as far as the user sees it),
+ * from a map of id → parent_id. Enough for the action rules: groups below mine have mine in it.
+ */
+export function pathOf(id: number, parents: ReadonlyMap<number, number | null>): number[] {
+  const path = [id];
+  let parent = parents.get(id);
+  while (parent !== null && parent !== undefined && !path.includes(parent)) {
+    path.unshift(parent);
+    parent = parents.get(parent);
+  }
+  return path;
+}
+
+/**
  * The forest of the groups a user sees. A group whose parent is not among them (not visible to
  * this user) is a root. Siblings are sorted by name, numbers in names compared as numbers.
  */
