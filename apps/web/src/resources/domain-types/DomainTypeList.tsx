@@ -18,15 +18,20 @@ import {
 import { FormDialog } from '../../app/kit/FormDialog';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { maxLength, range, required } from '../../app/validators';
 import { domainTypeBody } from './transform';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; record: DomainType } | null;
 
-/** Domain types: a list whose rows open in a dialog, as small catalogues do. */
+/**
+ * Domain types: a list whose rows open in a dialog, as small catalogues do. Everyone reads the
+ * catalogue; only a user who may change project settings adds, edits or deletes (action-rules.ts).
+ */
 export function DomainTypeList() {
   const translate = useTranslate();
+  const { can } = useActions();
   const alert = useAlert();
   const [editing, setEditing] = useState<Editing>(null);
   const [create] = useCreate();
@@ -72,14 +77,20 @@ export function DomainTypeList() {
         title={translate('domain_types.title')}
         sort={{ field: 'type', order: 'ASC' }}
         filters={[textFilter('name', 'has', 'resources.domain-types.fields.name', { alwaysOn: true })]}
-        rowClick={(_id, _resource, record) => {
-          setEditing({ mode: 'edit', record: record as DomainType });
-          return false;
-        }}
+        rowClick={
+          can('domain_types.edit')
+            ? (_id, _resource, record) => {
+                setEditing({ mode: 'edit', record: record as DomainType });
+                return false;
+              }
+            : false
+        }
         extraActions={
-          <Button size="small" startIcon={<AddIcon />} onClick={() => setEditing({ mode: 'create' })}>
-            {translate('list.create')}
-          </Button>
+          can('domain_types.create') ? (
+            <Button size="small" startIcon={<AddIcon />} onClick={() => setEditing({ mode: 'create' })}>
+              {translate('list.create')}
+            </Button>
+          ) : null
         }
       >
         <NumberField source="type" />
@@ -102,7 +113,7 @@ export function DomainTypeList() {
           onClose={() => setEditing(null)}
           width={600}
           actions={
-            editing.mode === 'edit'
+            editing.mode === 'edit' && can('domain_types.delete')
               ? [{ label: translate('domain_types.delete'), icon: <DeleteIcon fontSize="small" />, onClick: removeRecord }]
               : undefined
           }
