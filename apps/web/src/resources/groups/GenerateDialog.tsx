@@ -17,6 +17,7 @@ import {
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
+import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { maxLength, range, required } from '../../app/validators';
 import { generateBody } from './transform';
@@ -50,6 +51,7 @@ function previewLines(domains: GeneratedGroup[], limit: number): { key: string; 
  */
 export function GenerateDialog({ open, onClose, parentId }: { open: boolean; onClose: () => void; parentId?: number | null }) {
   const translate = useTranslate();
+  const { can } = useActions();
   const alert = useAlert();
   const refresh = useRefresh();
   const dp = useDataProvider<AtriumDataProvider>();
@@ -115,7 +117,8 @@ export function GenerateDialog({ open, onClose, parentId }: { open: boolean; onC
         </DialogTitle>
         <DialogContent dividers>
           <Box sx={{ display: preview ? 'none' : 'block' }}>
-            <BooleanInput source="root_level_only" label="groups.generate.root_level_only" />
+            {/* Generating at the root creates root groups: only with create-root (action-rules.ts). */}
+            {can('groups.create_root') ? <BooleanInput source="root_level_only" label="groups.generate.root_level_only" /> : null}
             <FormDataConsumer>
               {({ formData }) =>
                 formData.root_level_only ? null : (
