@@ -6,6 +6,9 @@ import { defineConfig } from '@playwright/test';
 // One server for the whole run, on its own port and a fresh data directory (PGlite), started
 // and stopped by Playwright itself. Its administrator's credentials are fixed here.
 const port = Number(process.env.E2E_PORT ?? 8299);
+// The mail relay of the server: tests that read e-mails listen here (tests/support/mailbox.ts).
+export const smtpPort = Number(process.env.E2E_SMTP_PORT ?? port - 1);
+export const smtpLogin = { user: 'e2e-mailer', password: 'e2e-mail-password' };
 export const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
@@ -52,6 +55,8 @@ export default defineConfig({
       ADMIN_PASSWORD: 'e2e-admin-password',
       MQTT_URL: 'mqtt://127.0.0.1:1883',
       LOG_LEVEL: 'warn',
+      SMTP_URL: `smtp://${smtpLogin.user}:${smtpLogin.password}@127.0.0.1:${smtpPort}`,
+      SMTP_FROM: 'Atrium e2e <atrium@e2e.example>',
     },
   },
 });
