@@ -168,8 +168,8 @@ describe('pageOfIds', () => {
       table: users,
       id: sql`${users.id}`,
       where: where(),
-      orderBy: sortSql(spec, { sort: '-name' }),
-      query: { page: 1, size: 2 },
+      spec,
+      query: { page: 1, size: 2, sort: '-name' },
     });
     expect(r.estimated).toBe(false);
     expect(r.total).toBe(3);
@@ -182,7 +182,7 @@ describe('pageOfIds', () => {
       table: users,
       id: sql`${users.id}`,
       where: where(),
-      orderBy: sortSql(spec, {}),
+      spec,
       query: { page: 9, size: 2 },
     });
     expect(r).toEqual({ ids: [], total: 3, estimated: false });
@@ -193,12 +193,48 @@ describe('pageOfIds', () => {
       table: users,
       id: sql`${users.id}`,
       where: where(),
-      orderBy: sortSql(spec, {}),
+      spec,
       query: { page: 1, size: 1 },
       cap: 2,
     });
     expect(r.estimated).toBe(true);
     expect(r.total).toBeGreaterThanOrEqual(3);
-    expect(r.ids).toHaveLength(1);
+    const names = async (ids: number[]) =>
+      inPageOrder(ids, await t.app.database.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids))).map(
+        (x) => x.name,
+      );
+    expect(await names(r.ids)).toEqual(['Anna']);
+    // Above the cap the page still comes in order, from the plain ordered query.
+    const second = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      spec,
+      query: { page: 2, size: 2 },
+      cap: 2,
+    });
+    expect(await names(second.ids)).toEqual(['Boris']);
+    // Past the end above the cap: no ids, an estimated total.
+    const past = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      spec,
+      query: { page: 5, size: 2 },
+      cap: 2,
+    });
+    expect(past).toMatchObject({ ids: [], estimated: true });
+  });
+
+  it('pages by several sort keys with nulls placed as PostgreSQL places them', async () => {
+    const r = await pageOfIds(t.app.database.db, {
+      table: users,
+      id: sql`${users.id}`,
+      where: where(),
+      spec,
+      query: { page: 1, size: 3, sort: 'email,-name' },
+    });
+    const rows = await t.app.database.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, r.ids));
+    expect(inPageOrder(r.ids, rows).map((x) => x.name)).toEqual(['Anna', 'Bella_50%', 'Boris']);
   });
 });

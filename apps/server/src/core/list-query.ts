@@ -103,22 +103,27 @@ export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>): S
   return sql`(${sql.join(parts, query.filters?.match === 'match_any' ? sql` OR ` : sql` AND `)})`;
 }
 
-/** The ORDER BY list of a list's sort, always ending with the tiebreak. */
-export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
+/** The validated sort keys of a list: each field's expression and direction. */
+export function sortKeys(spec: ListSpec, query: Pick<ListQuery, 'sort'>): { expr: SQL; desc: boolean }[] {
   const keys = (query.sort ?? spec.defaultSort).split(',').filter(Boolean);
   const seen = new Set<string>();
-  const order = keys.map((key) => {
+  return keys.map((key) => {
     const desc = key.startsWith('-');
     const name = desc ? key.slice(1) : key;
     const f = spec.fields[name];
     if (!f || f.sortable === false) throw bad('sort', `field ${name} cannot be sorted`);
     if (seen.has(name)) throw bad('sort', `field ${name} is sorted twice`);
     seen.add(name);
-    // PostgreSQL's default null placement (last ascending, first descending), so btree indexes serve the order.
-    return desc ? sql`${f.expr} DESC` : sql`${f.expr} ASC`;
+    return { expr: f.expr, desc };
   });
-  order.push(spec.tiebreak);
-  return order;
+}
+
+// PostgreSQL's default null placement (last ascending, first descending), so btree indexes serve the order.
+const direction = (expr: SQL, desc: boolean) => (desc ? sql`${expr} DESC` : sql`${expr} ASC`);
+
+/** The ORDER BY list of a list's sort, always ending with the tiebreak. */
+export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
+  return [...sortKeys(spec, query).map((k) => direction(k.expr, k.desc)), spec.tiebreak];
 }
 
 /** Checks `with` against the relations a resource offers. */
@@ -140,33 +145,56 @@ export interface PageOfIds {
 }
 
 /**
- * The ids of one page and the total, as two cheap queries instead of one expensive one:
- * - the page is the ids alone, ordered and limited, so the planner can walk an index and stop;
- *   the caller then loads only those rows' columns and relations;
- * - the total counts at most EXACT_TOTAL_CAP + 1 matching rows; beyond that it is the planner's
- *   estimate (ARCHITECTURE §12: a count over hundreds of thousands of rows costs tens of ms).
+ * The ids of one page and the total, adapting to how many rows match (ARCHITECTURE §12):
+ * - first, the matching rows' ids and sort keys are gathered, at most EXACT_TOTAL_CAP + 1 of them,
+ *   and the page is sorted from that set: for a selective filter or a branch this is one cheap
+ *   query with an exact total, and the planner cannot gamble on walking a sort index past
+ *   thousands of non-matching rows;
+ * - when more rows match than that, the page is the ids alone, ordered and limited (an index can
+ *   serve it and stop early, matches being dense), and the total is the planner's estimate.
+ * The caller then loads only the page's rows with their columns and relations.
  */
 export async function pageOfIds(
   db: DbOrTx,
-  opts: { table: PgTable; id: SQL; where: SQL | undefined; orderBy: SQL[]; query: Pick<ListQuery, 'page' | 'size'>; cap?: number },
+  opts: { table: PgTable; id: SQL; where: SQL | undefined; spec: ListSpec; query: Pick<ListQuery, 'page' | 'size' | 'sort'>; cap?: number },
 ): Promise<PageOfIds> {
   const cap = opts.cap ?? EXACT_TOTAL_CAP;
   const where = opts.where ?? sql`TRUE`;
-  const [page, counted] = await Promise.all([
+  const keys = sortKeys(opts.spec, opts.query);
+  const keyColumns = keys.map((k, i) => sql`, ${k.expr} AS ${sql.raw(`k${i}`)}`);
+  const keyOrder = keys.map((k, i) => direction(sql.raw(`m.k${i}`), k.desc));
+  const small = await queryRows<{ id: number; total: number }>(
+    db,
+    sql`WITH m AS MATERIALIZED (SELECT ${opts.id} AS id${sql.join(keyColumns, sql``)} FROM ${opts.table} WHERE ${where} LIMIT ${cap + 1})
+      SELECT m.id, (SELECT count(*) FROM m)::int AS total FROM m
+      ORDER BY ${sql.join([...keyOrder, sql`m.id ASC`], sql`, `)} LIMIT ${opts.query.size} OFFSET ${pageOffset(opts.query)}`,
+  );
+  const counted = small[0]?.total;
+  if (counted !== undefined && counted <= cap) return { ids: small.map((r) => Number(r.id)), total: counted, estimated: false };
+  if (counted === undefined) {
+    // An empty page: past the end, or nothing matches. Count (capped) to tell which.
+    const [c] = await queryRows<{ n: number }>(
+      db,
+      sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${opts.table} WHERE ${where} LIMIT ${cap + 1}) capped`,
+    );
+    const n = Number(c?.n ?? 0);
+    if (n <= cap) return { ids: [], total: n, estimated: false };
+  }
+  const [page, estimate] = await Promise.all([
     queryRows<{ id: number }>(
       db,
-      sql`SELECT ${opts.id} AS id FROM ${opts.table} WHERE ${where} ORDER BY ${sql.join(opts.orderBy, sql`, `)} LIMIT ${opts.query.size} OFFSET ${pageOffset(opts.query)}`,
+      sql`SELECT ${opts.id} AS id FROM ${opts.table} WHERE ${where} ORDER BY ${sql.join(sortSql(opts.spec, opts.query), sql`, `)} LIMIT ${opts.query.size} OFFSET ${pageOffset(opts.query)}`,
     ),
-    queryRows<{ n: number }>(db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM ${opts.table} WHERE ${where} LIMIT ${cap + 1}) capped`),
+    plannerEstimate(db, sql`SELECT 1 FROM ${opts.table} WHERE ${where}`),
   ]);
-  const ids = page.map((r) => Number(r.id));
-  const n = Number(counted[0]?.n ?? 0);
-  if (n <= cap) return { ids, total: n, estimated: false };
-  const plan = await queryRows<{ 'QUERY PLAN': unknown }>(db, sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${opts.table} WHERE ${where}`);
+  return { ids: page.map((r) => Number(r.id)), total: Math.max(estimate, cap + 1), estimated: true };
+}
+
+async function plannerEstimate(db: DbOrTx, query: SQL): Promise<number> {
+  const plan = await queryRows<{ 'QUERY PLAN': unknown }>(db, sql`EXPLAIN (FORMAT JSON) ${query}`);
   const raw = plan[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
-  const estimate = Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
-  return { ids, total: Math.max(estimate, cap + 1), estimated: true };
+  return Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0);
 }
 
 /** Orders rows loaded by id in the order of the page's ids. */

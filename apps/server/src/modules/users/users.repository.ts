@@ -3,7 +3,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { filtersSql, inPageOrder, type ListSpec, pageOfIds, sortSql } from '../../core/list-query.js';
+import { filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from './users.table.js';
@@ -101,7 +101,7 @@ export class UsersRepository {
       conds.push(sql`(${U.login} ILIKE ${like} OR ${U.name} ILIKE ${like} OR ${U.email} ILIKE ${like})`);
     }
     const where = and(...conds);
-    const page = await pageOfIds(this.db, { table: users, id: sql`${U.id}`, where, orderBy: sortSql(USER_LIST, q), query: q });
+    const page = await pageOfIds(this.db, { table: users, id: sql`${U.id}`, where, spec: USER_LIST, query: q });
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
     // Only the page's rows get their groups and relations.
     const rows = await this.db
