@@ -34,7 +34,8 @@ export const users = pgTable(
     uniqueIndex('users_project_login').on(t.projectId, sql`lower(${t.login})`),
     index('users_login').on(sql`lower(${t.login})`),
     index('users_project_name').on(t.projectId, t.name, t.id),
-    // Prefix search (begins_with) on name and login: lower(x) LIKE 'abc%'.
+    // Prefix search (begins_with) on name and login: lower(x) LIKE 'abc%'. Migration 0006 adds
+    // INCLUDE (x, id) by hand so these are covering indexes (drizzle-kit cannot express INCLUDE).
     index('users_name_prefix').on(t.projectId, sql`lower(${t.name}) text_pattern_ops`),
     index('users_login_prefix').on(t.projectId, sql`lower(${t.login}) text_pattern_ops`),
     index('users_role').on(t.roleId),
