@@ -9,9 +9,11 @@ import {
   NumberInput,
   SelectInput,
   SimpleFormIterator,
+  SimpleFormIteratorClasses,
   TextInput,
   useDataProvider,
   useRefresh,
+  useSimpleFormIterator,
   useTranslate,
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
@@ -29,6 +31,20 @@ interface Generated {
 }
 
 const PREVIEW_LIMIT = 300;
+
+/** A new level's parameters: one group, numbered from 1, the number being its logical address. */
+const NEW_LEVEL = { domain_type_id: null, count: 1, prefix: '', logic_number: true, from: 1, except: '' };
+
+// The iterator renders a custom add button as it is: the button adds the level itself, with the first level's defaults.
+function AddLevelButton() {
+  const translate = useTranslate();
+  const { add } = useSimpleFormIterator();
+  return (
+    <Button size="small" onClick={() => add(NEW_LEVEL)}>
+      {translate('groups.generate.add_level')}
+    </Button>
+  );
+}
 
 /** Depth-first lines of the preview, at most `limit`. */
 function previewLines(domains: GeneratedGroup[], limit: number): { key: string; depth: number; text: string }[] {
@@ -108,7 +124,7 @@ export function GenerateDialog({ open, onClose, parentId }: { open: boolean; onC
         record={{
           parent_id: parentId ?? null,
           root_level_only: false,
-          levels: [{ domain_type_id: null, count: 1, prefix: '', logic_number: true, from: 1, except: '' }],
+          levels: [NEW_LEVEL],
         }}
         onSubmit={generate}
       >
@@ -131,7 +147,9 @@ export function GenerateDialog({ open, onClose, parentId }: { open: boolean; onC
               <SimpleFormIterator
                 inline
                 disableReordering
-                addButton={<Button size="small">{translate('groups.generate.add_level')}</Button>}
+                addButton={<AddLevelButton />}
+                // A level's eight inputs do not fit one line of the dialog: wrap them rather than squeeze them.
+                sx={{ [`& .${SimpleFormIteratorClasses.form}`]: { flex: 1, flexWrap: 'wrap' } }}
               >
                 <SelectInput
                   source="domain_type_id"
