@@ -16,8 +16,8 @@ import {
   TableRow,
   Typography,
 } from '@mui/material';
-import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { Form, SelectInput, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../dataProvider';
 import { errorText } from '../errors';
@@ -27,14 +27,25 @@ import { downloadFile, LONG_TIMEOUT_MS, tzOffsetMinutes } from './download';
 import { FormDialog } from './FormDialog';
 import { GROUPS_API, GroupInput } from './GroupPicker';
 
+const AVAILABLE_ROLES = ['roles', 'available'];
+
 /** The roles the caller may assign (`GET /roles/available`), for pickers. */
 export function useAvailableRoles() {
   const dp = useDataProvider<AtriumDataProvider>();
   return useQuery({
-    queryKey: ['roles', 'available'],
+    queryKey: AVAILABLE_ROLES,
     queryFn: async () => (await dp.request<{ data: { id: number; name: string }[] }>('/roles/available')).data,
     staleTime: 60_000,
   });
+}
+
+/**
+ * Mutation options of a role's create and edit pages: react-admin refreshes only its own queries of
+ * `roles`, so the assignable roles are dropped here, or the user form would miss a role just made.
+ */
+export function useAvailableRolesRefresh() {
+  const queryClient = useQueryClient();
+  return useMemo(() => ({ onSettled: () => queryClient.invalidateQueries({ queryKey: AVAILABLE_ROLES }) }), [queryClient]);
 }
 
 /** The domain types, for pickers. */

@@ -2,6 +2,7 @@ import type { Role } from '@atrium/contract';
 import { useRecordContext, useTranslate } from 'react-admin';
 import { patchTransform } from '../../app/kit/patch';
 import { EditPage } from '../../app/kit/RecordPage';
+import { useAvailableRolesRefresh } from '../../app/kit/StructureDialogs';
 import { RoleForm } from './RoleForm';
 import { roleBody } from './transform';
 
@@ -12,8 +13,9 @@ function RoleTitle() {
 }
 
 export function RoleEdit() {
+  const mutationOptions = useAvailableRolesRefresh();
   return (
-    <EditPage title={<RoleTitle />} transform={patchTransform(roleBody)}>
+    <EditPage title={<RoleTitle />} transform={patchTransform(roleBody)} mutationOptions={mutationOptions}>
       <RoleForm />
     </EditPage>
   );
