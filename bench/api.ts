@@ -40,13 +40,16 @@ export async function run(): Promise<void> {
         `users list: ${listBody.data.length} rows of ${listBody.meta.total}${listBody.meta.estimated ? ' (estimated)' : ''} matching`,
       );
       rows.push(await load('GET /users (filtered, sorted, 20)', { url: listUrl, headers: auth }));
+      // The same call without queueing behind other connections: the latency of one operator's click.
+      rows.push(await load('GET /users … at 1 connection', { url: listUrl, headers: auth, connections: 1 }));
     } else {
       console.log(`users list not measured: GET /users answered ${probe.status}`);
     }
     print(rows, baseline);
-    const list = rows.find((r) => r.name.startsWith('GET /users'));
+    const list = rows.find((r) => r.name.startsWith('GET /users ('));
+    const single = rows.find((r) => r.name.includes('1 connection'));
     if (list) {
-      console.log(`\ntarget: users list p95 < 25 ms → ${list.p95} ms (${list.p95 < 25 ? 'met' : 'NOT met'});`);
+      console.log(`\ntarget: users list p95 < 25 ms → ${list.p95} ms at 8 connections (${list.p95 < 25 ? 'met' : 'NOT met'});`);
       console.log(
         `        ≥ 1/10 of bare throughput → ${(list.rps / baseline.rps).toFixed(3)} (${list.rps / baseline.rps >= 0.1 ? 'met' : 'NOT met'})`,
       );
