@@ -1,13 +1,13 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { type SmtpPeer, startSmtpPeer } from '../../../test/smtp-peer.js';
 import { projects } from '../../modules/projects/projects.table.js';
 import { mailOutbox } from '../../modules/registration/registration.table.js';
 import { MAX_ATTEMPTS, MailRepository } from './mail.repository.js';
 import { Mailer } from './mailer.js';
 import { describeSmtpError, parseSmtpSettings } from './smtp.js';
 import { renderMail } from './templates.js';
-import { type SmtpPeer, startSmtpPeer } from './test-smtp-peer.js';
 
 let t: TestApp;
 let peer: SmtpPeer;

@@ -2,11 +2,11 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { login } from '../../../test/helpers.js';
+import { freshIp, linkSecret, PUBLIC_URL, type RegistrationTestbed, registrationTestbed } from '../../../test/registration-setup.js';
 import { AppError } from '../../core/errors.js';
 import { auditEvents } from '../audit/audit.table.js';
 import { users } from '../users/users.table.js';
 import { userTokens } from './registration.table.js';
-import { freshIp, linkSecret, PUBLIC_URL, type RegistrationTestbed, registrationTestbed } from './registration.test-setup.js';
 
 let bed: RegistrationTestbed;
 let n = 0;

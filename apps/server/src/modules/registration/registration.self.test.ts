@@ -2,11 +2,18 @@ import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { client, login } from '../../../test/helpers.js';
+import {
+  codeIn,
+  freshIp,
+  linkSecret,
+  PUBLIC_URL,
+  type RegistrationTestbed,
+  registrationTestbed,
+} from '../../../test/registration-setup.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from '../users/users.table.js';
 import { mailOutbox, userTokens } from './registration.table.js';
-import { codeIn, freshIp, linkSecret, PUBLIC_URL, type RegistrationTestbed, registrationTestbed } from './registration.test-setup.js';
 
 let bed: RegistrationTestbed;
 let n = 0;

@@ -1,10 +1,10 @@
 import { eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import type { Actor, RequestContext } from '../../core/context.js';
-import { type SmtpPeer, startSmtpPeer } from '../../core/mail/test-smtp-peer.js';
-import type { RegistrationSettings } from '../frontend/settings.service.js';
-import { projects, serverSettings } from '../projects/projects.table.js';
+import type { Actor, RequestContext } from '../src/core/context.js';
+import type { RegistrationSettings } from '../src/modules/frontend/settings.service.js';
+import { projects, serverSettings } from '../src/modules/projects/projects.table.js';
+import { buildTestApp, type TestApp } from './helpers.js';
+import { type SmtpPeer, startSmtpPeer } from './smtp-peer.js';
 
 export const PUBLIC_URL = 'https://atrium.example';
 
