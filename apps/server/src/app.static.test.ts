@@ -8,9 +8,10 @@ import { loadConfig } from './config.js';
 import type { Database } from './core/db/client.js';
 
 let app: AppInstance;
+let web: string;
 let database: Database;
 beforeAll(async () => {
-  const web = mkdtempSync(path.join(tmpdir(), 'atrium-web-'));
+  web = mkdtempSync(path.join(tmpdir(), 'atrium-web-'));
   mkdirSync(path.join(web, 'assets'));
   writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>Atrium console</title>');
   writeFileSync(path.join(web, 'assets', 'app.js'), 'console.log(1)');
@@ -47,6 +48,17 @@ describe('the console on the same port', () => {
       expect(res.body).toContain('Atrium console');
     },
   );
+
+  it('serves files added after start (a rebuilt console) without a restart', async () => {
+    writeFileSync(path.join(web, 'assets', 'new-chunk.js'), 'console.log(2)');
+    const res = await app.inject({ method: 'GET', url: '/assets/new-chunk.js' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toBe('console.log(2)');
+  });
+
+  it('answers 404 for a missing file instead of the console page', async () => {
+    expect((await app.inject({ method: 'GET', url: '/assets/gone-123.js' })).statusCode).toBe(404);
+  });
 
   it('keeps API misses as JSON 404s', async () => {
     const res = await app.inject({ method: 'GET', url: '/api/v0/does-not-exist' });

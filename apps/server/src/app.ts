@@ -214,10 +214,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
 
   const webRoot = config.webDist;
   const hasWeb = (serveWeb ?? true) && existsSync(path.join(webRoot, 'index.html'));
-  if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: false, index: ['index.html'] });
+  // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
+  if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: true, index: ['index.html'] });
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';
-    if (url.startsWith('/api/') || url === '/api' || !hasWeb || req.method !== 'GET') {
+    // A missing file (an old chunk after a rebuild) is a 404, so the console sees a chunk load error, not HTML.
+    const isFile = /\/[^/]+\.[a-z0-9]+$/i.test(url);
+    if (url.startsWith('/api/') || url === '/api' || !hasWeb || req.method !== 'GET' || isFile) {
       return reply.status(404).send(errorBody('not_found', String(req.id)));
     }
     // History fallback: client routes of the console load index.html.
