@@ -2,21 +2,25 @@ import type { FilterOperator } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
+import type { SxProps, Theme } from '@mui/material/styles';
 import { type ReactElement, type ReactNode, useState } from 'react';
 import {
   CreateButton,
   Datagrid,
+  DatagridConfigurable,
   type DatagridProps,
   ExportButton,
   FilterButton,
   List,
   type ListProps,
   Pagination,
+  SelectColumnsButton,
   TextInput,
   TopToolbar,
   useDataProvider,
   useListContext,
   useNotify,
+  useRecordContext,
   useRefresh,
   useResourceContext,
   useTranslate,
@@ -32,6 +36,43 @@ export function textFilter(field: string, operator: FilterOperator, label: strin
   const source = filterSource(field, operator);
   return <TextInput key={source} source={source} label={label} resettable {...extra} />;
 }
+
+/**
+ * A text column on one line: the text ends with an ellipsis when the column is narrower than it,
+ * and shows in full as the cell's tooltip (`title`). For `ListPage`'s `fit` tables.
+ */
+export function EllipsisField({
+  source,
+  render,
+  emptyText = '—',
+}: {
+  source: string;
+  /** The text of the record, when it is not the value of `source`. */
+  render?: (record: Record<string, unknown>) => string | null | undefined;
+  emptyText?: string;
+  /** Read by the datagrid for the column's header and sorting. */
+  label?: string;
+  sortable?: boolean;
+  sortBy?: string;
+}) {
+  const record = useRecordContext();
+  if (!record) return null;
+  const value = render ? render(record) : record[source];
+  const text = value === null || value === undefined || value === '' ? emptyText : String(value);
+  return (
+    <Typography component="span" variant="body2" noWrap title={text} sx={{ display: 'block' }}>
+      {text}
+    </Typography>
+  );
+}
+
+/** A table that fits its page: fixed layout, so long cells end with an ellipsis instead of widening it. */
+const FIT_SX = {
+  '& .RaDatagrid-table': { tableLayout: 'fixed' },
+  // The select column, wide enough for its checkbox (the fixed layout would squeeze it).
+  '& .RaDatagrid-headerCell.MuiTableCell-paddingCheckbox': { width: 58 },
+  '& .RaDatagrid-headerCell:not(.MuiTableCell-paddingCheckbox)': { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' },
+} as const;
 
 function EmptyState() {
   const translate = useTranslate();
@@ -176,6 +217,18 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
   bulkActions?: ReactElement;
   /** More buttons of the top toolbar (import, export dialogs…). */
   extraActions?: ReactNode;
+  /**
+   * Columns hidden until the user shows them (by source): the toolbar then offers a column chooser,
+   * and the choice is remembered.
+   */
+  omit?: string[];
+  /**
+   * The table keeps to the page width: columns share it (widths by `.column-<source>` in
+   * `datagridSx`), long texts end with an ellipsis (see `EllipsisField`).
+   */
+  fit?: boolean;
+  /** Styles of the table, e.g. column widths. */
+  datagridSx?: SxProps<Theme>;
   /** The columns (react-admin fields). */
   children: ReactNode;
 }
@@ -193,10 +246,14 @@ export function ListPage({
   addRoute,
   bulkActions,
   extraActions,
+  omit,
+  fit,
+  datagridSx,
   children,
   ...props
 }: ListPageProps) {
   const resource = useResourceContext(props);
+  const Table = omit ? DatagridConfigurable : Datagrid;
   return (
     <List
       perPage={20}
@@ -205,22 +262,27 @@ export function ListPage({
       exporter={canExport ? undefined : false}
       empty={filters && filters.length > 0 ? false : <EmptyState />}
       actions={
-        <TopToolbar>
+        // The actions keep their width next to the filters (react-admin would shrink them as much as the
+        // filters), up to 70% of the line; more actions wrap onto a second line rather than widen the page.
+        <TopToolbar sx={{ flex: '0 0 auto', maxWidth: { md: '70%' }, flexWrap: 'wrap', justifyContent: 'flex-end', rowGap: 0.5 }}>
           {filters && filters.length > 0 ? <FilterButton /> : null}
           {canCreate ? <CreateButton to={addRoute && resource ? `/${resource}/add` : undefined} /> : null}
+          {omit ? <SelectColumnsButton /> : null}
           {canExport ? <ExportButton /> : null}
           {extraActions}
         </TopToolbar>
       }
       {...props}
     >
-      <Datagrid
+      <Table
         rowClick={rowClick}
         bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
         empty={<EmptyState />}
+        {...(omit ? { omit } : {})}
+        sx={[fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
       >
         {children}
-      </Datagrid>
+      </Table>
     </List>
   );
 }

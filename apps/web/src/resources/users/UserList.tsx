@@ -11,13 +11,12 @@ import {
   NumberField,
   ReferenceInput,
   SelectInput,
-  TextField,
   TextInput,
   useTranslate,
 } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
-import { ListPage } from '../../app/kit/ListPage';
+import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
 import { USER_ROUTES } from './routes';
@@ -31,6 +30,21 @@ const filters = [
   <NullableBooleanInput key="activated" source="activated" label="resources.users.fields.activated" />,
   <BooleanInput key="is_group_admin" source="is_group_admin" label="resources.users.fields.is_group_admin" />,
 ];
+
+const DEFAULT_HIDDEN = ['id', 'is_group_admin'];
+/** Groups named in a row; the others are counted ("+3") and all are in the cell's tooltip. */
+const SHOWN_GROUPS = 1;
+
+/** Column widths of the fitted table; the groups take what is left. */
+const COLUMN_WIDTHS = {
+  '& .column-id': { width: 72 },
+  '& .column-login': { width: '16%' },
+  '& .column-name': { width: '18%' },
+  '& .column-email': { width: '20%' },
+  '& .column-role': { width: '13%' },
+  '& .column-is_group_admin': { width: 120 },
+  '& .column-activated': { width: 104 },
+};
 
 function UserListView() {
   const translate = useTranslate();
@@ -46,6 +60,11 @@ function UserListView() {
         canCreate={can('users.create')}
         canDelete={can('users.bulk_delete')}
         addRoute
+        // At 1280 px the table fits the page: the ID and group-admin columns are offered by the column
+        // chooser, long texts end with an ellipsis (the full text is the cell's tooltip).
+        omit={DEFAULT_HIDDEN}
+        fit
+        datagridSx={COLUMN_WIDTHS}
         extraActions={
           <>
             {can('users.export') ? (
@@ -62,23 +81,26 @@ function UserListView() {
         }
       >
         <NumberField source="id" />
-        <TextField source="login" />
-        <TextField source="name" />
-        <TextField source="email" emptyText="—" />
-        <FunctionField source="role" render={(u: User) => u.role_info?.name ?? translate('users.no_role')} />
+        <EllipsisField source="login" />
+        <EllipsisField source="name" />
+        <EllipsisField source="email" />
+        <EllipsisField source="role" render={(u) => (u as User).role_info?.name ?? translate('users.no_role')} />
         <FunctionField
           source="domains"
           sortable={false}
-          render={(u: User) => (
-            <Stack direction="row" sx={{ gap: 0.5, flexWrap: 'wrap' }}>
-              {(u.domains_info ?? []).slice(0, 3).map((g) => (
-                <Chip key={g.id} size="small" label={g.name} />
-              ))}
-              {(u.domains_info?.length ?? 0) > 3 ? (
-                <Chip size="small" variant="outlined" label={`+${(u.domains_info?.length ?? 0) - 3}`} />
-              ) : null}
-            </Stack>
-          )}
+          render={(u: User) => {
+            const groups = u.domains_info ?? [];
+            return (
+              <Stack direction="row" title={groups.map((g) => g.name).join(', ')} sx={{ gap: 0.5, overflow: 'hidden' }}>
+                {groups.slice(0, SHOWN_GROUPS).map((g) => (
+                  <Chip key={g.id} size="small" label={g.name} sx={{ minWidth: 0 }} />
+                ))}
+                {groups.length > SHOWN_GROUPS ? (
+                  <Chip size="small" variant="outlined" label={`+${groups.length - SHOWN_GROUPS}`} sx={{ flexShrink: 0 }} />
+                ) : null}
+              </Stack>
+            );
+          }}
         />
         <BooleanField source="is_group_admin" />
         <BooleanField source="activated" />
