@@ -46,6 +46,25 @@ function AddLevelButton() {
   );
 }
 
+/** A grid cell over `n` of the level grid's six columns (one column on a phone). */
+const span = (n: number) => ({ gridColumn: { xs: '1 / -1', sm: `span ${n}` } });
+
+// A level's inputs on a six-column grid: type and prefix, count and first number on one line; the
+// skipped numbers and the three switches on the next two. Inputs are of one height (NumberInput is
+// small by default) and keep no room for a helper text unless there is an error.
+const LEVEL_SX = {
+  [`& .${SimpleFormIteratorClasses.line}`]: { py: 1.5, alignItems: 'flex-start' },
+  [`& .${SimpleFormIteratorClasses.form}`]: {
+    flex: 1,
+    display: 'grid',
+    gridTemplateColumns: { xs: '1fr', sm: 'repeat(6, minmax(0, 1fr))' },
+    columnGap: 2,
+    rowGap: 1.5,
+    alignItems: 'center',
+  },
+  [`& .${SimpleFormIteratorClasses.form} .MuiFormControl-root`]: { m: 0 },
+} as const;
+
 /** Depth-first lines of the preview, at most `limit`. */
 function previewLines(domains: GeneratedGroup[], limit: number): { key: string; depth: number; text: string }[] {
   const out: { key: string; depth: number; text: string }[] = [];
@@ -144,27 +163,49 @@ export function GenerateDialog({ open, onClose, parentId }: { open: boolean; onC
             </FormDataConsumer>
             <Typography variant="subtitle1">{translate('groups.generate.levels')}</Typography>
             <ArrayInput source="levels" label={false}>
-              <SimpleFormIterator
-                inline
-                disableReordering
-                addButton={<AddLevelButton />}
-                // A level's eight inputs do not fit one line of the dialog: wrap them rather than squeeze them.
-                sx={{ [`& .${SimpleFormIteratorClasses.form}`]: { flex: 1, flexWrap: 'wrap' } }}
-              >
+              <SimpleFormIterator inline disableReordering addButton={<AddLevelButton />} sx={LEVEL_SX}>
                 <SelectInput
                   source="domain_type_id"
                   label="groups.generate.type"
                   choices={types.data ?? []}
                   validate={required}
-                  sx={{ minWidth: 160 }}
+                  helperText={false}
+                  fullWidth
+                  sx={span(2)}
                 />
-                <NumberInput source="count" label="groups.generate.count" validate={[required, range(1, 1000)]} sx={{ width: 110 }} />
-                <TextInput source="prefix" label="groups.generate.prefix" validate={maxLength(64)} sx={{ width: 150 }} />
-                <NumberInput source="from" label="groups.generate.from" validate={range(0, 999_999)} sx={{ width: 130 }} />
-                <TextInput source="except" label="groups.generate.except" sx={{ width: 200 }} />
-                <BooleanInput source="logic_number" label="groups.generate.logic_number" />
-                <BooleanInput source="is_in_youngest_num" label="groups.generate.is_in_youngest_num" />
-                <BooleanInput source="is_start_youngest_num" label="groups.generate.is_start_youngest_num" />
+                <TextInput
+                  source="prefix"
+                  label="groups.generate.prefix"
+                  validate={maxLength(64)}
+                  helperText={false}
+                  fullWidth
+                  sx={span(2)}
+                />
+                <NumberInput
+                  source="count"
+                  label="groups.generate.count"
+                  validate={[required, range(1, 1000)]}
+                  size="medium"
+                  helperText={false}
+                  fullWidth
+                />
+                <NumberInput
+                  source="from"
+                  label="groups.generate.from"
+                  validate={range(0, 999_999)}
+                  size="medium"
+                  helperText={false}
+                  fullWidth
+                />
+                <TextInput source="except" label="groups.generate.except" helperText={false} fullWidth sx={span(3)} />
+                <BooleanInput source="logic_number" label="groups.generate.logic_number" helperText={false} sx={span(3)} />
+                <BooleanInput source="is_in_youngest_num" label="groups.generate.is_in_youngest_num" helperText={false} sx={span(3)} />
+                <BooleanInput
+                  source="is_start_youngest_num"
+                  label="groups.generate.is_start_youngest_num"
+                  helperText={false}
+                  sx={span(3)}
+                />
               </SimpleFormIterator>
             </ArrayInput>
           </Box>

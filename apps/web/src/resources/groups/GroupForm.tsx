@@ -145,6 +145,9 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
               return (
                 <NumberInput
                   source="logic_address"
+                  // NumberInput is small and without margin by default; its neighbours are neither.
+                  size="medium"
+                  margin="dense"
                   disabled={none}
                   readOnly={ro.general}
                   helperText={none ? 'groups.no_logic_address' : undefined}
