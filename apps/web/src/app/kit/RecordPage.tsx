@@ -1,3 +1,4 @@
+import { ERRORS } from '@atrium/contract';
 import ArrowBackIcon from '@mui/icons-material/ArrowBack';
 import { Alert, AlertTitle, Box, Button } from '@mui/material';
 import type { ComponentType, ReactNode } from 'react';
@@ -14,7 +15,7 @@ import {
   useTranslate,
 } from 'react-admin';
 import { Link, useParams } from 'react-router-dom';
-import { errorText } from '../errors';
+import { errorMessageOf, errorText, type Translate } from '../errors';
 
 /** The status of a failed call, when it has one. */
 const statusOf = (error: unknown): number | undefined => {
@@ -22,9 +23,25 @@ const statusOf = (error: unknown): number | undefined => {
   return typeof s === 'number' ? s : undefined;
 };
 
+/** Server messages of a 404 or 403 that only repeat what the hint already says. */
+const SAYS_NOTHING_MORE = new Set<string>([ERRORS.not_found.message, ERRORS.action_prohibited.message, 'not found', 'forbidden']);
+
+/**
+ * The text of the record error: for 404 and 403 the hint, followed by the server's message only
+ * when it says more than the hint (not a plain "item not found"); otherwise the error display rule.
+ */
+export function recordErrorText(error: unknown, translate: Translate): string {
+  const status = statusOf(error);
+  if (status !== 404 && status !== 403) return errorText(error, translate);
+  const hint = translate('kit.record_unavailable_hint');
+  const message = errorMessageOf(error)?.trim().toLowerCase();
+  return !message || SAYS_NOTHING_MORE.has(message) ? hint : `${hint} ${errorText(error, translate)}`;
+}
+
 /**
  * What an edit page shows instead of a blank page when its record cannot be read: 404 and 403 say
- * that the record does not exist or is not visible to this user, anything else the error display rule.
+ * that the record does not exist or is not visible to this user, anything else the error display
+ * rule. One alert (the MUI Alert's own role), not an alert inside another.
  */
 export function RecordError() {
   const translate = useTranslate();
@@ -34,10 +51,10 @@ export function RecordError() {
   const status = statusOf(error);
   const hidden = status === 404 || status === 403;
   return (
-    <Box sx={{ p: 2 }} role="alert">
+    <Box sx={{ p: 2 }}>
       <Alert severity={hidden ? 'warning' : 'error'} variant="outlined">
         <AlertTitle>{translate(hidden ? 'kit.record_unavailable' : 'kit.record_failed')}</AlertTitle>
-        {hidden ? translate('kit.record_unavailable_hint') : null} {errorText(error, translate)}
+        {recordErrorText(error, translate)}
       </Alert>
       {resource ? (
         <Button component={Link} to={createPath({ resource, type: 'list' })} startIcon={<ArrowBackIcon />} sx={{ mt: 2 }}>
@@ -77,7 +94,7 @@ export function NotAllowed() {
   const resource = useResourceContext();
   const createPath = useCreatePath();
   return (
-    <Box sx={{ p: 2 }} role="alert">
+    <Box sx={{ p: 2 }}>
       <Title title={translate('kit.not_allowed')} />
       <Alert severity="warning" variant="outlined">
         <AlertTitle>{translate('kit.not_allowed')}</AlertTitle>
