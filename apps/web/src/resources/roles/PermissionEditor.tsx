@@ -35,6 +35,8 @@ import {
 } from './permissionGroups';
 
 const BLOCKS = groupPermissions();
+/** Every code of each family, whatever the search shows of it: the counter is selected / all. */
+const FAMILY_CODES = new Map(BLOCKS.map((b) => [b.family, b.rows.flatMap(rowCodes)]));
 
 /**
  * The permission editor of a role: the catalogue grouped by family, scope variants of one action
@@ -86,7 +88,9 @@ export function PermissionEditor({ source = 'permissions', readOnly = false }: {
     const codes = b.rows.flatMap(rowCodes);
     const allowed = codes.filter(mayToggle);
     const state = selectionState(selected, codes);
-    const count = codes.filter((c) => selected.includes(c)).length;
+    // While searching the rows are the matching ones only; the counter still counts the whole family.
+    const familyCodes = FAMILY_CODES.get(b.family) ?? codes;
+    const count = familyCodes.filter((c) => selected.includes(c)).length;
     return (
       <Stack direction="row" sx={{ alignItems: 'center', gap: 1, width: '100%' }}>
         <Checkbox
@@ -99,7 +103,7 @@ export function PermissionEditor({ source = 'permissions', readOnly = false }: {
           slotProps={{ input: { 'aria-label': translate('roles.editor.select_all', { family: label(b.label) }) } }}
         />
         <Typography sx={{ flex: 1, fontWeight: 500 }}>{label(b.label)}</Typography>
-        <Chip size="small" label={`${count} / ${codes.length}`} color={count ? 'primary' : 'default'} variant="outlined" />
+        <Chip size="small" label={`${count} / ${familyCodes.length}`} color={count ? 'primary' : 'default'} variant="outlined" />
       </Stack>
     );
   };
