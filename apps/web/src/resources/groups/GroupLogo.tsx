@@ -1,11 +1,11 @@
 import type { Group } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
-import UploadIcon from '@mui/icons-material/Upload';
 import { Box, Button, Stack, Typography } from '@mui/material';
 import { useState } from 'react';
 import { useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GROUPS_API } from '../../app/kit/GroupPicker';
+import { IMAGE_TYPES, ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { useAlert } from '../../app/useAlert';
 
 /** The white-label logo of a group: upload (`POST /domains/{id}/logo {image}`) and removal; `readOnly`: the picture only. */
@@ -60,23 +60,17 @@ export function GroupLogo({ group, readOnly = false }: { group: Group; readOnly?
       </Box>
       {readOnly ? null : (
         <Stack spacing={1}>
-          <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />} disabled={busy}>
-            {translate('groups.logo.upload')}
-            <input
-              hidden
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp,image/svg+xml"
-              aria-label={translate('groups.logo.upload')}
-              onChange={(e) => {
-                const file = e.target.files?.[0];
-                e.target.value = '';
-                if (!file) return;
-                const form = new FormData();
-                form.append('image', file, file.name);
-                void run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'POST', body: form }));
-              }}
-            />
-          </Button>
+          <ImageFileButton
+            label={translate('groups.logo.upload')}
+            accept={`${IMAGE_TYPES},image/svg+xml`}
+            size="small"
+            disabled={busy}
+            onFile={(file) => {
+              const form = new FormData();
+              form.append('image', file, file.name);
+              void run(() => dp.request(`/${GROUPS_API}/${group.id}/logo`, { method: 'POST', body: form }));
+            }}
+          />
           {logo ? (
             <Button
               color="error"

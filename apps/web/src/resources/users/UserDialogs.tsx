@@ -1,17 +1,14 @@
 import type { User } from '@atrium/contract';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import DeleteIcon from '@mui/icons-material/Delete';
-import UploadIcon from '@mui/icons-material/Upload';
 import {
   Avatar,
-  Box,
   Button,
   Dialog,
   DialogActions,
   DialogContent,
   DialogTitle,
   IconButton,
-  Slider,
   Stack,
   Table,
   TableBody,
@@ -22,9 +19,9 @@ import {
 } from '@mui/material';
 import { useState } from 'react';
 import { PasswordInput, useDataProvider, useInput, useRefresh, useTranslate } from 'react-admin';
-import Cropper, { type Area } from 'react-easy-crop';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormDialog } from '../../app/kit/FormDialog';
+import { croppedImageForm, ImageCropDialog, ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { useAlert } from '../../app/useAlert';
 import { generatePassword, minLength, PASSWORD_MIN_LENGTH, required } from '../../app/validators';
 
@@ -108,25 +105,9 @@ export function MobileClientsDialog({ user, open, onClose }: { user: User; open:
   );
 }
 
-const OUTPUT_SIZE = 256;
-
-/** Cuts the square `area` out of `src`, scaled to 256 px, as a PNG. */
-async function cropToBlob(src: string, area: Area): Promise<Blob> {
-  const image = new Image();
-  image.src = src;
-  await image.decode();
-  const canvas = document.createElement('canvas');
-  canvas.width = OUTPUT_SIZE;
-  canvas.height = OUTPUT_SIZE;
-  const ctx = canvas.getContext('2d');
-  if (!ctx) throw new Error('canvas unavailable');
-  ctx.drawImage(image, area.x, area.y, area.width, area.height, 0, 0, OUTPUT_SIZE, OUTPUT_SIZE);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('crop failed'))), 'image/png'));
-}
-
 /**
  * A user's avatar: upload with a square cropper, or removal (`POST /users/{id}/avatar`). The server
- * keeps the picture it gets as is, so the console sends the cropped square and x, y, size describe all of it.
+ * keeps the picture it gets as is, so the console sends the cropped square (`croppedImageForm`).
  * `readOnly`: the picture only, for a user the signed-in one may not edit.
  */
 export function UserAvatar({ user, readOnly = false }: { user: User; readOnly?: boolean }) {
@@ -134,29 +115,15 @@ export function UserAvatar({ user, readOnly = false }: { user: User; readOnly?: 
   const alert = useAlert();
   const refresh = useRefresh();
   const dp = useDataProvider<AtriumDataProvider>();
-  const [source, setSource] = useState<string | null>(null);
-  const [crop, setCrop] = useState({ x: 0, y: 0 });
-  const [zoom, setZoom] = useState(1);
-  const [area, setArea] = useState<Area | null>(null);
+  const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const close = () => {
-    if (source) URL.revokeObjectURL(source);
-    setSource(null);
-  };
-
-  const upload = async () => {
-    if (!area || !source) return;
+  const upload = async (blob: Blob) => {
     setBusy(true);
     try {
-      const form = new FormData();
-      form.append('x', '0');
-      form.append('y', '0');
-      form.append('size', String(OUTPUT_SIZE));
-      form.append('image', await cropToBlob(source, area), 'avatar.png');
-      await dp.request(`/users/${user.id}/avatar`, { method: 'POST', body: form });
+      await dp.request(`/users/${user.id}/avatar`, { method: 'POST', body: croppedImageForm(blob) });
       alert.done();
-      close();
+      setFile(null);
       refresh();
     } catch (error) {
       alert.error(error);
@@ -186,23 +153,7 @@ export function UserAvatar({ user, readOnly = false }: { user: User; readOnly?: 
       </Avatar>
       {readOnly ? null : (
         <Stack spacing={1}>
-          <Button component="label" variant="outlined" size="small" startIcon={<UploadIcon />}>
-            {translate('users.avatar.upload')}
-            <input
-              hidden
-              type="file"
-              accept="image/png,image/jpeg,image/gif,image/webp"
-              aria-label={translate('users.avatar.upload')}
-              onChange={(e) => {
-                const f = e.target.files?.[0];
-                e.target.value = '';
-                if (!f) return;
-                setCrop({ x: 0, y: 0 });
-                setZoom(1);
-                setSource(URL.createObjectURL(f));
-              }}
-            />
-          </Button>
+          <ImageFileButton label={translate('users.avatar.upload')} size="small" onFile={setFile} />
           {user.avatar_url ? (
             <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={remove}>
               {translate('users.avatar.remove')}
@@ -210,43 +161,16 @@ export function UserAvatar({ user, readOnly = false }: { user: User; readOnly?: 
           ) : null}
         </Stack>
       )}
-      <Dialog
-        open={!!source}
-        onClose={busy ? undefined : close}
-        fullWidth
-        slotProps={{ paper: { sx: { maxWidth: 600 } } }}
-        aria-labelledby="user-crop-title"
-      >
-        <DialogTitle id="user-crop-title">{translate('users.avatar.crop')}</DialogTitle>
-        <DialogContent>
-          <Box sx={{ position: 'relative', height: 360, bgcolor: 'grey.900', borderRadius: 1, overflow: 'hidden' }}>
-            {source ? (
-              <Cropper
-                image={source}
-                crop={crop}
-                zoom={zoom}
-                aspect={1}
-                cropShape="round"
-                onCropChange={setCrop}
-                onZoomChange={setZoom}
-                onCropComplete={(_, pixels) => setArea(pixels)}
-              />
-            ) : null}
-          </Box>
-          <Typography id="user-zoom-label" variant="caption">
-            {translate('users.avatar.zoom')}
-          </Typography>
-          <Slider value={zoom} min={1} max={4} step={0.05} onChange={(_, v) => setZoom(v as number)} aria-labelledby="user-zoom-label" />
-        </DialogContent>
-        <DialogActions>
-          <Button onClick={close} disabled={busy}>
-            {translate('form.cancel')}
-          </Button>
-          <Button variant="contained" onClick={upload} disabled={busy || !area}>
-            {translate('form.approve')}
-          </Button>
-        </DialogActions>
-      </Dialog>
+      <ImageCropDialog
+        file={file}
+        title="users.avatar.crop"
+        zoomLabel="users.avatar.zoom"
+        idPrefix="user-"
+        busy={busy}
+        onClose={() => setFile(null)}
+        onCropped={upload}
+        onError={alert.error}
+      />
     </Stack>
   );
 }
