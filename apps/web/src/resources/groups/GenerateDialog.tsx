@@ -63,6 +63,8 @@ const LEVEL_SX = {
     alignItems: 'center',
   },
   [`& .${SimpleFormIteratorClasses.form} .MuiFormControl-root`]: { m: 0 },
+  // A switch's label may use the whole cell (MUI keeps 16 px after it), so the longest stays on one line.
+  [`& .${SimpleFormIteratorClasses.form} .MuiFormControlLabel-root`]: { mr: 0 },
 } as const;
 
 /** Depth-first lines of the preview, at most `limit`. */
