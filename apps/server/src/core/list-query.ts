@@ -26,6 +26,9 @@ const bad = (field: string, message: string) => new AppError('invalid_data', [{ 
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+/** An ILIKE pattern matching `text` anywhere, with its own % and _ taken literally. */
+export const containsPattern = (text: string): string => `%${escapeLike(text)}%`;
+
 function coerce(rule: FilterRule, type: FieldType, where: string): string | number | boolean | null {
   const v = rule.value;
   if (v === null) return null;
@@ -82,7 +85,7 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
       return rule.operator === 'above' ? sql`${e} > ${typed}` : sql`${e} < ${typed}`;
     case 'has':
       if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
-      return sql`${e} ILIKE ${`%${escapeLike(String(value))}%`}`;
+      return sql`${e} ILIKE ${containsPattern(String(value))}`;
     case 'begins_with':
       if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
       // lower(x) LIKE 'prefix%' can use an index on lower(x) text_pattern_ops; ILIKE cannot.

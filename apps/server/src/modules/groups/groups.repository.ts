@@ -3,7 +3,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
+import { containsPattern, filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
 import { projects } from '../projects/projects.table.js';
 import { userGroups, users } from '../users/users.table.js';
 import { domainTypes, groups } from './groups.table.js';
@@ -94,7 +94,7 @@ export class GroupsRepository {
     const conds: (SQL | undefined)[] = [eq(groups.projectId, actor.projectId), groupViewPredicate(actor), filtersSql(GROUP_LIST, q)];
     if (q.id?.length) conds.push(sql`${G.id} = ANY(${intArray(q.id)})`);
     if (q.search) {
-      const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = containsPattern(q.search);
       conds.push(sql`(${G.name} ILIKE ${like} OR ${G.description} ILIKE ${like} OR ${G.logicAddress}::text = ${q.search})`);
     }
     const where = and(...conds);
