@@ -8,6 +8,8 @@ declare module 'autocannon' {
       body?: string;
       connections?: number;
       duration?: number;
+      /** Per-request rewriting; `setupRequest` answers the request to send. */
+      requests?: { setupRequest?: (req: { path?: string }) => { path?: string } }[];
     }
     interface Result {
       requests: { average: number };

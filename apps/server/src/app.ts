@@ -9,6 +9,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyRequest,
   LogController,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -23,6 +24,7 @@ import { AppError, errorBody, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
 import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
+import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -89,14 +91,22 @@ declare module 'fastify' {
     services: Services;
     realtime: RealtimeHub;
     files: FileStore;
+    readCache: ReadCache;
   }
   interface FastifyRequest {
     actor: Actor;
     ctx: RequestContext;
+    /** The read cache's generation when a cacheable read started; undefined when not cacheable. */
+    cacheGeneration: number | undefined;
   }
   interface FastifyContextConfig {
     /** Routes that need no sign-in. */
     public?: boolean;
+    /**
+     * A read whose answer depends only on the caller, the URL and the database: kept in the read
+     * cache (core/read-cache.ts) until anything changes.
+     */
+    cache?: boolean;
   }
 }
 
@@ -139,6 +149,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const tokens = new TokenService(config.jwtSecret ?? (await projects.jwtSecret()));
   const realtime = new RealtimeHub(database);
   await realtime.start();
+  const readCache = await ReadCache.attach(database);
   const files = new FileStore(path.join(config.dataDir, 'files'));
   const licenses = new LicenseService(projectsRepo);
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp });
@@ -146,7 +157,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
   const services: Services = {
     ...administrationServices(database.db, realtime, files, () => services.registration),
-    auth: new AuthService(database.db, new AuthRepository(database.db), tokens),
+    auth: new AuthService(database.db, new AuthRepository(database.db), tokens, readCache),
     projects,
     notifications,
     profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files, notifications),
@@ -160,8 +171,15 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.decorate('services', services);
   app.decorate('realtime', realtime);
   app.decorate('files', files);
+  app.decorate('readCache', readCache);
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorateRequest('cacheGeneration', undefined);
+  // A write answered here is visible to the caller's next read: the cache moves on before the
+  // answer leaves (other instances hear of it through the database's change feed).
+  app.addHook('onSend', async (req) => {
+    if (!READ_METHODS.has(req.method)) readCache.invalidate();
+  });
   app.addHook('onClose', async () => realtime.stop());
   // The retry worker runs once the app is ready and is stopped (after in-flight sends) on close.
   app.addHook('onReady', async () => mailer.start());
@@ -197,6 +215,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
         req.actor = actor;
         req.ctx = { actor, ip: req.ip, requestId: String(req.id) };
       });
+      typed.addHook('preHandler', async (req, reply) => {
+        if (!req.routeOptions.config.cache || req.method !== 'GET') return;
+        const hit = readCache.answer(answerKey(req));
+        if (hit) return reply.type(hit.contentType).send(hit.payload);
+        req.cacheGeneration = readCache.begin();
+      });
+      typed.addHook('onSend', async (req, reply, payload) => {
+        if (req.cacheGeneration === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
+        const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+        readCache.keepAnswer(req.cacheGeneration, answerKey(req), { payload, contentType });
+      });
       await typed.register(authRoutes);
       await typed.register(profileRoutes);
       await typed.register(notificationsRoutes);
@@ -228,6 +257,12 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   return app;
 }
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A cached answer is the caller's own: project, user, language and the whole URL. */
+const answerKey = (req: FastifyRequest): string =>
+  `${req.actor.projectId}:${req.actor.userId}:${req.headers['accept-language'] ?? ''}:${req.url}`;
 
 /** Groups, domain types, users and roles: the services of the administration entities. */
 function administrationServices(db: Database['db'], realtime: RealtimeHub, files: FileStore, invites: () => InviteSender | undefined) {

@@ -7,6 +7,11 @@ export interface AccessClaims {
   projectId: number;
 }
 
+export interface VerifiedAccess extends AccessClaims {
+  /** Epoch milliseconds at which the token expires. */
+  expiresAt: number;
+}
+
 /** Short-lived HS256 access tokens; the secret is shared by every instance through the database. */
 export class TokenService {
   private readonly key: Uint8Array;
@@ -24,13 +29,13 @@ export class TokenService {
   }
 
   /** The claims of a valid token, or null when it is malformed, forged or expired. */
-  async verifyAccess(token: string): Promise<AccessClaims | null> {
+  async verifyAccess(token: string): Promise<VerifiedAccess | null> {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
       const userId = Number(payload.sub);
       const projectId = Number(payload.pid);
-      if (!Number.isInteger(userId) || !Number.isInteger(projectId)) return null;
-      return { userId, projectId };
+      if (!Number.isInteger(userId) || !Number.isInteger(projectId) || typeof payload.exp !== 'number') return null;
+      return { userId, projectId, expiresAt: payload.exp * 1000 };
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
       throw e;

@@ -19,6 +19,8 @@ export type DbOrTx = Db | Tx;
 
 export const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../../drizzle');
 const EVENTS_CHANNEL = 'atrium_events';
+/** Written by the atrium_data_changed trigger (migration 0007) on every write to a watched table. */
+const DATA_CHANNEL = 'atrium_data';
 // Never run two instances' migrations at once on a shared database.
 const MIGRATION_LOCK = 727_001;
 
@@ -29,6 +31,13 @@ export interface Database {
   notify(payload: string): Promise<void>;
   /** Calls `handler` for every payload published by any instance. */
   listen(handler: (payload: string) => void): Promise<void>;
+  /**
+   * Calls `handler` with the table's name after every committed write to a watched table, by any
+   * instance, and with null when notifications may have been missed (the listening connection was
+   * lost or re-established). `live()` says whether changes are being heard right now.
+   */
+  onDataChange(handler: (table: string | null) => void): Promise<void>;
+  live(): boolean;
   close(): Promise<void>;
 }
 
@@ -63,6 +72,11 @@ async function openPglite(dataDir: string): Promise<Database> {
     async listen(handler) {
       unsubs.push(await client.listen(EVENTS_CHANNEL, handler));
     },
+    async onDataChange(handler) {
+      unsubs.push(await client.listen(DATA_CHANNEL, handler));
+    },
+    // One process owns an embedded database: nothing can write to it unheard.
+    live: () => !client.closed,
     async close() {
       for (const u of unsubs) await u();
       await client.close();
@@ -85,20 +99,51 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     lockClient.release();
   }
   let listener: pg.Client | undefined;
+  let connecting: Promise<void> | undefined;
+  let live = false;
   const handlers: ((payload: string) => void)[] = [];
+  const dataHandlers: ((table: string | null) => void)[] = [];
   let closing = false;
+  const dataReset = () => {
+    for (const h of dataHandlers) h(null);
+  };
+  const retry = () => {
+    if (!closing) setTimeout(() => void connectListener().catch(retry), 1000);
+  };
   const connectListener = async (): Promise<void> => {
     const c = new pg.Client({ connectionString: url });
     c.on('notification', (msg) => {
-      if (msg.channel === EVENTS_CHANNEL && msg.payload !== undefined) for (const h of handlers) h(msg.payload);
+      if (msg.payload === undefined) return;
+      if (msg.channel === EVENTS_CHANNEL) for (const h of handlers) h(msg.payload);
+      else if (msg.channel === DATA_CHANNEL) for (const h of dataHandlers) h(msg.payload);
     });
     c.on('error', () => {
-      // Reconnect so realtime survives a database restart.
-      if (!closing) setTimeout(() => void connectListener().catch(() => undefined), 1000);
+      // Changes made while nobody listens are unheard: say so, then reconnect, so realtime and
+      // the read cache survive a database restart.
+      if (listener === c) {
+        listener = undefined;
+        live = false;
+        dataReset();
+        retry();
+      }
     });
-    await c.connect();
-    await c.query(`LISTEN ${EVENTS_CHANNEL}`);
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${EVENTS_CHANNEL}; LISTEN ${DATA_CHANNEL}`);
+    } catch (e) {
+      await c.end().catch(() => undefined);
+      throw e;
+    }
     listener = c;
+    live = true;
+    dataReset();
+  };
+  const ensureListener = async () => {
+    if (listener) return;
+    connecting ??= connectListener().finally(() => {
+      connecting = undefined;
+    });
+    await connecting;
   };
   return {
     db,
@@ -108,10 +153,16 @@ async function openPostgres(url: string, poolSize: number): Promise<Database> {
     },
     async listen(handler) {
       handlers.push(handler);
-      if (!listener) await connectListener();
+      await ensureListener();
     },
+    async onDataChange(handler) {
+      dataHandlers.push(handler);
+      await ensureListener();
+    },
+    live: () => live,
     async close() {
       closing = true;
+      live = false;
       await listener?.end().catch(() => undefined);
       await pool.end();
     },

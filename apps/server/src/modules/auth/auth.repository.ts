@@ -130,7 +130,8 @@ function actorStatement(db: Db) {
       projectId: users.projectId,
       login: users.login,
       roleId: users.roleId,
-      permissions: roles.permissions,
+      // The built-in role holds every permission: its list is not sent or parsed on every request.
+      permissions: sql<string[] | null>`CASE WHEN ${roles.isBuiltin} THEN NULL ELSE ${roles.permissions} END`,
       isBuiltin: roles.isBuiltin,
       groupIds: sql<
         number[]

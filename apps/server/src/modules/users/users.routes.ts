@@ -22,8 +22,10 @@ export async function usersRoutes(app: AppInstance): Promise<void> {
   const { users } = app.services;
   const tags = ['users'];
 
-  app.get('/users', { schema: { tags, querystring: UserListQuerySchema, response: { 200: listResponse(UserSchema) } } }, (req) =>
-    users.list(req.actor, req.query),
+  app.get(
+    '/users',
+    { config: { cache: true }, schema: { tags, querystring: UserListQuerySchema, response: { 200: listResponse(UserSchema) } } },
+    (req) => users.list(req.actor, req.query),
   );
 
   app.get(

@@ -1,0 +1,226 @@
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRole, makeUser } from '../../test/factories/user.factory.js';
+import { buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
+import { roles } from '../modules/roles/roles.table.js';
+import { users } from '../modules/users/users.table.js';
+import type { Actor } from './context.js';
+import { queryRows } from './db/client.js';
+import { ReadCache } from './read-cache.js';
+
+const actor = (userId: number): Actor => ({
+  userId,
+  projectId: 1,
+  login: `u${userId}`,
+  roleId: null,
+  permissions: new Set(),
+  groupIds: [],
+});
+
+describe('ReadCache', () => {
+  it('answers what it kept until anything changes', () => {
+    const cache = new ReadCache(() => true);
+    const g = cache.begin();
+    cache.keepAnswer(g, 'k', { payload: '{"data":1}', contentType: 'application/json' });
+    expect(cache.answer('k')?.payload).toBe('{"data":1}');
+    cache.invalidate();
+    expect(cache.answer('k')).toBeUndefined();
+  });
+
+  it('never keeps a read that started before a change', () => {
+    const cache = new ReadCache(() => true);
+    const g = cache.begin();
+    cache.invalidate();
+    cache.keepAnswer(g, 'k', { payload: 'old', contentType: 'application/json' });
+    cache.keepActor(g, 't', actor(1), Date.now() + 60_000);
+    expect(cache.answer('k')).toBeUndefined();
+    expect(cache.actor('t')).toBeUndefined();
+  });
+
+  it('forgets a signed-in caller when the token expires', () => {
+    const cache = new ReadCache(() => true);
+    const now = Date.now();
+    cache.keepActor(cache.begin(), 't', actor(1), now + 1000);
+    expect(cache.actor('t', now)?.userId).toBe(1);
+    expect(cache.actor('t', now + 1000)).toBeUndefined();
+  });
+
+  it('keeps and answers nothing while changes cannot be heard', () => {
+    let live = true;
+    const cache = new ReadCache(() => live);
+    cache.keepAnswer(cache.begin(), 'k', { payload: 'x', contentType: 'application/json' });
+    live = false;
+    expect(cache.begin()).toBeUndefined();
+    expect(cache.answer('k')).toBeUndefined();
+    cache.keepAnswer(0, 'k2', { payload: 'y', contentType: 'application/json' });
+    live = true;
+    expect(cache.answer('k2')).toBeUndefined();
+  });
+
+  it('stays within its byte budget', () => {
+    const cache = new ReadCache(() => true, { maxBytes: 10_000 });
+    const g = cache.begin();
+    for (let i = 0; i < 100; i++) cache.keepAnswer(g, `k${i}`, { payload: 'x'.repeat(1000), contentType: 'application/json' });
+    expect(cache.answer('k0')).toBeUndefined();
+    expect(cache.answer('k99')).toBeDefined();
+  });
+});
+
+/** Waits until `check` passes: for changes heard through the database's notifications. */
+async function eventually(check: () => Promise<void>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+describe('cached reads through the API', () => {
+  let t: TestApp;
+  let admin: ReturnType<typeof client>;
+  beforeAll(async () => {
+    t = await buildTestApp();
+    admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  });
+  afterAll(() => t.close());
+
+  const names = async (api: ReturnType<typeof client>, query = '?sort=name&size=100') =>
+    ((await api.get(`/users${query}`)).json().data as { name: string }[]).map((u) => u.name);
+
+  it('answers a repeated list from memory, byte for byte', async () => {
+    const first = await admin.get('/users?sort=name');
+    const hits = t.app.readCache.stats.answerHits;
+    const second = await admin.get('/users?sort=name');
+    expect(t.app.readCache.stats.answerHits).toBe(hits + 1);
+    expect(second.statusCode).toBe(200);
+    expect(second.body).toBe(first.body);
+    expect(second.headers['content-type']).toBe(first.headers['content-type']);
+    expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
+  });
+
+  it('shows the caller their own write at once', async () => {
+    const created = await admin.put('/users', {
+      login: 'cache-rw',
+      name: 'Cache Before',
+      password: 'secret-pass-1',
+      domains: [t.project.rootGroupId],
+      send_registration_link: false,
+    });
+    expect(created.statusCode).toBe(200);
+    expect(await names(admin)).toContain('Cache Before');
+    const id = created.json().data.id as number;
+    expect((await admin.patch(`/users/${id}`, { name: 'Cache After' })).statusCode).toBe(200);
+    const now = await names(admin);
+    expect(now).toContain('Cache After');
+    expect(now).not.toContain('Cache Before');
+  });
+
+  it('hears a write made outside this instance (straight to the database)', async () => {
+    await names(admin);
+    await t.database.db.update(users).set({ name: 'Renamed Elsewhere' }).where(eq(users.login, 'cache-rw'));
+    await eventually(async () => expect(await names(admin)).toContain('Renamed Elsewhere'));
+  });
+
+  it('takes a permission away from a signed-in user at the next request', async () => {
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_all_users']);
+    const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    expect((await api.get('/users')).statusCode).toBe(200);
+    expect((await api.get('/users')).statusCode).toBe(200);
+    // Through the API: visible at once.
+    expect((await admin.patch(`/roles/${roleId}`, { permissions: [] })).statusCode).toBe(200);
+    expect((await api.get('/users')).statusCode).toBe(403);
+    // Straight to the database: visible once the change is heard.
+    await t.database.db
+      .update(roles)
+      .set({ permissions: ['can_view_all_users'] })
+      .where(eq(roles.id, roleId));
+    await eventually(async () => expect((await api.get('/users')).statusCode).toBe(200));
+  });
+
+  it('keeps one user’s answers from another', async () => {
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_users']);
+    const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    const mine = await names(api);
+    expect(mine.length).toBeLessThan((await names(admin)).length);
+    expect(await names(api)).toEqual(mine);
+  });
+
+  it('is told of writes to every table but the log-like ones (a new table cannot be forgotten)', async () => {
+    const rows = await queryRows<{ table: string; watched: boolean }>(
+      t.database.db,
+      sql`SELECT c.relname AS table, EXISTS (SELECT 1 FROM pg_trigger tg WHERE tg.tgrelid = c.oid AND tg.tgname = 'atrium_data_changed') AS watched
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`,
+    );
+    const unwatched = rows.filter((r) => !r.watched).map((r) => r.table);
+    expect(unwatched).toEqual(['audit_events', 'login_failures', 'mail_outbox', 'refresh_tokens', 'user_tokens']);
+    expect(rows.length).toBeGreaterThan(unwatched.length);
+  });
+});
+
+describe('a write through the API without the change feed', () => {
+  it('is still seen by the caller’s next read: the instance moves on before it answers', async () => {
+    const { freshDatabase } = await import('../../test/helpers.js');
+    const database = await freshDatabase();
+    // The feed stays silent, as when its notification is still on the way.
+    const t = await buildTestApp({ database: { ...database, onDataChange: async () => undefined } });
+    try {
+      const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+      const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_all_users']);
+      const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId });
+      const api = client(t.app, await login(t.app, u.login, u.password));
+      expect((await api.get('/users')).statusCode).toBe(200);
+      expect((await admin.patch(`/roles/${roleId}`, { permissions: [] })).statusCode).toBe(200);
+      expect((await api.get('/users')).statusCode).toBe(403);
+    } finally {
+      await t.close();
+      await database.close();
+    }
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL database', () => {
+  it('a write through one instance reaches the cached reads of the other', async () => {
+    const a = await buildTestApp();
+    const { openDatabase } = await import('./db/client.js');
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    const own = await queryRows<{ db: string }>(a.database.db, sql`SELECT current_database() AS db`);
+    url.pathname = `/${own[0]!.db}`;
+    const second = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+    const { buildApp } = await import('../app.js');
+    const { loadConfig } = await import('../config.js');
+    const b = await buildApp({
+      config: loadConfig({ DATA_DIR: '/tmp', LOG_LEVEL: 'silent', PORT: '0', JWT_SECRET: 'test-secret-test-secret-test-secret-42' }),
+      database: second,
+      serveWeb: false,
+    });
+    try {
+      const token = await login(a.app, a.adminLogin, a.adminPassword);
+      const viaA = client(a.app, token);
+      const viaB = client(b, token);
+      const list = async () => ((await viaB.get('/users?sort=name')).json().data as { name: string }[]).map((u) => u.name);
+      await list();
+      await list();
+      expect(b.readCache.stats.answerHits).toBeGreaterThan(0);
+      const created = await viaA.put('/users', {
+        login: 'from-a',
+        name: 'Made On A',
+        password: 'secret-pass-1',
+        domains: [a.project.rootGroupId],
+        send_registration_link: false,
+      });
+      expect(created.statusCode).toBe(200);
+      await eventually(async () => expect(await list()).toContain('Made On A'));
+    } finally {
+      await b.close();
+      await second.close();
+      await a.close();
+    }
+  });
+});
