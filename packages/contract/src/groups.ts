@@ -126,6 +126,16 @@ export const GroupSchema = z.object({
   created_by: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
+  /**
+   * May the caller change anything of this group: every field by their edit-groups scope; else, as
+   * a member with self-domain permissions, those sections, or the licence counts by that scope.
+   */
+  can_edit: z.boolean(),
+  /**
+   * May the caller delete this group: by their delete-groups scope, never their only group. A group
+   * with users in it or below is refused until they are moved.
+   */
+  can_delete: z.boolean(),
 });
 export type Group = z.infer<typeof GroupSchema>;
 

@@ -17,6 +17,16 @@ export const RoleSchema = z.object({
   updated_at: z.string(),
   /** With `with=users_count`. */
   users_count: z.number().int().optional(),
+  /**
+   * May the caller change this role (own, available, users' or all roles)? Name and description;
+   * permissions and available roles too, except of the built-in role.
+   */
+  can_edit: z.boolean(),
+  /**
+   * May the caller delete this role (own, available or all roles)? Never the built-in role nor the
+   * caller's own; a role still held by users is deleted only with `gently=false`.
+   */
+  can_delete: z.boolean(),
 });
 export type Role = z.infer<typeof RoleSchema>;
 

@@ -46,6 +46,13 @@ export const UserSchema = z.object({
   role_info: z.object({ id: z.number().int(), name: z.string() }).nullable().optional(),
   /** With `with=domains`. */
   domains_info: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
+  /**
+   * May the caller change this user: by their edit permission's scope, or on their own record with
+   * edit-own-profile (then all but the administrator's fields: login, role, groups, flags, licences).
+   */
+  can_edit: z.boolean(),
+  /** May the caller delete this user: by their delete permission's scope, never themselves. */
+  can_delete: z.boolean(),
 });
 export type User = z.infer<typeof UserSchema>;
 

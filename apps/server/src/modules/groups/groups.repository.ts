@@ -6,6 +6,7 @@ import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
 import { projects } from '../projects/projects.table.js';
 import { userGroups, users } from '../users/users.table.js';
+import { SELF_DOMAIN_CODES } from './groups.rules.js';
 import { domainTypes, groups } from './groups.table.js';
 
 const G = qualifiedColumns(groups);
@@ -44,6 +45,20 @@ export const groupDeletePredicate = (actor: Actor) => aclPredicate(actor, 'group
 const licenseView = (actor: Actor) => aclPredicate(actor, 'domain_licenses', 'view', self);
 const licenseEdit = (actor: Actor) => aclPredicate(actor, 'domain_licenses', 'edit', self);
 
+/**
+ * What the actor may do with a group they see, as columns of the same select (groups.service update,
+ * logo and delete): edit by the edit-groups scope, the licence-count scope, or as a member holding a
+ * self-domain permission; delete by the delete scope, never their only group.
+ */
+function groupActions(actor: Actor) {
+  const selfDomain = SELF_DOMAIN_CODES.some((c) => actor.permissions.has(c)) ? sql`${G.id} = ANY(${intArray(actor.groupIds)})` : sql`FALSE`;
+  const onlyGroup = actor.groupIds.length === 1 ? sql`${G.id} = ${actor.groupIds[0]}` : sql`FALSE`;
+  return {
+    editable: sql<boolean>`coalesce(${groupEditPredicate(actor)} OR ${licenseEdit(actor)} OR ${selfDomain}, FALSE)`,
+    deletable: sql<boolean>`coalesce(NOT (${onlyGroup}) AND ${groupDeletePredicate(actor)}, FALSE)`,
+  };
+}
+
 const columns = (actor: Actor) => ({
   group: groups,
   type: sql<{
@@ -53,12 +68,16 @@ const columns = (actor: Actor) => ({
   } | null>`(SELECT json_build_object('id', dt.id, 'type', dt.type, 'name', dt.name) FROM domain_types dt WHERE dt.id = ${G.domainTypeId})`,
   hasChildren: sql<boolean>`EXISTS (SELECT 1 FROM groups c WHERE c.parent_id = ${G.id})`,
   licenseVisible: sql<boolean>`(${licenseView(actor)})`,
+  ...groupActions(actor),
 });
 
 export type GroupRow = typeof groups.$inferSelect & {
   type: { id: number; type: number; name: string } | null;
   hasChildren: boolean;
   licenseVisible: boolean;
+  /** What the caller may do with the group (see `groupActions`). */
+  editable: boolean;
+  deletable: boolean;
   users?: number[];
   parent?: { id: number; name: string } | null;
 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
-import { type ScopeTree, scopeTree } from '../users/scope.fixture.js';
+import { flagsOf, type ScopeTree, scopeTree } from '../users/scope.fixture.js';
 
 let t: TestApp;
 let tree: ScopeTree;
@@ -315,6 +315,46 @@ describe('DELETE /domains/:id', () => {
     expect((await tree.admin.delete(`/domains/${tree.other.groupId}`)).statusCode).toBe(404);
     expect((await anon().delete(`/domains/${g}`)).statusCode).toBe(401);
     expect((await tree.admin.delete('/domains/0')).statusCode).toBe(400);
+  });
+});
+
+type G = keyof ScopeTree['groups'];
+const ALL: G[] = ['R', 'A', 'A1', 'A1a', 'B', 'B1'];
+const BELOW_A: G[] = ['A', 'A1', 'A1a'];
+
+describe('can_edit and can_delete of every group the caller sees', () => {
+  const cases: [string, string[], G[], G[], G[], G[]][] = [
+    // [case, permissions, the actor's groups, visible, editable, deletable]
+    ['edit all', ['can_edit_all_domains'], ['A'], ALL, ALL, []],
+    ['edit descendants', ['can_edit_descendant_domains', 'can_create_root_domains'], ['A'], ALL, BELOW_A, []],
+    ['self-domain general parameters', ['can_manage_self_domain_general'], ['A'], BELOW_A, ['A'], []],
+    ['self-domain users', ['can_manage_self_domain_users'], ['A', 'B1'], [...BELOW_A, 'B1'], ['A', 'B1'], []],
+    ['licence counts of my groups', ['can_edit_self_domain_license_counts'], ['A'], BELOW_A, ['A'], []],
+    ['licence counts below my groups', ['can_edit_descendant_domain_license_counts'], ['A1'], ['A1', 'A1a'], ['A1', 'A1a'], []],
+    ['nothing', [], ['A'], BELOW_A, [], []],
+    ['delete all, never the only group', ['can_delete_all_domains'], ['A'], ALL, [], ['R', 'A1', 'A1a', 'B', 'B1']],
+    ['delete own', ['can_delete_own_domains'], ['A', 'B1'], [...BELOW_A, 'B1'], [], ['A', 'B1']],
+    ['delete descendants', ['can_delete_descendant_domains', 'can_create_root_domains'], ['A', 'B1'], ALL, [], [...BELOW_A, 'B1']],
+  ];
+
+  it.each(cases)('%s', async (_name, perms, where, visible, editable, deletable) => {
+    const actor = await tree.actor(perms, where);
+    const flags = await flagsOf(
+      actor.api,
+      '/domains',
+      visible.map((g) => tree.groups[g]),
+    );
+    for (const g of visible) {
+      expect([g, flags.get(tree.groups[g])]).toEqual([g, { can_edit: editable.includes(g), can_delete: deletable.includes(g) }]);
+    }
+  });
+
+  it('answers them on children and on a saved group too', async () => {
+    const actor = await tree.actor(['can_edit_descendant_domains', 'can_manage_self_domain_general'], ['A1']);
+    const children = (await actor.api.get(`/domains/${tree.groups.A1}/children`)).json().data as { id: number; can_edit: boolean }[];
+    expect(children.find((c) => c.id === tree.groups.A1a)).toMatchObject({ can_edit: true, can_delete: false });
+    const saved = await actor.api.patch(`/domains/${tree.groups.A1}`, { description: 'mine' });
+    expect(saved.json().data).toMatchObject({ can_edit: true, can_delete: false });
   });
 });
 

@@ -13,6 +13,25 @@ import {
 } from '@atrium/contract';
 import { AppError } from '../../core/errors.js';
 
+/** Which self-domain permission lets a member of a group change each field without an edit-groups permission. */
+export const SELF_DOMAIN_FIELD: Readonly<Record<string, string>> = {
+  name: 'general',
+  description: 'general',
+  domain_type_id: 'general',
+  logic_address: 'general',
+  apple_wallet_settings: 'general',
+  is_resident_phonebook_enabled: 'general',
+  internal_subnetworks: 'general',
+  whitelabel_settings: 'white_label',
+  device_status_notify: 'notifications',
+  guest_identifier_limits: 'guest_access',
+  users: 'users',
+};
+/** The self-domain permission codes (`can_manage_self_domain_<section>`) that open some field of one's own group. */
+export const SELF_DOMAIN_CODES: readonly string[] = [...new Set(Object.values(SELF_DOMAIN_FIELD))].map(
+  (s) => `can_manage_self_domain_${s}`,
+);
+
 export interface TypeRef {
   code: number;
   name: string;

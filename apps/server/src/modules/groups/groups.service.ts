@@ -32,6 +32,7 @@ import {
   type LicensedGroup,
   licenseIssues,
   nearestLicensed,
+  SELF_DOMAIN_FIELD,
   type TypeRef,
 } from './groups.rules.js';
 
@@ -61,23 +62,10 @@ export function toGroup(g: GroupRow): Group {
     created_by: g.createdBy,
     created_at: iso(g.createdAt),
     updated_at: iso(g.updatedAt),
+    can_edit: g.editable,
+    can_delete: g.deletable,
   };
 }
-
-/** Which self-domain permission lets a member of a group change each field without an edit-groups permission. */
-const SELF_DOMAIN_FIELD: Record<string, string> = {
-  name: 'general',
-  description: 'general',
-  domain_type_id: 'general',
-  logic_address: 'general',
-  apple_wallet_settings: 'general',
-  is_resident_phonebook_enabled: 'general',
-  internal_subnetworks: 'general',
-  whitelabel_settings: 'white_label',
-  device_status_notify: 'notifications',
-  guest_identifier_limits: 'guest_access',
-  users: 'users',
-};
 
 /** The part of the roles service the structure import needs. */
 export interface RoleAssigner {

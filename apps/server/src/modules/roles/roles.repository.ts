@@ -49,6 +49,9 @@ export type RoleRow = {
   creatorName: string | null;
   available: { id: number; name: string }[];
   usersCount?: number;
+  /** What the caller may do with the role (see `roleActions`). */
+  editable: boolean;
+  deletable: boolean;
 };
 
 /** A role is "of users I see" when some user holding it is visible to the actor. */
@@ -60,15 +63,31 @@ function usersSeenHolding(actor: Actor): SQL {
 const availableToActor = (actor: Actor) =>
   sql`${R.id} IN (SELECT ra.available_role_id FROM role_available_roles ra WHERE ra.role_id = ${actor.roleId ?? 0})`;
 
+const roleTarget = (actor: Actor) => ({ inGroups: () => usersSeenHolding(actor), createdBy: sql`${R.createdBy}` });
+
+/** The edit or delete scope alone: own, available, users' or all roles. */
+function roleScoped(actor: Actor, action: 'edit' | 'delete'): SQL {
+  const scoped = aclPredicate(actor, 'roles', action, roleTarget(actor));
+  const availableCode = action === 'edit' ? 'can_edit_available_roles' : 'can_delete_available_roles';
+  return actor.permissions.has(availableCode) ? sql`(${scoped} OR ${availableToActor(actor)})` : scoped;
+}
+
 /** The view, edit or delete predicate on roles for an actor (edit and delete also need view). */
 export function rolePredicate(actor: Actor, action: 'view' | 'edit' | 'delete'): SQL {
-  const target = { inGroups: () => usersSeenHolding(actor), createdBy: sql`${R.createdBy}` };
-  const view = aclPredicate(actor, 'roles', 'view', target);
+  const view = aclPredicate(actor, 'roles', 'view', roleTarget(actor));
   if (action === 'view') return view;
-  let scoped = aclPredicate(actor, 'roles', action, target);
-  const availableCode = action === 'edit' ? 'can_edit_available_roles' : 'can_delete_available_roles';
-  if (actor.permissions.has(availableCode)) scoped = sql`(${scoped} OR ${availableToActor(actor)})`;
-  return sql`(${view}) AND (${scoped})`;
+  return sql`(${view}) AND (${roleScoped(actor, action)})`;
+}
+
+/**
+ * What the actor may do with a role they see, as columns of the same select (roles.service update
+ * and delete): edit by the edit scope; delete by the delete scope, never the built-in role nor their own.
+ */
+function roleActions(actor: Actor) {
+  return {
+    editable: sql<boolean>`coalesce(${roleScoped(actor, 'edit')}, FALSE)`,
+    deletable: sql<boolean>`coalesce(NOT ${R.isBuiltin} AND ${R.id} <> ${actor.roleId ?? 0} AND ${roleScoped(actor, 'delete')}, FALSE)`,
+  };
 }
 
 export class RolesRepository {
@@ -79,6 +98,7 @@ export class RolesRepository {
     const rows = await this.db
       .select({
         ...columns,
+        ...roleActions(actor),
         total: sql<number>`(count(*) OVER ())::int`,
         ...(withUsersCount ? { usersCount: sql<number>`(SELECT count(*)::int FROM users x WHERE x.role_id = ${R.id})` } : {}),
       })
@@ -100,6 +120,7 @@ export class RolesRepository {
     const [row] = await this.db
       .select({
         ...columns,
+        ...roleActions(actor),
         canView: sql<boolean>`(${rolePredicate(actor, 'view')})`,
         canEdit: sql<boolean>`(${rolePredicate(actor, 'edit')})`,
         canDelete: sql<boolean>`(${rolePredicate(actor, 'delete')})`,

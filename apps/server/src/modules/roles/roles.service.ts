@@ -34,6 +34,8 @@ export function toRole(r: RoleRow): Role {
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
     ...(r.usersCount !== undefined ? { users_count: r.usersCount } : {}),
+    can_edit: r.editable,
+    can_delete: r.deletable,
   };
 }
 

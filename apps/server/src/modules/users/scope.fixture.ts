@@ -53,3 +53,30 @@ export async function scopeTree(t: TestApp): Promise<ScopeTree> {
     },
   };
 }
+
+export interface RecordFlags {
+  can_edit: boolean;
+  can_delete: boolean;
+}
+
+/**
+ * The per-record flags of `ids` as the actor reads them, from the single record and from the list
+ * (`/users`, `/roles`, `/domains`); the two must agree, so a test states one expectation for both.
+ */
+export async function flagsOf(api: Api, path: string, ids: readonly number[]): Promise<Map<number, RecordFlags>> {
+  const listed = (await api.get(`${path}?size=1000`)).json().data as ({ id: number } & RecordFlags)[];
+  const out = new Map<number, RecordFlags>();
+  for (const id of ids) {
+    const one = await api.get(`${path}/${id}`);
+    if (one.statusCode !== 200) throw new Error(`${path}/${id} answered ${one.statusCode}`);
+    const { can_edit, can_delete } = one.json().data as RecordFlags;
+    const row = listed.find((r) => r.id === id);
+    if (!row || row.can_edit !== can_edit || row.can_delete !== can_delete) {
+      throw new Error(
+        `${path}/${id}: the list says ${JSON.stringify(row && { can_edit: row.can_edit, can_delete: row.can_delete })}, the record ${JSON.stringify({ can_edit, can_delete })}`,
+      );
+    }
+    out.set(id, { can_edit, can_delete });
+  }
+  return out;
+}

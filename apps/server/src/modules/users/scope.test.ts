@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { type ScopeTree, scopeTree } from './scope.fixture.js';
+import { flagsOf, type ScopeTree, scopeTree } from './scope.fixture.js';
 
 // Every scope variant of view, edit and delete of users and roles (spec §6) against one tree:
 //   R ─ A ─ A1 ─ A1a
 //     └ B ─ B1            and a second project.
-// The actor sits in A. Edit and delete apply only to what the view rule lets the actor see.
+// The actor sits in A. Edit and delete apply only to what the view rule lets the actor see, and each
+// record the actor sees says so in can_edit / can_delete (read from the record and from the list).
 
 let t: TestApp;
 let tree: ScopeTree;
@@ -67,6 +68,12 @@ const userEdit: [string, string[], G[], G[]][] = [
 describe('users: edit', () => {
   it.each(userEdit)('scope %s', async (_s, perms, editable, visible) => {
     const actor = await tree.actor(perms, ['A']);
+    const flags = await flagsOf(
+      actor.api,
+      '/users',
+      visible.map((g) => tree.users[g]),
+    );
+    for (const g of visible) expect([g, flags.get(tree.users[g])?.can_edit]).toEqual([g, editable.includes(g)]);
     for (const g of ALL) {
       const res = await actor.api.patch(`/users/${tree.users[g]}`, { description: `edited by ${actor.id}` });
       const want = editable.includes(g) ? 200 : visible.includes(g) ? 403 : 404;
@@ -77,12 +84,22 @@ describe('users: edit', () => {
 
   it('users may edit their own record with can_edit_own_profile, but not its administrative fields', async () => {
     const actor = await tree.actor(['can_edit_own_profile'], ['A']);
+    expect((await actor.api.get(`/users/${actor.id}`)).json().data).toMatchObject({ can_edit: true, can_delete: false });
     expect((await actor.api.patch(`/users/${actor.id}`, { name: 'Me myself' })).statusCode).toBe(200);
     const res = await actor.api.patch(`/users/${actor.id}`, { domains: [tree.groups.A, tree.groups.B] });
     expect(res.statusCode).toBe(403);
     expect(res.json().details).toEqual([{ field: 'domains', message: 'only an administrator may change this field' }]);
     const without = await tree.actor([], ['A']);
+    expect((await without.api.get(`/users/${without.id}`)).json().data).toMatchObject({ can_edit: false, can_delete: false });
     expect((await without.api.patch(`/users/${without.id}`, { name: 'Nope' })).statusCode).toBe(403);
+  });
+
+  it('own record: editable by an edit scope covering it, never deletable', async () => {
+    const actor = await tree.actor(['can_view_users', 'can_edit_users', 'can_delete_all_users'], ['A']);
+    const flags = await flagsOf(actor.api, '/users', [actor.id, tree.users.A]);
+    expect(flags.get(actor.id)).toEqual({ can_edit: true, can_delete: false });
+    expect(flags.get(tree.users.A)).toEqual({ can_edit: true, can_delete: true });
+    expect((await actor.api.delete(`/users/${actor.id}`)).statusCode).toBe(400);
   });
 });
 
@@ -97,9 +114,18 @@ const userDelete: [string, string[], G[], G[]][] = [
 describe('users: delete', () => {
   it.each(userDelete)('scope %s', async (_s, perms, deletable, visible) => {
     const actor = await tree.actor(perms, ['A']);
+    const targets = {} as Record<G, number>;
     for (const g of ALL) {
-      const target = await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [tree.groups[g]] });
-      const res = await actor.api.delete(`/users/${target.id}`);
+      targets[g] = (await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [tree.groups[g]] })).id;
+    }
+    const flags = await flagsOf(
+      actor.api,
+      '/users',
+      visible.map((g) => targets[g]),
+    );
+    for (const g of visible) expect([g, flags.get(targets[g])?.can_delete]).toEqual([g, deletable.includes(g)]);
+    for (const g of ALL) {
+      const res = await actor.api.delete(`/users/${targets[g]}`);
       const want = deletable.includes(g) ? 200 : visible.includes(g) ? 403 : 404;
       expect([g, res.statusCode]).toEqual([g, want]);
     }
@@ -155,6 +181,15 @@ describe('roles: view, edit, delete by scope', () => {
   it.each(cases)('%s', async (_name, action, perms, allowed, visible) => {
     const actor = await tree.actor(perms, ['A']);
     const r = await roles(actor.id);
+    if (action !== 'view') {
+      const flags = await flagsOf(
+        actor.api,
+        '/roles',
+        visible.map((k) => r[k]),
+      );
+      const flag = action === 'edit' ? 'can_edit' : 'can_delete';
+      for (const k of visible) expect([k, flags.get(r[k])?.[flag]]).toEqual([k, allowed.includes(k)]);
+    }
     for (const k of KEYS) {
       const url = `/roles/${r[k]}`;
       const res =
@@ -177,9 +212,23 @@ describe('roles: view, edit, delete by scope', () => {
     const r = await roles(actor.id);
     const { roleAvailableRoles } = await import('../roles/roles.table.js');
     await t.app.database.db.insert(roleAvailableRoles).values({ roleId: actor.roleId, availableRoleId: r.heldInB });
+    const flags = await flagsOf(actor.api, '/roles', [r.heldInB, r.heldInA1]);
+    expect(flags.get(r.heldInB)).toEqual({ can_edit: true, can_delete: true });
+    expect(flags.get(r.heldInA1)).toEqual({ can_edit: false, can_delete: false });
     expect((await actor.api.patch(`/roles/${r.heldInB}`, { description: 'ok' })).statusCode).toBe(200);
     expect((await actor.api.patch(`/roles/${r.heldInA1}`, { description: 'no' })).statusCode).toBe(403);
     expect((await actor.api.delete(`/roles/${r.heldInA1}?gently=false`)).statusCode).toBe(403);
     expect((await actor.api.delete(`/roles/${r.heldInB}?gently=false`)).statusCode).toBe(200);
+  });
+
+  it('the built-in role and the caller’s own role are never deletable, whatever the scope', async () => {
+    const actor = await tree.actor(['can_view_all_roles', 'can_edit_all_roles', 'can_delete_all_roles'], ['A']);
+    const r = await roles(actor.id);
+    const flags = await flagsOf(actor.api, '/roles', [t.project.roleId, actor.roleId, r.own]);
+    expect(flags.get(t.project.roleId)).toEqual({ can_edit: true, can_delete: false });
+    expect(flags.get(actor.roleId)).toEqual({ can_edit: true, can_delete: false });
+    expect(flags.get(r.own)).toEqual({ can_edit: true, can_delete: true });
+    expect((await actor.api.delete(`/roles/${t.project.roleId}?gently=false`)).statusCode).toBe(400);
+    expect((await actor.api.delete(`/roles/${actor.roleId}?gently=false`)).statusCode).toBe(400);
   });
 });

@@ -1,6 +1,6 @@
 import type { ListQuery, Scope } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
+import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
@@ -35,20 +35,38 @@ export const USER_LIST: ListSpec = {
 
 export type UserRow = typeof users.$inferSelect & {
   domains: number[];
+  /** What the caller may do with the row (see `rowActions`). */
+  editable: boolean;
+  deletable: boolean;
   roleName?: string | null;
   domainsInfo?: { id: number; name: string }[];
 };
 
 const target = userAclTarget(sql`${U.id}`, sql`${U.createdBy}`);
 
-/** The view rule checked row by row (EXISTS per user), for lists already narrowed to a branch. */
+/** A user's groups checked row by row (EXISTS per user): for a page of rows or a list already narrowed to a branch. */
+const rowTarget: AclTarget = {
+  inGroups: (cond) => sql`EXISTS (SELECT 1 FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${U.id} AND ${cond})`,
+  createdBy: sql`${U.createdBy}`,
+};
+
+/** The view rule checked row by row. */
 function rowVisible(actor: Actor): SQL {
-  const perRow = aclPredicate(actor, 'users', 'view', {
-    inGroups: (cond) =>
-      sql`EXISTS (SELECT 1 FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${U.id} AND ${cond})`,
-    createdBy: sql`${U.createdBy}`,
-  });
-  return sql`(${U.id} = ${actor.userId} OR ${perRow})`;
+  return sql`(${U.id} = ${actor.userId} OR ${aclPredicate(actor, 'users', 'view', rowTarget)})`;
+}
+
+/**
+ * What the actor may do with a user row they see, as columns of the same select (users.service
+ * update and delete): edit by the edit scope, or their own record with edit-own-profile; delete by
+ * the delete scope, never themselves.
+ */
+function rowActions(actor: Actor) {
+  const edit = aclPredicate(actor, 'users', 'edit', rowTarget);
+  const self = sql`${U.id} = ${actor.userId}`;
+  return {
+    editable: sql<boolean>`coalesce(${actor.permissions.has('can_edit_own_profile') ? sql`(${self} OR ${edit})` : edit}, FALSE)`,
+    deletable: sql<boolean>`coalesce(NOT (${self}) AND ${aclPredicate(actor, 'users', 'delete', rowTarget)}, FALSE)`,
+  };
 }
 
 /** Users may always see their own record; everyone else by the view rule. */
@@ -105,7 +123,7 @@ export class UsersRepository {
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
     // Only the page's rows get their groups and relations.
     const rows = await this.db
-      .select({ user: users, domains: domainIds, ...relationColumns(rel) })
+      .select({ user: users, domains: domainIds, ...rowActions(actor), ...relationColumns(rel) })
       .from(users)
       .where(inArray(users.id, page.ids));
     const ordered = inPageOrder(
@@ -113,7 +131,7 @@ export class UsersRepository {
       rows.map((r) => ({ id: r.user.id, r })),
     );
     return {
-      rows: ordered.map(({ r }) => ({ ...r.user, domains: r.domains, ...pickRel(r) })),
+      rows: ordered.map(({ r }) => ({ ...r.user, domains: r.domains, editable: r.editable, deletable: r.deletable, ...pickRel(r) })),
       total: page.total,
       estimated: page.estimated,
     };
@@ -132,12 +150,14 @@ export class UsersRepository {
         canView: sql<boolean>`(${userPredicate(actor, 'view')})`,
         canEdit: sql<boolean>`(${userPredicate(actor, 'edit')})`,
         canDelete: sql<boolean>`(${userPredicate(actor, 'delete')})`,
+        ...rowActions(actor),
         ...relationColumns(rel),
       })
       .from(users)
       .where(and(eq(users.id, id), eq(users.projectId, actor.projectId)));
     if (!r) return undefined;
-    return { ...r.user, domains: r.domains, canView: r.canView, canEdit: r.canEdit, canDelete: r.canDelete, ...pickRel(r) };
+    const { user, canView, canEdit, canDelete, editable, deletable, domains } = r;
+    return { ...user, domains, canView, canEdit, canDelete, editable, deletable, ...pickRel(r) };
   }
 
   async loginTaken(projectId: number, login: string, exceptId = 0): Promise<boolean> {

@@ -71,6 +71,8 @@ export function toUser(u: UserRow, showLicense: boolean): User {
     updated_at: iso(u.updatedAt) as string,
     ...(u.roleName !== undefined ? { role_info: u.roleId && u.roleName !== null ? { id: u.roleId, name: u.roleName } : null } : {}),
     ...(u.domainsInfo !== undefined ? { domains_info: u.domainsInfo } : {}),
+    can_edit: u.editable,
+    can_delete: u.deletable,
   };
 }
 
