@@ -8,7 +8,9 @@ import {
   type Role,
   type RoleBulkDeleteResult,
   scopeCodes,
+  topics,
   type UpdateRoleBody,
+  type UserRoleChanged,
 } from '@atrium/contract';
 import { recordAudit } from '../../core/audit.js';
 import { bulkDelete } from '../../core/bulk.js';
@@ -164,6 +166,11 @@ export class RolesService {
 
   private async roleChanged(projectId: number, roleId: number): Promise<void> {
     await this.realtime.publish(projectId, APP_CHANGES_TOPIC, REALTIME_EVENTS.roleChanged, { roleId });
+  }
+
+  /** Tells the user's open consoles that they hold another role now, so their menu and actions follow it. */
+  async userRoleChanged(projectId: number, change: UserRoleChanged): Promise<void> {
+    await this.realtime.publish(projectId, topics.user(change.userId), REALTIME_EVENTS.roleChanged, change);
   }
 
   /** Deletes a role; gently, a role in use is refused with the list of its holders. */

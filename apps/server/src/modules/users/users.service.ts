@@ -9,6 +9,7 @@ import {
   type UpdateUserBody,
   type User,
   type UserProfile,
+  type UserRoleChanged,
 } from '@atrium/contract';
 import { scopeOf } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
@@ -25,9 +26,10 @@ import type { UserRow, UsersRepository } from './users.repository.js';
 export interface InviteSender {
   sendInvite(ctx: RequestContext, userId: number): Promise<unknown>;
 }
-/** The part of the roles service users need: may the actor give this role to a user? */
+/** The part of the roles service users need: may the actor give this role to a user, and telling a user of a new role. */
 export interface RoleAssigner {
   assertAssignable(actor: Actor, roleId: number): Promise<void>;
+  userRoleChanged(projectId: number, change: UserRoleChanged): Promise<void>;
 }
 
 const DEFAULT_PROFILE: UserProfile = {
@@ -213,6 +215,10 @@ export class UsersService {
       if (body.domains) await this.repo.setGroups(tx, id, body.domains);
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after: body });
     });
+    // Once committed: the user's console reloads its profile and reads the new role.
+    if (body.role !== undefined && body.role !== before.roleId) {
+      await this.roles.userRoleChanged(actor.projectId, { userId: id, previousRoleId: before.roleId, newRoleId: body.role });
+    }
     return this.get(actor, id);
   }
 
