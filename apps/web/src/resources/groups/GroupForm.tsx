@@ -19,12 +19,13 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
-import { type GroupAccess, groupAccess, SELF_DOMAIN_SECTIONS } from '../../app/action-rules';
+import { SELF_DOMAIN_SECTIONS } from '../../app/action-rules';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
 import { email, internationalPhone, ipWithPrefix, maxLength, range, required, type Validator } from '../../app/validators';
+import { useGroupAccess } from './access';
 import { GroupLogo } from './GroupLogo';
 import { GroupUsers } from './GroupUsers';
 import { dateToSeconds, secondsToDate } from './transform';
@@ -56,37 +57,11 @@ export function useTypeCode() {
   return (typeId: unknown) => types.data?.find((t) => t.id === Number(typeId))?.type ?? null;
 }
 
-const FULL_ACCESS: GroupAccess = {
-  edit: true,
-  sections: { general: true, white_label: true, notifications: true, guest_access: true },
-  licenses: true,
-  logo: true,
-  delete: false,
-  createChild: true,
-};
-
-const NO_ACCESS: GroupAccess = {
-  edit: false,
-  sections: { general: false, white_label: false, notifications: false, guest_access: false },
-  licenses: false,
-  logo: false,
-  delete: false,
-  createChild: false,
-};
-
-/** What the signed-in user may do with the group in context (action-rules.ts); everything on create. */
-function useGroupAccess(mode: 'create' | 'edit'): GroupAccess {
-  const record = useRecordContext<Group>();
-  const { permissions, me } = useActions();
-  if (mode === 'create') return FULL_ACCESS;
-  if (!record) return NO_ACCESS;
-  return groupAccess(permissions, me, record);
-}
-
 /**
  * The group form of create and edit, in the tabs of the spec's edit page. On edit it follows the
- * action rules: each tab is read-only unless the user may edit the group or manage that part of
- * their own group; the parent changes only with an edit-groups permission; delete only when allowed.
+ * action rules and the group's can_edit / can_delete: each tab is read-only unless the user may edit
+ * the group or manage that part of their own group; the parent changes only with an edit-groups
+ * permission; delete only when allowed.
  */
 export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?: ReactNode }) {
   const translate = useTranslate();

@@ -37,11 +37,13 @@ describe('licence periods', () => {
 });
 
 describe('group form transform', () => {
-  it('sends blanks as null, numbers as numbers and drops read-only parts', () => {
+  it('sends blanks as null, numbers as numbers and drops read-only parts (the record flags among them)', () => {
     const body = groupBody({
       id: 3,
       path: [1, 3],
       has_children: true,
+      can_edit: true,
+      can_delete: false,
       name: ' Entrance 1 ',
       description: '',
       parent_id: '1',

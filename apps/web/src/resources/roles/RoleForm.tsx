@@ -2,6 +2,7 @@ import type { Role } from '@atrium/contract';
 import { Box, Typography } from '@mui/material';
 import {
   AutocompleteArrayInput,
+  DeleteWithConfirmButton,
   ReferenceArrayInput,
   SaveButton,
   SimpleForm,
@@ -10,44 +11,41 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
-import { type RoleAccess, roleAccess } from '../../app/action-rules';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
-import { useAvailableRoles } from '../../app/kit/StructureDialogs';
-import { useActions } from '../../app/kit/useActions';
+import { useAvailableRolesRefresh } from '../../app/kit/StructureDialogs';
 import { maxLength, required } from '../../app/validators';
+import { useRoleAccess } from './access';
 import { PermissionEditor } from './PermissionEditor';
 import { roleIds } from './transform';
 
 const byName = (q: string) => (q ? { 'name@has': q } : {});
 
-/** What the signed-in user may do with the role in context (action-rules.ts); everything on create. */
-function useRoleAccess(): RoleAccess {
-  const record = useRecordContext<Role>();
-  const { permissions, me } = useActions();
-  const available = useAvailableRoles();
-  // While the edit page loads there is no record yet; on create it holds only the initial values (no id).
-  if (!record) return { edit: false, editPermissions: false, delete: false };
-  if (record.id === undefined) return { edit: true, editPermissions: true, delete: false };
-  // GET /roles/available lists my own role first; "available" roles are the others.
-  const availableIds = available.data?.map((r) => r.id).filter((id) => id !== me.roleId);
-  return roleAccess(permissions, me, record, availableIds);
-}
-
 /**
  * The role form shared by create and edit: name, description, assignable roles and the permission
- * editor. Read-only without an edit permission over the role; the built-in role's permissions never change.
+ * editor. Read-only without an edit permission over the role (or when its can_edit says no); the
+ * built-in role's permissions never change; delete on the edit page when its can_delete allows.
  */
 export function RoleForm() {
   const translate = useTranslate();
   const record = useRecordContext<Role>();
   const access = useRoleAccess();
+  // A deleted role leaves the roles the user form offers.
+  const refreshAvailable = useAvailableRolesRefresh();
   return (
     <SimpleForm
       disabled={!access.edit}
       toolbar={
-        access.edit ? (
-          <Toolbar>
-            <SaveButton />
+        access.edit || access.delete ? (
+          <Toolbar sx={{ justifyContent: 'space-between' }}>
+            {access.edit ? <SaveButton /> : <span />}
+            {access.delete ? (
+              <DeleteWithConfirmButton
+                mutationMode="pessimistic"
+                mutationOptions={refreshAvailable}
+                confirmTitle={translate('roles.actions.delete')}
+                confirmContent={translate('roles.delete_confirm', { name: record?.name ?? '' })}
+              />
+            ) : null}
           </Toolbar>
         ) : (
           false

@@ -25,6 +25,8 @@ export const en = {
     gently: 'Keep roles that are in use (list who uses them)',
     in_use_by: 'Role %{id} is used by %{users}',
     and_more: '%{users} and %{smart_count} more',
+    actions: { delete: 'Delete role' },
+    delete_confirm: 'Delete the role %{name}?',
     editor: {
       title: 'Permissions',
       selected: '%{smart_count} selected',
@@ -87,6 +89,8 @@ export const ru: typeof en = {
     gently: 'Не удалять используемые роли (показать, кто их использует)',
     in_use_by: 'Роль %{id} используют: %{users}',
     and_more: '%{users} и ещё %{smart_count}',
+    actions: { delete: 'Удалить роль' },
+    delete_confirm: 'Удалить роль %{name}?',
     editor: {
       title: 'Права',
       selected: 'выбрано: %{smart_count}',

@@ -6,9 +6,16 @@ describe('role form transform', () => {
     expect(roleIds([{ id: 2, name: 'A' }, 5, '7', null, 'x'])).toEqual([2, 5, 7]);
     expect(roleIds(undefined)).toEqual([]);
   });
-  it('trims the name, sends an empty description as null and keeps only code strings', () => {
+  it('trims the name, sends an empty description as null, keeps only code strings and drops the record flags', () => {
     expect(
-      roleBody({ name: ' Guards ', description: '  ', permissions: ['can_view_users', 3], available_roles: [{ id: 1, name: 'x' }] }),
+      roleBody({
+        name: ' Guards ',
+        description: '  ',
+        permissions: ['can_view_users', 3],
+        available_roles: [{ id: 1, name: 'x' }],
+        can_edit: true,
+        can_delete: true,
+      }),
     ).toEqual({
       name: 'Guards',
       description: null,

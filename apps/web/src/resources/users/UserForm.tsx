@@ -3,6 +3,7 @@ import { Box, Divider, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import {
   BooleanInput,
+  DeleteWithConfirmButton,
   PasswordInput,
   SaveButton,
   SelectInput,
@@ -43,8 +44,9 @@ const loginChars = (value: unknown) =>
 /**
  * The user form of create and edit: account, role (only roles the signed-in user may assign, plus the
  * user's current one), at least one group, group-admin flag, contacts and formats. On edit it follows
- * the action rules: read-only without an edit permission over the user; on one's own record with
- * edit-own-profile, the administrator's fields (login, role, groups, flags) are read-only.
+ * the action rules and the user's can_edit / can_delete: read-only without an edit permission over
+ * the user; on one's own record with edit-own-profile, the administrator's fields (login, role,
+ * groups, flags) are read-only; delete when allowed.
  */
 export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: ReactNode }) {
   const translate = useTranslate();
@@ -57,16 +59,24 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
   const readOnly = edit === 'none';
   /** The administrator's fields (action-rules USER_ADMIN_FIELDS). */
   const adminOnly = edit !== 'all';
+  const deletable = mode === 'edit' && !!access?.delete;
 
   return (
     <SimpleForm
       disabled={readOnly}
       toolbar={
-        readOnly ? (
+        readOnly && !deletable ? (
           false
         ) : (
-          <Toolbar>
-            <SaveButton />
+          <Toolbar sx={{ justifyContent: 'space-between' }}>
+            {readOnly ? <span /> : <SaveButton />}
+            {deletable ? (
+              <DeleteWithConfirmButton
+                mutationMode="pessimistic"
+                confirmTitle={translate('users.actions.delete')}
+                confirmContent={translate('users.delete_confirm', { name: record?.name || record?.login || '' })}
+              />
+            ) : null}
           </Toolbar>
         )
       }

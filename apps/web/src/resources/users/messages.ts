@@ -51,7 +51,9 @@ export const en = {
       link_sent: 'The registration link is on its way',
       change_password: 'Change password',
       mobile_clients: 'Mobile clients',
+      delete: 'Delete user',
     },
+    delete_confirm: 'Delete the user %{name}?',
     password: {
       title: 'Change the password of %{name}',
       new_password: 'New password',
@@ -131,7 +133,9 @@ export const ru: typeof en = {
       link_sent: 'Ссылка для регистрации отправлена',
       change_password: 'Сменить пароль',
       mobile_clients: 'Мобильные клиенты',
+      delete: 'Удалить пользователя',
     },
+    delete_confirm: 'Удалить пользователя %{name}?',
     password: {
       title: 'Смена пароля: %{name}',
       new_password: 'Новый пароль',

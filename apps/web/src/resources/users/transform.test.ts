@@ -15,11 +15,13 @@ describe('user form transform', () => {
     avatar_url: '/files/a.png',
     mobile_clients: [],
     role_info: { id: 3, name: 'R' },
+    can_edit: true,
+    can_delete: false,
     is_group_admin: 1,
     profile: { address: ' ', phone: '+12345678', identifier_format: 'hex', time_format: 'bad', use_phone_in_forward: 0 },
   };
 
-  it('drops read-only parts and sends blanks as null', () => {
+  it('drops read-only parts (the record flags among them) and sends blanks as null', () => {
     const body = userBody(record, 'edit');
     expect(body).toEqual({
       login: 'ann',
