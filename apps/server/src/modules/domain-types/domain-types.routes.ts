@@ -14,8 +14,10 @@ export async function domainTypesRoutes(app: AppInstance): Promise<void> {
   const { domainTypes } = app.services;
   const tags = ['domain-types'];
 
-  app.get('/domain-types', { schema: { tags, querystring: ListQuerySchema, response: { 200: listResponse(DomainTypeSchema) } } }, (req) =>
-    domainTypes.list(req.actor, req.query),
+  app.get(
+    '/domain-types',
+    { config: { cache: true }, schema: { tags, querystring: ListQuerySchema, response: { 200: listResponse(DomainTypeSchema) } } },
+    (req) => domainTypes.list(req.actor, req.query),
   );
 
   app.get(

@@ -35,13 +35,18 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
   const { groups, structure } = app.services;
   const tags = ['groups'];
 
-  app.get('/domains', { schema: { tags, querystring: GroupListQuerySchema, response: { 200: listResponse(GroupSchema) } } }, (req) =>
-    groups.list(req.actor, req.query),
+  app.get(
+    '/domains',
+    { config: { cache: true }, schema: { tags, querystring: GroupListQuerySchema, response: { 200: listResponse(GroupSchema) } } },
+    (req) => groups.list(req.actor, req.query),
   );
 
   app.get(
     '/domains/completely',
-    { schema: { tags, response: { 200: z.object({ data: z.array(GroupTreeItemSchema), meta: z.object({ total: z.number().int() }) }) } } },
+    {
+      config: { cache: true },
+      schema: { tags, response: { 200: z.object({ data: z.array(GroupTreeItemSchema), meta: z.object({ total: z.number().int() }) }) } },
+    },
     async (req) => {
       const data = await groups.tree(req.actor);
       return { data, meta: { total: data.length } };
@@ -54,7 +59,7 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
 
   app.get(
     '/domains/:id/children',
-    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.array(GroupSchema)) } } },
+    { config: { cache: true }, schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.array(GroupSchema)) } } },
     async (req) => ({ data: await groups.children(req.actor, req.params.id) }),
   );
 

@@ -18,13 +18,19 @@ export async function rolesRoutes(app: AppInstance): Promise<void> {
   const { roles } = app.services;
   const tags = ['roles'];
 
-  app.get('/roles', { schema: { tags, querystring: RoleListQuerySchema, response: { 200: listResponse(RoleSchema) } } }, (req) =>
-    roles.list(req.actor, req.query),
+  app.get(
+    '/roles',
+    { config: { cache: true }, schema: { tags, querystring: RoleListQuerySchema, response: { 200: listResponse(RoleSchema) } } },
+    (req) => roles.list(req.actor, req.query),
   );
 
-  app.get('/roles/available', { schema: { tags, response: { 200: dataResponse(z.array(AvailableRoleSchema)) } } }, async (req) => ({
-    data: await roles.available(req.actor),
-  }));
+  app.get(
+    '/roles/available',
+    { config: { cache: true }, schema: { tags, response: { 200: dataResponse(z.array(AvailableRoleSchema)) } } },
+    async (req) => ({
+      data: await roles.available(req.actor),
+    }),
+  );
 
   app.get('/roles/:id', { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(RoleSchema) } } }, async (req) => ({
     data: await roles.get(req.actor, req.params.id),
