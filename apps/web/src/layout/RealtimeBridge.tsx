@@ -29,8 +29,10 @@ export function RealtimeBridge() {
       onMessage: (m) => {
         if (m.event === REALTIME_EVENTS.notification) refreshUnread();
         if (m.event === REALTIME_EVENTS.roleChanged) {
+          // On the user's own topic the change is theirs (another role given); on app-changes, only
+          // a change of the role they hold (or of an unnamed one) concerns them.
           const changed = (m.data as { roleId?: unknown } | null)?.roleId;
-          if (changed === undefined || changed === roleId.current) void reload.current();
+          if (m.topic === topics.user(profile.id) || changed === undefined || changed === roleId.current) void reload.current();
         }
       },
       // A refused upgrade usually means an expired token: renew it before the next attempt.

@@ -211,6 +211,11 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
   /** Offer bulk delete with confirmation. */
   canDelete?: boolean;
   rowClick?: DatagridProps['rowClick'];
+  /**
+   * Which rows bulk actions may pick. Default: every row but those the server marks
+   * `can_delete: false` (records the caller may see but not delete).
+   */
+  isRowSelectable?: DatagridProps['isRowSelectable'];
   /** The create button opens `/<area>/add` (the spec's route; see `editOrAdd`) instead of `/<area>/create`. */
   addRoute?: boolean;
   /** Replaces the default bulk delete (e.g. `<BulkDeleteWithConfirm flags={…} />`). */
@@ -233,6 +238,9 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
   children: ReactNode;
 }
 
+/** A row the server has not marked undeletable (`can_delete: false`). */
+export const deletableRow = (record: { can_delete?: unknown }): boolean => record.can_delete !== false;
+
 /**
  * The list page of every area: server-side paging (20 per page), sorting and filters, bulk delete
  * with confirmation, export where the area has one, empty and loading states.
@@ -243,6 +251,7 @@ export function ListPage({
   canExport,
   canDelete,
   rowClick = 'edit',
+  isRowSelectable = deletableRow,
   addRoute,
   bulkActions,
   extraActions,
@@ -276,6 +285,7 @@ export function ListPage({
     >
       <Table
         rowClick={rowClick}
+        isRowSelectable={isRowSelectable}
         bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
         empty={<EmptyState />}
         {...(omit ? { omit } : {})}
