@@ -46,3 +46,21 @@ test('a menu section collapses and stays collapsed after a reload', async ({ pag
   await expect(menu.getByRole('menuitem', { name: 'Expand Common', exact: true })).toBeVisible();
   await expect(menu.getByRole('menuitem', { name: 'Home', exact: true })).toHaveCount(0);
 });
+
+test('a user given another role sees its entries at once, without a reload', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const user = await makeUser(admin, { permissions: [] });
+  const other = await admin.call<{ id: number }>('PUT', '/roles', { name: `E2E viewer ${Date.now()}`, permissions: ['can_view_roles'] });
+  const live = realtimeSubscribed(page);
+  await signInFromLogin(page, user);
+  const menu = sideMenu(page);
+  await expect(menu.getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
+  await live;
+
+  await admin.call('PATCH', `/users/${user.id}`, { role: other.id });
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toBeVisible();
+
+  await admin.call('PATCH', `/users/${user.id}`, { role: user.roleId });
+  await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
+});
