@@ -10,8 +10,11 @@ export async function listenForSockets(app: AppInstance): Promise<string> {
 }
 
 /** A realtime socket that queues what it receives, so a test can await the next message of a kind. */
-export async function connectSocket(base: string, token: string) {
-  const ws = new WebSocket(`${base}/api/v0/ws?access_token=${token}`);
+export async function connectSocket(base: string, token: string, via: 'query' | 'header' = 'query') {
+  const ws =
+    via === 'query'
+      ? new WebSocket(`${base}/api/v0/ws?access_token=${token}`)
+      : new WebSocket(`${base}/api/v0/ws`, { headers: { authorization: `Bearer ${token}` } });
   const inbox: ServerMessage[] = [];
   const waiters: (() => void)[] = [];
   ws.on('message', (raw) => {

@@ -66,6 +66,15 @@ describe('ReadCache', () => {
   });
 });
 
+/** The body of PUT /users for a user with a password, in one group, with no invitation mail. */
+const newUser = (login: string, name: string, group: number) => ({
+  login,
+  name,
+  password: 'secret-pass-1',
+  domains: [group],
+  send_registration_link: false,
+});
+
 /** Waits until `check` passes: for changes heard through the database's notifications. */
 async function eventually(check: () => Promise<void>, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -103,13 +112,7 @@ describe('cached reads through the API', () => {
   });
 
   it('shows the caller their own write at once', async () => {
-    const created = await admin.put('/users', {
-      login: 'cache-rw',
-      name: 'Cache Before',
-      password: 'secret-pass-1',
-      domains: [t.project.rootGroupId],
-      send_registration_link: false,
-    });
+    const created = await admin.put('/users', newUser('cache-rw', 'Cache Before', t.project.rootGroupId));
     expect(created.statusCode).toBe(200);
     expect(await names(admin)).toContain('Cache Before');
     const id = created.json().data.id as number;
@@ -208,13 +211,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
       await list();
       await list();
       expect(b.readCache.stats.answerHits).toBeGreaterThan(0);
-      const created = await viaA.put('/users', {
-        login: 'from-a',
-        name: 'Made On A',
-        password: 'secret-pass-1',
-        domains: [a.project.rootGroupId],
-        send_registration_link: false,
-      });
+      const created = await viaA.put('/users', newUser('from-a', 'Made On A', a.project.rootGroupId));
       expect(created.statusCode).toBe(200);
       await eventually(async () => expect(await list()).toContain('Made On A'));
     } finally {

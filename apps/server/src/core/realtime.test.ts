@@ -1,41 +1,10 @@
-import { APP_CHANGES_TOPIC, type ServerMessage } from '@atrium/contract';
+import { APP_CHANGES_TOPIC } from '@atrium/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { makeUser } from '../../test/factories/user.factory.js';
 import { buildTestApp, login, type TestApp } from '../../test/helpers.js';
+import { connectSocket } from '../../test/realtime-client.js';
 
-/** A socket that queues what it receives, so tests can await the next message of a kind. */
-async function connect(base: string, token: string, via: 'query' | 'header' = 'query') {
-  const ws =
-    via === 'query'
-      ? new WebSocket(`${base}/api/v0/ws?access_token=${token}`)
-      : new WebSocket(`${base}/api/v0/ws`, { headers: { authorization: `Bearer ${token}` } });
-  const inbox: ServerMessage[] = [];
-  const waiters: (() => void)[] = [];
-  ws.on('message', (raw) => {
-    inbox.push(JSON.parse(raw.toString()));
-    for (const w of waiters.splice(0)) w();
-  });
-  await new Promise<void>((resolve, reject) => {
-    ws.once('open', () => resolve());
-    ws.once('error', reject);
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
-  });
-  const next = async (pred: (m: ServerMessage) => boolean, ms = 5000): Promise<ServerMessage> => {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const i = inbox.findIndex(pred);
-      if (i >= 0) return inbox.splice(i, 1)[0]!;
-      if (Date.now() > deadline) throw new Error(`no matching message; got ${JSON.stringify(inbox)}`);
-      await new Promise<void>((r) => {
-        waiters.push(r);
-        setTimeout(r, 100);
-      });
-    }
-  };
-  const send = (cmd: object) => ws.send(JSON.stringify(cmd));
-  return { ws, next, send, inbox };
-}
+const connect = connectSocket;
 
 let t: TestApp;
 let base: string;
