@@ -64,16 +64,3 @@ export const RoleBulkDeleteResultSchema = BulkDeleteResultSchema.extend({ depend
 export type RoleBulkDeleteResult = z.infer<typeof RoleBulkDeleteResultSchema>;
 
 export const AvailableRoleSchema = RoleRef;
-
-/**
- * Data of `role-changed` (REALTIME_EVENTS.roleChanged) on a user's private topic (`topics.user(id)`):
- * that user holds another role now, or none. It names no `roleId` on purpose: a console reloads its
- * profile on a role-changed without one, whatever role it holds; on the app-changes topic
- * `{ roleId }` names the role whose permissions changed, and only its holders reload.
- */
-export const UserRoleChangedSchema = z.object({
-  userId: z.number().int(),
-  previousRoleId: z.number().int().nullable(),
-  newRoleId: z.number().int().nullable(),
-});
-export type UserRoleChanged = z.infer<typeof UserRoleChangedSchema>;
