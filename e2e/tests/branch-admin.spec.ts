@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { ADMIN, Api, expect, sideMenu, signIn, signInFromLogin, snapshot, test } from './support/console';
 import { openMailbox } from './support/mailbox';
 
@@ -74,11 +75,9 @@ test('an administrator gives a floor manager the users of their floor, and nobod
 
     // A role that may view and edit users only in its holder's groups and below.
     await sideMenu(page).getByRole('menuitem', { name: 'Roles', exact: true }).click();
-    // A new form takes its initial values once its pickers ask for their choices: type after that.
-    const formReady = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/v0/roles' && r.url().includes('size=50'));
     await page.getByRole('link', { name: 'Create' }).click();
-    await formReady;
-    await page.getByRole('textbox', { name: 'Name' }).fill(roleName);
+    // Typed at once: the create form (not the list's Name filter, shown until the form's code has loaded).
+    await createForm(page).getByRole('textbox', { name: 'Name', exact: true }).fill(roleName);
     await page.getByRole('textbox', { name: 'Search permissions' }).fill('users of my groups and below');
     await page.getByRole('checkbox', { name: 'View users of my groups and below' }).check();
     await page.getByRole('checkbox', { name: 'Edit users of my groups and below' }).check();
@@ -95,17 +94,20 @@ test('an administrator gives a floor manager the users of their floor, and nobod
     await expect(builtin.getByRole('checkbox')).toBeDisabled();
     await snapshot(page, 'branch-admin-roles-list');
 
-    // The floor manager: that role, the first floor, and an invitation by e-mail. The pickers come first:
-    // a new form takes its initial values once they ask for their choices, and would drop what was typed.
+    // The floor manager: that role, the first floor, and an invitation by e-mail. Typed at once, before
+    // the pickers have their choices: nothing typed is lost.
     await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();
     await page.getByRole('link', { name: 'Create' }).click();
+    const userForm = createForm(page);
+    await userForm.getByRole('textbox', { name: 'Login', exact: true }).fill(manager.login);
+    await userForm.getByRole('textbox', { name: 'Name', exact: true }).fill(manager.name);
+    await userForm.getByRole('textbox', { name: 'E-mail' }).fill(manager.email);
     await page.getByRole('combobox', { name: 'Groups' }).fill(`${house} floor 1`);
     await page.getByRole('option', { name: `${house} floor 1 (1)`, exact: true }).click();
     await page.getByRole('combobox', { name: 'Role' }).click();
     await page.getByRole('option', { name: roleName }).click();
-    await page.getByRole('textbox', { name: 'Login' }).fill(manager.login);
-    await page.getByRole('textbox', { name: 'Name' }).fill(manager.name);
-    await page.getByRole('textbox', { name: 'E-mail' }).fill(manager.email);
+    await expect(userForm.getByRole('textbox', { name: 'Login', exact: true })).toHaveValue(manager.login);
+    await expect(userForm.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue(manager.name);
     await expect(page.getByRole('switch', { name: 'Send a registration link by e-mail' })).toBeChecked();
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page).toHaveURL(/\/users\/\d+$/);
@@ -167,3 +169,6 @@ test('an administrator gives a floor manager the users of their floor, and nobod
     await mailbox.close();
   }
 });
+
+/** The form of a create page: the one with a Save button. */
+const createForm = (page: Page) => page.locator('form').filter({ has: page.getByRole('button', { name: 'Save' }) });
