@@ -39,6 +39,10 @@ test.describe('remember me', () => {
   test('without it the session ends with the browser', async ({ page, browser }, testInfo) => {
     await signInFromLogin(page, ADMIN);
     await page.reload();
+    for (let i = 0; i < 6; i++) {
+      console.log('AFTER', i, page.url(), (await page.evaluate((k) => localStorage.getItem(k), SESSION_KEY)) !== null);
+      await page.waitForTimeout(1000);
+    }
     await expect(page.getByRole('heading', { name: 'Welcome, Administrator' })).toBeVisible();
 
     // A browser restart keeps cookies and local storage, never session storage.
@@ -92,4 +96,35 @@ test('an expired access token is renewed once, out of sight', async ({ page, req
   expect(refreshes).toHaveLength(1);
   const stored = await page.evaluate((key) => JSON.parse(localStorage.getItem(key) ?? '{}').token, SESSION_KEY);
   expect(stored).not.toBe('expired.access.token');
+});
+
+test('signing out forgets the session at once, before the server has answered', async ({ page, request }) => {
+  const user = await makeUser(await Api.signIn(request, ADMIN));
+  await signInFromLogin(page, user, { remember: true });
+  // The server is slow to answer the sign-out; meanwhile the person goes to the sign-in page.
+  let logoutSeen: () => void = () => undefined;
+  const logoutSent = new Promise<void>((resolve) => {
+    logoutSeen = resolve;
+  });
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route('**/api/v0/logout', async (route) => {
+    logoutSeen();
+    await released;
+    await route.continue().catch(() => undefined);
+  });
+  await page.getByRole('button', { name: 'Profile menu' }).click();
+  await page.getByRole('menuitem', { name: 'Logout' }).click();
+  await logoutSent;
+  // While the call is pending (the client gives up on it only after 5 s), nothing of the session is
+  // left in the browser…
+  await expect(page).toHaveURL(/\/login$/, { timeout: 2000 });
+  expect(await page.evaluate((key) => localStorage.getItem(key) ?? sessionStorage.getItem(key), SESSION_KEY)).toBeNull();
+  // …so opening the sign-in page again shows it, not the console.
+  await page.goto('/login');
+  await expect(page.getByLabel('Login')).toBeVisible();
+  release();
+  await expect(page).toHaveURL(/\/login$/);
 });

@@ -29,16 +29,25 @@ export function enter(session: Session, remember: boolean): void {
   sessionStore.start(session, remember);
 }
 
-/** POST /logout (best effort), then forget tokens, projects and per-user state. */
+/**
+ * Forgets tokens, projects and per-user state first, then tells the server (POST /logout, best
+ * effort): whatever happens next — a reload, a closed tab, a slow server — this browser is signed out.
+ */
 export async function signOut(): Promise<void> {
   const session = sessionStore.get().session;
-  if (session) {
-    try {
-      await http.request('/logout', { method: 'POST', body: { token: session.refresh }, refresh: false, timeout: 5000 });
-    } catch {
-      // the tokens are forgotten below whatever the server says
-    }
-  }
   remove(STORAGE_KEYS.adoptProfileLocale);
   sessionStore.end('logout');
+  if (!session) return;
+  try {
+    await http.request('/logout', {
+      method: 'POST',
+      body: { token: session.refresh },
+      bearer: session.token,
+      refresh: false,
+      timeout: 5000,
+      keepalive: true,
+    });
+  } catch {
+    // the tokens are already forgotten whatever the server says
+  }
 }

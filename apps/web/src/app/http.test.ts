@@ -114,3 +114,22 @@ describe('request helpers', () => {
     expect(buildUrl('/api/v0', 'users', { page: 1, sort: '-name', q: '', x: undefined, y: null })).toBe('/api/v0/users?page=1&sort=-name');
   });
 });
+
+describe('calls after the tokens are forgotten (sign-out)', () => {
+  it('sends the given bearer token, keeps the call alive across a page unload, and never refreshes', async () => {
+    let keepalive: boolean | undefined;
+    const { http, state, calls } = setup(
+      (_url, init) => {
+        keepalive = init.keepalive;
+        return unauthenticated;
+      },
+      { token: '', refresh: '' },
+    );
+    await expect(
+      http.request('/logout', { method: 'POST', body: { token: 'r9' }, bearer: 'a9', refresh: false, keepalive: true }),
+    ).rejects.toMatchObject({ status: 401 });
+    expect(calls).toEqual([{ url: '/api/v0/logout', auth: 'Bearer a9', body: { token: 'r9' } }]);
+    expect(keepalive).toBe(true);
+    expect(state.expired).toBe(0);
+  });
+});

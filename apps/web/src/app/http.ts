@@ -35,6 +35,10 @@ export interface RequestOptions {
   refresh?: boolean;
   timeout?: number;
   signal?: AbortSignal;
+  /** This access token instead of the current one (sign-out sends it after forgetting it). */
+  bearer?: string;
+  /** Let the call finish even if the page is left or reloaded meanwhile (fetch keepalive). */
+  keepalive?: boolean;
 }
 
 /** Where the client keeps its tokens; the default is the session store. */
@@ -110,7 +114,13 @@ export function createHttp(options: { base?: string; tokens: TokenSource; fetch?
     const onAbort = () => controller.abort(o.signal?.reason);
     o.signal?.addEventListener('abort', onAbort);
     try {
-      const res = await doFetch(buildUrl(base, path, o.query), { method: o.method ?? 'GET', headers, body, signal: controller.signal });
+      const res = await doFetch(buildUrl(base, path, o.query), {
+        method: o.method ?? 'GET',
+        headers,
+        body,
+        signal: controller.signal,
+        ...(o.keepalive ? { keepalive: true } : {}),
+      });
       return { res, body: await readBody(res) };
     } catch (error) {
       if (controller.signal.aborted && !o.signal?.aborted) throw new ApiError(0, 'request timeout');
@@ -150,7 +160,7 @@ export function createHttp(options: { base?: string; tokens: TokenSource; fetch?
 
   async function request<T>(path: string, o: RequestOptions = {}): Promise<T> {
     const auth = o.auth ?? true;
-    const used = auth ? tokens.token() : null;
+    const used = auth ? (o.bearer ?? tokens.token()) : null;
     let { res, body } = await send(path, o, used);
     if (auth && o.refresh !== false && needsRefresh(res.status, body)) {
       // Another call may have refreshed already while this one was in flight: then just retry.
