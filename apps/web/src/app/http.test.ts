@@ -133,3 +133,46 @@ describe('calls after the tokens are forgotten (sign-out)', () => {
     expect(state.expired).toBe(0);
   });
 });
+
+describe('a renewal answered after the session changed (signed out, or someone else signed in)', () => {
+  const signedInAgain = (state: { token: string; refresh: string }) => Object.assign(state, { token: 'b1', refresh: 'q1' });
+
+  it('leaves the new session its own tokens, and the waiting call retries with them', async () => {
+    const { http, state, calls } = setup((url, init) => {
+      if (url.endsWith('/refresh')) {
+        signedInAgain(state);
+        return { status: 200, body: { data: { session: { token: 'a2', refresh: 'r2' } } } };
+      }
+      return (init.headers as Record<string, string>).Authorization === 'Bearer b1' ? { status: 200, body: { data: 8 } } : unauthenticated;
+    });
+    await expect(http.data('/profile')).resolves.toBe(8);
+    expect(state).toMatchObject({ token: 'b1', refresh: 'q1', expired: 0 });
+    expect(calls.map((c) => [c.url, c.auth])).toEqual([
+      ['/api/v0/profile', 'Bearer a1'],
+      ['/api/v0/refresh', null],
+      ['/api/v0/profile', 'Bearer b1'],
+    ]);
+  });
+
+  it('does not end the new session when the old renewal is refused', async () => {
+    const { http, state } = setup((url, init) => {
+      if (url.endsWith('/refresh')) {
+        signedInAgain(state);
+        return { status: 401, body: { message: 'invalid token', code: 'invalid_token' } };
+      }
+      return (init.headers as Record<string, string>).Authorization === 'Bearer b1' ? { status: 200, body: { data: 8 } } : unauthenticated;
+    });
+    await expect(http.data('/profile')).resolves.toBe(8);
+    expect(state).toMatchObject({ token: 'b1', refresh: 'q1', expired: 0 });
+  });
+
+  it('stores nothing when the browser signed out meanwhile', async () => {
+    const { http, state } = setup((url) => {
+      if (!url.endsWith('/refresh')) return unauthenticated;
+      Object.assign(state, { token: '', refresh: '' });
+      return { status: 200, body: { data: { session: { token: 'a2', refresh: 'r2' } } } };
+    });
+    await expect(http.data('/profile')).rejects.toMatchObject({ status: 401 });
+    expect(state).toMatchObject({ token: '', refresh: '' });
+  });
+});

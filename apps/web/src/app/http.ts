@@ -137,15 +137,21 @@ export function createHttp(options: { base?: string; tokens: TokenSource; fetch?
       refreshing = (async () => {
         const refreshToken = tokens.refreshToken();
         if (!refreshToken) return false;
+        let renewed: { token: string; refresh: string } | null = null;
         try {
           const { res, body } = await send('/refresh', { method: 'POST', body: { token: refreshToken } }, null);
           const session = (body as { data?: { session?: Partial<Session> } } | undefined)?.data?.session;
-          if (!res.ok || !session?.token || !session.refresh) return false;
-          tokens.update({ token: session.token, refresh: session.refresh });
-          return true;
+          if (res.ok && session?.token && session.refresh) renewed = { token: session.token, refresh: session.refresh };
         } catch {
-          return false;
+          // a failed renewal, as below
         }
+        // Signed out, or someone else signed in, while the answer was on its way: it speaks of a
+        // session this browser no longer holds, so it neither stores its tokens nor ends the current
+        // one; waiting calls retry with the current session, if there is one.
+        if (tokens.refreshToken() !== refreshToken) return tokens.token() !== null;
+        if (!renewed) return false;
+        tokens.update(renewed);
+        return true;
       })().finally(() => {
         refreshing = null;
       });
