@@ -30,24 +30,25 @@ export function enter(session: Session, remember: boolean): void {
 }
 
 /**
- * Forgets tokens, projects and per-user state first, then tells the server (POST /logout, best
- * effort): whatever happens next — a reload, a closed tab, a slow server — this browser is signed out.
+ * Forgets tokens, projects and per-user state at once, then tells the server (POST /logout, best
+ * effort) without waiting for its answer: whatever happens next — a reload, a closed tab, a slow
+ * server, someone else signing in — this browser is signed out, and the sign-out is over.
  */
-export async function signOut(): Promise<void> {
+export function signOut(): void {
   const session = sessionStore.get().session;
   remove(STORAGE_KEYS.adoptProfileLocale);
   sessionStore.end('logout');
   if (!session) return;
-  try {
-    await http.request('/logout', {
+  // Not awaited: react-admin finishes its sign-out (store reset, the move to /login) when this
+  // returns; after a slow answer it would do so over the next person's session.
+  void http
+    .request('/logout', {
       method: 'POST',
       body: { token: session.refresh },
       bearer: session.token,
       refresh: false,
       timeout: 5000,
       keepalive: true,
-    });
-  } catch {
-    // the tokens are already forgotten whatever the server says
-  }
+    })
+    .catch(() => undefined);
 }

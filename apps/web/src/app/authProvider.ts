@@ -22,7 +22,7 @@ export function createAuthProvider(queryClient: QueryClient): AuthProvider {
   return {
     login: () => Promise.reject(new Error('sign in on /login')),
     logout: async () => {
-      await signOut();
+      signOut();
       return '/login';
     },
     checkAuth: () => (sessionStore.token() ? Promise.resolve() : Promise.reject({ message: false, redirectTo: '/login' })),
