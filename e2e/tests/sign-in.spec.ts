@@ -39,10 +39,6 @@ test.describe('remember me', () => {
   test('without it the session ends with the browser', async ({ page, browser }, testInfo) => {
     await signInFromLogin(page, ADMIN);
     await page.reload();
-    for (let i = 0; i < 6; i++) {
-      console.log('AFTER', i, page.url(), (await page.evaluate((k) => localStorage.getItem(k), SESSION_KEY)) !== null);
-      await page.waitForTimeout(1000);
-    }
     await expect(page.getByRole('heading', { name: 'Welcome, Administrator' })).toBeVisible();
 
     // A browser restart keeps cookies and local storage, never session storage.
