@@ -4,8 +4,9 @@ import { useTranslate } from 'ra-core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { http } from '../app/http';
-import { getAppLocale } from '../app/locale';
+import { getAppLocale, useAppLocale } from '../app/locale';
 import { email, internationalPhone, maxLength, minLength, nameLike, required } from '../app/validators';
+import { localizedCountries } from './countries';
 import { fieldError } from './fieldError';
 import { PasswordField } from './PasswordField';
 import { PageLink, PublicPage } from './PublicPage';
@@ -24,6 +25,7 @@ function RegistrationForm() {
   const translate = useTranslate();
   const navigate = useNavigate();
   const [countries, setCountries] = useState<Country[]>([]);
+  const locale = useAppLocale();
   const [v, setV] = useState({
     user_name: '',
     user_country: '',
@@ -86,7 +88,7 @@ function RegistrationForm() {
         {error ? <Alert severity="error">{error}</Alert> : null}
         <TextField label={translate('self_registration.user_name')} autoComplete="name" {...field('user_name')} />
         <TextField select label={translate('self_registration.user_country')} {...field('user_country')}>
-          {countries.map((c) => (
+          {localizedCountries(countries, locale).map((c) => (
             <MenuItem key={c.code} value={c.code}>
               {c.name}
             </MenuItem>

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { localizedCountries } from './countries';
+
+const list = [
+  { code: 'DE', name: 'Germany', phone_code: '+49' },
+  { code: 'AM', name: 'Armenia', phone_code: '+374' },
+  { code: 'XX', name: 'Nowhere', phone_code: '+0' },
+];
+
+describe('localizedCountries', () => {
+  it('names countries in Russian and sorts by that name', () => {
+    const ru = localizedCountries(list, 'ru');
+    expect(ru.map((c) => c.name)).toEqual(['Армения', 'Германия', 'Nowhere']);
+    expect(ru[0]).toMatchObject({ code: 'AM', phone_code: '+374' });
+  });
+
+  it('keeps the English names in English and the server name for an unknown code', () => {
+    expect(localizedCountries(list, 'en').map((c) => c.name)).toEqual(['Armenia', 'Germany', 'Nowhere']);
+  });
+});
