@@ -25,10 +25,11 @@ function check(name, cmd, args, opts) {
   lines.push(`${ok ? 'ok  ' : 'FAIL'} ${name}`);
 }
 
-function vitest(name, dir) {
-  const out = path.join(reports, `${name}.json`);
+function vitest(name, dir, env = {}) {
+  const out = path.join(reports, `${name.replace(/[^a-z0-9]+/gi, '-')}.json`);
   const ok = run(name, 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile=${out}`], {
     cwd: path.join(root, dir),
+    env,
   });
   if (!existsSync(out)) {
     failed++;
@@ -66,7 +67,14 @@ check('types: contract', 'npx', ['tsc', '-p', 'packages/contract']);
 check('types: server', 'npx', ['tsc', '-p', 'apps/server']);
 check('types: web', 'npx', ['tsc', '-p', 'apps/web']);
 vitest('contract', 'packages/contract');
-vitest('server', 'apps/server');
+// The server suite runs on the embedded PGlite always, and again on PostgreSQL when CI gives it a
+// database (TEST_DATABASE_URL): the same code must hold on both engines.
+if (process.env.TEST_DATABASE_URL) {
+  vitest('server (PGlite)', 'apps/server', { TEST_DATABASE_URL: '' });
+  vitest('server (PostgreSQL)', 'apps/server');
+} else {
+  vitest('server (PGlite)', 'apps/server');
+}
 vitest('web', 'apps/web');
 if (existsSync(path.join(root, 'e2e/playwright.config.ts'))) {
   check('build: web', 'npm', ['run', 'build', '-w', 'apps/web']);
