@@ -129,7 +129,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{8,64}$/.test(given) ? given : randomUUID();
     },
-    trustProxy: true,
+    // Whose X-Forwarded-For sets req.ip (sign-in limits, audit): TRUST_PROXY, none by default.
+    trustProxy: config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
     // One line per request at debug level instead of two at info: the console log stays readable.
     logController: new LogController({ disableRequestLogging: true }),

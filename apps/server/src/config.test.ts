@@ -26,6 +26,12 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ TRUST_PROXY: 'yes' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.1,proxy.example' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '-1' }, 'TRUST_PROXY'],
+    // Fastify 5.12.1 ignores hop counts (trusts no one): refused rather than silently meaningless.
+    [{ TRUST_PROXY: '1' }, 'TRUST_PROXY'],
   ])('stops with a message naming the variable for %j', (env, name) => {
     expect(() => loadConfig(env)).toThrow(new RegExp(name));
   });
@@ -47,6 +53,20 @@ describe('configuration', () => {
     });
     expect(loadConfig({}).smtp).toBeNull();
     expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
+  });
+
+  it('believes no X-Forwarded-For unless TRUST_PROXY says whose', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'TRUE' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8,192.168.0.0/255.255.0.0,loopback' }).trustProxy).toEqual([
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'fd00::/8',
+      '192.168.0.0/255.255.0.0',
+      'loopback',
+    ]);
   });
 
   it('treats empty variables as absent', () => {

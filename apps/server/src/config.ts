@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -24,6 +25,51 @@ const url = (name: string, protocols: string[]) =>
     )
     .optional();
 
+/** Names proxy-addr (Fastify's trustProxy) accepts in place of addresses. */
+const PROXY_PRESETS = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrCidr(entry: string): boolean {
+  if (PROXY_PRESETS.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || rest.length) return false;
+  if (prefix === undefined) return true;
+  // A prefix length, or (IPv4) a netmask such as 255.255.255.0, as proxy-addr allows.
+  if (/^\d{1,3}$/.test(prefix)) return Number(prefix) <= (family === 4 ? 32 : 128);
+  return family === 4 && net.isIPv4(prefix);
+}
+
+/**
+ * Which proxies may set X-Forwarded-For (and so the client IP that sign-in limits and the audit
+ * log see), in the forms Fastify's trustProxy takes: false (default: the socket's address, no
+ * header is believed), true (any caller: only behind a proxy that overwrites the header), or a
+ * comma list of proxy addresses and CIDRs. Not a hop count: Fastify 5.12.1 dropped it (it could
+ * not check the nearest peer) and now trusts no one when given a number.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): boolean | string[] => {
+    const lower = v.toLowerCase();
+    if (lower === 'false') return false;
+    if (lower === 'true') return true;
+    if (/^\d+$/.test(v)) {
+      ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY takes no hop count (Fastify ignores it): list the proxy addresses or CIDRs' });
+      return z.NEVER;
+    }
+    const entries = v.split(',').map((e) => e.trim());
+    const bad = entries.filter((e) => !isAddressOrCidr(e));
+    if (bad.length) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `TRUST_PROXY must be false, true or a comma list of proxy addresses and CIDRs (not ${bad.map((b) => JSON.stringify(b)).join(', ')})`,
+      });
+      return z.NEVER;
+    }
+    return entries;
+  })
+  .default(false);
+
 const EnvSchema = z.object({
   // PORT=0 asks the system for a free port (tests, several instances on one machine).
   PORT: port('PORT', 8080, 0),
@@ -40,6 +86,7 @@ const EnvSchema = z.object({
   WEB_DIST: z.string().optional(),
   SMTP_URL: url('SMTP_URL', ['smtp:', 'smtps:']),
   SMTP_FROM: z.string().min(3, 'SMTP_FROM must be an address such as Atrium <atrium@example.org>').optional(),
+  TRUST_PROXY: trustProxy,
 });
 
 export interface Config {
@@ -57,6 +104,8 @@ export interface Config {
   webDist: string;
   /** The server's own SMTP, for projects without SMTP settings (SMTP_URL, SMTP_FROM). */
   smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
+  /** Fastify's trustProxy: whose X-Forwarded-For is believed (TRUST_PROXY; default none). */
+  trustProxy: boolean | string[];
 }
 
 export class ConfigError extends Error {}
@@ -87,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),
     smtp: e.SMTP_URL ? smtpFromUrl(e.SMTP_URL, e.SMTP_FROM) : null,
+    trustProxy: e.TRUST_PROXY,
   };
 }
 

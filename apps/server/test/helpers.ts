@@ -44,6 +44,8 @@ export async function buildTestApp(opts: { database?: Database; env?: Record<str
     LOG_LEVEL: 'silent',
     PORT: '0',
     JWT_SECRET: 'test-secret-test-secret-test-secret-42',
+    // Tests vary the caller's IP with X-Forwarded-For; TRUST_PROXY: '' gives the production default.
+    TRUST_PROXY: 'true',
     ...opts.env,
   });
   const app = await buildApp({ config, database, serveWeb: false });

@@ -60,6 +60,8 @@ export const UpdateProfileBodySchema = z.strictObject({
       identifier_format: z.enum(IDENTIFIER_FORMATS).optional(),
     })
     .optional(),
+  /** The current password: required when `email` changes (the address password recovery mails go to). */
+  password: z.string().min(1).max(1024).optional(),
 });
 export type UpdateProfileBody = z.infer<typeof UpdateProfileBodySchema>;
 

@@ -5,6 +5,8 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 export interface AccessClaims {
   userId: number;
   projectId: number;
+  /** The refresh token family (one sign-in) the access token was issued for. */
+  sessionId?: string;
 }
 
 export interface VerifiedAccess extends AccessClaims {
@@ -20,7 +22,7 @@ export class TokenService {
   }
 
   async signAccess(claims: AccessClaims, ttlSeconds = ACCESS_TOKEN_TTL_SECONDS): Promise<string> {
-    return new SignJWT({ pid: claims.projectId })
+    return new SignJWT({ pid: claims.projectId, ...(claims.sessionId ? { sid: claims.sessionId } : {}) })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(String(claims.userId))
       .setIssuedAt()
@@ -35,7 +37,8 @@ export class TokenService {
       const userId = Number(payload.sub);
       const projectId = Number(payload.pid);
       if (!Number.isInteger(userId) || !Number.isInteger(projectId) || typeof payload.exp !== 'number') return null;
-      return { userId, projectId, expiresAt: payload.exp * 1000 };
+      const sessionId = typeof payload.sid === 'string' ? { sessionId: payload.sid } : {};
+      return { userId, projectId, ...sessionId, expiresAt: payload.exp * 1000 };
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
       throw e;

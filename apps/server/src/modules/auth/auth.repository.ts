@@ -56,8 +56,8 @@ export class AuthRepository {
     return row;
   }
 
-  async projectOfUser(userId: number): Promise<number | undefined> {
-    const [u] = await this.db.select({ projectId: users.projectId }).from(users).where(eq(users.id, userId));
+  async projectOfUser(db: DbOrTx, userId: number): Promise<number | undefined> {
+    const [u] = await db.select({ projectId: users.projectId }).from(users).where(eq(users.id, userId));
     return u?.projectId;
   }
 
@@ -96,29 +96,36 @@ export class AuthRepository {
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
   }
 
-  /** Failures counted for a key in the current window. */
-  async failures(key: string, windowSeconds: number): Promise<number> {
+  /**
+   * Counts one more sign-in attempt for a key ("ip:<addr>" or "login:<name>") and answers the count
+   * in the current window (a new window when the last one ended). One statement, so parallel
+   * attempts each see the ones before them.
+   */
+  async countAttempt(key: string, windowSeconds: number): Promise<number> {
+    const inWindow = sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`;
     const [row] = await this.db
-      .select({ failures: loginFailures.failures })
-      .from(loginFailures)
-      .where(and(eq(loginFailures.key, key), sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`));
-    return row?.failures ?? 0;
-  }
-
-  async addFailure(key: string, windowSeconds: number): Promise<void> {
-    await this.db
       .insert(loginFailures)
       .values({ key, failures: 1, windowStart: sql`now()` })
       .onConflictDoUpdate({
         target: loginFailures.key,
         set: {
-          failures: sql`CASE WHEN ${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds}) THEN ${loginFailures.failures} + 1 ELSE 1 END`,
-          windowStart: sql`CASE WHEN ${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds}) THEN ${loginFailures.windowStart} ELSE now() END`,
+          failures: sql`CASE WHEN ${inWindow} THEN ${loginFailures.failures} + 1 ELSE 1 END`,
+          windowStart: sql`CASE WHEN ${inWindow} THEN ${loginFailures.windowStart} ELSE now() END`,
         },
-      });
+      })
+      .returning({ failures: loginFailures.failures });
+    return row?.failures ?? 0;
   }
 
-  async clearFailures(key: string): Promise<void> {
+  /** Gives back an attempt that turned out not to be a failure. */
+  async uncountAttempt(key: string): Promise<void> {
+    await this.db
+      .update(loginFailures)
+      .set({ failures: sql`greatest(${loginFailures.failures} - 1, 0)` })
+      .where(eq(loginFailures.key, key));
+  }
+
+  async clearAttempts(key: string): Promise<void> {
     await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
   }
 }

@@ -1,6 +1,9 @@
+import { LOGIN_MAX_FAILURES } from '@atrium/contract';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, client, type TestApp } from '../../../test/helpers.js';
+import { auditEvents } from '../audit/audit.table.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -91,6 +94,39 @@ describe('POST /login', () => {
     const res = await post('/login', { login: t.adminLogin, password: t.adminPassword }, '10.9.9.9');
     expect(res.statusCode).toBe(429);
   });
+
+  it('lets no more than the limit of parallel wrong sign-ins reach the password check', async () => {
+    await makeUser(t.app.database.db, { projectId: t.project.projectId, login: 'raced', password: 'raced-pass-1' });
+    const attempts = Array.from({ length: 3 * LOGIN_MAX_FAILURES }, (_, i) =>
+      post('/login', { login: 'raced', password: 'bad' }, `10.4.0.${i}`),
+    );
+    const statuses = (await Promise.all(attempts)).map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LOGIN_MAX_FAILURES);
+    expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
+    expect((await post('/login', { login: 'raced', password: 'raced-pass-1' }, '10.4.1.1')).statusCode).toBe(429);
+  });
+
+  it('a successful sign-in does not use up the attempts of its address', async () => {
+    for (let i = 0; i < LOGIN_MAX_FAILURES + 2; i++) {
+      expect((await post('/login', { login: t.adminLogin, password: t.adminPassword }, '10.6.0.1')).statusCode).toBe(200);
+    }
+  });
+});
+
+describe('the client address', () => {
+  it('by default comes from the connection: a forged X-Forwarded-For neither escapes the limit nor reaches the audit log', async () => {
+    const own = await buildTestApp({ env: { TRUST_PROXY: '' } });
+    try {
+      const attempt = (login: string, password: string, forged: string) =>
+        own.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login, password }, headers: { 'x-forwarded-for': forged } });
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await attempt(`nobody-${i}`, 'bad', `10.8.0.${i}`)).statusCode).toBe(401);
+      expect((await attempt(own.adminLogin, own.adminPassword, '10.8.1.1')).statusCode).toBe(429);
+      const rows = await own.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'login_failed'));
+      expect(rows.map((r) => r.ip)).toEqual(Array(LOGIN_MAX_FAILURES).fill('127.0.0.1'));
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe('POST /refresh and /logout', () => {
@@ -115,6 +151,24 @@ describe('POST /refresh and /logout', () => {
     expect((await post('/refresh', { token: first.refresh })).statusCode).toBe(401);
   });
 
+  it('records each refresh, and a reused refresh token as a security event', async () => {
+    const s = await signIn();
+    await post('/refresh', { token: s.refresh }, '10.5.0.1');
+    await post('/refresh', { token: s.refresh }, '10.5.0.2');
+    const rows = await t.app.database.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.entity, 'session'), eq(auditEvents.userId, t.project.adminId)));
+    const refresh = rows.find((r) => r.ip === '10.5.0.1');
+    const reuse = rows.find((r) => r.ip === '10.5.0.2');
+    const who = { userId: t.project.adminId, projectId: t.project.projectId, entityId: String(t.project.adminId) };
+    expect(refresh).toMatchObject({ ...who, action: 'refresh', requestId: expect.any(String) });
+    expect(reuse).toMatchObject({ ...who, action: 'refresh_reuse' });
+    // Both name the session family, so the replay can be traced to the sign-in it came from.
+    expect(reuse?.after).toEqual(refresh?.after);
+    expect(reuse?.after).toMatchObject({ session_family: expect.any(String) });
+  });
+
   it('refuses an unknown refresh token', async () => {
     const res = await post('/refresh', { token: 'x'.repeat(43) });
     expect(res.statusCode).toBe(401);
@@ -128,11 +182,9 @@ describe('POST /refresh and /logout', () => {
   });
 
   it('records sign-ins, failed sign-ins and sign-outs in the audit log', async () => {
-    const { auditEvents } = await import('../audit/audit.table.js');
-    const { eq } = await import('drizzle-orm');
     const rows = await t.app.database.db.select().from(auditEvents).where(eq(auditEvents.entity, 'session'));
     const actions = new Set(rows.map((r) => r.action));
-    expect(actions).toEqual(new Set(['login', 'login_failed', 'logout']));
+    expect(actions).toEqual(new Set(['login', 'login_failed', 'logout', 'refresh', 'refresh_reuse']));
     const failed = rows.find((r) => r.action === 'login_failed');
     // The attempted login is kept, never the password that was tried.
     expect(Object.keys(failed?.after as object)).toEqual(['login']);

@@ -14,7 +14,7 @@ export async function authRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/refresh',
     { config: { public: true }, schema: { tags: ['session'], body: RefreshBodySchema, response: { 200: RefreshResponseSchema } } },
-    async (req) => ({ data: { session: await auth.refresh(req.body.token) } }),
+    async (req) => ({ data: { session: await auth.refresh(req.body.token, req.ip, String(req.id)) } }),
   );
 
   app.post(

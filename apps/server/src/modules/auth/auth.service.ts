@@ -29,16 +29,19 @@ export class AuthService {
 
   /** One session per project where the login exists and the password matches. */
   async login(body: LoginBody, ip: string, requestId: string): Promise<Session[]> {
-    const keys = [`ip:${ip}`, `login:${body.login.toLowerCase()}`];
-    for (const key of keys) {
-      if ((await this.repo.failures(key, LOGIN_FAILURE_WINDOW_SECONDS)) >= LOGIN_MAX_FAILURES) throw new AppError('too_many_attempts');
-    }
+    const [ipKey, loginKey] = [`ip:${ip}`, `login:${body.login.toLowerCase()}`];
+    // Counted before the slow password check, each in one statement: parallel attempts cannot all
+    // read a count none of them has added to yet.
+    const counts = [
+      await this.repo.countAttempt(ipKey, LOGIN_FAILURE_WINDOW_SECONDS),
+      await this.repo.countAttempt(loginKey, LOGIN_FAILURE_WINDOW_SECONDS),
+    ];
+    if (counts.some((n) => n > LOGIN_MAX_FAILURES)) throw new AppError('too_many_attempts');
     const candidates = await this.repo.candidatesByLogin(body.login);
     const matched = [];
     for (const c of candidates) if (await verifyPassword(c.passwordHash, body.password)) matched.push(c);
     if (!candidates.length) await verifyPassword(await dummyHash(), body.password);
     if (!matched.length) {
-      for (const key of keys) await this.repo.addFailure(key, LOGIN_FAILURE_WINDOW_SECONDS);
       await recordAudit(
         this.db,
         { actor: null, ip, requestId },
@@ -46,7 +49,9 @@ export class AuthService {
       );
       throw new AppError('invalid_credentials');
     }
-    await this.repo.clearFailures(keys[1] as string);
+    // Not a failure after all: the address gets its attempt back and the login starts over.
+    await this.repo.uncountAttempt(ipKey);
+    await this.repo.clearAttempts(loginKey);
     const sessions: Session[] = [];
     for (const c of matched) {
       await this.repo.markActivated(c.userId);
@@ -68,36 +73,43 @@ export class AuthService {
       familyId,
       expiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
     });
-    const token = await this.tokens.signAccess({ userId, projectId });
+    const token = await this.tokens.signAccess({ userId, projectId, sessionId: familyId });
     return { token, refresh, expires_in: ACCESS_TOKEN_TTL_SECONDS };
   }
 
   /**
    * Rotates a refresh token. A token that was already rotated is a replay (stolen or duplicated):
-   * its whole family is revoked and the caller must sign in again.
+   * its whole family is revoked, the event is audited, and the caller must sign in again.
    */
-  async refresh(token: string) {
+  async refresh(token: string, ip: string, requestId: string) {
     const tokenHash = hashToken(token);
     const outcome = await this.db.transaction(async (tx) => {
       const row = await this.repo.refreshForUpdate(tx, tokenHash);
       if (!row || row.revokedAt || row.expiresAt.getTime() < Date.now()) return { ok: false as const };
+      const projectId = await this.repo.projectOfUser(tx, row.userId);
+      if (projectId === undefined) return { ok: false as const };
+      const audit = (action: string) =>
+        recordAudit(
+          tx,
+          { actor: { userId: row.userId, projectId }, ip, requestId },
+          { entity: 'session', entityId: row.userId, action, after: { session_family: row.familyId } },
+        );
       if (row.rotatedAt) {
         await this.repo.revokeFamily(tx, row.familyId);
+        await audit('refresh_reuse');
         return { ok: false as const };
       }
       await this.repo.markRotated(tx, tokenHash);
-      return { ok: true as const, row };
+      await audit('refresh');
+      return { ok: true as const, userId: row.userId, familyId: row.familyId, projectId };
     });
     if (!outcome.ok) throw new AppError('invalid_token');
-    const { userId, familyId } = outcome.row;
-    const projectId = await this.projectOf(userId);
-    return this.issue(userId, projectId, familyId);
+    return this.issue(outcome.userId, outcome.projectId, outcome.familyId);
   }
 
-  private async projectOf(userId: number): Promise<number> {
-    const projectId = await this.repo.projectOfUser(userId);
-    if (projectId === undefined) throw new AppError('invalid_token');
-    return projectId;
+  /** The sign-in (refresh token family) an access token belongs to, when it names one. */
+  async sessionOf(accessToken: string): Promise<string | null> {
+    return (await this.tokens.verifyAccess(accessToken))?.sessionId ?? null;
   }
 
   /** Revokes the given refresh token's family, or every session of the user when none is given. */
@@ -112,7 +124,6 @@ export class AuthService {
     await this.repo.revokeUser(this.db, actor.userId);
   }
 
-  /** The actor behind an access token, or null when the token or its user is no longer valid. */
   /**
    * Who calls with this access token, or null. A token seen before is answered from the read
    * cache until it expires or anything changes (a role, the user, their groups): no signature

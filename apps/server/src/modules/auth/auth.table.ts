@@ -21,7 +21,10 @@ export const refreshTokens = pgTable(
   (t) => [index('refresh_tokens_family').on(t.familyId), index('refresh_tokens_user').on(t.userId)],
 );
 
-/** Failed sign-ins per key ("ip:<addr>" or "login:<name>") within the current window. */
+/**
+ * Sign-in attempts per key ("ip:<addr>" or "login:<name>") within the current window: counted before
+ * the password is checked, given back (address) or cleared (login) when it matched.
+ */
 export const loginFailures = pgTable('login_failures', {
   key: text('key').primaryKey(),
   failures: integer('failures').notNull(),

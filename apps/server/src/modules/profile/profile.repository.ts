@@ -1,5 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../core/db/client.js';
+import { refreshTokens } from '../auth/auth.table.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -37,21 +38,40 @@ export class ProfileRepository {
     return row;
   }
 
-  async role(roleId: number) {
-    const [r] = await this.db
-      .select({ id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin })
-      .from(roles)
-      .where(eq(roles.id, roleId));
-    return r;
-  }
-
-  async update(db: DbOrTx, userId: number, values: Partial<typeof users.$inferInsert>): Promise<UserRow | undefined> {
+  /**
+   * Updates the user's columns; `profilePatch` is merged into the stored profile by the database
+   * (`profile || patch`), so saves of different profile keys at once do not overwrite each other.
+   */
+  async update(
+    db: DbOrTx,
+    userId: number,
+    values: Partial<Omit<typeof users.$inferInsert, 'profile'>>,
+    profilePatch?: Record<string, unknown>,
+  ): Promise<UserRow | undefined> {
     const [u] = await db
       .update(users)
-      .set({ ...values, updatedAt: sql`now()` })
+      .set({
+        ...values,
+        ...(profilePatch ? { profile: sql`${users.profile} || ${JSON.stringify(profilePatch)}::jsonb` } : {}),
+        updatedAt: sql`now()`,
+      })
       .where(eq(users.id, userId))
       .returning();
     return u;
+  }
+
+  /** Revokes the user's refresh tokens, except those of one sign-in (the caller's) when given. */
+  async revokeSessions(db: DbOrTx, userId: number, exceptFamily: string | null): Promise<void> {
+    await db
+      .update(refreshTokens)
+      .set({ revokedAt: sql`now()` })
+      .where(
+        and(
+          eq(refreshTokens.userId, userId),
+          isNull(refreshTokens.revokedAt),
+          exceptFamily ? ne(refreshTokens.familyId, exceptFamily) : undefined,
+        ),
+      );
   }
 
   async delete(db: DbOrTx, userId: number): Promise<void> {
@@ -66,13 +86,18 @@ export class ProfileRepository {
     return !!row;
   }
 
-  /** Whether any other user of the project could still administer it. */
-  async otherAdmins(projectId: number, userId: number): Promise<number> {
-    const [row] = await this.db
-      .select({ n: sql<number>`count(*)::int` })
+  /**
+   * The project's administrators (users of the built-in role), locked until the transaction ends:
+   * two of them leaving at once are taken one after the other, and the second sees it is the last.
+   */
+  async lockAdmins(db: DbOrTx, projectId: number): Promise<number[]> {
+    const rows = await db
+      .select({ id: users.id })
       .from(users)
       .innerJoin(roles, eq(roles.id, users.roleId))
-      .where(and(eq(users.projectId, projectId), eq(roles.isBuiltin, true), sql`${users.id} <> ${userId}`));
-    return row?.n ?? 0;
+      .where(and(eq(users.projectId, projectId), eq(roles.isBuiltin, true)))
+      .orderBy(users.id)
+      .for('update', { of: users });
+    return rows.map((r) => r.id);
   }
 }

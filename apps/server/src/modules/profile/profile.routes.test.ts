@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeUser } from '../../../test/factories/user.factory.js';
+import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { auditEvents } from '../audit/audit.table.js';
+import { users } from '../users/users.table.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof client>;
@@ -23,6 +24,26 @@ function multipart(field: string, filename: string, data: Buffer) {
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
   return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Signs in and answers the whole first session: access token and refresh token. */
+async function signIn(loginName: string, password: string): Promise<{ token: string; refresh: string }> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login: loginName, password } });
+  return res.json().data.sessions[0];
+}
+const refresh = (token: string) => t.app.inject({ method: 'POST', url: '/api/v0/refresh', payload: { token } });
+
+/** A signed-in user of the test project whose role holds exactly `permissions`. */
+async function member(permissions: string[]) {
+  const db = t.app.database.db;
+  const roleId = await makeRole(db, t.project.projectId, permissions);
+  const u = await makeUser(db, {
+    projectId: t.project.projectId,
+    roleId,
+    groupIds: [t.project.rootGroupId],
+    email: `m${Date.now()}${Math.random()}@example.com`,
+  });
+  return { ...u, api: client(t.app, await login(t.app, u.login, u.password)) };
 }
 
 describe('GET /profile', () => {
@@ -89,9 +110,98 @@ describe('PATCH /profile', () => {
 
   it('refuses an e-mail another user of the project has', async () => {
     await makeUser(t.app.database.db, { projectId: t.project.projectId, email: 'taken@example.com' });
-    const res = await admin.patch('/profile', { email: 'Taken@example.com' });
+    const res = await admin.patch('/profile', { email: 'Taken@example.com', password: t.adminPassword });
     expect(res.statusCode).toBe(409);
     expect(res.json().message).toBe('e-mail already used');
+  });
+
+  describe('without can_edit_own_profile', () => {
+    it.each([
+      [{ name: 'Someone else' }, 'name'],
+      [{ profile: { phone: '+74950000000' } }, 'profile.phone'],
+      [{ profile: { address: 'Elsewhere 2' } }, 'profile.address'],
+    ])('refuses %j with "action prohibited"', async (body, field) => {
+      const m = await member([]);
+      const res = await m.api.patch('/profile', body);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().message).toBe('action prohibited');
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual([field]);
+    });
+
+    it('refuses a new e-mail, even with the right password', async () => {
+      const m = await member([]);
+      const res = await m.api.patch('/profile', { email: 'mine@example.com', password: m.password });
+      expect(res.statusCode).toBe(403);
+      expect(res.json().details.map((d: { field: string }) => d.field)).toEqual(['email']);
+    });
+
+    it('still saves language, time zone and formats, and takes unchanged fields as they are', async () => {
+      const m = await member([]);
+      const before = (await m.api.get('/profile')).json().data;
+      const res = await m.api.patch('/profile', {
+        name: before.name,
+        email: before.email,
+        locale: 'ru',
+        profile: { address: null, phone: null, time_zone: 'Europe/Moscow', time_format: 'YYYY-MM-DD', identifier_format: 'hex' },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toMatchObject({
+        locale: 'ru',
+        profile: { time_zone: 'Europe/Moscow', time_format: 'YYYY-MM-DD', identifier_format: 'hex' },
+      });
+    });
+  });
+
+  it('with can_edit_own_profile saves name and contacts', async () => {
+    const m = await member(['can_edit_own_profile']);
+    const res = await m.api.patch('/profile', { name: 'Renamed', profile: { phone: '+74950000001', address: 'Here 3' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ name: 'Renamed', profile: { phone: '+74950000001', address: 'Here 3' } });
+  });
+
+  describe('a new e-mail needs the current password', () => {
+    it('answers 400 with a password field detail when it is missing', async () => {
+      const res = await admin.patch('/profile', { email: 'boss@example.com' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('invalid data sent');
+      expect(res.json().details).toEqual([expect.objectContaining({ field: 'password' })]);
+    });
+
+    it('says "wrong old password" when it is wrong', async () => {
+      const res = await admin.patch('/profile', { email: 'boss@example.com', password: 'not-the-password' });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('wrong old password');
+      expect(res.json().details).toEqual([expect.objectContaining({ field: 'password' })]);
+      expect((await admin.get('/profile')).json().data.email).not.toBe('boss@example.com');
+    });
+
+    it('saves it with the right one, and keeps the password out of the audit log', async () => {
+      const res = await admin.patch('/profile', { email: 'boss@example.com', password: t.adminPassword });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data.email).toBe('boss@example.com');
+      expect(JSON.stringify(await t.app.database.db.select().from(auditEvents))).not.toContain(t.adminPassword);
+    });
+
+    it('is not asked for when the e-mail stays the same', async () => {
+      const { email } = (await admin.get('/profile')).json().data;
+      expect((await admin.patch('/profile', { email, name: 'Chief' })).statusCode).toBe(200);
+    });
+  });
+
+  it('two saves at once of different fields both stay', async () => {
+    const m = await member(['can_edit_own_profile']);
+    const [popup, settings, fields] = await Promise.all([
+      m.api.patch('/profile/mobile-client/popup/active', { is_app_popup_active: false }),
+      m.api.post('/notifications/settings', { acs: false }),
+      m.api.patch('/profile', { profile: { address: 'Concurrent 5', time_format: 'MM-DD-YYYY' } }),
+    ]);
+    expect([popup.statusCode, settings.statusCode, fields.statusCode]).toEqual([200, 200, 200]);
+    expect((await m.api.get('/profile')).json().data.profile).toMatchObject({
+      is_app_popup_active: false,
+      notification_settings: { acs: false },
+      address: 'Concurrent 5',
+      time_format: 'MM-DD-YYYY',
+    });
   });
 });
 
@@ -108,12 +218,26 @@ describe('POST /profile/password', () => {
     expect(res.json().details[0].field).toBe('new');
   });
 
-  it('changes the password', async () => {
+  it('changes the password, stored as an argon2id hash', async () => {
     const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
     const api = client(t.app, await login(t.app, u.login, u.password));
     expect((await api.post('/profile/password', { old: u.password, new: 'brand-new-pass' })).statusCode).toBe(200);
     await expect(login(t.app, u.login, u.password)).rejects.toThrow();
     await expect(login(t.app, u.login, 'brand-new-pass')).resolves.toBeTruthy();
+    const [row] = await t.app.database.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, u.id));
+    expect(row?.hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it('ends every other session of the user and keeps the one that changed it', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const elsewhere = await signIn(u.login, u.password);
+    const here = await signIn(u.login, u.password);
+    const res = await client(t.app, here.token).post('/profile/password', { old: u.password, new: 'brand-new-pass' });
+    expect(res.statusCode).toBe(200);
+    expect((await refresh(elsewhere.refresh)).statusCode).toBe(401);
+    const renewed = await refresh(here.refresh);
+    expect(renewed.statusCode).toBe(200);
+    expect((await client(t.app, renewed.json().data.session.token).get('/profile')).statusCode).toBe(200);
   });
 
   it('notifies the user that the password changed', async () => {
@@ -167,6 +291,25 @@ describe('mobile popup, avatar, account', () => {
     const res = await admin.raw('POST', '/profile/avatar', body, { 'content-type': contentType });
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toBe('wrong file body');
+  });
+
+  it('of two administrators deleting their accounts at once, one stays', async () => {
+    const db = t.app.database.db;
+    const p = await t.app.services.projects.createProject({
+      name: 'Two admins',
+      adminLogin: 'first-admin',
+      adminName: 'A',
+      adminPassword: 'first-admin-1',
+    });
+    const second = await makeUser(db, { projectId: p.projectId, roleId: p.roleId, groupIds: [p.rootGroupId], login: 'second-admin' });
+    const apis = [
+      client(t.app, await login(t.app, 'first-admin', 'first-admin-1')),
+      client(t.app, await login(t.app, second.login, second.password)),
+    ];
+    const statuses = (await Promise.all(apis.map((api) => api.delete('/account')))).map((r) => r.statusCode);
+    expect(statuses.sort()).toEqual([200, 400]);
+    const left = await db.select({ id: users.id }).from(users).where(eq(users.projectId, p.projectId));
+    expect(left).toHaveLength(1);
   });
 
   it('refuses to delete the last administrator', async () => {

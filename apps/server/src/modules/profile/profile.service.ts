@@ -11,8 +11,10 @@ import {
   type Profile,
   type ProfileFields,
   type UpdateProfileBody,
+  VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import type { z } from 'zod';
+import { scopeOf } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword, verifyPassword } from '../../core/auth/password.js';
 import type { Actor, RequestContext } from '../../core/context.js';
@@ -39,6 +41,23 @@ export function profileFields(stored: Record<string, unknown>): ProfileFields {
   merged.notification_settings = { ...DEFAULT_FIELDS.notification_settings, ...(stored.notification_settings as object | undefined) };
   return merged;
 }
+
+/**
+ * Name, e-mail, address and phone are the person's record, which others rely on (who they are,
+ * where mail and calls reach them): changing them needs the same right as PATCH /users/{self}.
+ * Language, time zone, time and identifier formats, the popup flag and notification settings only
+ * shape what this person's own console shows, so they stay each person's choice, no permission needed.
+ */
+const RECORD_PROFILE_FIELDS = ['address', 'phone'] as const;
+
+/** What PATCH /users/{self} allows: edit-own-profile, or an edit scope that covers one's own groups. */
+function mayEditOwnRecord(actor: Actor): boolean {
+  if (actor.permissions.has('can_edit_own_profile')) return true;
+  const scope = scopeOf(actor, 'users', 'edit');
+  return scope === 'all' || ((scope === 'descendants' || scope === 'domain') && actor.groupIds.length > 0);
+}
+
+const empty = (v: unknown) => (v === undefined || v === '' ? null : v);
 
 export class ProfileService {
   constructor(
@@ -80,17 +99,40 @@ export class ProfileService {
 
   async update(ctx: RequestContext, body: UpdateProfileBody): Promise<Profile> {
     const before = await this.row(ctx.actor);
+    const emailChanged = body.email !== undefined && empty(body.email) !== empty(before.email);
+    const changed = [
+      ...(body.name !== undefined && body.name !== before.name ? ['name'] : []),
+      ...(emailChanged ? ['email'] : []),
+      ...RECORD_PROFILE_FIELDS.filter((f) => body.profile?.[f] !== undefined && empty(body.profile[f]) !== empty(before.profile[f])).map(
+        (f) => `profile.${f}`,
+      ),
+    ];
+    if (changed.length && !mayEditOwnRecord(ctx.actor)) {
+      throw new AppError(
+        'action_prohibited',
+        changed.map((field) => ({ field, message: 'action prohibited' })),
+      );
+    }
+    // The address password recovery mails go to: a borrowed access token alone must not move it.
+    if (emailChanged) {
+      if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
+      if (!(await verifyPassword(before.passwordHash, body.password)))
+        throw new AppError('wrong_old_password', [{ field: 'password', message: 'wrong old password' }]);
+    }
     if (body.email && (await this.repo.emailTaken(ctx.actor.projectId, body.email, before.id))) {
       throw new AppError('email_already_used', [{ field: 'email', message: 'e-mail already used' }]);
     }
-    const profile = body.profile ? { ...before.profile, ...body.profile } : undefined;
     await this.db.transaction(async (tx) => {
-      const after = await this.repo.update(tx, before.id, {
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.locale !== undefined ? { locale: body.locale } : {}),
-        ...(body.email !== undefined ? { email: body.email } : {}),
-        ...(profile ? { profile } : {}),
-      });
+      const after = await this.repo.update(
+        tx,
+        before.id,
+        {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.locale !== undefined ? { locale: body.locale } : {}),
+          ...(body.email !== undefined ? { email: body.email } : {}),
+        },
+        body.profile,
+      );
       await recordAudit(tx, ctx, {
         entity: 'profile',
         entityId: before.id,
@@ -102,7 +144,12 @@ export class ProfileService {
     return this.get(ctx.actor);
   }
 
-  async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>): Promise<void> {
+  /**
+   * Sets a new password and ends every other session of the user (a stolen refresh token, a
+   * forgotten device); the sign-in that made the change (`keepSession`, from its access token)
+   * goes on. Other access tokens run out within their 15 minutes.
+   */
+  async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>, keepSession: string | null): Promise<void> {
     const u = await this.row(ctx.actor);
     if (!(await verifyPassword(u.passwordHash, body.old)))
       throw new AppError('wrong_old_password', [{ field: 'old', message: 'wrong old password' }]);
@@ -110,6 +157,7 @@ export class ProfileService {
     const passwordHash = await hashPassword(body.new);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, u.id, { passwordHash });
+      await this.repo.revokeSessions(tx, u.id, keepSession);
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'password' });
     });
     // Tells the user's other open consoles (and the user later) that the password changed.
@@ -119,7 +167,7 @@ export class ProfileService {
   async setPopupActive(ctx: RequestContext, active: boolean): Promise<Profile> {
     const u = await this.row(ctx.actor);
     await this.db.transaction(async (tx) => {
-      await this.repo.update(tx, u.id, { profile: { ...u.profile, is_app_popup_active: active } });
+      await this.repo.update(tx, u.id, {}, { is_app_popup_active: active });
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'update', after: { is_app_popup_active: active } });
     });
     return this.get(ctx.actor);
@@ -132,7 +180,7 @@ export class ProfileService {
   async saveNotificationSettings(ctx: RequestContext, settings: NotificationSettings): Promise<NotificationSettings> {
     const u = await this.row(ctx.actor);
     await this.db.transaction(async (tx) => {
-      await this.repo.update(tx, u.id, { profile: { ...u.profile, notification_settings: settings } });
+      await this.repo.update(tx, u.id, {}, { notification_settings: settings });
       await recordAudit(tx, ctx, { entity: 'notification_settings', entityId: u.id, action: 'update', after: settings });
     });
     return settings;
@@ -141,11 +189,11 @@ export class ProfileService {
   /** Deletes the caller's own account; the last administrator of a project cannot leave it ownerless. */
   async deleteAccount(ctx: RequestContext): Promise<void> {
     const u = await this.row(ctx.actor);
-    const role = u.roleId ? await this.repo.role(u.roleId) : undefined;
-    if (role?.isBuiltin && (await this.repo.otherAdmins(u.projectId, u.id)) === 0) {
-      throw new AppError('cannot_perform_action', [{ message: 'the last administrator cannot delete their account' }]);
-    }
     await this.db.transaction(async (tx) => {
+      const admins = await this.repo.lockAdmins(tx, u.projectId);
+      if (admins.length === 1 && admins[0] === u.id) {
+        throw new AppError('cannot_perform_action', [{ message: 'the last administrator cannot delete their account' }]);
+      }
       await recordAudit(tx, ctx, { entity: 'user', entityId: u.id, action: 'delete', before: pick(u) });
       await this.repo.delete(tx, u.id);
     });
