@@ -205,7 +205,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       typed.addHook('onRequest', async (req) => {
         if (req.routeOptions.config.public) return;
         const header = req.headers.authorization;
-        const query = req.query as Record<string, unknown> | undefined;
+        // Only the realtime socket takes the token from the URL (a browser cannot set its headers);
+        // anywhere else it would end up in logs and browser history.
+        const query = req.routeOptions.url === '/api/v0/ws' ? (req.query as Record<string, unknown> | undefined) : undefined;
         const token = header?.startsWith('Bearer ')
           ? header.slice(7)
           : typeof query?.access_token === 'string'

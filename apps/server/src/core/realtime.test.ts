@@ -1,8 +1,14 @@
-import { APP_CHANGES_TOPIC } from '@atrium/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_CHANGES_TOPIC, CLIENT_PUBLISH_MAX_BYTES, REALTIME_CLOSE } from '@atrium/contract';
+import { eq } from 'drizzle-orm';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
 import { makeUser } from '../../test/factories/user.factory.js';
-import { buildTestApp, login, type TestApp } from '../../test/helpers.js';
+import { buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
 import { connectSocket } from '../../test/realtime-client.js';
+import { refreshTokens } from '../modules/auth/auth.table.js';
+import { hashToken, TokenService } from './auth/tokens.js';
+import { RealtimeHub } from './realtime.js';
 
 const connect = connectSocket;
 
@@ -61,7 +67,10 @@ describe('realtime socket', () => {
     c.ws.send('not json');
     expect((await c.next((m) => m.event === 'error')).data).toEqual({ message: 'invalid data sent' });
     c.send({ command: 'explode' });
-    expect((await c.next((m) => m.event === 'error')).data).toEqual({ message: 'invalid data sent' });
+    expect((await c.next((m) => m.event === 'error')).data).toMatchObject({
+      message: 'invalid data sent',
+      details: [{ field: 'command' }],
+    });
     c.ws.close();
   });
 
@@ -84,22 +93,170 @@ describe('realtime socket', () => {
     c.ws.close();
   });
 
-  it('lets clients publish on public topics and stops delivery after unsubscribe', async () => {
+  it("refuses every client publish: calls-management, app-changes and private topics are the server's", async () => {
     const a = await connect(base, token);
     const b = await connect(base, token);
     b.send({ command: 'subscribe', topic: 'calls-management.100' });
     await b.next((m) => m.event === 'subscribed');
-    a.send({ command: 'publish', topic: 'calls-management.100', event: 'CallUpdated', data: { state: 'ringing' } });
+    for (const topic of ['calls-management.100', APP_CHANGES_TOPIC, `private-user.${userId}`, 'anything']) {
+      a.send({ command: 'publish', topic, event: 'CallUpdated', data: { state: 'ringing' } });
+      expect(await a.next((m) => m.event === 'error')).toEqual({ topic, event: 'error', data: { message: 'action prohibited' } });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(b.inbox.filter((m) => m.event === 'CallUpdated')).toHaveLength(0);
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it('stops delivery after unsubscribe', async () => {
+    const b = await connect(base, token);
+    b.send({ command: 'subscribe', topic: 'calls-management.100' });
+    await b.next((m) => m.event === 'subscribed');
+    await t.app.realtime.publish(t.project.projectId, 'calls-management.100', 'CallUpdated', { state: 'ringing' });
     expect((await b.next((m) => m.event === 'CallUpdated')).data).toEqual({ state: 'ringing' });
     b.send({ command: 'unsubscribe', topic: 'calls-management.100' });
     await b.next((m) => m.event === 'unsubscribed');
-    a.send({ command: 'publish', topic: 'calls-management.100', event: 'CallUpdated', data: { state: 'ended' } });
+    await t.app.realtime.publish(t.project.projectId, 'calls-management.100', 'CallUpdated', { state: 'ended' });
     await new Promise((r) => setTimeout(r, 300));
     expect(b.inbox.filter((m) => m.event === 'CallUpdated')).toHaveLength(0);
-    a.send({ command: 'publish', topic: `private-user.${userId}`, event: 'notification' });
-    expect((await a.next((m) => m.event === 'error')).data).toEqual({ message: 'action prohibited' });
-    a.ws.close();
     b.ws.close();
+  });
+
+  it('answers a publish with data over the limit with an error, and the server lives on', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (e: unknown) => rejections.push(e);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const c = await connect(base, token);
+      c.send({ command: 'publish', topic: 'x', data: 'x'.repeat(9000) });
+      expect((await c.next((m) => m.event === 'error')).data).toEqual({
+        message: 'invalid data sent',
+        details: [{ field: 'data', message: `at most ${CLIENT_PUBLISH_MAX_BYTES} bytes` }],
+      });
+      c.send({ command: 'publish', topic: 'x', data: 'x'.repeat(CLIENT_PUBLISH_MAX_BYTES) });
+      expect((await c.next((m) => m.event === 'error')).data).toMatchObject({ message: 'invalid data sent' });
+      c.send({ command: 'ping' });
+      await c.next((m) => m.event === 'pong');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(rejections).toEqual([]);
+      c.ws.close();
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('answers a message whose handling fails with an error frame and keeps the socket', async () => {
+    const c = await connect(base, token);
+    const spy = vi.spyOn(RealtimeHub, 'mayAccess').mockImplementation(() => {
+      throw new Error('boom');
+    });
+    try {
+      c.send({ command: 'subscribe', topic: 'calls-management.1' });
+      expect((await c.next((m) => m.event === 'error')).data).toEqual({ message: 'internal server error' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect((await c.subscribe('calls-management.1')).event).toBe('subscribed');
+    c.ws.close();
+  });
+
+  it('delivers server events too large for one NOTIFY whole, in order with the next ones', async () => {
+    const c = await connect(base, token);
+    await c.subscribe('calls-management.7');
+    // Multi-byte text: NOTIFY's limit is in bytes, and no character may be cut in two.
+    const big = { text: `${'ж'.repeat(9000)}😀${'x'.repeat(20_000)}😀`, n: 1 };
+    await t.app.realtime.publish(t.project.projectId, 'calls-management.7', 'CallUpdated', big);
+    await t.app.realtime.publish(t.project.projectId, 'calls-management.7', 'CallUpdated', { n: 2 });
+    expect((await c.next((m) => m.event === 'CallUpdated')).data).toEqual(big);
+    expect((await c.next((m) => m.event === 'CallUpdated')).data).toEqual({ n: 2 });
+    c.ws.close();
+  });
+
+  it('pushes a saved notification however large its data', async () => {
+    const c = await connect(base, token);
+    await c.subscribe(`private-user.${userId}`);
+    const text = 'y'.repeat(50_000);
+    const saved = await t.app.services.notifications.notify(t.project.projectId, userId, { type: 'system', data: { text } });
+    const m = await c.next((m) => m.event === 'notification');
+    expect(m.data).toMatchObject({ id: saved!.id, data: { text } });
+    c.ws.close();
+  });
+});
+
+describe('a socket ends with its sign-in', () => {
+  const closed = (ws: WebSocket) =>
+    new Promise<{ code: number; reason: string }>((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+
+  it('closes when its access token expires', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    await login(t.app, u.login, u.password);
+    const short = await new TokenService(t.app.config.jwtSecret!).signAccess({ userId: u.id, projectId: t.project.projectId }, 2);
+    const c = await connect(base, short);
+    const end = closed(c.ws);
+    c.send({ command: 'ping' });
+    await c.next((m) => m.event === 'pong');
+    expect(await end).toEqual(REALTIME_CLOSE.tokenExpired);
+  });
+
+  it("closes a deleted user's sockets, and no one else's", async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const doomed = await connect(base, await login(t.app, u.login, u.password));
+    const bystander = await connect(base, token);
+    const end = closed(doomed.ws);
+    const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+    expect((await admin.delete(`/users/${u.id}`)).statusCode).toBe(200);
+    expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
+    await t.app.realtime.revalidate();
+    bystander.send({ command: 'ping' });
+    await bystander.next((m) => m.event === 'pong');
+    bystander.ws.close();
+  });
+
+  it('closes once the user has signed out', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const res = await t.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login: u.login, password: u.password } });
+    const session = res.json().data.sessions[0] as { token: string; refresh: string };
+    const c = await connect(base, session.token);
+    const end = closed(c.ws);
+    await t.app.realtime.revalidate();
+    expect(c.ws.readyState).toBe(WebSocket.OPEN);
+    expect((await client(t.app, session.token).post('/logout', { token: session.refresh })).statusCode).toBe(200);
+    // Sign-out is not in the change feed: every instance checks its sockets on each heartbeat.
+    await t.app.realtime.revalidate();
+    expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
+  });
+
+  it('closes the sockets of the sign-in that signed out, not those of the same user elsewhere', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const signIn = async () => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login: u.login, password: u.password } });
+      const { token, refresh } = res.json().data.sessions[0] as { token: string; refresh: string };
+      const [row] = await t.app.database.db
+        .select()
+        .from(refreshTokens)
+        .where(eq(refreshTokens.tokenHash, hashToken(refresh)));
+      // An access token that names its sign-in (the refresh token family) as `sid`.
+      const named = await new SignJWT({ pid: t.project.projectId, sid: row!.familyId })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject(String(u.id))
+        .setIssuedAt()
+        .setExpirationTime('15m')
+        .sign(new TextEncoder().encode(t.app.config.jwtSecret!));
+      return { token, refresh, named };
+    };
+    const office = await signIn();
+    const home = await signIn();
+    const officeSocket = await connect(base, office.named);
+    const homeSocket = await connect(base, home.named);
+    const end = closed(officeSocket.ws);
+    expect((await client(t.app, office.token).post('/logout', { token: office.refresh })).statusCode).toBe(200);
+    await t.app.realtime.revalidate();
+    expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
+    homeSocket.send({ command: 'ping' });
+    await homeSocket.next((m) => m.event === 'pong');
+    homeSocket.ws.close();
   });
 });
 
@@ -114,6 +271,10 @@ describe('two server instances on one database', () => {
       await c.next((m) => m.event === 'subscribed');
       await second.app.services.notifications.notify(t.project.projectId, userId, { type: 'system', data: { via: 'second' } });
       expect((await c.next((m) => m.event === 'notification')).data).toMatchObject({ data: { via: 'second' } });
+      // Larger than one NOTIFY payload: still heard by the other instance.
+      const text = 'z'.repeat(30_000);
+      await second.app.services.notifications.notify(t.project.projectId, userId, { type: 'system', data: { via: 'second', text } });
+      expect((await c.next((m) => m.event === 'notification')).data).toMatchObject({ data: { via: 'second', text } });
       c.ws.close();
     } finally {
       await second.app.close();

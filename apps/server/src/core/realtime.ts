@@ -1,4 +1,14 @@
-import { APP_CHANGES_TOPIC, ClientCommandSchema, HEARTBEAT_MS, type ServerMessage } from '@atrium/contract';
+import { randomUUID } from 'node:crypto';
+import {
+  APP_CHANGES_TOPIC,
+  ClientCommandSchema,
+  ERRORS,
+  HEARTBEAT_MS,
+  mayClientPublish,
+  REALTIME_CLOSE,
+  type ServerMessage,
+} from '@atrium/contract';
+import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
@@ -10,43 +20,125 @@ interface Envelope {
   d: unknown;
 }
 
+/** What the hub keeps checking about a socket's sign-in after it connected. */
+export interface SocketSession {
+  /** The access token the socket signed in with; sockets on one token are checked once. */
+  token: string;
+  /** Epoch milliseconds at which the token expires: the socket is closed then. */
+  expiresAt: number;
+  /** Who the token stands for now, or null when its sign-in has ended (user deleted, signed out). */
+  check(): Promise<Actor | null>;
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>;
+}
+
 interface Client {
   socket: WebSocket;
   actor: Actor;
+  session: SocketSession;
   topics: Set<string>;
   alive: boolean;
+  expiry: NodeJS.Timeout | undefined;
+}
+
+interface Assembly {
+  parts: string[];
+  received: number;
+  startedAt: number;
 }
 
 const qualify = (projectId: number, topic: string) => `${projectId}:${topic}`;
 
+// PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; a larger envelope travels in pieces
+// of at most PIECE_BYTES, each `~<id> <index> <count> <text>` (an envelope itself starts with `{`).
+const NOTIFY_MAX_BYTES = 7999;
+const PIECE_BYTES = 7000;
+const PIECE_PREFIX = '~';
+// Pieces of an event whose last piece never came (its sender died, or our listener reconnected).
+const ASSEMBLY_TTL_MS = 60_000;
+// Writes to these tables can end a sign-in (a user deleted, also through a project's deletion).
+const SESSION_TABLES = new Set(['users']);
+// Lets the read cache forget the signed-in users first: it hears the same change.
+const SESSION_CHECK_DELAY_MS = 100;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Splits text into pieces of at most `maxBytes` of UTF-8, never inside a character. */
+export function splitUtf8(text: string, maxBytes: number): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  let bytes = 0;
+  for (let i = 0; i < text.length; ) {
+    const code = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    const pair = code >= 0xd800 && code <= 0xdbff && next >= 0xdc00 && next <= 0xdfff;
+    const size = code < 0x80 ? 1 : code < 0x800 ? 2 : pair ? 4 : 3;
+    if (bytes + size > maxBytes && i > start) {
+      pieces.push(text.slice(start, i));
+      start = i;
+      bytes = 0;
+    }
+    bytes += size;
+    i += pair ? 2 : 1;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
+}
+
 /**
  * Realtime delivery. Every publish goes through PostgreSQL NOTIFY, and every instance delivers
  * what it hears to its own sockets, so any number of server instances on one database agree.
+ * A socket lives only as long as its sign-in: it is closed when its token expires, and when a
+ * check finds the session over (on a change to users, heard from any instance, and on every
+ * heartbeat, since signing out is not in the change feed).
  */
 export class RealtimeHub {
   private readonly clients = new Set<Client>();
   private readonly byTopic = new Map<string, Set<Client>>();
+  private readonly assemblies = new Map<string, Assembly>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private checkTimer: NodeJS.Timeout | undefined;
+  private pass: Promise<void> | undefined;
+  private nextPass: Promise<void> | undefined;
 
   constructor(private readonly database: Database) {}
 
   async start(): Promise<void> {
-    await this.database.listen((payload) => this.deliver(payload));
+    await this.database.listen((payload) => {
+      try {
+        this.hear(payload);
+      } catch {
+        // Not an event of ours (anyone may NOTIFY on the channel): nothing to deliver.
+      }
+    });
+    await this.database.onDataChange((table) => {
+      // null: changes may have gone unheard, and with them the last pieces of an event.
+      if (table === null) this.assemblies.clear();
+      if (table === null || SESSION_TABLES.has(table)) this.scheduleCheck();
+    });
     this.heartbeat = setInterval(() => this.beat(), HEARTBEAT_MS);
     this.heartbeat.unref();
   }
 
   stop(): void {
     clearInterval(this.heartbeat);
-    for (const c of this.clients) c.socket.terminate();
+    clearTimeout(this.checkTimer);
+    for (const c of this.clients) {
+      clearTimeout(c.expiry);
+      c.socket.terminate();
+    }
     this.clients.clear();
     this.byTopic.clear();
+    this.assemblies.clear();
   }
 
-  /** Sends an event to every subscriber of `topic` in a project, on every instance. */
+  /** Sends an event to every subscriber of `topic` in a project, on every instance, whatever its size. */
   async publish(projectId: number, topic: string, event: string, data: unknown): Promise<void> {
     const env: Envelope = { t: qualify(projectId, topic), e: event, d: data };
-    await this.database.notify(JSON.stringify(env));
+    const text = JSON.stringify(env);
+    if (Buffer.byteLength(text) <= NOTIFY_MAX_BYTES) return this.database.notify(text);
+    const id = randomUUID();
+    const pieces = splitUtf8(text, PIECE_BYTES);
+    // One after the other: each NOTIFY commits before the next, so every listener hears them in order.
+    for (const [i, piece] of pieces.entries()) await this.database.notify(`${PIECE_PREFIX}${id} ${i} ${pieces.length} ${piece}`);
   }
 
   /** Private topics belong to one user; app-changes to the project's signed-in users. */
@@ -57,24 +149,99 @@ export class RealtimeHub {
     return /^[a-z0-9][a-z0-9._:-]{0,199}$/i.test(topic);
   }
 
-  attach(socket: WebSocket, actor: Actor): void {
-    const client: Client = { socket, actor, topics: new Set(), alive: true };
+  attach(socket: WebSocket, actor: Actor, session: SocketSession): void {
+    const client: Client = { socket, actor, session, topics: new Set(), alive: true, expiry: undefined };
     this.clients.add(client);
     socket.on('pong', () => {
       client.alive = true;
     });
-    socket.on('message', (raw) => void this.onMessage(client, raw.toString()));
+    socket.on('message', (raw) => {
+      this.onMessage(client, raw.toString()).catch((err: unknown) => {
+        session.log.error({ err }, 'realtime message failed');
+        this.send(client, { topic: 'system', event: 'error', data: { message: ERRORS.internal.message } });
+      });
+    });
     socket.on('close', () => this.detach(client));
     socket.on('error', () => this.detach(client));
+    this.armExpiry(client);
+  }
+
+  /**
+   * Checks every socket's sign-in now and closes those whose session has ended. Answers when a
+   * check that started after this call has finished.
+   */
+  revalidate(): Promise<void> {
+    if (!this.pass) {
+      this.pass = this.checkSessions().finally(() => {
+        this.pass = undefined;
+      });
+      return this.pass;
+    }
+    // The running check may have passed some sockets before the change that asked for this one.
+    this.nextPass ??= this.pass.then(() => {
+      this.nextPass = undefined;
+      return this.revalidate();
+    });
+    return this.nextPass;
+  }
+
+  private scheduleCheck(): void {
+    if (this.checkTimer || !this.clients.size) return;
+    this.checkTimer = setTimeout(() => {
+      this.checkTimer = undefined;
+      void this.revalidate();
+    }, SESSION_CHECK_DELAY_MS);
+    this.checkTimer.unref();
+  }
+
+  private async checkSessions(): Promise<void> {
+    const byToken = new Map<string, Client[]>();
+    for (const c of this.clients) byToken.set(c.session.token, [...(byToken.get(c.session.token) ?? []), c]);
+    for (const [, clients] of byToken) {
+      const { session } = clients[0]!;
+      let actor: Actor | null;
+      try {
+        actor = await session.check();
+      } catch (err) {
+        // The database is unreachable: keep the sockets, the next heartbeat checks again.
+        session.log.warn({ err }, 'realtime session check failed');
+        continue;
+      }
+      for (const c of clients) {
+        if (!this.clients.has(c)) continue;
+        if (!actor) this.end(c, Date.now() >= session.expiresAt ? REALTIME_CLOSE.tokenExpired : REALTIME_CLOSE.sessionEnded);
+        else c.actor = actor;
+      }
+    }
+  }
+
+  private armExpiry(client: Client): void {
+    const left = client.session.expiresAt - Date.now();
+    if (left <= 0) {
+      this.end(client, REALTIME_CLOSE.tokenExpired);
+      return;
+    }
+    client.expiry = setTimeout(() => this.armExpiry(client), Math.min(left, MAX_TIMER_MS));
+    client.expiry.unref();
+  }
+
+  private end(client: Client, why: { code: number; reason: string }): void {
+    this.detach(client);
+    if (client.socket.readyState === client.socket.OPEN) client.socket.close(why.code, why.reason);
   }
 
   private detach(client: Client): void {
+    clearTimeout(client.expiry);
     this.clients.delete(client);
     for (const t of client.topics) this.byTopic.get(t)?.delete(client);
   }
 
   private send(client: Client, msg: ServerMessage): void {
-    if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify(msg));
+    try {
+      if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify(msg));
+    } catch (err) {
+      client.session.log.warn({ err }, 'realtime send failed');
+    }
   }
 
   private async onMessage(client: Client, raw: string): Promise<void> {
@@ -82,15 +249,18 @@ export class RealtimeHub {
     try {
       parsed = JSON.parse(raw);
     } catch {
-      return this.send(client, { topic: 'system', event: 'error', data: { message: 'invalid data sent' } });
+      return this.send(client, { topic: 'system', event: 'error', data: { message: ERRORS.invalid_data.message } });
     }
     const cmd = ClientCommandSchema.safeParse(parsed);
-    if (!cmd.success) return this.send(client, { topic: 'system', event: 'error', data: { message: 'invalid data sent' } });
+    if (!cmd.success) {
+      const details = cmd.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message }));
+      return this.send(client, { topic: 'system', event: 'error', data: { message: ERRORS.invalid_data.message, details } });
+    }
     const { command, topic } = cmd.data;
     if (command === 'ping') return this.send(client, { topic: 'system', event: 'pong', data: null });
-    if (!topic || !RealtimeHub.mayAccess(client.actor, topic)) {
-      return this.send(client, { topic: topic ?? 'system', event: 'error', data: { message: 'action prohibited' } });
-    }
+    const prohibited = () =>
+      this.send(client, { topic: topic ?? 'system', event: 'error', data: { message: ERRORS.action_prohibited.message } });
+    if (!topic || !RealtimeHub.mayAccess(client.actor, topic)) return prohibited();
     const q = qualify(client.actor.projectId, topic);
     if (command === 'subscribe') {
       client.topics.add(q);
@@ -104,11 +274,35 @@ export class RealtimeHub {
       this.byTopic.get(q)?.delete(client);
       return this.send(client, { topic, event: 'unsubscribed', data: null });
     }
-    // A client may publish only to public topics of its project (private ones are the server's).
-    if (topic.startsWith('private-')) {
-      return this.send(client, { topic, event: 'error', data: { message: 'action prohibited' } });
-    }
+    // Events on the spec's topics are the server's alone (a forged CallUpdated, role change or notification).
+    if (!mayClientPublish(topic)) return prohibited();
     await this.publish(client.actor.projectId, topic, cmd.data.event ?? 'message', cmd.data.data ?? null);
+  }
+
+  /** A NOTIFY payload: a whole envelope, or one piece of a large one. */
+  private hear(payload: string): void {
+    if (!payload.startsWith(PIECE_PREFIX)) {
+      this.deliver(payload);
+      return;
+    }
+    const [id, index, count] = payload.slice(PIECE_PREFIX.length).split(' ', 3) as [string, string, string];
+    const piece = payload.slice(PIECE_PREFIX.length + id.length + index.length + count.length + 3);
+    const i = Number(index);
+    const n = Number(count);
+    const now = Date.now();
+    for (const [key, a] of this.assemblies) if (now - a.startedAt > ASSEMBLY_TTL_MS) this.assemblies.delete(key);
+    let a = this.assemblies.get(id);
+    if (!a) {
+      // Joined in the middle of an event (this instance started listening after its first piece).
+      if (i !== 0 || !Number.isInteger(n) || n < 2) return;
+      a = { parts: new Array<string>(n), received: 0, startedAt: now };
+      this.assemblies.set(id, a);
+    }
+    if (!(i >= 0 && i < a.parts.length) || a.parts[i] !== undefined) return;
+    a.parts[i] = piece;
+    if (++a.received < a.parts.length) return;
+    this.assemblies.delete(id);
+    this.deliver(a.parts.join(''));
   }
 
   private deliver(payload: string): void {
@@ -118,11 +312,19 @@ export class RealtimeHub {
     } catch {
       return;
     }
+    if (typeof env?.t !== 'string') return;
     const subs = this.byTopic.get(env.t);
     if (!subs?.size) return;
     const topic = env.t.slice(env.t.indexOf(':') + 1);
     const text = JSON.stringify({ topic, event: env.e, data: env.d } satisfies ServerMessage);
-    for (const c of subs) if (c.socket.readyState === c.socket.OPEN) c.socket.send(text);
+    for (const c of subs) {
+      try {
+        if (c.socket.readyState === c.socket.OPEN) c.socket.send(text);
+      } catch (err) {
+        // One broken socket must not keep the event from the others, nor reach the database driver.
+        c.session.log.warn({ err }, 'realtime delivery failed');
+      }
+    }
   }
 
   private beat(): void {
@@ -135,5 +337,6 @@ export class RealtimeHub {
       c.alive = false;
       c.socket.ping();
     }
+    if (this.clients.size) void this.revalidate();
   }
 }

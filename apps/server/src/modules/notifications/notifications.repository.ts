@@ -1,6 +1,7 @@
 import { ACS_TYPES, ALARM_TYPES, type NotificationClass } from '@atrium/contract';
 import { and, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm';
-import type { Db } from '../../core/db/client.js';
+import type { Db, DbOrTx, Tx } from '../../core/db/client.js';
+import { users } from '../users/users.table.js';
 import { notifications } from './notifications.table.js';
 
 export type NotificationRow = typeof notifications.$inferSelect;
@@ -48,9 +49,23 @@ export class NotificationsRepository {
     return { rows, total: count?.n ?? 0 };
   }
 
+  /** Runs `fn` in one transaction, so a change and its audit event commit together. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  /** Whether the user wants ACS notifications (profile.notification_settings.acs; on unless turned off). */
+  async wantsAcs(userId: number): Promise<boolean> {
+    const [row] = await this.db
+      .select({ acs: sql<boolean | null>`(${users.profile} -> 'notification_settings' ->> 'acs')::boolean` })
+      .from(users)
+      .where(eq(users.id, userId));
+    return row?.acs !== false;
+  }
+
   /** Marks one notification (by id) or all of the user's unread ones; answers how many changed. */
-  async markRead(userId: number, id?: number): Promise<number> {
-    const rows = await this.db
+  async markRead(db: DbOrTx, userId: number, id?: number): Promise<number> {
+    const rows = await db
       .update(notifications)
       .set({ readAt: sql`now()`, updatedAt: sql`now()` })
       .where(and(eq(notifications.userId, userId), isNull(notifications.readAt), id === undefined ? undefined : eq(notifications.id, id)))

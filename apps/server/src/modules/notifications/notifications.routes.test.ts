@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { auditEvents } from '../audit/audit.table.js';
 
 let t: TestApp;
 let api: ReturnType<typeof client>;
@@ -75,6 +77,25 @@ describe('notifications', () => {
     expect((await api.get('/notifications/unread')).json().meta.total).toBe(0);
   });
 
+  it('records who marked what read in the audit log', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const own = client(t.app, await login(t.app, u.login, u.password));
+    const n = await t.app.services.notifications.notify(t.project.projectId, u.id, { type: 'announce_received' });
+    await t.app.services.notifications.notify(t.project.projectId, u.id, { type: 'system' });
+    expect((await own.post(`/notifications/read?id=${n!.id}`)).json().data.updated).toBe(1);
+    expect((await own.post('/notifications/read')).json().data.updated).toBe(1);
+    const events = await t.app.database.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.entity, 'notification'), eq(auditEvents.userId, u.id)))
+      .orderBy(auditEvents.id);
+    expect(events.map((e) => ({ projectId: e.projectId, entityId: e.entityId, action: e.action, after: e.after }))).toEqual([
+      { projectId: t.project.projectId, entityId: String(n!.id), action: 'read', after: { updated: 1 } },
+      { projectId: t.project.projectId, entityId: null, action: 'read', after: { updated: 1 } },
+    ]);
+    expect(events[0]!.requestId).toBeTruthy();
+  });
+
   it("cannot mark another user's notification", async () => {
     const others = await t.app.services.notifications.unread({ userId: otherId } as never, 5);
     const res = await api.post(`/notifications/read?id=${others.data[0]!.id}`);
@@ -87,6 +108,30 @@ describe('notifications', () => {
     expect((await api.post('/notifications/settings', { acs: false })).json().data).toEqual({ acs: false });
     expect((await api.get('/notifications/settings')).json().data).toEqual({ acs: false });
     expect((await api.post('/notifications/settings', { acs: 'yes' })).statusCode).toBe(400);
+  });
+
+  it('creates and pushes no ACS notification for a user who turned ACS notifications off', async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const own = client(t.app, await login(t.app, u.login, u.password));
+    const n = t.app.services.notifications;
+    const p = t.project.projectId;
+    const publish = vi.spyOn(t.app.realtime, 'publish');
+    try {
+      expect(await n.notify(p, u.id, { type: 'user_used_identifier', data: { user: 'Ann' } })).not.toBeNull();
+      expect((await own.post('/notifications/settings', { acs: false })).statusCode).toBe(200);
+      publish.mockClear();
+      expect(await n.notify(p, u.id, { type: 'user_used_identifier', data: { user: 'Bob' } })).toBeNull();
+      expect(await n.notify(p, u.id, { type: 'user_used_revoked_identifier', data: { user: 'Bob' } })).toBeNull();
+      expect(publish).not.toHaveBeenCalled();
+      // Other kinds still arrive, alarms included.
+      expect(await n.notify(p, u.id, { type: 'device_alarm_enabled', significance: 'important' })).not.toBeNull();
+      expect(publish).toHaveBeenCalledTimes(1);
+      expect((await own.get('/notifications?type=acs')).json().data.map((x: { data: { user: string } }) => x.data.user)).toEqual(['Ann']);
+      expect((await own.post('/notifications/settings', { acs: true })).statusCode).toBe(200);
+      expect(await n.notify(p, u.id, { type: 'user_used_identifier', data: { user: 'Cid' } })).not.toBeNull();
+    } finally {
+      publish.mockRestore();
+    }
   });
 
   it('needs sign-in', async () => {

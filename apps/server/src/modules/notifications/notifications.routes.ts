@@ -36,7 +36,7 @@ export async function notificationsRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/notifications/read',
     { schema: { tags, querystring: MarkReadQuerySchema, response: { 200: z.object({ data: z.object({ updated: z.number().int() }) }) } } },
-    async (req) => ({ data: { updated: await notifications.markRead(req.actor, req.query.id) } }),
+    async (req) => ({ data: { updated: await notifications.markRead(req.ctx, req.query.id) } }),
   );
 
   app.get(

@@ -1,5 +1,6 @@
-import { type Notification, type NotificationClass, type NotificationType, REALTIME_EVENTS, topics } from '@atrium/contract';
-import type { Actor } from '../../core/context.js';
+import { ACS_TYPES, type Notification, type NotificationClass, type NotificationType, REALTIME_EVENTS, topics } from '@atrium/contract';
+import { recordAudit } from '../../core/audit.js';
+import type { Actor, RequestContext } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import type { RealtimeHub } from '../../core/realtime.js';
 import type { NotificationRow, NotificationsRepository } from './notifications.repository.js';
@@ -36,8 +37,12 @@ export class NotificationsService {
     private readonly realtime: RealtimeHub,
   ) {}
 
-  /** Creates a notification for a user and pushes it to their open consoles at once. Any area may call it. */
-  async notify(projectId: number, userId: number, n: NewNotification): Promise<Notification> {
+  /**
+   * Creates a notification for a user and pushes it to their open consoles at once. Any area may
+   * call it. An ACS notification for a user who turned those off is neither kept nor sent: null.
+   */
+  async notify(projectId: number, userId: number, n: NewNotification): Promise<Notification | null> {
+    if (ACS_TYPES.includes(n.type) && !(await this.repo.wantsAcs(userId))) return null;
     const row = await this.repo.insert({
       projectId,
       userId,
@@ -64,8 +69,13 @@ export class NotificationsService {
     return { data: rows.map(toNotification), meta: { total } };
   }
 
-  async markRead(actor: Actor, id?: number): Promise<number> {
+  async markRead(ctx: RequestContext, id?: number): Promise<number> {
+    const { actor } = ctx;
     if (id !== undefined && !(await this.repo.exists(actor.userId, id))) throw new AppError('not_found');
-    return this.repo.markRead(actor.userId, id);
+    return this.repo.transaction(async (tx) => {
+      const updated = await this.repo.markRead(tx, actor.userId, id);
+      await recordAudit(tx, ctx, { entity: 'notification', entityId: id ?? null, action: 'read', after: { updated } });
+      return updated;
+    });
   }
 }
