@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { UNLIMITED_PERIOD } from './constants.js';
-import { ListQuerySchema } from './list-query.js';
+import { IdSchema, IdValueSchema, INT4_MAX, ListQuerySchema } from './list-query.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /** Domain search needs at least this many characters (spec entities §5). */
 export const DOMAIN_SEARCH_MIN_LENGTH = 2;
@@ -42,7 +43,7 @@ export type DomainType = z.infer<typeof DomainTypeSchema>;
 export const CreateDomainTypeBodySchema = z.strictObject({
   type: z.number().int().min(1).max(1_000_000),
   name: z.string().trim().min(1).max(64),
-  domain_id: z.number().int().positive().nullable().optional(),
+  domain_id: IdValueSchema.nullable().optional(),
 });
 export const UpdateDomainTypeBodySchema = CreateDomainTypeBodySchema.partial();
 
@@ -64,7 +65,7 @@ export const GuestIdentifierLimitsSchema = z.object({
 });
 
 export const DeviceStatusNotifySchema = z.object({
-  user_id: z.number().int().positive(),
+  user_id: IdValueSchema,
   notify_about_offline_device: z.boolean().default(false),
   notify_about_device_task_failed: z.boolean().default(false),
 });
@@ -74,7 +75,7 @@ export const DomainLicenseSchema = z.object({
   type: z.string().trim().min(1).max(64),
   is_active: z.boolean().default(true),
   is_device_license: z.boolean().default(false),
-  device: z.number().int().nullable().default(null),
+  device: IdValueSchema.nullable().default(null),
   /** null: unlimited. */
   quantity: z.number().int().min(0).nullable().default(null),
   period: Period.default({ ...UNLIMITED_PERIOD }),
@@ -143,29 +144,29 @@ const name = z.string().trim().min(1).max(255);
 const groupFields = {
   name,
   description: z.string().trim().max(1000).nullable().optional(),
-  domain_type_id: z.number().int().positive().nullable().optional(),
+  domain_type_id: IdValueSchema.nullable().optional(),
   logic_address: z.number().int().min(0).max(999_999_999).nullable().optional(),
   whitelabel_settings: WhitelabelSettingsSchema.partial().optional(),
   apple_wallet_settings: z.record(z.string(), z.unknown()).nullable().optional(),
   guest_identifier_limits: GuestIdentifierLimitsSchema.partial().nullable().optional(),
   device_status_notify: z.array(DeviceStatusNotifySchema).max(1000).optional(),
   is_resident_phonebook_enabled: z.boolean().optional(),
-  internal_subnetworks: z.array(z.string().trim().regex(CIDR, 'ip with bit prefix')).max(100).optional(),
+  internal_subnetworks: z.array(z.string().trim().regex(CIDR, VALIDATION_MESSAGES.ip_with_prefix)).max(100).optional(),
   license_info: DomainLicenseInfoSchema.nullable().optional(),
   /** Users to attach to the group (ids). */
-  users: z.array(z.number().int().positive()).max(10_000).optional(),
+  users: z.array(IdValueSchema).max(10_000).optional(),
 };
 
 export const CreateGroupBodySchema = z.strictObject({
   ...groupFields,
-  parent_id: z.number().int().positive().nullable().optional(),
+  parent_id: IdValueSchema.nullable().optional(),
 });
 export type CreateGroupBody = z.infer<typeof CreateGroupBodySchema>;
 
 export const UpdateGroupBodySchema = z.strictObject({
   ...groupFields,
   name: name.optional(),
-  parent_id: z.number().int().positive().nullable().optional(),
+  parent_id: IdValueSchema.nullable().optional(),
 });
 export type UpdateGroupBody = z.infer<typeof UpdateGroupBodySchema>;
 
@@ -176,8 +177,8 @@ const idList = z
     if (v === undefined) return undefined;
     const parts = (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).filter((s) => s.trim() !== '');
     const ids = parts.map((s) => Number(s));
-    if (ids.some((n) => !Number.isInteger(n) || n <= 0)) {
-      ctx.addIssue({ code: 'custom', message: 'ids must be positive integers' });
+    if (ids.some((n) => !Number.isInteger(n) || n < 1 || n > INT4_MAX)) {
+      ctx.addIssue({ code: 'custom', message: VALIDATION_MESSAGES.range, params: { min: 1, max: INT4_MAX } });
       return z.NEVER;
     }
     return ids;
@@ -211,7 +212,7 @@ export const FloorsAndApartmentsSchema = z.array(
 
 /** One level of a generated structure: `count` groups of domain type `id` under every group of the level above. */
 export const GenerateLevelSchema = z.strictObject({
-  id: z.number().int().positive(),
+  id: IdValueSchema,
   count: z.number().int().min(1).max(1000),
   prefix: z.string().max(64).default(''),
   /** When true, each generated group's logical address is its number. */
@@ -231,7 +232,7 @@ export const GenerateLevelSchema = z.strictObject({
 
 export const GenerateGroupsBodySchema = z.strictObject({
   /** The group the structure is made under; null with `root_level_only` makes root groups. */
-  parent_id: z.number().int().positive().nullable().default(null),
+  parent_id: IdValueSchema.nullable().default(null),
   root_level_only: z.boolean().default(false),
   domains: z.array(GenerateLevelSchema).min(1).max(6),
 });
@@ -246,7 +247,7 @@ export interface GeneratedGroup {
 export const GeneratedGroupSchema: z.ZodType<GeneratedGroup> = z.lazy(() =>
   z.strictObject({
     name,
-    domain_type_id: z.number().int().positive(),
+    domain_type_id: IdValueSchema,
     logic_address: z.number().int().min(0).max(999_999_999).nullable(),
     children: z.array(GeneratedGroupSchema).max(GENERATE_MAX_GROUPS),
   }),
@@ -259,7 +260,7 @@ export const GeneratedStructureSchema = z.object({
 });
 
 export const SaveGeneratedBodySchema = z.strictObject({
-  parent_id: z.number().int().positive().nullable(),
+  parent_id: IdValueSchema.nullable(),
   domains: z.array(GeneratedGroupSchema).min(1).max(GENERATE_MAX_GROUPS),
 });
 export type SaveGeneratedBody = z.infer<typeof SaveGeneratedBodySchema>;
@@ -269,7 +270,7 @@ export const SaveGeneratedResultSchema = z.object({ created: z.number().int(), i
 /** Query of structure import: the caller's offset from UTC in minutes, used to read dates. */
 export const StructureImportQuerySchema = z.object({ tz_offset: z.coerce.number().int().min(-840).max(840).default(0) });
 export const StructureExportQuerySchema = z.object({
-  domain_type: z.coerce.number().int().positive().optional(),
+  domain_type: IdSchema.optional(),
   tz_offset: z.coerce.number().int().min(-840).max(840).default(0),
 });
 

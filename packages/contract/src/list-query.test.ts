@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BulkDeleteBodySchema, ListQuerySchema } from './list-query.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 describe('ListQuerySchema', () => {
   it('applies defaults', () => {
@@ -38,6 +39,17 @@ describe('ListQuerySchema', () => {
     { filters: '{"rules":[],"extra":1}' },
   ])('refuses %j', (raw) => {
     expect(ListQuerySchema.safeParse(raw).success).toBe(false);
+  });
+
+  it('reports a bad filter rule by its own code and place, so the server can name the catalogue message', () => {
+    const long = JSON.stringify({ rules: [{ field: 'name', operator: 'like', value: 'x'.repeat(1001) }] });
+    const issues = ListQuerySchema.safeParse({ filters: long }).error?.issues ?? [];
+    expect(issues.map((i) => [i.code, i.path.join('.')])).toEqual([
+      ['invalid_value', 'filters.rules.0.operator'],
+      ['too_big', 'filters.rules.0.value'],
+    ]);
+    expect(ListQuerySchema.safeParse({ filters: '{not json' }).error?.issues[0]?.message).toBe(VALIDATION_MESSAGES.invalid_value);
+    expect(ListQuerySchema.safeParse({ sort: 'a b' }).error?.issues[0]?.message).toBe(VALIDATION_MESSAGES.invalid_value);
   });
 
   it('bulk delete needs a non-empty list of ids', () => {

@@ -1,4 +1,8 @@
 import { z } from 'zod';
+import { VALIDATION_MESSAGES } from './validators.js';
+
+/** The dates a filter (or any date field) may hold: years 0001 to 9999, as ISO-8601 text writes them. */
+export const DATE_RANGE = { min: '0001-01-01', max: '9999-12-31' } as const;
 
 /** Filter operators of every list (spec core §7). */
 export const FILTER_OPERATORS = ['equals', 'not_equals', 'above', 'below', 'has', 'begins_with'] as const;
@@ -27,7 +31,7 @@ export const ListQuerySchema = z.object({
   sort: z
     .string()
     .max(200)
-    .regex(/^-?[a-z_][a-z0-9_.]*(,-?[a-z_][a-z0-9_.]*)*$/i, 'invalid sort')
+    .regex(/^-?[a-z_][a-z0-9_.]*(,-?[a-z_][a-z0-9_.]*)*$/i, VALIDATION_MESSAGES.invalid_value)
     .optional(),
   filters: z
     .string()
@@ -39,12 +43,13 @@ export const ListQuerySchema = z.object({
       try {
         parsed = JSON.parse(raw);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'filters must be JSON' });
+        ctx.addIssue({ code: 'custom', message: VALIDATION_MESSAGES.invalid_value });
         return z.NEVER;
       }
       const result = FiltersSchema.safeParse(parsed);
       if (!result.success) {
-        for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+        // Each problem keeps its code and bounds, so the server reports it as it reports any field.
+        for (const issue of result.error.issues) ctx.addIssue({ ...issue });
         return z.NEVER;
       }
       return result.data;
@@ -78,11 +83,17 @@ export type ListMeta = z.infer<typeof ListMetaSchema>;
 export const listResponse = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), meta: ListMetaSchema });
 export const dataResponse = <T extends z.ZodType>(item: T) => z.object({ data: item });
 
-export const IdSchema = z.coerce.number().int().positive();
+/** The largest value of a PostgreSQL `integer` column: every id, and every number stored in one, stays within it. */
+export const INT4_MAX = 2_147_483_647;
+
+/** An id in a JSON body: a whole number from 1 to {@link INT4_MAX}. */
+export const IdValueSchema = z.number().int().min(1).max(INT4_MAX);
+/** An id in a path or a query string: text read as a number, within the bounds of {@link IdValueSchema}. */
+export const IdSchema = z.coerce.number().int().min(1).max(INT4_MAX);
 export const IdParamsSchema = z.object({ id: IdSchema });
 
 /** Body of every bulk delete: `POST …/delete {items}`. */
-export const BulkDeleteBodySchema = z.strictObject({ items: z.array(z.number().int().positive()).min(1).max(1000) });
+export const BulkDeleteBodySchema = z.strictObject({ items: z.array(IdValueSchema).min(1).max(1000) });
 export const BulkDeleteResultSchema = z.object({
   deleted: z.array(z.number().int()),
   not_deleted: z.array(z.object({ id: z.number().int(), message: z.string(), code: z.string() })),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IdSchema } from './list-query.js';
 
 /** Notification types of spec core §3. */
 export const NOTIFICATION_TYPES = [
@@ -48,5 +49,5 @@ export const NotificationListQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
-export const MarkReadQuerySchema = z.object({ id: z.coerce.number().int().positive().optional() });
+export const MarkReadQuerySchema = z.object({ id: IdSchema.optional() });
 export const NotificationSettingsBodySchema = z.strictObject({ acs: z.boolean() });

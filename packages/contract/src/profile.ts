@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, LOCALES, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema, LicenseWarningsSchema } from './licenses.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 export const NotificationSettingsSchema = z.object({ acs: z.boolean() });
 export type NotificationSettings = z.infer<typeof NotificationSettingsSchema>;
@@ -52,7 +53,7 @@ export const UpdateProfileBodySchema = z.strictObject({
       phone: z
         .string()
         .trim()
-        .regex(/^\+[1-9]\d{6,14}$/, 'phone number must be international')
+        .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international)
         .nullable()
         .optional(),
       time_zone: optionalText(64),

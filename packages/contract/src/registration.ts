@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.js';
 import { PasswordSchema } from './profile.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /**
  * Registration, self-registration, e-mail confirmation and password recovery (spec core §7).
@@ -34,7 +35,7 @@ export const SimpleRegistrationBodySchema = z.strictObject({
     .trim()
     .min(1)
     .max(255)
-    .regex(/^[^\s]+$/, 'login must not contain spaces'),
+    .regex(/^[^\s]+$/, VALIDATION_MESSAGES.invalid_value),
   password: PasswordSchema,
   locale: z.enum(LOCALES).optional(),
 });
@@ -47,13 +48,13 @@ export const SelfRegistrationBodySchema = z.strictObject({
     .string()
     .trim()
     .toUpperCase()
-    .regex(/^[A-Z]{2}$/, 'country must be a two-letter code'),
+    .regex(/^[A-Z]{2}$/, VALIDATION_MESSAGES.invalid_value),
   user_email: email,
   user_type: z.enum(SELF_REGISTRATION_USER_TYPES),
   user_phone: z
     .string()
     .trim()
-    .regex(/^\+[1-9]\d{6,14}$/, 'phone number must be international'),
+    .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international),
   object_name: name,
   user_password: PasswordSchema,
   locale: z.enum(LOCALES).optional(),

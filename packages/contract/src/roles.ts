@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { BulkDeleteResultSchema, ListQuerySchema } from './list-query.js';
+import { BulkDeleteResultSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
 import { isPermissionCode } from './permissions.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 const RoleRef = z.object({ id: z.number().int(), name: z.string() });
 
@@ -30,13 +31,13 @@ export const RoleSchema = z.object({
 });
 export type Role = z.infer<typeof RoleSchema>;
 
-const permissionCode = z.string().refine(isPermissionCode, 'unknown permission');
+const permissionCode = z.string().refine(isPermissionCode, VALIDATION_MESSAGES.invalid_value);
 
 export const CreateRoleBodySchema = z.strictObject({
   name: z.string().trim().min(1).max(255),
   description: z.string().trim().max(1000).nullable().optional(),
   permissions: z.array(permissionCode).max(1000).default([]),
-  available_roles: z.array(z.number().int().positive()).max(1000).default([]),
+  available_roles: z.array(IdValueSchema).max(1000).default([]),
 });
 export type CreateRoleBody = z.infer<typeof CreateRoleBodySchema>;
 
@@ -44,7 +45,7 @@ export const UpdateRoleBodySchema = z.strictObject({
   name: z.string().trim().min(1).max(255).optional(),
   description: z.string().trim().max(1000).nullable().optional(),
   permissions: z.array(permissionCode).max(1000).optional(),
-  available_roles: z.array(z.number().int().positive()).max(1000).optional(),
+  available_roles: z.array(IdValueSchema).max(1000).optional(),
 });
 export type UpdateRoleBody = z.infer<typeof UpdateRoleBodySchema>;
 

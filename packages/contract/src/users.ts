@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema } from './licenses.js';
-import { ListQuerySchema } from './list-query.js';
+import { IdSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
 import { PasswordSchema } from './profile.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /** Profile block of a user as an administrator edits it (spec entities §3). */
 export const UserProfileSchema = z.object({
@@ -59,7 +60,7 @@ export type User = z.infer<typeof UserSchema>;
 const phone = z
   .string()
   .trim()
-  .regex(/^\+[1-9]\d{6,14}$/, 'phone number must be international');
+  .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international);
 
 export const UserProfileBodySchema = z.strictObject({
   address: z.string().trim().max(255).nullable().optional(),
@@ -67,7 +68,7 @@ export const UserProfileBodySchema = z.strictObject({
   use_phone_in_forward: z.boolean().optional(),
   country_code: z.string().trim().max(8).nullable().optional(),
   time_zone: z.string().trim().max(64).nullable().optional(),
-  sip_number_id: z.number().int().positive().nullable().optional(),
+  sip_number_id: IdValueSchema.nullable().optional(),
   identifier_format: z.enum(IDENTIFIER_FORMATS).optional(),
   time_format: z.enum(TIME_FORMATS).nullable().optional(),
 });
@@ -75,9 +76,9 @@ export const UserProfileBodySchema = z.strictObject({
 const login = z
   .string()
   .trim()
-  .min(1, 'the username field is required')
+  .min(1, VALIDATION_MESSAGES.username_required)
   .max(64)
-  .regex(/^[\w.@+-]+$/, 'alphanumeric with dash or underscore');
+  .regex(/^[\w.@+-]+$/, VALIDATION_MESSAGES.alphanumeric_dash_underscore);
 const email = z
   .union([z.email().max(255), z.literal('')])
   .nullable()
@@ -88,9 +89,9 @@ const userFields = {
   name: z.string().trim().min(1).max(255),
   description: z.string().trim().max(1000).nullable().optional(),
   email,
-  role: z.number().int().positive().nullable().optional(),
+  role: IdValueSchema.nullable().optional(),
   /** At least one group (spec entities §5). */
-  domains: z.array(z.number().int().positive()).min(1, 'at least one group must be selected').max(1000),
+  domains: z.array(IdValueSchema).min(1, 'at least one group must be selected').max(1000),
   elevator_access_disabled: z.boolean().optional(),
   is_group_admin: z.boolean().optional(),
   license_info: LicenseInfoSchema.partial().nullable().optional(),
@@ -119,7 +120,7 @@ export const UserListQuerySchema = ListQuerySchema.extend({
   /** Login, name or e-mail contains the text. */
   search: z.string().trim().min(1).max(100).optional(),
   /** Only users of this group and the groups below it. */
-  branch: z.coerce.number().int().positive().optional(),
+  branch: IdSchema.optional(),
 });
 
 export const SetUserPasswordBodySchema = z.strictObject({ new_password: PasswordSchema });

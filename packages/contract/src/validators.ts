@@ -32,6 +32,21 @@ export const VALIDATION_MESSAGES = {
   phone_international: 'validation.phone_international',
   username_required: 'validation.username_required',
   name_like: 'validation.name_like',
+  // Answered only by the server, in the `details` of a 400 (the spec's catalogue has no phrase for them).
+  /** "value must be at least {min}" (a number with a lower bound only) */
+  min_value: 'validation.min_value',
+  /** "value must be at most {max}" (a number with an upper bound only) */
+  max_value: 'validation.max_value',
+  /** "at least {min} items" */
+  min_items: 'validation.min_items',
+  /** "at most {max} items" */
+  max_items: 'validation.max_items',
+  /** "a date from {min} to {max}" */
+  date: 'validation.date',
+  /** "invalid value": not one of the allowed values, or not of the expected kind */
+  invalid_value: 'validation.invalid_value',
+  /** "unknown field": a field the call does not take */
+  unknown_field: 'validation.unknown_field',
 } as const;
 export type ValidationMessageCode = keyof typeof VALIDATION_MESSAGES;
 

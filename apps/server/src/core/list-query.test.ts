@@ -127,7 +127,7 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
     [f([{ field: 'description', operator: 'equals', value: 'x' }]), /description/],
     [f([{ field: 'name', operator: 'like', value: 'x' }])],
     [f([{ field: 'id', operator: 'equals', value: 'abc' }]), /number/],
-    [f([{ field: 'is_group_admin', operator: 'equals', value: 'maybe' }]), /true or false/],
+    [f([{ field: 'is_group_admin', operator: 'equals', value: 'maybe' }]), /invalid_value/],
     [f([{ field: 'is_group_admin', operator: 'above', value: true }])],
     [f([{ field: 'created_at', operator: 'above', value: 'yesterday-ish' }]), /date/],
     [f([{ field: 'id', operator: 'has', value: 1 }])],
@@ -158,6 +158,53 @@ describe('list engine: bad input is a 400, never a SQL error', () => {
     expect([...withRelations(['groups', 'role'], ['role'])]).toEqual(['role']);
     expect(() => withRelations(['groups'], ['secrets'])).toThrow(AppError);
   });
+
+  // Names every object inherits are not fields of the whitelist.
+  const inherited = ['constructor', '__proto__', 'toString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', '__defineGetter__'];
+
+  it.each(inherited)('refuses to sort by %s', async (name) => {
+    await expectInvalid({ sort: name }, /"field":"sort"/);
+    await expectInvalid({ sort: `-${name}` }, /"field":"sort"/);
+    await expectInvalid({ sort: `name,${name}` }, /"field":"sort"/);
+  });
+
+  it.each(inherited)('refuses to filter on %s', async (field) => {
+    for (const operator of ['equals', 'above', 'has']) {
+      await expectInvalid(f([{ field, operator, value: 1 }]), /filters\.rules\.0\.field/);
+    }
+  });
+
+  it.each(inherited)('refuses the relation %s', (name) => {
+    expect(() => withRelations(['groups', 'role'], [name])).toThrow(AppError);
+  });
+
+  it.each(['275760-09-13', '+275760-09-13T00:00:00Z', '10000-01-01', '0000-12-31', '-000001-01-01', '9999-12-31T23:00:00-05:00'])(
+    'refuses the date %s: years 0001 to 9999 only, with the bounds in the details',
+    async (value) => {
+      for (const operator of ['above', 'below', 'equals']) {
+        await expectInvalid(
+          f([{ field: 'created_at', operator, value }]),
+          /"message":"validation.date","params":\{"min":"0001-01-01","max":"9999-12-31"\}/,
+        );
+      }
+    },
+  );
+
+  it('takes the first and the last day of years 0001 to 9999', async () => {
+    expect(await names(f([{ field: 'created_at', operator: 'above', value: '0001-01-01' }]))).toEqual(['Anna', 'Bella_50%', 'Boris']);
+    expect(await names(f([{ field: 'created_at', operator: 'below', value: '9999-12-31T23:59:59.999Z' }]))).toEqual([
+      'Anna',
+      'Bella_50%',
+      'Boris',
+    ]);
+  });
+
+  it.each([3_000_000_000, 2_147_483_648, -2_147_483_649, '3000000000'])(
+    'refuses the group id %s beyond a PostgreSQL integer',
+    async (value) => {
+      await expectInvalid(f([{ field: 'groups', operator: 'equals', value }]), /validation.range/);
+    },
+  );
 });
 
 describe('pageOfIds', () => {

@@ -1,4 +1,4 @@
-import type { FilterRule, ListQuery } from '@atrium/contract';
+import { DATE_RANGE, type FilterRule, INT4_MAX, type ListQuery, VALIDATION_MESSAGES as M } from '@atrium/contract';
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type DbOrTx, queryRows } from './db/client.js';
@@ -22,33 +22,41 @@ export interface ListSpec {
   tiebreak: SQL;
 }
 
-const bad = (field: string, message: string) => new AppError('invalid_data', [{ field, message }]);
+const bad = (field: string, message: string, params?: Record<string, unknown>) =>
+  new AppError('invalid_data', [{ field, message, ...(params ? { params } : {}) }]);
+
+const INT4_MIN = -INT4_MAX - 1;
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** An ILIKE pattern matching `text` anywhere, with its own % and _ taken literally. */
 export const containsPattern = (text: string): string => `%${escapeLike(text)}%`;
 
-function coerce(rule: FilterRule, type: FieldType, where: string): string | number | boolean | null {
+function coerce(rule: FilterRule, type: FieldType, rulePath: string): string | number | boolean | null {
   const v = rule.value;
+  const where = `${rulePath}.value`;
   if (v === null) return null;
   switch (type) {
     case 'number':
     case 'int_array': {
       const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-      if (!Number.isFinite(n)) throw bad(where, 'value must be a number');
-      if (type === 'int_array' && !Number.isInteger(n)) throw bad(where, 'value must be a whole number');
+      if (!Number.isFinite(n)) throw bad(where, M.number);
+      // Array members are compared as PostgreSQL integers.
+      if (type === 'int_array' && (!Number.isInteger(n) || n < INT4_MIN || n > INT4_MAX))
+        throw bad(where, M.range, { min: INT4_MIN, max: INT4_MAX });
       return n;
     }
     case 'boolean':
       if (typeof v === 'boolean') return v;
       if (v === 'true' || v === '1' || v === 1) return true;
       if (v === 'false' || v === '0' || v === 0) return false;
-      throw bad(where, 'value must be true or false');
+      throw bad(where, M.invalid_value, { values: [true, false] });
     case 'date': {
-      const s = String(v);
-      if (Number.isNaN(Date.parse(s))) throw bad(where, 'value must be a date');
-      return new Date(s).toISOString();
+      // Beyond years 1–9999 neither ISO-8601 text nor PostgreSQL can hold the date.
+      const date = new Date(Date.parse(String(v)));
+      const year = date.getUTCFullYear();
+      if (!(year >= 1 && year <= 9999)) throw bad(where, M.date, { ...DATE_RANGE });
+      return date.toISOString();
     }
     default:
       return String(v);
@@ -93,14 +101,17 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
   }
 }
 
+/** A whitelisted field by name; names an object inherits (constructor, __proto__, toString…) are not fields. */
+const fieldOf = (spec: ListSpec, name: string): ListField | undefined => (Object.hasOwn(spec.fields, name) ? spec.fields[name] : undefined);
+
 /** The WHERE predicate of a list's filters, or undefined when there are none. */
 export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>): SQL | undefined {
   const rules = query.filters?.rules ?? [];
   if (!rules.length) return undefined;
   const parts = rules.map((rule, i) => {
     const where = `filters.rules.${i}`;
-    const f = spec.fields[rule.field];
-    if (!f || f.filterable === false) throw bad(`${where}.field`, `field ${rule.field} cannot be filtered`);
+    const f = fieldOf(spec, rule.field);
+    if (!f || f.filterable === false) throw bad(`${where}.field`, M.invalid_value, { value: rule.field });
     return ruleSql(rule, f, where);
   });
   return sql`(${sql.join(parts, query.filters?.match === 'match_any' ? sql` OR ` : sql` AND `)})`;
@@ -113,9 +124,9 @@ export function sortKeys(spec: ListSpec, query: Pick<ListQuery, 'sort'>): { expr
   return keys.map((key) => {
     const desc = key.startsWith('-');
     const name = desc ? key.slice(1) : key;
-    const f = spec.fields[name];
-    if (!f || f.sortable === false) throw bad('sort', `field ${name} cannot be sorted`);
-    if (seen.has(name)) throw bad('sort', `field ${name} is sorted twice`);
+    const f = fieldOf(spec, name);
+    if (!f || f.sortable === false) throw bad('sort', M.invalid_value, { value: name });
+    if (seen.has(name)) throw bad('sort', M.unique, { value: name });
     seen.add(name);
     return { expr: f.expr, desc };
   });
@@ -131,7 +142,7 @@ export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
 
 /** Checks `with` against the relations a resource offers. */
 export function withRelations<T extends string>(allowed: readonly T[], requested: readonly string[]): Set<T> {
-  for (const r of requested) if (!allowed.includes(r as T)) throw bad('with', `relation ${r} is not available`);
+  for (const r of requested) if (!allowed.includes(r as T)) throw bad('with', M.invalid_value, { value: r });
   return new Set(requested as T[]);
 }
 

@@ -331,6 +331,13 @@ export const en = {
     phone_international: 'Phone number must be international (+…)',
     username_required: 'The username field is required',
     name_like: "Use letters, digits, spaces and . , ' - _ ( ) # /, %{min} to %{max} characters",
+    min_value: 'Value must be at least %{min}',
+    max_value: 'Value must be at most %{max}',
+    min_items: 'Select at least %{min} items',
+    max_items: 'Select at most %{max} items',
+    date: 'Enter a date from %{min} to %{max}',
+    invalid_value: 'Invalid value',
+    unknown_field: 'Unknown field',
   },
   errors: {
     default: 'Error performing action. Contact support.',
