@@ -5,7 +5,7 @@ import { Route } from 'react-router-dom';
 import { AREAS, type AreaDefinition, type AreaModule } from './app/areas';
 import { createAuthProvider } from './app/authProvider';
 import { createDataProvider } from './app/dataProvider';
-import { errorText } from './app/errors';
+import { errorText, formErrors } from './app/errors';
 import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
 import { i18nProvider } from './app/locale';
@@ -28,8 +28,10 @@ const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | und
       })
     : undefined;
 
+const translateText = i18nProvider.translate as (key: string, options?: Record<string, unknown>) => string;
 const dataProvider = createDataProvider(http, {
-  describeError: (error) => errorText(error, i18nProvider.translate as (key: string, options?: Record<string, unknown>) => string),
+  describeError: (error) => errorText(error, translateText),
+  fieldErrors: (error) => formErrors(error, translateText),
 });
 
 /** Retries network trouble, never a client error. */

@@ -155,4 +155,35 @@ describe('data provider', () => {
       .catch((e) => e);
     expect(error).toMatchObject({ status: 404, message: 'Item not found', body });
   });
+
+  it("hands a refused save's field details to the form as react-admin submission errors", async () => {
+    const body = { message: 'invalid data sent', code: 'invalid_data', details: [{ field: 'login', message: 'validation.max_length' }] };
+    const http: HttpClient = {
+      request: vi.fn(async () => {
+        throw new ApiError(400, body.message, body);
+      }),
+      data: vi.fn(),
+      refresh: vi.fn(),
+    };
+    const provider = createDataProvider(http, { describeError: () => 'Invalid data sent', fieldErrors: () => ({ login: 'Too long' }) });
+    const error = await provider.create('users', { data: { login: 'x' } }).catch((e) => e);
+    expect(error).toMatchObject({ status: 400, message: 'Invalid data sent', body: { ...body, errors: { login: 'Too long' } } });
+  });
+
+  it('gives no submission errors for answers other than a refused value or a duplicate', async () => {
+    const body = { message: 'action prohibited', code: 'forbidden', details: [{ field: 'name', message: 'x' }] };
+    const http: HttpClient = {
+      request: vi.fn(async () => {
+        throw new ApiError(403, body.message, body);
+      }),
+      data: vi.fn(),
+      refresh: vi.fn(),
+    };
+    const fieldErrors = vi.fn(() => ({ name: 'x' }));
+    const error = await createDataProvider(http, { fieldErrors })
+      .update('users', { id: 1, data: {}, previousData: { id: 1 } })
+      .catch((e) => e);
+    expect(error.body).toEqual(body);
+    expect(fieldErrors).not.toHaveBeenCalled();
+  });
 });

@@ -84,15 +84,26 @@ export type AtriumDataProvider = DataProvider & {
   request<T = unknown>(path: string, options?: RequestOptions): Promise<T>;
 };
 
-export function createDataProvider(http: HttpClient, options: { describeError?: (error: unknown) => string } = {}): AtriumDataProvider {
+export interface DataProviderOptions {
+  /** The text react-admin notifies for a failed call. */
+  describeError?: (error: unknown) => string;
+  /** The per-field complaints of a refused save, for the form (react-admin's `body.errors`). */
+  fieldErrors?: (error: unknown) => Record<string, unknown> | undefined;
+}
+
+export function createDataProvider(http: HttpClient, options: DataProviderOptions = {}): AtriumDataProvider {
   // react-admin shows `error.message` as its notification: give it the translated text of the
   // error display rule, keeping status and body for the auth provider and the forms.
   const call = async <T>(path: string, o?: RequestOptions): Promise<T> => {
     try {
       return await http.request<T>(path, o);
     } catch (error) {
-      if (error instanceof ApiError && options.describeError) throw new ApiError(error.status, options.describeError(error), error.body);
-      throw error;
+      if (!(error instanceof ApiError) || (!options.describeError && !options.fieldErrors)) throw error;
+      const message = options.describeError ? options.describeError(error) : error.message;
+      // A refused value (400) or a duplicate (409) belongs to a field of the form.
+      const errors = error.status === 400 || error.status === 409 ? options.fieldErrors?.(error) : undefined;
+      const body = errors && error.body && typeof error.body === 'object' ? { ...error.body, errors } : error.body;
+      throw new ApiError(error.status, message, body);
     }
   };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createI18nProvider } from '../i18n';
-import { errorText, hasTranslation } from './errors';
+import { errorText, formErrors, hasTranslation } from './errors';
 import { ApiError } from './http';
 
 const en = createI18nProvider('en');
@@ -43,5 +43,39 @@ describe('error display rule', () => {
   it('knows which keys exist', () => {
     expect(hasTranslation(t, 'errors.default')).toBe(true);
     expect(hasTranslation(t, 'errors.http.no such thing')).toBe(false);
+  });
+});
+
+describe('form errors from a refused save', () => {
+  const ru = createI18nProvider('ru');
+  const tr = ru.translate as (key: string, options?: Record<string, unknown>) => string;
+  const refused = (details: unknown[]) => new ApiError(400, 'invalid data sent', { message: 'invalid data sent', details });
+
+  it('translates validation keys with their values, and catalogue phrases, per field', () => {
+    const error = refused([
+      { field: 'login', message: 'validation.max_length', params: { length: 64 } },
+      { field: 'email', message: 'e-mail already used' },
+    ]);
+    expect(formErrors(error, t)).toEqual({ login: 'Max length 64 chars', email: 'E-mail already used' });
+    const inRussian = formErrors(error, tr) as Record<string, string>;
+    expect(inRussian.login).toContain('64');
+    expect(inRussian.login).not.toBe('Max length 64 chars');
+  });
+
+  it('nests dotted fields as the form addresses them, keeping the first complaint of a field', () => {
+    const error = refused([
+      { field: 'profile.phone', message: 'validation.phone_international' },
+      { field: 'profile.phone', message: 'validation.required' },
+      { field: 'profile.address', message: 'a phrase nobody translated' },
+    ]);
+    expect(formErrors(error, t)).toEqual({
+      profile: { phone: 'Phone number must be international (+…)', address: 'a phrase nobody translated' },
+    });
+  });
+
+  it('answers nothing without field details, and skips complaints about the whole body', () => {
+    expect(formErrors(new ApiError(400, 'invalid data sent', { message: 'invalid data sent' }), t)).toBeUndefined();
+    expect(formErrors(refused(['users', { entity: 'groups' }]), t)).toBeUndefined();
+    expect(formErrors(refused([{ field: 'body', message: 'validation.unknown_field' }]), t)).toBeUndefined();
   });
 });

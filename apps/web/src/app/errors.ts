@@ -69,3 +69,56 @@ export function reportError(error: unknown, translate: Translate): string {
   console.error(error);
   return errorText(error, translate);
 }
+
+/** One field's complaint in a 400 answer: `{field, message, params?}` (message a `validation.*` key or a phrase). */
+interface FieldDetail {
+  field: string;
+  message: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldDetails(error: unknown): FieldDetail[] {
+  const body = (error as { body?: { details?: unknown } } | null)?.body;
+  const details = (error as { details?: unknown } | null)?.details ?? body?.details;
+  if (!Array.isArray(details)) return [];
+  return details.filter(
+    (d): d is FieldDetail =>
+      !!d && typeof d === 'object' && typeof (d as FieldDetail).field === 'string' && typeof (d as FieldDetail).message === 'string',
+  );
+}
+
+/** A detail's text: a `validation.*` key, else a phrase of the error catalogue, else as the server wrote it. */
+function detailText(d: FieldDetail, translate: Translate): string {
+  if (hasTranslation(translate, d.message)) return translate(d.message, d.params ?? {});
+  const phrase = `errors.http.${d.message.trim().toLowerCase()}`;
+  return hasTranslation(translate, phrase) ? translate(phrase) : d.message;
+}
+
+/**
+ * The server's per-field complaints as react-admin's submission errors (`body.errors`), translated:
+ * a form then marks each field the server refused, beside the notification. Nested names
+ * (`profile.phone`) become nested objects, as react-hook-form addresses them; a field the form does
+ * not have is simply not shown there (the notification still says what went wrong).
+ */
+export function formErrors(error: unknown, translate: Translate): Record<string, unknown> | undefined {
+  const details = fieldDetails(error);
+  if (!details.length) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const d of details) {
+    const path = d.field.split('.').filter(Boolean);
+    if (!path.length || path[0] === 'body') continue;
+    const text = detailText(d, translate);
+    let node = out;
+    for (const [i, part] of path.entries()) {
+      if (i === path.length - 1) {
+        if (node[part] === undefined) node[part] = text;
+      } else {
+        const next = node[part];
+        if (typeof next === 'string') break;
+        node[part] = next ?? {};
+        node = node[part] as Record<string, unknown>;
+      }
+    }
+  }
+  return Object.keys(out).length ? out : undefined;
+}
