@@ -57,6 +57,32 @@ async function names(raw: Record<string, string>): Promise<string[]> {
 }
 const f = (rules: unknown[], match = 'match_all') => ({ filters: JSON.stringify({ match, rules }) });
 
+describe('list engine: number fields', () => {
+  it('compares numbers as numbers (above, below, equals, not_equals), whether sent as numbers or text', async () => {
+    const rows = await t.app.database.db
+      .select({ id: users.id, name: users.name })
+      .from(users)
+      .where(and(eq(users.projectId, projectId), sql`${users.login} LIKE 'l-%'`))
+      .orderBy(users.id);
+    const [first, second, third] = rows;
+    if (!first || !second || !third) throw new Error('fixture users missing');
+    const byName = (list: string[]) => [...list].sort();
+    expect(await names(f([{ field: 'id', operator: 'above', value: first.id }]))).toEqual(byName([second.name, third.name]));
+    expect(await names(f([{ field: 'id', operator: 'below', value: String(third.id) }]))).toEqual(byName([first.name, second.name]));
+    expect(await names(f([{ field: 'id', operator: 'equals', value: String(second.id) }]))).toEqual([second.name]);
+    expect(await names(f([{ field: 'id', operator: 'not_equals', value: second.id }]))).toEqual(byName([first.name, third.name]));
+    // 10 sorts after 9 as a number, though not as text.
+    expect(
+      await names(
+        f([
+          { field: 'id', operator: 'above', value: 9 },
+          { field: 'id', operator: 'below', value: 10 },
+        ]),
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('list engine: operators', () => {
   it.each([
     ['equals text', [{ field: 'name', operator: 'equals', value: 'Anna' }], ['Anna']],

@@ -291,3 +291,27 @@ async function cloneConnection() {
   url.pathname = `/${rows[0]!.db}`;
   return openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
 }
+
+describe('realtime heartbeat', () => {
+  it('pings every socket, keeps those that answer and ends one that stopped answering', async () => {
+    const alive = await connect(base, token);
+    const pinged = new Promise<void>((resolve) => alive.ws.once('ping', () => resolve()));
+    // A client whose network died: it no longer answers pings (ws answers them itself unless told not to).
+    const dead = new WebSocket(`${base}/api/v0/ws?access_token=${token}`, { autoPong: false });
+    await new Promise((resolve, reject) => {
+      dead.once('open', resolve);
+      dead.once('error', reject);
+    });
+    const deadClosed = new Promise<void>((resolve) => dead.once('close', () => resolve()));
+
+    t.app.realtime.beat();
+    await pinged;
+    await new Promise((r) => setTimeout(r, 300)); // the live client's pong comes back
+    t.app.realtime.beat();
+    await deadClosed;
+    expect(dead.readyState).toBe(WebSocket.CLOSED);
+    alive.send({ command: 'ping' });
+    expect((await alive.next((m) => m.event === 'pong')).topic).toBe('system');
+    alive.close();
+  });
+});

@@ -327,7 +327,8 @@ export class RealtimeHub {
     }
   }
 
-  private beat(): void {
+  /** One heartbeat (every HEARTBEAT_MS): ends sockets that did not answer the last ping, pings the rest. */
+  beat(): void {
     for (const c of this.clients) {
       if (!c.alive) {
         c.socket.terminate();
