@@ -1,7 +1,7 @@
 import { ADMIN, Api, expect, makeUser, realtimeSubscribed, signInFromLogin, snapshot, test } from './support/console';
 
 test('a user renames themself; the toolbar and home follow and a reload keeps it', async ({ page, request }) => {
-  const user = await makeUser(await Api.signIn(request, ADMIN));
+  const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: ['can_edit_own_profile'] });
   await signInFromLogin(page, user);
   await page.getByRole('button', { name: 'Profile menu' }).click();
   await page.getByRole('menuitem', { name: 'Profile' }).click();
@@ -22,12 +22,27 @@ test('a user renames themself; the toolbar and home follow and a reload keeps it
 });
 
 test('a wrong phone number is refused in the form, before anything is saved', async ({ page, request }) => {
-  const user = await makeUser(await Api.signIn(request, ADMIN));
+  const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: ['can_edit_own_profile'] });
   await signInFromLogin(page, user);
   await page.goto('/profile');
   await page.getByRole('textbox', { name: 'Phone' }).fill('12345');
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByText('Phone number must be international')).toBeVisible();
+});
+
+test('a user without the right to edit their record sees it read-only and still picks their own formats', async ({ page, request }) => {
+  const user = await makeUser(await Api.signIn(request, ADMIN));
+  await signInFromLogin(page, user);
+  await page.goto('/profile');
+  for (const field of ['Name', 'Address', 'Phone']) await expect(page.getByRole('textbox', { name: field })).toBeDisabled();
+  await expect(page.getByText('Only an administrator can change this')).toHaveCount(3);
+
+  await page.getByRole('combobox', { name: 'Identifier format' }).click();
+  await page.getByRole('option', { name: 'Hexadecimal' }).click();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByText('Done')).toBeVisible();
+  await page.reload();
+  await expect(page.getByRole('combobox', { name: 'Identifier format' })).toHaveText('Hexadecimal');
 });
 
 test('changing the password in the profile: the dialog checks the fields, then the bell tells about it', async ({ page, request }) => {

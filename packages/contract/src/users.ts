@@ -113,6 +113,8 @@ export const UpdateUserBodySchema = z.strictObject({
   login: login.optional(),
   name: userFields.name.optional(),
   domains: userFields.domains.optional(),
+  /** The caller's current password: required when they change their own `email` (the address password recovery mails go to). */
+  password: z.string().min(1).max(1024).optional(),
 });
 export type UpdateUserBody = z.infer<typeof UpdateUserBodySchema>;
 

@@ -241,6 +241,7 @@ export const en = {
     new_password: 'New password',
     confirm_password: 'Repeat the new password',
     generate_password: 'Generate a password',
+    read_only_hint: 'Only an administrator can change this',
   },
   not_found: {
     title: 'Page not found',

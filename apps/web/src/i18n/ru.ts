@@ -240,6 +240,7 @@ export const ru: Messages = {
     new_password: 'Новый пароль',
     confirm_password: 'Повторите новый пароль',
     generate_password: 'Сгенерировать пароль',
+    read_only_hint: 'Изменить может только администратор',
   },
   not_found: {
     title: 'Страница не найдена',

@@ -19,11 +19,13 @@ import {
 import { PROFILE_KEY } from '../app/authProvider';
 import { http } from '../app/http';
 import { FormDialog } from '../app/kit/FormDialog';
+import { useActions } from '../app/kit/useActions';
 import { useSessionData } from '../app/SessionContext';
 import { useAlert } from '../app/useAlert';
-import { emptyToNull, internationalPhone, matchesField, maxLength, minLength, required } from '../app/validators';
+import { internationalPhone, matchesField, maxLength, minLength, required } from '../app/validators';
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
+import { mayEditOwnRecord, type ProfileForm, profileBody, toForm } from './profileForm';
 
 const timeZones = (): { id: string; name: string }[] => {
   try {
@@ -32,27 +34,6 @@ const timeZones = (): { id: string; name: string }[] => {
     return [{ id: 'UTC', name: 'UTC' }];
   }
 };
-
-interface ProfileForm {
-  name: string;
-  locale: string;
-  address: string | null;
-  phone: string | null;
-  time_zone: string | null;
-  time_format: string | null;
-  identifier_format: string;
-}
-
-const toForm = (p: Profile): ProfileForm & { id: number } => ({
-  id: p.id,
-  name: p.name,
-  locale: p.locale,
-  address: p.profile.address,
-  phone: p.profile.phone,
-  time_zone: p.profile.time_zone,
-  time_format: p.profile.time_format,
-  identifier_format: p.profile.identifier_format,
-});
 
 function ChangePassword() {
   const translate = useTranslate();
@@ -110,22 +91,13 @@ export function ProfilePage() {
   const queryClient = useQueryClient();
   const { profile } = useSessionData();
   const [, setLocale] = useLocaleState();
+  const { permissions, me } = useActions();
+  // Name and contacts are the person's record (the server's rule); language and formats are their own choice.
+  const recordEditable = mayEditOwnRecord(permissions, me);
+  // Read-only fields are neither sent nor checked: a stored value never blocks saving the rest.
+  const readOnlyHint = recordEditable ? undefined : translate('profile.read_only_hint');
   const save = useMutation({
-    mutationFn: (v: ProfileForm) =>
-      http.data<Profile>('/profile', {
-        method: 'PATCH',
-        body: {
-          name: v.name.trim(),
-          locale: v.locale,
-          profile: {
-            address: emptyToNull(v.address?.trim() ?? null),
-            phone: emptyToNull(v.phone?.replace(/[\s\-()]/g, '') ?? null),
-            time_zone: emptyToNull(v.time_zone),
-            time_format: emptyToNull(v.time_format),
-            identifier_format: v.identifier_format,
-          },
-        },
-      }),
+    mutationFn: (v: ProfileForm) => http.data<Profile>('/profile', { method: 'PATCH', body: profileBody(v, recordEditable) }),
     onSuccess: (updated, v) => {
       queryClient.setQueryData(PROFILE_KEY, updated);
       alert.done();
@@ -167,7 +139,14 @@ export function ProfilePage() {
                 <Typography variant="subtitle1" gutterBottom>
                   {translate('profile.main')}
                 </Typography>
-                <TextInput source="name" label={translate('profile.name')} validate={[required, maxLength(255)]} fullWidth />
+                <TextInput
+                  source="name"
+                  label={translate('profile.name')}
+                  validate={recordEditable ? [required, maxLength(255)] : undefined}
+                  disabled={!recordEditable}
+                  helperText={readOnlyHint}
+                  fullWidth
+                />
                 <SelectInput
                   source="locale"
                   label={translate('profile.locale')}
@@ -179,8 +158,22 @@ export function ProfilePage() {
                 <Typography variant="subtitle1" gutterBottom>
                   {translate('profile.contacts')}
                 </Typography>
-                <TextInput source="address" label={translate('profile.address')} validate={maxLength(255)} fullWidth />
-                <TextInput source="phone" label={translate('profile.phone')} validate={[internationalPhone, maxLength(32)]} fullWidth />
+                <TextInput
+                  source="address"
+                  label={translate('profile.address')}
+                  validate={recordEditable ? maxLength(255) : undefined}
+                  disabled={!recordEditable}
+                  helperText={readOnlyHint}
+                  fullWidth
+                />
+                <TextInput
+                  source="phone"
+                  label={translate('profile.phone')}
+                  validate={recordEditable ? [internationalPhone, maxLength(32)] : undefined}
+                  disabled={!recordEditable}
+                  helperText={readOnlyHint}
+                  fullWidth
+                />
                 <AutocompleteInput source="time_zone" label={translate('profile.time_zone')} choices={timeZones()} fullWidth />
                 <SelectInput
                   source="time_format"

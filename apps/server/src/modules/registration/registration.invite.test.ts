@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { login } from '../../../test/helpers.js';
@@ -62,7 +62,13 @@ describe('registration by invitation', () => {
       .select()
       .from(auditEvents)
       .where(eq(auditEvents.entityId, String(u.id)));
-    expect(audit.map((a) => a.action)).toEqual(expect.arrayContaining(['send_invite', 'accept_invite']));
+    // The entity is named as everywhere else in the audit log (users.service, profile.service): `user`.
+    expect(audit.map((a) => [a.entity, a.action])).toEqual(
+      expect.arrayContaining([
+        ['user', 'send_invite'],
+        ['user', 'accept_invite'],
+      ]),
+    );
   });
 
   it('uses a link once', async () => {
@@ -189,6 +195,11 @@ describe('password recovery', () => {
     await login(bed.t.app, u.login, 'recovered-pass-1');
     expect((await bed.call('POST', '/login', { login: u.login, password: u.password })).statusCode).toBe(401);
     expect((await bed.call('POST', '/refresh', { token: refresh })).statusCode).toBe(401);
+    const audit = await db()
+      .select({ entity: auditEvents.entity })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.entityId, String(u.id)), eq(auditEvents.action, 'reset_password')));
+    expect(audit).toEqual([{ entity: 'user' }]);
   });
 
   it('answers the same for an unknown address and sends nothing', async () => {

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { loginFailures, refreshTokens } from '../auth/auth.table.js';
 import { groups } from '../groups/groups.table.js';
@@ -240,12 +240,11 @@ export class RegistrationRepository {
     return row?.failures ?? 1;
   }
 
-  /** Events counted for `key` in the current window. */
-  async hits(key: string, windowSeconds: number): Promise<number> {
-    const [row] = await this.db
-      .select({ failures: loginFailures.failures })
-      .from(loginFailures)
-      .where(and(eq(loginFailures.key, key), gt(loginFailures.windowStart, sql`now() - make_interval(secs => ${windowSeconds})`)));
-    return row?.failures ?? 0;
+  /** Takes back one event counted for `key` (one that turned out not to count). */
+  async unhit(key: string): Promise<void> {
+    await this.db
+      .update(loginFailures)
+      .set({ failures: sql`greatest(${loginFailures.failures} - 1, 0)` })
+      .where(eq(loginFailures.key, key));
   }
 }

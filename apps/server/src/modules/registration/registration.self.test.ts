@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { client, login } from '../../../test/helpers.js';
 import {
@@ -10,6 +10,7 @@ import {
   type RegistrationTestbed,
   registrationTestbed,
 } from '../../../test/registration-setup.js';
+import { auditEvents } from '../audit/audit.table.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from '../users/users.table.js';
@@ -81,6 +82,23 @@ describe('self-registration with an e-mailed code', () => {
     const token = await login(bed.t.app, b.user_email, b.user_password);
     const profile = await client(bed.t.app, token).get('/profile');
     expect(profile.json().data).toMatchObject({ login: b.user_email, role: { name: 'Private client' } });
+  });
+
+  it('audits the new group and account under the entity names the rest of the log uses', async () => {
+    const { code } = await register();
+    const account = (await bed.call('POST', '/email/confirm', { code })).json().data;
+    const [membership] = await db().select().from(userGroups).where(eq(userGroups.userId, account.id));
+    const rows = await db()
+      .select({ entity: auditEvents.entity, entityId: auditEvents.entityId, action: auditEvents.action })
+      .from(auditEvents)
+      .where(eq(auditEvents.userId, account.id));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { entity: 'group', entityId: String(membership!.groupId), action: 'create' },
+        { entity: 'user', entityId: String(account.id), action: 'register' },
+      ]),
+    );
+    expect(rows.filter((r) => r.entity === 'users' || r.entity === 'groups')).toEqual([]);
   });
 
   it('confirms through the mailed link (POST /registration/confirm) too', async () => {
@@ -263,6 +281,36 @@ describe('self-registration with an e-mailed code', () => {
     expect((await bed.call('POST', '/email/confirm', { code })).statusCode).toBe(200);
   });
 
+  it('lets no more than the limit of parallel wrong codes from one address be checked', async () => {
+    const ip = freshIp();
+    // PGlite runs one query at a time; a slower check lets the attempts overlap as on a pooled PostgreSQL.
+    const database = db();
+    const transaction = database.transaction.bind(database);
+    const slow = vi.spyOn(database, 'transaction').mockImplementation(async (run, config) => {
+      await new Promise((r) => setTimeout(r, 50));
+      return transaction(run, config);
+    });
+    let statuses: number[];
+    try {
+      const attempts = Array.from({ length: 60 }, (_, i) => bed.call('POST', '/email/confirm', { code: `RACE${i}` }, { ip }));
+      statuses = (await Promise.all(attempts)).map((r) => r.statusCode);
+    } finally {
+      slow.mockRestore();
+    }
+    expect(statuses.filter((s) => s === 400).length).toBeLessThanOrEqual(20);
+    expect(statuses.filter((s) => s !== 400).every((s) => s === 429)).toBe(true);
+    const { code } = await register();
+    expect((await bed.call('POST', '/email/confirm', { code }, { ip })).statusCode).toBe(429);
+  });
+
+  it('a right secret does not use up the attempts of its address', async () => {
+    const ip = freshIp();
+    const { pending } = await register();
+    for (let i = 0; i < 25; i++) {
+      expect((await bed.call('GET', `/registration/self/code/${pending.token}`, undefined, { ip })).statusCode).toBe(200);
+    }
+  });
+
   it('limits registrations per e-mail', async () => {
     const email = 'spam@example.test';
     for (let i = 0; i < 3; i++) expect((await bed.call('POST', '/registration/self', body({ user_email: email }))).statusCode).toBe(200);
@@ -325,6 +373,11 @@ describe('simple registration', () => {
       role: { name: 'Private client' },
       domains: [{ id: bed.t.project.rootGroupId }],
     });
+    const audit = await db()
+      .select({ entity: auditEvents.entity })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.entityId, String(res.json().data.id)), eq(auditEvents.action, 'register')));
+    expect(audit).toEqual([{ entity: 'user' }]);
   });
 
   it('keeps a login that is an e-mail as the e-mail', async () => {

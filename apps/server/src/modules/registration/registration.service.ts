@@ -99,14 +99,19 @@ export class RegistrationService {
   /** Runs a call that checks a mailed secret; wrong secrets count against the caller's IP. */
   private async withSecret<T>(ctx: PublicContext, run: () => Promise<T>): Promise<T> {
     const key = `reg:secret:${ctx.ip}`;
-    if ((await this.repo.hits(key, FAILED_SECRETS_PER_IP.windowSeconds)) >= FAILED_SECRETS_PER_IP.max) {
+    // Counted before the check, in one statement: parallel guesses cannot all read a count none of
+    // them has added to yet. A call that turns out not to be a wrong secret gives its attempt back.
+    if ((await this.repo.hit(key, FAILED_SECRETS_PER_IP.windowSeconds)) > FAILED_SECRETS_PER_IP.max) {
       throw new AppError('too_many_attempts');
     }
+    let wrongSecret = false;
     try {
       return await run();
     } catch (e) {
-      if (e instanceof AppError && SECRET_ERRORS.has(e.code)) await this.repo.hit(key, FAILED_SECRETS_PER_IP.windowSeconds);
+      wrongSecret = e instanceof AppError && SECRET_ERRORS.has(e.code);
       throw e;
+    } finally {
+      if (!wrongSecret) await this.repo.unhit(key);
     }
   }
 
@@ -155,7 +160,7 @@ export class RegistrationService {
         tx,
         { ...ctx, actor: { userId: id, projectId: project.id } },
         {
-          entity: 'users',
+          entity: 'user',
           entityId: id,
           action: 'register',
           after: { login: body.login, name: body.name, email, role_id: roleId, group_id: root.id },
@@ -336,13 +341,13 @@ export class RegistrationService {
         await this.repo.markUsed(tx, registration.tokenHash);
         const actx = { ...ctx, actor: { userId: id, projectId } };
         await recordAudit(tx, actx, {
-          entity: 'groups',
+          entity: 'group',
           entityId: groupId,
           action: 'create',
           after: { name: p.object_name, parent_id: root.id },
         });
         await recordAudit(tx, actx, {
-          entity: 'users',
+          entity: 'user',
           entityId: id,
           action: 'register',
           after: { login: p.email, name: p.name, role_id: roleId, group_id: groupId },
@@ -378,7 +383,7 @@ export class RegistrationService {
         expiresAt,
       });
       await this.repo.markInvited(tx, user.id);
-      await recordAudit(tx, ctx, { entity: 'users', entityId: user.id, action: 'send_invite', after: { email } });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: user.id, action: 'send_invite', after: { email } });
       return this.mailer.queue(tx, {
         projectId: user.projectId,
         to: email,
@@ -431,7 +436,7 @@ export class RegistrationService {
           tx,
           { ...ctx, actor: { userId: user.id, projectId: user.projectId } },
           {
-            entity: 'users',
+            entity: 'user',
             entityId: user.id,
             action: 'accept_invite',
           },
@@ -500,7 +505,7 @@ export class RegistrationService {
           tx,
           { ...ctx, actor: { userId: user.id, projectId: user.projectId } },
           {
-            entity: 'users',
+            entity: 'user',
             entityId: user.id,
             action: 'reset_password',
           },

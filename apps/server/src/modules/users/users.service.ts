@@ -10,14 +10,15 @@ import {
   type User,
   type UserProfile,
   type UserRoleChanged,
+  VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import { scopeOf } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
-import { hashPassword } from '../../core/auth/password.js';
+import { hashPassword, verifyPassword } from '../../core/auth/password.js';
 import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
-import { AppError, notFound, prohibited } from '../../core/errors.js';
+import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
@@ -42,6 +43,7 @@ const DEFAULT_PROFILE: UserProfile = {
   identifier_format: DEFAULT_IDENTIFIER_FORMAT,
   time_format: null,
 };
+const empty = (v: unknown) => (v === undefined || v === '' ? null : v);
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 /** Fields a user may change on their own record without an edit permission over them. */
 const ADMIN_FIELDS = ['login', 'role', 'domains', 'is_group_admin', 'license_info', 'elevator_access_disabled'] as const;
@@ -190,6 +192,13 @@ export class UsersService {
       if (changed.length) throw prohibited(changed.map((field) => ({ field, message: 'only an administrator may change this field' })));
     }
     this.assertLicenseEdit(actor, body);
+    // One's own e-mail is where password recovery mails go: as on PATCH /profile, a borrowed access
+    // token alone must not move it. Someone else's e-mail is the edit permission's to change.
+    if (self && body.email !== undefined && empty(body.email) !== empty(before.email)) {
+      if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
+      if (!(before.passwordHash && (await verifyPassword(before.passwordHash, body.password))))
+        throw new AppError('wrong_old_password', [{ field: 'password', message: 'wrong old password' }]);
+    }
     await this.assertUnique(actor, body.login, body.email, id);
     if (body.role !== undefined && body.role !== before.roleId && body.role !== null) await this.roles.assertAssignable(actor, body.role);
     if (body.domains) {
@@ -200,6 +209,7 @@ export class UsersService {
       if (self && removed.length) await this.assertKeepsTopGroups(id, removed);
     }
     const profile = body.profile ? { ...(before.profile as object), ...body.profile } : undefined;
+    const { password: _omit, ...after } = body;
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, {
         ...(body.login !== undefined ? { login: body.login } : {}),
@@ -213,7 +223,7 @@ export class UsersService {
         ...(profile ? { profile } : {}),
       });
       if (body.domains) await this.repo.setGroups(tx, id, body.domains);
-      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after: body });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after });
     });
     // Once committed: the user's console reloads its profile and reads the new role.
     if (body.role !== undefined && body.role !== before.roleId) {
@@ -255,12 +265,16 @@ export class UsersService {
     return u;
   }
 
-  /** An administrator sets another user's password; one's own goes through /profile/password with the old one. */
+  /**
+   * An administrator sets another user's password; one's own goes through /profile/password with the
+   * old one. Every sign-in of the user ends with the old password (a stolen refresh token, a lost device).
+   */
   async setPassword(ctx: RequestContext, id: number, password: string): Promise<void> {
     await this.editable(ctx.actor, id, false);
     const passwordHash = await hashPassword(password);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { passwordHash });
+      await this.repo.revokeSessions(tx, id);
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'password' });
     });
   }
