@@ -193,7 +193,12 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    // Signed-out calls (sign-in, registration, public settings) say so: no bearer token needed.
+    transform: (args) => {
+      const out = jsonSchemaTransform(args);
+      const isPublic = (args.route.config as { public?: boolean } | undefined)?.public;
+      return isPublic ? { ...out, schema: { ...out.schema, security: [] } } : out;
+    },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });

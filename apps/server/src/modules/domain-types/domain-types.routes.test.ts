@@ -36,6 +36,10 @@ describe('domain types', () => {
     expect((await tree.admin.get(`/domain-types/${id}`)).json().data.domains).toEqual([g.json().data.id]);
     expect((await tree.admin.get('/domain-types?with=domains&sort=-type&size=1')).json().data[0].domains).toEqual([g.json().data.id]);
     expect((await tree.admin.patch(`/domain-types/${id}`, { name: 'Car park' })).json().data.name).toBe('Car park');
+    // An empty PATCH changes nothing and answers the type as it is.
+    const empty = await tree.admin.patch(`/domain-types/${id}`, {});
+    expect(empty.statusCode).toBe(200);
+    expect(empty.json().data).toMatchObject({ id, type: 10, name: 'Car park' });
     const codeChange = await tree.admin.patch(`/domain-types/${id}`, { type: 11 });
     expect(codeChange.statusCode).toBe(400);
     const inUse = await tree.admin.delete(`/domain-types/${id}`);

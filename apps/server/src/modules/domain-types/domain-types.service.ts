@@ -72,12 +72,15 @@ export class DomainTypesService {
       throw new AppError('cannot_perform_action', [{ field: 'type', message: 'the type of groups in use cannot change' }]);
     }
     await this.check(ctx.actor, body, id);
+    const changes = {
+      ...(body.type !== undefined ? { type: body.type } : {}),
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      ...(body.domain_id !== undefined ? { domainId: body.domain_id } : {}),
+    };
+    // Nothing to change (an empty PATCH): the type as it is, and nothing to audit.
+    if (!Object.keys(changes).length) return this.get(ctx.actor, id);
     await this.db.transaction(async (tx) => {
-      await this.repo.update(tx, id, {
-        ...(body.type !== undefined ? { type: body.type } : {}),
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.domain_id !== undefined ? { domainId: body.domain_id } : {}),
-      });
+      await this.repo.update(tx, id, changes);
       await recordAudit(tx, ctx, { entity: 'domain_type', entityId: id, action: 'update', before: toDomainType(before), after: body });
     });
     return this.get(ctx.actor, id);
