@@ -355,6 +355,7 @@ export const en = {
       'action prohibited': 'Action prohibited',
       "can't perform action": "Can't perform action",
       'value not unique': 'Value must be unique',
+      'value must be unique': 'Value must be unique',
       'wrong file body': 'The file is damaged or empty',
       'invalid file': 'Invalid file',
       'file too large': 'The file is too large',

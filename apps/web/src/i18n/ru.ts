@@ -355,6 +355,7 @@ export const ru: Messages = {
       'action prohibited': 'Действие запрещено',
       "can't perform action": 'Невозможно выполнить действие',
       'value not unique': 'Значение должно быть уникальным',
+      'value must be unique': 'Значение должно быть уникальным',
       'wrong file body': 'Файл повреждён или пуст',
       'invalid file': 'Неверный файл',
       'file too large': 'Файл слишком большой',
