@@ -65,3 +65,25 @@ test('what is typed into a new role at once stays when the assignable roles pick
   await expect(form.getByRole('textbox', { name: 'Name', exact: true })).toHaveValue('Typed at once');
   await expect(form.getByRole('textbox', { name: 'Description' })).toHaveValue('Typed before the choices came');
 });
+
+test('a login the server finds taken is marked on its field, in the console language', async ({ page }) => {
+  await signInFromLogin(page, ADMIN);
+  await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();
+  await page.getByRole('link', { name: 'Create' }).click();
+  const form = createForm(page);
+  const login = form.getByRole('textbox', { name: 'Login', exact: true });
+  await login.fill(ADMIN.login);
+  await form.getByRole('textbox', { name: 'Name', exact: true }).fill('Second Admin');
+  await form.getByRole('textbox', { name: 'E-mail' }).fill('second-admin@e2e.example');
+  await form.getByRole('combobox', { name: 'Groups' }).click();
+  await page.getByRole('option', { name: 'Site', exact: true }).click();
+  await page.keyboard.press('Escape');
+  await form.getByRole('button', { name: 'Save' }).click();
+
+  // The server's refusal (409, details on `login`) lands on the field itself.
+  await expect(form.getByText('Value must be unique')).toBeVisible();
+  await expect(login).toHaveAttribute('aria-invalid', 'true');
+  await expect(page).toHaveURL(/\/users\/add|\/users\/create/);
+  await login.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: 'screenshots/user-create-login-taken.png' });
+});
