@@ -23,9 +23,9 @@ class FakeSocket implements SocketLike {
     this.readyState = 1;
     this.onopen?.({});
   }
-  drop() {
+  drop(code?: number) {
     this.readyState = 3;
-    this.onclose?.({});
+    this.onclose?.(code === undefined ? {} : { code });
   }
 }
 
@@ -97,6 +97,54 @@ describe('realtime client', () => {
     client.start();
     (FakeSocket.all[0] as FakeSocket).drop();
     expect(onRejected).toHaveBeenCalledOnce();
+  });
+
+  it('renews the sign-in and reconnects at once when the server ends the socket because its token expired', async () => {
+    let token = 'old';
+    const onRejected = vi.fn(async () => {
+      token = 'new';
+    });
+    const onReconnected = vi.fn();
+    const { client } = make({ onRejected, onReconnected, url: () => `ws://x/api/v0/ws?access_token=${token}` });
+    client.subscribe('private-user.1');
+    client.start();
+    (FakeSocket.all[0] as FakeSocket).open();
+    expect(onReconnected).not.toHaveBeenCalled();
+    (FakeSocket.all[0] as FakeSocket).drop(4001);
+    expect(onRejected).toHaveBeenCalledOnce();
+    await vi.advanceTimersByTimeAsync(0);
+    // No 4 s wait: the new socket carries the renewed token.
+    expect(FakeSocket.all).toHaveLength(2);
+    expect((FakeSocket.all[1] as FakeSocket).url).toBe('ws://x/api/v0/ws?access_token=new');
+    (FakeSocket.all[1] as FakeSocket).open();
+    expect((FakeSocket.all[1] as FakeSocket).sent).toEqual([{ command: 'subscribe', topic: 'private-user.1' }]);
+    expect(onReconnected).toHaveBeenCalledOnce();
+  });
+
+  it('asks to renew when the server ends the session, and waits for the next check when renewing fails', async () => {
+    const onRejected = vi.fn(async () => {
+      throw new Error('refresh refused');
+    });
+    const { client } = make({ onRejected });
+    client.start();
+    (FakeSocket.all[0] as FakeSocket).open();
+    (FakeSocket.all[0] as FakeSocket).drop(4003);
+    expect(onRejected).toHaveBeenCalledOnce();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(FakeSocket.all).toHaveLength(1);
+  });
+
+  it('does not renew when a connection that was open is simply lost, and reports the reconnection', () => {
+    const onRejected = vi.fn();
+    const onReconnected = vi.fn();
+    const { client } = make({ onRejected, onReconnected });
+    client.start();
+    (FakeSocket.all[0] as FakeSocket).open();
+    (FakeSocket.all[0] as FakeSocket).drop(1006);
+    expect(onRejected).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(4000);
+    (FakeSocket.all[1] as FakeSocket).open();
+    expect(onReconnected).toHaveBeenCalledOnce();
   });
 
   it('builds the socket URL on the page origin', () => {

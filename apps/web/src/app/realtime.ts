@@ -1,4 +1,4 @@
-import { REALTIME_RECONNECT_MS, type ServerMessage } from '@atrium/contract';
+import { REALTIME_CLOSE, REALTIME_RECONNECT_MS, type ServerMessage } from '@atrium/contract';
 
 export type RealtimeState = 'connecting' | 'connected' | 'disconnected';
 
@@ -18,8 +18,14 @@ export interface RealtimeOptions {
   url: () => string | null;
   onMessage: (message: ServerMessage) => void;
   onStateChange?: (state: RealtimeState) => void;
-  /** Called when a connection closes before it ever opened (the token may have expired). */
-  onRejected?: () => void;
+  /**
+   * Called when a connection closes before it ever opened (the token may have expired), or when the
+   * server ends it because its sign-in is over (token expired, session ended): renew the sign-in.
+   * When it answers a promise, the client reconnects as soon as it settles instead of at the next check.
+   */
+  onRejected?: () => void | Promise<unknown>;
+  /** Called when a connection opens again after one was lost: events meanwhile were missed. */
+  onReconnected?: () => void;
   createSocket?: (url: string) => SocketLike;
   retryMs?: number;
 }
@@ -36,6 +42,8 @@ export class RealtimeClient {
   private readonly topics = new Set<string>();
   private wanted = false;
   private opened = false;
+  /** A connection was open before: the next open is a reconnection. */
+  private everOpened = false;
   state: RealtimeState = 'disconnected';
 
   constructor(private readonly options: RealtimeOptions) {}
@@ -100,6 +108,8 @@ export class RealtimeClient {
       this.opened = true;
       this.setState('connected');
       for (const topic of this.topics) socket.send(JSON.stringify({ command: 'subscribe', topic }));
+      if (this.everOpened) this.options.onReconnected?.();
+      this.everOpened = true;
     };
     socket.onmessage = (ev) => {
       if (typeof ev.data !== 'string') return;
@@ -111,11 +121,20 @@ export class RealtimeClient {
       }
     };
     socket.onerror = () => {};
-    socket.onclose = () => {
+    socket.onclose = (ev) => {
       if (this.socket !== socket) return;
       this.socket = null;
-      if (!this.opened) this.options.onRejected?.();
+      const code = (ev as { code?: unknown } | null)?.code;
+      const ended = code === REALTIME_CLOSE.tokenExpired.code || code === REALTIME_CLOSE.sessionEnded.code;
       this.setState('disconnected');
+      if (!this.opened || ended) {
+        const renewed = this.options.onRejected?.();
+        if (renewed) {
+          // The server ended the sign-in: reconnect with the renewed token at once, not 4 s later.
+          const next = ended ? () => this.connect() : () => undefined;
+          void Promise.resolve(renewed).then(next, () => undefined);
+        }
+      }
     };
   }
 }

@@ -35,8 +35,11 @@ export function RealtimeBridge() {
           if (m.topic === topics.user(profile.id) || changed === undefined || changed === roleId.current) void reload.current();
         }
       },
-      // A refused upgrade usually means an expired token: renew it before the next attempt.
-      onRejected: () => void http.refresh(),
+      // A refused upgrade usually means an expired token, and the server ends a socket when its
+      // token expires or its sign-in ends: renew it (a sign-in that is over ends the session here).
+      onRejected: () => http.refresh(),
+      // Notifications may have arrived while the channel was down.
+      onReconnected: refreshUnread,
     });
     client.subscribe(topics.user(profile.id));
     client.subscribe(APP_CHANGES_TOPIC);
