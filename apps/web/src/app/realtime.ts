@@ -23,7 +23,7 @@ export interface RealtimeOptions {
    * server ends it because its sign-in is over (token expired, session ended): renew the sign-in.
    * When it answers a promise, the client reconnects as soon as it settles instead of at the next check.
    */
-  onRejected?: () => void | Promise<unknown>;
+  onRejected?: () => unknown;
   /** Called when a connection opens again after one was lost: events meanwhile were missed. */
   onReconnected?: () => void;
   createSocket?: (url: string) => SocketLike;

@@ -3,14 +3,14 @@ import MailIcon from '@mui/icons-material/ForwardToInbox';
 import KeyIcon from '@mui/icons-material/Key';
 import PhoneIphoneIcon from '@mui/icons-material/PhoneIphone';
 import { Button, Chip, Stack } from '@mui/material';
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import { TopToolbar, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
-import { patchTransform } from '../../app/kit/patch';
 import { EditPage } from '../../app/kit/RecordPage';
+import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { useUserAccess } from './access';
-import { userBody } from './transform';
+import { userPatch } from './transform';
 import { ChangePasswordDialog, MobileClientsDialog, UserAvatar } from './UserDialogs';
 import { UserForm } from './UserForm';
 
@@ -83,9 +83,13 @@ function UserHeader() {
   );
 }
 
-const transform = patchTransform((values) => userBody(values, 'edit'));
-
 export function UserEdit() {
+  const { me } = useActions();
+  const transform = useCallback(
+    (values: Record<string, unknown>, options?: { previousData?: Record<string, unknown> }) =>
+      userPatch(values, options?.previousData, me.userId),
+    [me.userId],
+  );
   return (
     <EditPage
       title={<UserTitle />}

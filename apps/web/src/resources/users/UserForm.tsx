@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import {
   BooleanInput,
   DeleteWithConfirmButton,
+  FormDataConsumer,
   PasswordInput,
   SaveButton,
   SelectInput,
@@ -16,8 +17,10 @@ import {
 import { GroupsInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useAvailableRoles } from '../../app/kit/StructureDialogs';
+import { useActions } from '../../app/kit/useActions';
 import { email, internationalPhone, maxLength, minLength, PASSWORD_MIN_LENGTH, required, usernameRequired } from '../../app/validators';
 import { useUserAccess } from './access';
+import { changesOwnEmail } from './transform';
 
 const Grid = ({ children }: { children: ReactNode }) => (
   <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>{children}</Box>
@@ -42,11 +45,37 @@ const loginChars = (value: unknown) =>
     : { message: 'validation.alphanumeric_dash_underscore', args: {} };
 
 /**
+ * The signed-in user's current password, asked for (and sent) only while they change their own
+ * e-mail on their own record: the server wants it then. Someone else's e-mail needs none.
+ */
+function CurrentPasswordInput() {
+  const record = useRecordContext<User>();
+  const { me } = useActions();
+  return (
+    <FormDataConsumer>
+      {({ formData }) =>
+        changesOwnEmail(formData.email, record, me.userId) ? (
+          <PasswordInput
+            source="password"
+            label="users.current_password"
+            helperText="users.current_password_hint"
+            validate={required}
+            autoComplete="current-password"
+            // Hidden again, the field forgets what was typed: it shows empty each time it appears.
+            shouldUnregister
+          />
+        ) : null
+      }
+    </FormDataConsumer>
+  );
+}
+
+/**
  * The user form of create and edit: account, role (only roles the signed-in user may assign, plus the
  * user's current one), at least one group, group-admin flag, contacts and formats. On edit it follows
  * the action rules and the user's can_edit / can_delete: read-only without an edit permission over
  * the user; on one's own record with edit-own-profile, the administrator's fields (login, role,
- * groups, flags) are read-only; delete when allowed.
+ * groups, flags) are read-only; delete when allowed. Changing one's own e-mail asks for the current password.
  */
 export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: ReactNode }) {
   const translate = useTranslate();
@@ -94,7 +123,9 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
         <TextInput source="description" validate={maxLength(1000)} />
         {mode === 'create' ? (
           <PasswordInput source="password" validate={minLength(PASSWORD_MIN_LENGTH)} autoComplete="new-password" />
-        ) : null}
+        ) : (
+          <CurrentPasswordInput />
+        )}
       </Grid>
       {mode === 'create' ? <BooleanInput source="send_registration_link" /> : null}
 

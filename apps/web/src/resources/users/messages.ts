@@ -54,6 +54,8 @@ export const en = {
       delete: 'Delete user',
     },
     delete_confirm: 'Delete the user %{name}?',
+    current_password: 'Current password',
+    current_password_hint: 'Needed to change your own e-mail',
     password: {
       title: 'Change the password of %{name}',
       new_password: 'New password',
@@ -136,6 +138,8 @@ export const ru: typeof en = {
       delete: 'Удалить пользователя',
     },
     delete_confirm: 'Удалить пользователя %{name}?',
+    current_password: 'Текущий пароль',
+    current_password_hint: 'Нужен, чтобы изменить свой e-mail',
     password: {
       title: 'Смена пароля: %{name}',
       new_password: 'Новый пароль',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { profileBody, userBody } from './transform';
+import { changesOwnEmail, profileBody, userBody, userPatch } from './transform';
 
 describe('user form transform', () => {
   const record = {
@@ -53,5 +53,40 @@ describe('user form transform', () => {
   it('keeps only the profile keys the form had', () => {
     expect(profileBody({ time_zone: 'Europe/Paris' })).toEqual({ time_zone: 'Europe/Paris' });
     expect(profileBody(null)).toEqual({});
+  });
+
+  describe('the current password of an e-mail change', () => {
+    const ME = 7;
+    const mine = { id: ME, login: 'ann', name: 'Ann', email: 'ann@example.com', domains: [4] };
+    const theirs = { ...mine, id: 8, login: 'bob', name: 'Bob' };
+
+    it('goes with a change of one’s own e-mail, as typed', () => {
+      expect(userPatch({ ...mine, email: ' new@example.com ', password: ' secret ' }, mine, ME)).toEqual({
+        email: 'new@example.com',
+        password: ' secret ',
+      });
+      expect(userPatch({ ...mine, email: '', password: 'secret' }, mine, ME)).toEqual({ email: null, password: 'secret' });
+    });
+
+    it('never goes with someone else’s e-mail', () => {
+      expect(userPatch({ ...theirs, email: 'moved@example.com', password: 'secret' }, theirs, ME)).toEqual({ email: 'moved@example.com' });
+    });
+
+    it('never goes when one’s own e-mail stays the same', () => {
+      expect(userPatch({ ...mine, name: 'Ann B', email: ' ann@example.com ', password: 'secret' }, mine, ME)).toEqual({ name: 'Ann B' });
+      expect(userPatch({ ...mine, email: null, password: 'secret' }, { ...mine, email: '' }, ME)).toEqual({});
+    });
+
+    it('is not sent empty: the field asks for it first, the server answers "required" otherwise', () => {
+      expect(userPatch({ ...mine, email: 'new@example.com', password: '' }, mine, ME)).toEqual({ email: 'new@example.com' });
+    });
+
+    it('is asked for only on one’s own record with a changed e-mail', () => {
+      expect(changesOwnEmail('new@example.com', mine, ME)).toBe(true);
+      expect(changesOwnEmail('new@example.com', theirs, ME)).toBe(false);
+      expect(changesOwnEmail(' ann@example.com', mine, ME)).toBe(false);
+      expect(changesOwnEmail('', { id: ME, email: null }, ME)).toBe(false);
+      expect(changesOwnEmail('new@example.com', undefined, ME)).toBe(false);
+    });
   });
 });

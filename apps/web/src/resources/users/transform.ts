@@ -1,4 +1,5 @@
 import { emptyToNull, IDENTIFIER_FORMATS, TIME_FORMATS } from '@atrium/contract';
+import { patchOf } from '../../app/kit/patch';
 
 const PROFILE_TEXT = ['address', 'phone', 'country_code', 'time_zone'] as const;
 
@@ -46,5 +47,29 @@ export function userBody(values: Record<string, unknown>, mode: 'create' | 'edit
     const password = text(values.password);
     if (password) body.password = password;
   }
+  return body;
+}
+
+/**
+ * True when `email` (a form value) differs from the e-mail of `record` and `record` is the signed-in
+ * user's own: the server then wants their current password (recovery mails go to that address).
+ * Blank and absent compare alike, as the server compares them.
+ */
+export function changesOwnEmail(email: unknown, record: { id?: unknown; email?: unknown } | undefined, selfId: number): boolean {
+  return !!record && Number(record.id) === selfId && text(email) !== text(record.email);
+}
+
+/**
+ * The PATCH of the edit form over `previous` (the loaded record): only what changed, and the current
+ * password as typed only when the signed-in user changes their own e-mail; never otherwise.
+ */
+export function userPatch(
+  values: Record<string, unknown>,
+  previous: Record<string, unknown> | undefined,
+  selfId: number,
+): Record<string, unknown> {
+  const body = patchOf(userBody(values, 'edit'), previous ? userBody(previous, 'edit') : undefined);
+  const password = typeof values.password === 'string' ? values.password : '';
+  if (password && changesOwnEmail(values.email, previous, selfId)) body.password = password;
   return body;
 }
