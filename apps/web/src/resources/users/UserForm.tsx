@@ -61,6 +61,8 @@ function CurrentPasswordInput() {
             helperText="users.current_password_hint"
             validate={required}
             autoComplete="current-password"
+            // react-admin's PasswordInput is small by default; the fields beside it are not.
+            size="medium"
             // Hidden again, the field forgets what was typed: it shows empty each time it appears.
             shouldUnregister
           />
@@ -122,7 +124,7 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
         <TextInput source="email" type="email" validate={[email, maxLength(255)]} />
         <TextInput source="description" validate={maxLength(1000)} />
         {mode === 'create' ? (
-          <PasswordInput source="password" validate={minLength(PASSWORD_MIN_LENGTH)} autoComplete="new-password" />
+          <PasswordInput source="password" validate={minLength(PASSWORD_MIN_LENGTH)} autoComplete="new-password" size="medium" />
         ) : (
           <CurrentPasswordInput />
         )}
