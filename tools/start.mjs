@@ -20,7 +20,8 @@ const stale =
   !existsSync(dist) || sources.some((s) => (statSync(s).isDirectory() ? newest(s) : statSync(s).mtimeMs) > statSync(dist).mtimeMs);
 if (stale) {
   console.log('Building the console (first start, or its sources changed)…');
-  const r = spawnSync('npm', ['run', 'build', '-w', 'apps/web', '--silent'], { cwd: root, stdio: 'inherit' });
+  // Warnings and errors only: the list of built chunks would push the sign-in lines off the screen.
+  const r = spawnSync('npm', ['run', 'build', '-w', 'apps/web', '--silent', '--', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
   if (r.status !== 0) {
     console.error('The console could not be built; see the messages above.');
     process.exit(r.status ?? 1);
