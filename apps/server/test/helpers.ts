@@ -75,6 +75,11 @@ export async function login(app: AppInstance, loginName: string, password: strin
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
+/** A client signed in as the test project's administrator (every permission). */
+export async function adminClient(t: TestApp): Promise<ReturnType<typeof client>> {
+  return client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+}
+
 /** A small client bound to one token: `await api.get('/profile')`. */
 export function client(app: AppInstance, token?: string) {
   const call = (method: Method, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> =>

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
+import { adminClient, buildTestApp, type client, type TestApp } from '../../test/helpers.js';
 import { registerErrorHandler } from './errors.js';
 
 let t: TestApp;
@@ -12,7 +12,7 @@ let api: ReturnType<typeof client>;
 let bare: FastifyInstance;
 beforeAll(async () => {
   t = await buildTestApp();
-  api = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  api = await adminClient(t);
   bare = await bareApp();
 });
 afterAll(async () => {

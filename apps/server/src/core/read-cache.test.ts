@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
 import { roles } from '../modules/roles/roles.table.js';
 import { users } from '../modules/users/users.table.js';
 import type { Actor } from './context.js';
@@ -93,7 +93,7 @@ describe('cached reads through the API', () => {
   let admin: ReturnType<typeof client>;
   beforeAll(async () => {
     t = await buildTestApp();
-    admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+    admin = await adminClient(t);
   });
   afterAll(() => t.close());
 
@@ -174,7 +174,7 @@ describe('a write through the API without the change feed', () => {
     // The feed stays silent, as when its notification is still on the way.
     const t = await buildTestApp({ database: { ...database, onDataChange: async () => undefined } });
     try {
-      const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+      const admin = await adminClient(t);
       const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_all_users']);
       const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId });
       const api = client(t.app, await login(t.app, u.login, u.password));

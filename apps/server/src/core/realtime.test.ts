@@ -4,7 +4,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { makeUser } from '../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
 import { connectSocket } from '../../test/realtime-client.js';
 import { refreshTokens } from '../modules/auth/auth.table.js';
 import { hashToken, TokenService } from './auth/tokens.js';
@@ -205,7 +205,7 @@ describe('a socket ends with its sign-in', () => {
     const doomed = await connect(base, await login(t.app, u.login, u.password));
     const bystander = await connect(base, token);
     const end = closed(doomed.ws);
-    const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+    const admin = await adminClient(t);
     expect((await admin.delete(`/users/${u.id}`)).statusCode).toBe(200);
     expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
     await t.app.realtime.revalidate();

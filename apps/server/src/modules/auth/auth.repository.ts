@@ -1,9 +1,10 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from '../users/users.table.js';
-import { loginFailures, refreshTokens } from './auth.table.js';
+import { refreshTokens } from './auth.table.js';
 
 export interface LoginCandidate {
   userId: number;
@@ -23,6 +24,7 @@ export interface ActorRow {
 
 export class AuthRepository {
   constructor(private readonly db: Db) {
+    this.attempts = new AttemptCounter(db);
     this.actorQuery = actorStatement(db);
   }
 
@@ -96,38 +98,8 @@ export class AuthRepository {
       .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
   }
 
-  /**
-   * Counts one more sign-in attempt for a key ("ip:<addr>" or "login:<name>") and answers the count
-   * in the current window (a new window when the last one ended). One statement, so parallel
-   * attempts each see the ones before them.
-   */
-  async countAttempt(key: string, windowSeconds: number): Promise<number> {
-    const inWindow = sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`;
-    const [row] = await this.db
-      .insert(loginFailures)
-      .values({ key, failures: 1, windowStart: sql`now()` })
-      .onConflictDoUpdate({
-        target: loginFailures.key,
-        set: {
-          failures: sql`CASE WHEN ${inWindow} THEN ${loginFailures.failures} + 1 ELSE 1 END`,
-          windowStart: sql`CASE WHEN ${inWindow} THEN ${loginFailures.windowStart} ELSE now() END`,
-        },
-      })
-      .returning({ failures: loginFailures.failures });
-    return row?.failures ?? 0;
-  }
-
-  /** Gives back an attempt that turned out not to be a failure. */
-  async uncountAttempt(key: string): Promise<void> {
-    await this.db
-      .update(loginFailures)
-      .set({ failures: sql`greatest(${loginFailures.failures} - 1, 0)` })
-      .where(eq(loginFailures.key, key));
-  }
-
-  async clearAttempts(key: string): Promise<void> {
-    await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
-  }
+  /** Failed sign-ins per address and per login (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
 }
 
 function actorStatement(db: Db) {

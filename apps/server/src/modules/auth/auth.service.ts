@@ -33,8 +33,8 @@ export class AuthService {
     // Counted before the slow password check, each in one statement: parallel attempts cannot all
     // read a count none of them has added to yet.
     const counts = [
-      await this.repo.countAttempt(ipKey, LOGIN_FAILURE_WINDOW_SECONDS),
-      await this.repo.countAttempt(loginKey, LOGIN_FAILURE_WINDOW_SECONDS),
+      await this.repo.attempts.count(ipKey, LOGIN_FAILURE_WINDOW_SECONDS),
+      await this.repo.attempts.count(loginKey, LOGIN_FAILURE_WINDOW_SECONDS),
     ];
     if (counts.some((n) => n > LOGIN_MAX_FAILURES)) throw new AppError('too_many_attempts');
     const candidates = await this.repo.candidatesByLogin(body.login);
@@ -50,8 +50,8 @@ export class AuthService {
       throw new AppError('invalid_credentials');
     }
     // Not a failure after all: the address gets its attempt back and the login starts over.
-    await this.repo.uncountAttempt(ipKey);
-    await this.repo.clearAttempts(loginKey);
+    await this.repo.attempts.giveBack(ipKey);
+    await this.repo.attempts.clear(loginKey);
     const sessions: Session[] = [];
     for (const c of matched) {
       await this.repo.markActivated(c.userId);

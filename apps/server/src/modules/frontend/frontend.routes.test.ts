@@ -1,12 +1,12 @@
 import { ERROR_MESSAGES, PERMISSION_CODES } from '@atrium/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { adminClient, buildTestApp, client, type TestApp } from '../../../test/helpers.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof client>;
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  admin = await adminClient(t);
 });
 afterAll(() => t?.close());
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { auditEvents } from '../audit/audit.table.js';
 import { users } from '../users/users.table.js';
 
@@ -9,7 +9,7 @@ let t: TestApp;
 let admin: ReturnType<typeof client>;
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  admin = await adminClient(t);
 });
 afterAll(() => t?.close());
 

@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
+import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { loginFailures, refreshTokens } from '../auth/auth.table.js';
+import { refreshTokens } from '../auth/auth.table.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -34,7 +35,9 @@ const userColumns = {
 const REGISTRATION_LOCK = 727_010;
 
 export class RegistrationRepository {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.attempts = new AttemptCounter(db);
+  }
 
   /** The project self-registration joins: the first one (a single-project server has only it). */
   async defaultProject(): Promise<{ id: number; name: string } | undefined> {
@@ -223,28 +226,6 @@ export class RegistrationRepository {
     await this.db.delete(userTokens).where(lt(userTokens.expiresAt, sql`now() - make_interval(secs => ${graceSeconds})`));
   }
 
-  /** Counts one more event for `key` in its window and answers the count, window included. */
-  async hit(key: string, windowSeconds: number): Promise<number> {
-    const fresh = sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`;
-    const [row] = await this.db
-      .insert(loginFailures)
-      .values({ key, failures: 1, windowStart: sql`now()` })
-      .onConflictDoUpdate({
-        target: loginFailures.key,
-        set: {
-          failures: sql`CASE WHEN ${fresh} THEN ${loginFailures.failures} + 1 ELSE 1 END`,
-          windowStart: sql`CASE WHEN ${fresh} THEN ${loginFailures.windowStart} ELSE now() END`,
-        },
-      })
-      .returning({ failures: loginFailures.failures });
-    return row?.failures ?? 1;
-  }
-
-  /** Takes back one event counted for `key` (one that turned out not to count). */
-  async unhit(key: string): Promise<void> {
-    await this.db
-      .update(loginFailures)
-      .set({ failures: sql`greatest(${loginFailures.failures} - 1, 0)` })
-      .where(eq(loginFailures.key, key));
-  }
+  /** Guesses at registration and recovery secrets, per key (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
 }

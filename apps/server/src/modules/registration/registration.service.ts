@@ -93,7 +93,7 @@ export class RegistrationService {
   }
 
   private async limit(key: string, rule: { max: number; windowSeconds: number }): Promise<void> {
-    if ((await this.repo.hit(`reg:${key}`, rule.windowSeconds)) > rule.max) throw new AppError('too_many_attempts');
+    if ((await this.repo.attempts.count(`reg:${key}`, rule.windowSeconds)) > rule.max) throw new AppError('too_many_attempts');
   }
 
   /** Runs a call that checks a mailed secret; wrong secrets count against the caller's IP. */
@@ -101,7 +101,7 @@ export class RegistrationService {
     const key = `reg:secret:${ctx.ip}`;
     // Counted before the check, in one statement: parallel guesses cannot all read a count none of
     // them has added to yet. A call that turns out not to be a wrong secret gives its attempt back.
-    if ((await this.repo.hit(key, FAILED_SECRETS_PER_IP.windowSeconds)) > FAILED_SECRETS_PER_IP.max) {
+    if ((await this.repo.attempts.count(key, FAILED_SECRETS_PER_IP.windowSeconds)) > FAILED_SECRETS_PER_IP.max) {
       throw new AppError('too_many_attempts');
     }
     let wrongSecret = false;
@@ -111,7 +111,7 @@ export class RegistrationService {
       wrongSecret = e instanceof AppError && SECRET_ERRORS.has(e.code);
       throw e;
     } finally {
-      if (!wrongSecret) await this.repo.unhit(key);
+      if (!wrongSecret) await this.repo.attempts.giveBack(key);
     }
   }
 

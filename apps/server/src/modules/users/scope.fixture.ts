@@ -2,7 +2,7 @@
 // and a second project — the fixture of the scope tests of users and roles.
 
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { client, login, type TestApp } from '../../../test/helpers.js';
+import { adminClient, client, login, type TestApp } from '../../../test/helpers.js';
 
 export type Api = ReturnType<typeof client>;
 
@@ -37,7 +37,7 @@ export async function scopeTree(t: TestApp): Promise<ScopeTree> {
     adminPassword: 'admin-password-2',
   });
   const otherUser = await makeUser(db, { projectId: second.projectId, groupIds: [second.rootGroupId], login: 'u-other' });
-  const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  const admin = await adminClient(t);
   const otherAdmin = client(t.app, await login(t.app, 'admin2', 'admin-password-2'));
   let n = 0;
   return {

@@ -1,7 +1,7 @@
 import { APP_CHANGES_TOPIC, REALTIME_EVENTS, topics } from '@atrium/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { connectSocket, listenForSockets } from '../../../test/realtime-client.js';
 
 // A user's open console hears of a change of their role at once, through real sockets: on their
@@ -13,7 +13,7 @@ let admin: ReturnType<typeof client>;
 beforeAll(async () => {
   t = await buildTestApp();
   base = await listenForSockets(t.app);
-  admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  admin = await adminClient(t);
 });
 afterAll(() => t?.close());
 

@@ -1,0 +1,46 @@
+import { eq, sql } from 'drizzle-orm';
+import { loginFailures } from '../modules/auth/auth.table.js';
+import type { Db } from './db/client.js';
+
+/**
+ * Attempts counted per key in a time window (failed sign-ins by address and by login, guesses at
+ * registration and recovery secrets), in the database so the limits hold across instances. Sign-in
+ * and registration share it: one table, one counting rule.
+ */
+export class AttemptCounter {
+  constructor(private readonly db: Db) {}
+
+  /**
+   * Counts one more attempt for `key` and answers the count in the current window (a new window
+   * when the last one ended). One statement, so parallel attempts each see the ones before them
+   * and none can slip past a limit checked on the answer.
+   */
+  async count(key: string, windowSeconds: number): Promise<number> {
+    const inWindow = sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`;
+    const [row] = await this.db
+      .insert(loginFailures)
+      .values({ key, failures: 1, windowStart: sql`now()` })
+      .onConflictDoUpdate({
+        target: loginFailures.key,
+        set: {
+          failures: sql`CASE WHEN ${inWindow} THEN ${loginFailures.failures} + 1 ELSE 1 END`,
+          windowStart: sql`CASE WHEN ${inWindow} THEN ${loginFailures.windowStart} ELSE now() END`,
+        },
+      })
+      .returning({ failures: loginFailures.failures });
+    return row?.failures ?? 1;
+  }
+
+  /** Gives back an attempt that turned out not to count (a right password, a call that was no guess). */
+  async giveBack(key: string): Promise<void> {
+    await this.db
+      .update(loginFailures)
+      .set({ failures: sql`greatest(${loginFailures.failures} - 1, 0)` })
+      .where(eq(loginFailures.key, key));
+  }
+
+  /** Forgets every attempt of `key`. */
+  async clear(key: string): Promise<void> {
+    await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
+  }
+}
