@@ -44,6 +44,14 @@ test('the signed-out pages', async ({ page }) => {
   await page.goto('/self-registration');
   await expect(page.getByRole('heading', { name: 'Самостоятельная регистрация' })).toBeVisible();
   await snapshot(page, 'self-registration-ru');
+  // Countries are named in the console's language, in its alphabetical order.
+  await page.getByRole('combobox', { name: 'Страна' }).click();
+  await expect(page.getByRole('option', { name: 'Германия' })).toBeVisible();
+  const names = await page.getByRole('option').allTextContents();
+  expect(names).toContain('Россия');
+  expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b, 'ru')));
+  await snapshot(page, 'self-registration-ru-countries');
+  await page.keyboard.press('Escape');
 });
 
 test('the signed-in pages', async ({ page, request }) => {
