@@ -2,6 +2,7 @@
 // a token is needed, a bad token too, and a foreign-project id is never found. New routes are
 // covered without editing this file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from './factories/user.factory.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,11 +67,16 @@ describe('every API route', () => {
     expect(wrong).toEqual([]);
   });
 
-  it('never answers a 500 to a signed-in caller sending an empty or malformed body', async () => {
+  it.each([
+    ['the administrator', 'admin'],
+    ['a member without any permission', 'member'],
+  ])('never answers a 500 to %s sending an empty or malformed body', async (_who, who) => {
+    const member =
+      who === 'member' ? await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId] }) : null;
     const login = await t.app.inject({
       method: 'POST',
       url: '/api/v0/login',
-      payload: { login: t.adminLogin, password: t.adminPassword },
+      payload: member ? { login: member.login, password: member.password } : { login: t.adminLogin, password: t.adminPassword },
     });
     const token = login.json().data.sessions[0].token as string;
     const wrong: string[] = [];
