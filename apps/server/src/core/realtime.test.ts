@@ -223,9 +223,26 @@ describe('a socket ends with its sign-in', () => {
     await t.app.realtime.revalidate();
     expect(c.ws.readyState).toBe(WebSocket.OPEN);
     expect((await client(t.app, session.token).post('/logout', { token: session.refresh })).statusCode).toBe(200);
-    // Sign-out is not in the change feed: every instance checks its sockets on each heartbeat.
-    await t.app.realtime.revalidate();
+    // The sign-out says so on commit (core/sessions.ts): no heartbeat needed.
     expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
+  });
+
+  it("closes the other sign-ins' sockets at once when the password changes, and keeps the changer's", async () => {
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId });
+    const signIn = async () =>
+      (await t.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login: u.login, password: u.password } })).json().data
+        .sessions[0] as { token: string; refresh: string };
+    const laptop = await signIn();
+    const phone = await signIn();
+    const laptopSocket = await connect(base, laptop.token);
+    const phoneSocket = await connect(base, phone.token);
+    const phoneEnd = closed(phoneSocket.ws);
+    const changed = await client(t.app, laptop.token).post('/profile/password', { old: u.password, new: 'a-new-password-42' });
+    expect(changed.statusCode).toBe(200);
+    expect(await phoneEnd).toEqual(REALTIME_CLOSE.sessionEnded);
+    laptopSocket.send({ command: 'ping' });
+    await laptopSocket.next((m) => m.event === 'pong');
+    laptopSocket.ws.close();
   });
 
   it('closes the sockets of the sign-in that signed out, not those of the same user elsewhere', async () => {
@@ -252,7 +269,6 @@ describe('a socket ends with its sign-in', () => {
     const homeSocket = await connect(base, home.named);
     const end = closed(officeSocket.ws);
     expect((await client(t.app, office.token).post('/logout', { token: office.refresh })).statusCode).toBe(200);
-    await t.app.realtime.revalidate();
     expect(await end).toEqual(REALTIME_CLOSE.sessionEnded);
     homeSocket.send({ command: 'ping' });
     await homeSocket.next((m) => m.event === 'pong');

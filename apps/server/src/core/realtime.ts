@@ -12,6 +12,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
+import { SESSIONS_ENDED_SIGNAL } from './sessions.js';
 
 interface Envelope {
   /** Project-qualified topic: `<projectId>:<topic>`. */
@@ -281,6 +282,11 @@ export class RealtimeHub {
 
   /** A NOTIFY payload: a whole envelope, or one piece of a large one. */
   private hear(payload: string): void {
+    // Sign-ins ended somewhere (core/sessions.ts): close their sockets now, not at the next heartbeat.
+    if (payload === SESSIONS_ENDED_SIGNAL) {
+      this.scheduleCheck();
+      return;
+    }
     if (!payload.startsWith(PIECE_PREFIX)) {
       this.deliver(payload);
       return;

@@ -18,7 +18,7 @@ export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
 export const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../../drizzle');
-const EVENTS_CHANNEL = 'atrium_events';
+export const EVENTS_CHANNEL = 'atrium_events';
 /** Written by the atrium_data_changed trigger (migration 0007) on every write to a watched table. */
 const DATA_CHANNEL = 'atrium_data';
 // Never run two instances' migrations at once on a shared database.

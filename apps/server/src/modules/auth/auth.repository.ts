@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
+import { endSessions } from '../../core/sessions.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from '../users/users.table.js';
@@ -85,17 +86,11 @@ export class AuthRepository {
   }
 
   async revokeFamily(db: DbOrTx, familyId: string): Promise<void> {
-    await db
-      .update(refreshTokens)
-      .set({ revokedAt: sql`now()` })
-      .where(and(eq(refreshTokens.familyId, familyId), isNull(refreshTokens.revokedAt)));
+    await endSessions(db, { familyId });
   }
 
   async revokeUser(db: DbOrTx, userId: number): Promise<void> {
-    await db
-      .update(refreshTokens)
-      .set({ revokedAt: sql`now()` })
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+    await endSessions(db, { userId });
   }
 
   /** Failed sign-ins per address and per login (core/attempts.ts). */

@@ -1,6 +1,6 @@
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { refreshTokens } from '../auth/auth.table.js';
+import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -62,16 +62,7 @@ export class ProfileRepository {
 
   /** Revokes the user's refresh tokens, except those of one sign-in (the caller's) when given. */
   async revokeSessions(db: DbOrTx, userId: number, exceptFamily: string | null): Promise<void> {
-    await db
-      .update(refreshTokens)
-      .set({ revokedAt: sql`now()` })
-      .where(
-        and(
-          eq(refreshTokens.userId, userId),
-          isNull(refreshTokens.revokedAt),
-          exceptFamily ? ne(refreshTokens.familyId, exceptFamily) : undefined,
-        ),
-      );
+    await endSessions(db, { userId, exceptFamily });
   }
 
   async delete(db: DbOrTx, userId: number): Promise<void> {

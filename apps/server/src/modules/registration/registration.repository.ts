@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { refreshTokens } from '../auth/auth.table.js';
+import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -167,10 +167,7 @@ export class RegistrationRepository {
 
   /** Signs the user out everywhere (after a password reset). */
   async revokeSessions(tx: DbOrTx, userId: number): Promise<void> {
-    await tx
-      .update(refreshTokens)
-      .set({ revokedAt: sql`now()` })
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+    await endSessions(tx, { userId });
   }
 
   async insertToken(

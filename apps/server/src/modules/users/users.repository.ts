@@ -1,10 +1,10 @@
 import type { ListQuery, Scope } from '@atrium/contract';
-import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
-import { refreshTokens } from '../auth/auth.table.js';
+import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from './users.table.js';
@@ -219,10 +219,7 @@ export class UsersRepository {
 
   /** Ends every sign-in of the user: their refresh tokens stop working. */
   async revokeSessions(tx: DbOrTx, userId: number): Promise<void> {
-    await tx
-      .update(refreshTokens)
-      .set({ revokedAt: sql`now()` })
-      .where(and(eq(refreshTokens.userId, userId), isNull(refreshTokens.revokedAt)));
+    await endSessions(tx, { userId });
   }
 
   async setGroups(tx: DbOrTx, userId: number, groupIds: readonly number[]): Promise<void> {
