@@ -54,6 +54,18 @@ test('the signed-out pages', async ({ page }) => {
   await page.keyboard.press('Escape');
 });
 
+test('the API documentation', async ({ page }) => {
+  await page.goto('/api/docs/');
+  await expect(page.getByRole('heading', { name: /Atrium API/ })).toBeVisible();
+  // Signing in needs no token; reading the profile does.
+  const login = page.locator('.opblock-post').filter({ hasText: '/login' }).first();
+  await expect(login).toBeVisible();
+  await expect(login.locator('.authorization__btn')).toHaveCount(0);
+  const profile = page.locator('.opblock-get').filter({ hasText: '/profile' }).first();
+  await expect(profile.locator('.authorization__btn')).toHaveCount(1);
+  await snapshot(page, 'api-docs');
+});
+
 test('the signed-in pages', async ({ page, request }) => {
   await signInFromLogin(page, ADMIN);
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
