@@ -1,6 +1,9 @@
+import { LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_MAX_FAILURES } from '@atrium/contract';
 import { eq, sql } from 'drizzle-orm';
 import { loginFailures } from '../modules/auth/auth.table.js';
+import { verifyPassword } from './auth/password.js';
 import type { Db } from './db/client.js';
+import { AppError } from './errors.js';
 
 /**
  * Attempts counted per key in a time window (failed sign-ins by address and by login, guesses at
@@ -43,4 +46,25 @@ export class AttemptCounter {
   async clear(key: string): Promise<void> {
     await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
   }
+}
+
+/**
+ * Checks a signed-in person's current password (to change it, or their own e-mail), as sign-in is
+ * checked: at most LOGIN_MAX_FAILURES wrong answers per person in the window, then 429, so a
+ * borrowed access token cannot be used to guess the password behind it. A right answer gives its
+ * attempt back. `field` names the form field a wrong answer is reported on.
+ */
+export async function confirmCurrentPassword(
+  attempts: AttemptCounter,
+  userId: number,
+  passwordHash: string | null,
+  given: string,
+  field: string,
+): Promise<void> {
+  const key = `password:${userId}`;
+  if ((await attempts.count(key, LOGIN_FAILURE_WINDOW_SECONDS)) > LOGIN_MAX_FAILURES) throw new AppError('too_many_attempts');
+  if (!(passwordHash && (await verifyPassword(passwordHash, given)))) {
+    throw new AppError('wrong_old_password', [{ field, message: 'wrong old password' }]);
+  }
+  await attempts.giveBack(key);
 }

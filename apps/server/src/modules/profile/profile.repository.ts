@@ -1,4 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
@@ -9,7 +10,12 @@ import { userGroups, users } from '../users/users.table.js';
 export type UserRow = typeof users.$inferSelect;
 
 export class ProfileRepository {
-  constructor(private readonly db: Db) {}
+  /** Wrong current passwords per person (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
+
+  constructor(private readonly db: Db) {
+    this.attempts = new AttemptCounter(db);
+  }
 
   async user(db: DbOrTx, userId: number, projectId: number): Promise<UserRow | undefined> {
     const [u] = await db

@@ -318,3 +318,29 @@ describe('mobile popup, avatar, account', () => {
     expect(res.json().message).toBe("can't perform action");
   });
 });
+
+describe('guessing the current password with a signed-in token', () => {
+  it('is limited like sign-in: after 10 wrong answers even the right one waits, across password change and e-mail change', async () => {
+    const db = t.app.database.db;
+    const roleId = await makeRole(db, t.project.projectId, ['can_edit_own_profile']);
+    const u = await makeUser(db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    // A right answer does not use up an attempt.
+    for (let i = 0; i < 3; i++) {
+      const ok = await api.post('/profile/password', { old: u.password, new: `${u.password}-x` });
+      expect(ok.statusCode).toBe(200);
+      expect((await api.post('/profile/password', { old: `${u.password}-x`, new: u.password })).statusCode).toBe(200);
+    }
+    for (let i = 0; i < 10; i++) {
+      const wrong = await api.post('/profile/password', { old: `guess-${i}`, new: 'whatever-password-1' });
+      expect(wrong.statusCode).toBe(400);
+      expect(wrong.json().message).toBe('wrong old password');
+    }
+    const limited = await api.post('/profile/password', { old: u.password, new: 'whatever-password-1' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().message).toBe('too many attempts');
+    // The same count guards the e-mail change.
+    const email = await api.patch('/profile', { email: 'moved@example.org', password: u.password });
+    expect(email.statusCode).toBe(429);
+  });
+});

@@ -15,8 +15,9 @@ import {
 } from '@atrium/contract';
 import type { z } from 'zod';
 import { scopeOf } from '../../core/acl.js';
+import { confirmCurrentPassword } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
-import { hashPassword, verifyPassword } from '../../core/auth/password.js';
+import { hashPassword } from '../../core/auth/password.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField } from '../../core/errors.js';
@@ -116,8 +117,7 @@ export class ProfileService {
     // The address password recovery mails go to: a borrowed access token alone must not move it.
     if (emailChanged) {
       if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
-      if (!(await verifyPassword(before.passwordHash, body.password)))
-        throw new AppError('wrong_old_password', [{ field: 'password', message: 'wrong old password' }]);
+      await confirmCurrentPassword(this.repo.attempts, before.id, before.passwordHash, body.password, 'password');
     }
     if (body.email && (await this.repo.emailTaken(ctx.actor.projectId, body.email, before.id))) {
       throw new AppError('email_already_used', [{ field: 'email', message: 'e-mail already used' }]);
@@ -151,8 +151,7 @@ export class ProfileService {
    */
   async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>, keepSession: string | null): Promise<void> {
     const u = await this.row(ctx.actor);
-    if (!(await verifyPassword(u.passwordHash, body.old)))
-      throw new AppError('wrong_old_password', [{ field: 'old', message: 'wrong old password' }]);
+    await confirmCurrentPassword(this.repo.attempts, u.id, u.passwordHash, body.old, 'old');
     if (body.old === body.new) throw invalidField('new', 'new password must differ from the old one');
     const passwordHash = await hashPassword(body.new);
     await this.db.transaction(async (tx) => {

@@ -1,6 +1,7 @@
 import type { ListQuery, Scope } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
+import { AttemptCounter } from '../../core/attempts.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
@@ -90,7 +91,12 @@ const relationColumns = (rel: ReadonlySet<string>) => ({
 });
 
 export class UsersRepository {
-  constructor(private readonly db: Db) {}
+  /** Wrong current passwords per person (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
+
+  constructor(private readonly db: Db) {
+    this.attempts = new AttemptCounter(db);
+  }
 
   async list(
     actor: Actor,

@@ -13,8 +13,9 @@ import {
   VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import { scopeOf } from '../../core/acl.js';
+import { confirmCurrentPassword } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
-import { hashPassword, verifyPassword } from '../../core/auth/password.js';
+import { hashPassword } from '../../core/auth/password.js';
 import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
@@ -196,8 +197,7 @@ export class UsersService {
     // token alone must not move it. Someone else's e-mail is the edit permission's to change.
     if (self && body.email !== undefined && empty(body.email) !== empty(before.email)) {
       if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
-      if (!(before.passwordHash && (await verifyPassword(before.passwordHash, body.password))))
-        throw new AppError('wrong_old_password', [{ field: 'password', message: 'wrong old password' }]);
+      await confirmCurrentPassword(this.repo.attempts, before.id, before.passwordHash, body.password, 'password');
     }
     await this.assertUnique(actor, body.login, body.email, id);
     if (body.role !== undefined && body.role !== before.roleId && body.role !== null) await this.roles.assertAssignable(actor, body.role);
