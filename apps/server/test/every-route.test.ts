@@ -95,4 +95,40 @@ describe('every API route', () => {
     }
     expect(wrong).toEqual([]);
   });
+
+  it('never answers a 500 to odd query strings on any read', async () => {
+    const token = (
+      await t.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login: t.adminLogin, password: t.adminPassword } })
+    ).json().data.sessions[0].token as string;
+    const queries = [
+      'page=0',
+      'page=-1',
+      'page=abc',
+      'page=99999999999',
+      'size=0',
+      'size=100000',
+      'sort=%3BDROP%20TABLE%20users',
+      'sort=-,-',
+      'sort=__proto__',
+      'filters=%7Bbad',
+      'filters=%5B%5D',
+      `filters=${encodeURIComponent(JSON.stringify({ match: 'match_all', rules: [{ field: 'id', operator: 'above', value: 'x' }] }))}`,
+      `filters=${encodeURIComponent(JSON.stringify({ match: 'nope', rules: [{ field: 'name', operator: 'like', value: 1 }] }))}`,
+      'with=nope',
+      'with=__proto__,constructor',
+      'id=abc',
+      'search=%25_%5C',
+      'branch=-5',
+      'offset=-1&limit=100000',
+      'page=1&page=2',
+    ];
+    const wrong: string[] = [];
+    for (const r of routes.filter((x) => x.method === 'GET')) {
+      for (const q of queries) {
+        const res = await t.app.inject({ method: 'GET', url: `${r.path}?${q}`, headers: { authorization: `Bearer ${token}` } });
+        if (res.statusCode >= 500) wrong.push(`GET ${r.path}?${q} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
 });
