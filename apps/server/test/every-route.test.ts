@@ -1,7 +1,9 @@
 // Every route of the API, as its OpenAPI document lists it: a signed-out caller is refused wherever
 // a token is needed, a bad token too, and a foreign-project id is never found. New routes are
 // covered without editing this file.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents } from '../src/modules/audit/audit.table.js';
 import { makeUser } from './factories/user.factory.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 
@@ -70,7 +72,7 @@ describe('every API route', () => {
   it.each([
     ['the administrator', 'admin'],
     ['a member without any permission', 'member'],
-  ])('never answers a 500 to %s sending an empty or malformed body', async (_who, who) => {
+  ])('never answers a 500 to %s sending an empty or malformed body, and audits every change that succeeds', async (_who, who) => {
     const member =
       who === 'member' ? await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId] }) : null;
     const login = await t.app.inject({
@@ -91,6 +93,14 @@ describe('every API route', () => {
           payload: r.method === 'GET' || r.method === 'DELETE' ? undefined : payload,
         });
         if (res.statusCode >= 500) wrong.push(`${r.method} ${r.path} ${payload} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+        // Every call that changed something (a 2xx to anything but a read) leaves an audit row.
+        if (r.method !== 'GET' && res.statusCode < 300) {
+          const rows = await t.app.database.db
+            .select({ id: auditEvents.id })
+            .from(auditEvents)
+            .where(eq(auditEvents.requestId, String(res.headers['x-request-id'])));
+          if (!rows.length) wrong.push(`${r.method} ${r.path} ${payload} → ${res.statusCode} without an audit row`);
+        }
       }
     }
     expect(wrong).toEqual([]);

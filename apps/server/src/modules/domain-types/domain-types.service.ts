@@ -77,10 +77,9 @@ export class DomainTypesService {
       ...(body.name !== undefined ? { name: body.name } : {}),
       ...(body.domain_id !== undefined ? { domainId: body.domain_id } : {}),
     };
-    // Nothing to change (an empty PATCH): the type as it is, and nothing to audit.
-    if (!Object.keys(changes).length) return this.get(ctx.actor, id);
     await this.db.transaction(async (tx) => {
-      await this.repo.update(tx, id, changes);
+      // An empty PATCH changes nothing but is still a call someone made: audited like any other.
+      if (Object.keys(changes).length) await this.repo.update(tx, id, changes);
       await recordAudit(tx, ctx, { entity: 'domain_type', entityId: id, action: 'update', before: toDomainType(before), after: body });
     });
     return this.get(ctx.actor, id);
