@@ -1,6 +1,9 @@
 import { ERROR_MESSAGES, PERMISSION_CODES } from '@atrium/contract';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, buildTestApp, client, type TestApp } from '../../../test/helpers.js';
+import { makeUser } from '../../../test/factories/user.factory.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { serverSettings } from '../projects/projects.table.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof client>;
@@ -86,5 +89,23 @@ describe('frontend and public calls', () => {
 
   it('every error message is a lower-case phrase', () => {
     for (const m of ERROR_MESSAGES) expect(m).toBe(m.toLowerCase());
+  });
+
+  it('tells licence warnings only to those who may manage licences', async () => {
+    const db = t.app.database.db;
+    const soon = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    await db
+      .insert(serverSettings)
+      .values({ key: 'license', value: { expires_at: soon } })
+      .onConflictDoUpdate({ target: serverSettings.key, set: { value: { expires_at: soon } } });
+    t.app.services.licenses.invalidate();
+    const manager = await adminClient(t);
+    expect((await manager.get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'will_expire', days: 5 });
+    const member = await makeUser(db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId] });
+    const memberApi = client(t.app, await login(t.app, member.login, member.password));
+    expect((await memberApi.get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'normal', days: null });
+    expect((await client(t.app).get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'normal', days: null });
+    await db.delete(serverSettings).where(eq(serverSettings.key, 'license'));
+    t.app.services.licenses.invalidate();
   });
 });

@@ -21,8 +21,13 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
   app.get(
     '/frontend/server/settings',
     { config: { public: true }, schema: { tags, response: { 200: z.object({ data: ServerSettingsSchema }) } } },
-    async () => {
+    async (req) => {
       const features = await licenses.serverFeatures();
+      // Public (the sign-in page reads the registration switches), but licence warnings are shown
+      // only to those who may manage licences (spec core §4): others, and signed-out callers, hear 'normal'.
+      const header = req.headers.authorization;
+      const caller = header?.startsWith('Bearer ') ? await app.services.auth.actorFromToken(header.slice(7)) : null;
+      const mayManageLicenses = caller?.permissions.has('can_manage_licenses') ?? false;
       const host = new URL(app.config.publicUrl).hostname;
       const registration = await app.services.settings.registration();
       return {
@@ -40,7 +45,7 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
               ukey2: { per_account: features.ukey2.license_count, total: features.ukey2.license_count },
             },
           },
-          warnings: await licenses.warnings(),
+          warnings: mayManageLicenses ? await licenses.warnings() : { status: 'normal' as const, days: null },
           locale: 'en' as const,
           domain: host,
           push_server: null,
