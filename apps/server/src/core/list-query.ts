@@ -2,7 +2,7 @@ import { DATE_RANGE, type FilterRule, INT4_MAX, type ListQuery, VALIDATION_MESSA
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import { type DbOrTx, queryRows } from './db/client.js';
-import { AppError } from './errors.js';
+import { invalidField } from './errors.js';
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'int_array';
 
@@ -22,9 +22,6 @@ export interface ListSpec {
   tiebreak: SQL;
 }
 
-const bad = (field: string, message: string, params?: Record<string, unknown>) =>
-  new AppError('invalid_data', [{ field, message, ...(params ? { params } : {}) }]);
-
 const INT4_MIN = -INT4_MAX - 1;
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -40,22 +37,22 @@ function coerce(rule: FilterRule, type: FieldType, rulePath: string): string | n
     case 'number':
     case 'int_array': {
       const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
-      if (!Number.isFinite(n)) throw bad(where, M.number);
+      if (!Number.isFinite(n)) throw invalidField(where, M.number);
       // Array members are compared as PostgreSQL integers.
       if (type === 'int_array' && (!Number.isInteger(n) || n < INT4_MIN || n > INT4_MAX))
-        throw bad(where, M.range, { min: INT4_MIN, max: INT4_MAX });
+        throw invalidField(where, M.range, { min: INT4_MIN, max: INT4_MAX });
       return n;
     }
     case 'boolean':
       if (typeof v === 'boolean') return v;
       if (v === 'true' || v === '1' || v === 1) return true;
       if (v === 'false' || v === '0' || v === 0) return false;
-      throw bad(where, M.invalid_value, { values: [true, false] });
+      throw invalidField(where, M.invalid_value, { values: [true, false] });
     case 'date': {
       // Beyond years 1–9999 neither ISO-8601 text nor PostgreSQL can hold the date.
       const date = new Date(Date.parse(String(v)));
       const year = date.getUTCFullYear();
-      if (!(year >= 1 && year <= 9999)) throw bad(where, M.date, { ...DATE_RANGE });
+      if (!(year >= 1 && year <= 9999)) throw invalidField(where, M.date, { ...DATE_RANGE });
       return date.toISOString();
     }
     default:
@@ -79,7 +76,7 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
       case 'not_equals':
         return value === null ? sql`cardinality(${e}) > 0` : sql`NOT (${typed} = ANY(${e}))`;
       default:
-        throw bad(where, `operator ${rule.operator} is not allowed for this field`);
+        throw invalidField(where, `operator ${rule.operator} is not allowed for this field`);
     }
   }
   switch (rule.operator) {
@@ -89,13 +86,13 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
       return value === null ? sql`${e} IS NOT NULL` : sql`${e} IS DISTINCT FROM ${typed}`;
     case 'above':
     case 'below':
-      if (f.type === 'boolean' || value === null) throw bad(where, `operator ${rule.operator} needs a number, a date or a text`);
+      if (f.type === 'boolean' || value === null) throw invalidField(where, `operator ${rule.operator} needs a number, a date or a text`);
       return rule.operator === 'above' ? sql`${e} > ${typed}` : sql`${e} < ${typed}`;
     case 'has':
-      if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
+      if (value === null || f.type !== 'text') throw invalidField(where, `operator ${rule.operator} needs a text field and value`);
       return sql`${e} ILIKE ${containsPattern(String(value))}`;
     case 'begins_with':
-      if (value === null || f.type !== 'text') throw bad(where, `operator ${rule.operator} needs a text field and value`);
+      if (value === null || f.type !== 'text') throw invalidField(where, `operator ${rule.operator} needs a text field and value`);
       // lower(x) LIKE 'prefix%' can use an index on lower(x) text_pattern_ops; ILIKE cannot.
       return sql`lower(${e}) LIKE ${`${escapeLike(String(value).toLowerCase())}%`}`;
   }
@@ -111,7 +108,7 @@ export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>): S
   const parts = rules.map((rule, i) => {
     const where = `filters.rules.${i}`;
     const f = fieldOf(spec, rule.field);
-    if (!f || f.filterable === false) throw bad(`${where}.field`, M.invalid_value, { value: rule.field });
+    if (!f || f.filterable === false) throw invalidField(`${where}.field`, M.invalid_value, { value: rule.field });
     return ruleSql(rule, f, where);
   });
   return sql`(${sql.join(parts, query.filters?.match === 'match_any' ? sql` OR ` : sql` AND `)})`;
@@ -125,8 +122,8 @@ export function sortKeys(spec: ListSpec, query: Pick<ListQuery, 'sort'>): { expr
     const desc = key.startsWith('-');
     const name = desc ? key.slice(1) : key;
     const f = fieldOf(spec, name);
-    if (!f || f.sortable === false) throw bad('sort', M.invalid_value, { value: name });
-    if (seen.has(name)) throw bad('sort', M.unique, { value: name });
+    if (!f || f.sortable === false) throw invalidField('sort', M.invalid_value, { value: name });
+    if (seen.has(name)) throw invalidField('sort', M.unique, { value: name });
     seen.add(name);
     return { expr: f.expr, desc };
   });
@@ -142,7 +139,7 @@ export function sortSql(spec: ListSpec, query: Pick<ListQuery, 'sort'>): SQL[] {
 
 /** Checks `with` against the relations a resource offers. */
 export function withRelations<T extends string>(allowed: readonly T[], requested: readonly string[]): Set<T> {
-  for (const r of requested) if (!allowed.includes(r as T)) throw bad('with', M.invalid_value, { value: r });
+  for (const r of requested) if (!allowed.includes(r as T)) throw invalidField('with', M.invalid_value, { value: r });
   return new Set(requested as T[]);
 }
 
