@@ -9,6 +9,8 @@ export interface Actor {
   permissions: ReadonlySet<string>;
   /** The groups the user belongs to directly. */
   groupIds: readonly number[];
+  /** The sign-in (refresh token family) the access token was issued for, when the token names one. */
+  sessionId?: string;
 }
 
 /** What every service call needs to know about the request it serves. */

@@ -107,11 +107,6 @@ export class AuthService {
     return this.issue(outcome.userId, outcome.projectId, outcome.familyId);
   }
 
-  /** The sign-in (refresh token family) an access token belongs to, when it names one. */
-  async sessionOf(accessToken: string): Promise<string | null> {
-    return (await this.tokens.verifyAccess(accessToken))?.sessionId ?? null;
-  }
-
   /** Revokes the given refresh token's family, or every session of the user when none is given. */
   async logout(ctx: RequestContext, refresh?: string): Promise<void> {
     const { actor } = ctx;
@@ -145,6 +140,7 @@ export class AuthService {
       // The built-in administrator role holds every permission, including ones added after it was made.
       permissions: row.isBuiltin ? ALL_PERMISSIONS : new Set(row.permissions ?? []),
       groupIds: row.groupIds,
+      ...(claims.sessionId ? { sessionId: claims.sessionId } : {}),
     };
     this.cache?.keepActor(generation, token, actor, claims.expiresAt);
     return actor;

@@ -7,7 +7,7 @@ const ProfileAnswer = z.object({ data: ProfileSchema });
 const Ok = z.object({ data: z.boolean() });
 
 export async function profileRoutes(app: AppInstance): Promise<void> {
-  const { profile, auth } = app.services;
+  const { profile } = app.services;
   const tags = ['profile'];
 
   app.get('/profile', { schema: { tags, response: { 200: ProfileAnswer } } }, async (req) => ({ data: await profile.get(req.actor) }));
@@ -17,9 +17,7 @@ export async function profileRoutes(app: AppInstance): Promise<void> {
   }));
 
   app.post('/profile/password', { schema: { tags, body: ChangePasswordBodySchema, response: { 200: Ok } } }, async (req) => {
-    // The sign-in making the change stays; every other one of the user ends.
-    const bearer = req.headers.authorization?.startsWith('Bearer ') ? req.headers.authorization.slice(7) : null;
-    await profile.changePassword(req.ctx, req.body, bearer ? await auth.sessionOf(bearer) : null);
+    await profile.changePassword(req.ctx, req.body);
     return { data: true };
   });
 

@@ -146,17 +146,17 @@ export class ProfileService {
 
   /**
    * Sets a new password and ends every other session of the user (a stolen refresh token, a
-   * forgotten device); the sign-in that made the change (`keepSession`, from its access token)
-   * goes on. Other access tokens run out within their 15 minutes.
+   * forgotten device); the sign-in that made the change (the caller's `sessionId`) goes on. Other
+   * access tokens run out within their 15 minutes.
    */
-  async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>, keepSession: string | null): Promise<void> {
+  async changePassword(ctx: RequestContext, body: z.infer<typeof ChangePasswordBodySchema>): Promise<void> {
     const u = await this.row(ctx.actor);
     await confirmCurrentPassword(this.repo.attempts, u.id, u.passwordHash, body.old, 'old');
     if (body.old === body.new) throw invalidField('new', 'new password must differ from the old one');
     const passwordHash = await hashPassword(body.new);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, u.id, { passwordHash });
-      await this.repo.revokeSessions(tx, u.id, keepSession);
+      await this.repo.revokeSessions(tx, u.id, ctx.actor.sessionId ?? null);
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'password' });
     });
     // Tells the user's other open consoles (and the user later) that the password changed.

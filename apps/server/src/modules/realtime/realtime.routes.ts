@@ -11,12 +11,11 @@ export async function realtimeRoutes(app: AppInstance): Promise<void> {
     const header = req.headers.authorization;
     // The auth hook has verified this token already, taken from the header first as here.
     const token = header?.startsWith('Bearer ') ? header.slice(7) : String((req.query as Record<string, unknown>).access_token);
-    const { exp, sid } = decodeJwt(token);
-    const sessionId = typeof sid === 'string' ? sid : undefined;
+    const { exp } = decodeJwt(token);
     app.realtime.attach(socket, req.actor, {
       token,
       expiresAt: (exp ?? 0) * 1000,
-      check: () => sessions.current(token, sessionId),
+      check: () => sessions.current(token),
       log: req.log,
     });
   });

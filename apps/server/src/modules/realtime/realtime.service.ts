@@ -14,9 +14,9 @@ export class RealtimeSessionService {
    * its sign-in ended (signed out, revoked). A token naming its sign-in (`sessionId`, the refresh
    * token family) ends with that one; a token naming none, once the user has no sign-in left.
    */
-  async current(token: string, sessionId: string | undefined): Promise<Actor | null> {
+  async current(token: string): Promise<Actor | null> {
     const actor = await this.auth.actorFromToken(token);
     if (!actor) return null;
-    return (await this.repo.hasLiveSession(actor.userId, sessionId)) ? actor : null;
+    return (await this.repo.hasLiveSession(actor.userId, actor.sessionId)) ? actor : null;
   }
 }
