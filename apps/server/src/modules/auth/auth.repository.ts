@@ -1,7 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { endSessions } from '../../core/sessions.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from '../users/users.table.js';
@@ -83,14 +82,6 @@ export class AuthRepository {
 
   async markRotated(db: DbOrTx, tokenHash: string): Promise<void> {
     await db.update(refreshTokens).set({ rotatedAt: sql`now()` }).where(eq(refreshTokens.tokenHash, tokenHash));
-  }
-
-  async revokeFamily(db: DbOrTx, familyId: string): Promise<void> {
-    await endSessions(db, { familyId });
-  }
-
-  async revokeUser(db: DbOrTx, userId: number): Promise<void> {
-    await endSessions(db, { userId });
   }
 
   /** Failed sign-ins per address and per login (core/attempts.ts). */

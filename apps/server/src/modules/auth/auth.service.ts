@@ -15,6 +15,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
 import type { ReadCache } from '../../core/read-cache.js';
+import { endSessions } from '../../core/sessions.js';
 import type { AuthRepository } from './auth.repository.js';
 
 const ALL_PERMISSIONS: ReadonlySet<string> = new Set(PERMISSION_CODES);
@@ -95,7 +96,7 @@ export class AuthService {
           { entity: 'session', entityId: row.userId, action, after: { session_family: row.familyId } },
         );
       if (row.rotatedAt) {
-        await this.repo.revokeFamily(tx, row.familyId);
+        await endSessions(tx, { familyId: row.familyId });
         await audit('refresh_reuse');
         return { ok: false as const };
       }
@@ -113,10 +114,10 @@ export class AuthService {
     await recordAudit(this.db, ctx, { entity: 'session', entityId: actor.userId, action: 'logout' });
     if (refresh) {
       const row = await this.repo.refreshForUpdate(this.db, hashToken(refresh));
-      if (row && row.userId === actor.userId) await this.repo.revokeFamily(this.db, row.familyId);
+      if (row && row.userId === actor.userId) await endSessions(this.db, { familyId: row.familyId });
       return;
     }
-    await this.repo.revokeUser(this.db, actor.userId);
+    await endSessions(this.db, { userId: actor.userId });
   }
 
   /**

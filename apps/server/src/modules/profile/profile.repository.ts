@@ -1,7 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -64,11 +63,6 @@ export class ProfileRepository {
       .where(eq(users.id, userId))
       .returning();
     return u;
-  }
-
-  /** Revokes the user's refresh tokens, except those of one sign-in (the caller's) when given. */
-  async revokeSessions(db: DbOrTx, userId: number, exceptFamily: string | null): Promise<void> {
-    await endSessions(db, { userId, exceptFamily });
   }
 
   async delete(db: DbOrTx, userId: number): Promise<void> {

@@ -22,6 +22,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { endSessions } from '../../core/sessions.js';
 import type { LicenseService } from '../frontend/license.service.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
 import type { ProfileRepository, UserRow } from './profile.repository.js';
@@ -156,7 +157,7 @@ export class ProfileService {
     const passwordHash = await hashPassword(body.new);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, u.id, { passwordHash });
-      await this.repo.revokeSessions(tx, u.id, ctx.actor.sessionId ?? null);
+      await endSessions(tx, { userId: u.id, exceptFamily: ctx.actor.sessionId ?? null });
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'password' });
     });
     // Tells the user's other open consoles (and the user later) that the password changed.

@@ -1,7 +1,6 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -163,11 +162,6 @@ export class RegistrationRepository {
 
   async markInvited(tx: DbOrTx, userId: number): Promise<void> {
     await tx.update(users).set({ isInvited: true, updatedAt: sql`now()` }).where(eq(users.id, userId));
-  }
-
-  /** Signs the user out everywhere (after a password reset). */
-  async revokeSessions(tx: DbOrTx, userId: number): Promise<void> {
-    await endSessions(tx, { userId });
   }
 
   async insertToken(

@@ -22,6 +22,7 @@ import type { RequestContext } from '../../core/context.js';
 import type { Db, Tx } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
 import type { Mailer, QueuedMail } from '../../core/mail/mailer.js';
+import { endSessions } from '../../core/sessions.js';
 import type { SettingsService } from '../frontend/settings.service.js';
 import type { RegistrationRepository, TokenRow } from './registration.repository.js';
 
@@ -500,7 +501,7 @@ export class RegistrationService {
         await this.repo.setPassword(tx, user.id, passwordHash);
         await this.repo.markUsed(tx, row.tokenHash);
         await this.repo.invalidateUserTokens(tx, user.id, 'password_reset');
-        await this.repo.revokeSessions(tx, user.id);
+        await endSessions(tx, { userId: user.id });
         await recordAudit(
           tx,
           { ...ctx, actor: { userId: user.id, projectId: user.projectId } },

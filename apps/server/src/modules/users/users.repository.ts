@@ -5,7 +5,6 @@ import { AttemptCounter } from '../../core/attempts.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
-import { endSessions } from '../../core/sessions.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from './users.table.js';
@@ -221,11 +220,6 @@ export class UsersRepository {
       .update(users)
       .set({ ...v, updatedAt: sql`now()` })
       .where(eq(users.id, id));
-  }
-
-  /** Ends every sign-in of the user: their refresh tokens stop working. */
-  async revokeSessions(tx: DbOrTx, userId: number): Promise<void> {
-    await endSessions(tx, { userId });
   }
 
   async setGroups(tx: DbOrTx, userId: number, groupIds: readonly number[]): Promise<void> {

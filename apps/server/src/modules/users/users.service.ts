@@ -22,6 +22,7 @@ import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
+import { endSessions } from '../../core/sessions.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** What the registration module offers for "send registration link" (app.services.registration). */
@@ -274,7 +275,7 @@ export class UsersService {
     const passwordHash = await hashPassword(password);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { passwordHash });
-      await this.repo.revokeSessions(tx, id);
+      await endSessions(tx, { userId: id });
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'password' });
     });
   }
