@@ -23,6 +23,9 @@ export interface ActorRow {
 }
 
 export class AuthRepository {
+  /** Failed sign-ins per address and per login (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
+
   constructor(private readonly db: Db) {
     this.attempts = new AttemptCounter(db);
     this.actorQuery = actorStatement(db);
@@ -83,9 +86,6 @@ export class AuthRepository {
   async markRotated(db: DbOrTx, tokenHash: string): Promise<void> {
     await db.update(refreshTokens).set({ rotatedAt: sql`now()` }).where(eq(refreshTokens.tokenHash, tokenHash));
   }
-
-  /** Failed sign-ins per address and per login (core/attempts.ts). */
-  readonly attempts: AttemptCounter;
 }
 
 function actorStatement(db: Db) {

@@ -34,6 +34,9 @@ const userColumns = {
 const REGISTRATION_LOCK = 727_010;
 
 export class RegistrationRepository {
+  /** Guesses at registration and recovery secrets, per key (core/attempts.ts). */
+  readonly attempts: AttemptCounter;
+
   constructor(private readonly db: Db) {
     this.attempts = new AttemptCounter(db);
   }
@@ -216,7 +219,4 @@ export class RegistrationRepository {
   async purgeExpired(graceSeconds: number): Promise<void> {
     await this.db.delete(userTokens).where(lt(userTokens.expiresAt, sql`now() - make_interval(secs => ${graceSeconds})`));
   }
-
-  /** Guesses at registration and recovery secrets, per key (core/attempts.ts). */
-  readonly attempts: AttemptCounter;
 }
