@@ -1,9 +1,9 @@
-import { LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_MAX_FAILURES } from '@atrium/contract';
+import { LOGIN_FAILURE_WINDOW_SECONDS, LOGIN_MAX_FAILURES, VALIDATION_MESSAGES } from '@atrium/contract';
 import { eq, sql } from 'drizzle-orm';
 import { loginFailures } from '../modules/auth/auth.table.js';
 import { verifyPassword } from './auth/password.js';
 import type { Db } from './db/client.js';
-import { AppError } from './errors.js';
+import { AppError, invalidField } from './errors.js';
 
 /**
  * Attempts counted per key in a time window (failed sign-ins by address and by login, guesses at
@@ -52,15 +52,16 @@ export class AttemptCounter {
  * Checks a signed-in person's current password (to change it, or their own e-mail), as sign-in is
  * checked: at most LOGIN_MAX_FAILURES wrong answers per person in the window, then 429, so a
  * borrowed access token cannot be used to guess the password behind it. A right answer gives its
- * attempt back. `field` names the form field a wrong answer is reported on.
+ * attempt back. `field` names the form field a missing or wrong answer is reported on.
  */
 export async function confirmCurrentPassword(
   attempts: AttemptCounter,
   userId: number,
   passwordHash: string | null,
-  given: string,
+  given: string | undefined,
   field: string,
 ): Promise<void> {
+  if (!given) throw invalidField(field, VALIDATION_MESSAGES.required);
   const key = `password:${userId}`;
   if ((await attempts.count(key, LOGIN_FAILURE_WINDOW_SECONDS)) > LOGIN_MAX_FAILURES) throw new AppError('too_many_attempts');
   if (!(passwordHash && (await verifyPassword(passwordHash, given)))) {

@@ -11,13 +11,13 @@ import {
   type Profile,
   type ProfileFields,
   type UpdateProfileBody,
-  VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import type { z } from 'zod';
 import { scopeOf } from '../../core/acl.js';
 import { confirmCurrentPassword } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword } from '../../core/auth/password.js';
+import { changes } from '../../core/changes.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField } from '../../core/errors.js';
@@ -59,8 +59,6 @@ function mayEditOwnRecord(actor: Actor): boolean {
   return scope === 'all' || ((scope === 'descendants' || scope === 'domain') && actor.groupIds.length > 0);
 }
 
-const empty = (v: unknown) => (v === undefined || v === '' ? null : v);
-
 export class ProfileService {
   constructor(
     private readonly db: Db,
@@ -101,13 +99,11 @@ export class ProfileService {
 
   async update(ctx: RequestContext, body: UpdateProfileBody): Promise<Profile> {
     const before = await this.row(ctx.actor);
-    const emailChanged = body.email !== undefined && empty(body.email) !== empty(before.email);
+    const emailChanged = changes(body.email, before.email);
     const changed = [
       ...(body.name !== undefined && body.name !== before.name ? ['name'] : []),
       ...(emailChanged ? ['email'] : []),
-      ...RECORD_PROFILE_FIELDS.filter((f) => body.profile?.[f] !== undefined && empty(body.profile[f]) !== empty(before.profile[f])).map(
-        (f) => `profile.${f}`,
-      ),
+      ...RECORD_PROFILE_FIELDS.filter((f) => changes(body.profile?.[f], before.profile[f])).map((f) => `profile.${f}`),
     ];
     if (changed.length && !mayEditOwnRecord(ctx.actor)) {
       throw new AppError(
@@ -116,10 +112,7 @@ export class ProfileService {
       );
     }
     // The address password recovery mails go to: a borrowed access token alone must not move it.
-    if (emailChanged) {
-      if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
-      await confirmCurrentPassword(this.repo.attempts, before.id, before.passwordHash, body.password, 'password');
-    }
+    if (emailChanged) await confirmCurrentPassword(this.repo.attempts, before.id, before.passwordHash, body.password, 'password');
     if (body.email && (await this.repo.emailTaken(ctx.actor.projectId, body.email, before.id))) {
       throw new AppError('email_already_used', [{ field: 'email', message: 'e-mail already used' }]);
     }

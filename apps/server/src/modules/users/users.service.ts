@@ -10,16 +10,16 @@ import {
   type User,
   type UserProfile,
   type UserRoleChanged,
-  VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import { scopeOf } from '../../core/acl.js';
 import { confirmCurrentPassword } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword } from '../../core/auth/password.js';
 import { bulkDelete } from '../../core/bulk.js';
+import { changes } from '../../core/changes.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
-import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
 import { endSessions } from '../../core/sessions.js';
@@ -45,7 +45,6 @@ const DEFAULT_PROFILE: UserProfile = {
   identifier_format: DEFAULT_IDENTIFIER_FORMAT,
   time_format: null,
 };
-const empty = (v: unknown) => (v === undefined || v === '' ? null : v);
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 /** Fields a user may change on their own record without an edit permission over them. */
 const ADMIN_FIELDS = ['login', 'role', 'domains', 'is_group_admin', 'license_info', 'elevator_access_disabled'] as const;
@@ -196,8 +195,7 @@ export class UsersService {
     this.assertLicenseEdit(actor, body);
     // One's own e-mail is where password recovery mails go: as on PATCH /profile, a borrowed access
     // token alone must not move it. Someone else's e-mail is the edit permission's to change.
-    if (self && body.email !== undefined && empty(body.email) !== empty(before.email)) {
-      if (!body.password) throw invalidField('password', VALIDATION_MESSAGES.required);
+    if (self && changes(body.email, before.email)) {
       await confirmCurrentPassword(this.repo.attempts, before.id, before.passwordHash, body.password, 'password');
     }
     await this.assertUnique(actor, body.login, body.email, id);
