@@ -238,8 +238,13 @@ export class RealtimeHub {
   }
 
   private send(client: Client, msg: ServerMessage): void {
+    this.sendText(client, JSON.stringify(msg));
+  }
+
+  /** Writes to one open socket; a broken one is logged, never thrown to the caller (or the database driver). */
+  private sendText(client: Client, text: string): void {
     try {
-      if (client.socket.readyState === client.socket.OPEN) client.socket.send(JSON.stringify(msg));
+      if (client.socket.readyState === client.socket.OPEN) client.socket.send(text);
     } catch (err) {
       client.session.log.warn({ err }, 'realtime send failed');
     }
@@ -323,14 +328,8 @@ export class RealtimeHub {
     if (!subs?.size) return;
     const topic = env.t.slice(env.t.indexOf(':') + 1);
     const text = JSON.stringify({ topic, event: env.e, data: env.d } satisfies ServerMessage);
-    for (const c of subs) {
-      try {
-        if (c.socket.readyState === c.socket.OPEN) c.socket.send(text);
-      } catch (err) {
-        // One broken socket must not keep the event from the others, nor reach the database driver.
-        c.session.log.warn({ err }, 'realtime delivery failed');
-      }
-    }
+    // One broken socket must not keep the event from the others.
+    for (const c of subs) this.sendText(c, text);
   }
 
   /** One heartbeat (every HEARTBEAT_MS): ends sockets that did not answer the last ping, pings the rest. */
