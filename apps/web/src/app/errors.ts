@@ -21,13 +21,17 @@ export function errorMessageOf(error: unknown): string | null {
   return typeof own === 'string' && own ? own : null;
 }
 
-/** Entity names of an 'invalid related entity sent' answer, in the order the server gave them. */
-export function relatedEntities(error: unknown): string[] {
+/** The `details` of a failed call: the error's own, else its response body's. */
+function detailsOf(error: unknown): unknown[] {
   const body = (error as { body?: { details?: unknown } } | null)?.body;
   const details = (error as { details?: unknown } | null)?.details ?? body?.details;
-  if (!Array.isArray(details)) return [];
+  return Array.isArray(details) ? details : [];
+}
+
+/** Entity names of an 'invalid related entity sent' answer, in the order the server gave them. */
+export function relatedEntities(error: unknown): string[] {
   const names: string[] = [];
-  for (const d of details) {
+  for (const d of detailsOf(error)) {
     if (typeof d === 'string') names.push(d);
     else if (d && typeof d === 'object') {
       const o = d as Record<string, unknown>;
@@ -78,10 +82,7 @@ interface FieldDetail {
 }
 
 function fieldDetails(error: unknown): FieldDetail[] {
-  const body = (error as { body?: { details?: unknown } } | null)?.body;
-  const details = (error as { details?: unknown } | null)?.details ?? body?.details;
-  if (!Array.isArray(details)) return [];
-  return details.filter(
+  return detailsOf(error).filter(
     (d): d is FieldDetail =>
       !!d && typeof d === 'object' && typeof (d as FieldDetail).field === 'string' && typeof (d as FieldDetail).message === 'string',
   );
