@@ -1,5 +1,5 @@
 import { emptyToNull, IDENTIFIER_FORMATS, TIME_FORMATS } from '@atrium/contract';
-import { patchOf } from '../../app/kit/patch';
+import { patchTransform } from '../../app/kit/patch';
 
 const PROFILE_TEXT = ['address', 'phone', 'country_code', 'time_zone'] as const;
 
@@ -59,6 +59,8 @@ export function changesOwnEmail(email: unknown, record: { id?: unknown; email?: 
   return !!record && Number(record.id) === selfId && text(email) !== text(record.email);
 }
 
+const editPatch = patchTransform((values) => userBody(values, 'edit'));
+
 /**
  * The PATCH of the edit form over `previous` (the loaded record): only what changed, and the current
  * password as typed only when the signed-in user changes their own e-mail; never otherwise.
@@ -68,7 +70,7 @@ export function userPatch(
   previous: Record<string, unknown> | undefined,
   selfId: number,
 ): Record<string, unknown> {
-  const body = patchOf(userBody(values, 'edit'), previous ? userBody(previous, 'edit') : undefined);
+  const body = editPatch(values, { previousData: previous });
   const password = typeof values.password === 'string' ? values.password : '';
   if (password && changesOwnEmail(values.email, previous, selfId)) body.password = password;
   return body;
