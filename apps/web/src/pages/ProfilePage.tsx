@@ -95,7 +95,11 @@ export function ProfilePage() {
   // Name and contacts are the person's record (the server's rule); language and formats are their own choice.
   const recordEditable = mayEditOwnRecord(permissions, me);
   // Read-only fields are neither sent nor checked: a stored value never blocks saving the rest.
-  const readOnlyHint = recordEditable ? undefined : translate('profile.read_only_hint');
+  const recordField = {
+    disabled: !recordEditable,
+    helperText: recordEditable ? undefined : translate('profile.read_only_hint'),
+    fullWidth: true,
+  };
   const save = useMutation({
     mutationFn: (v: ProfileForm) => http.data<Profile>('/profile', { method: 'PATCH', body: profileBody(v, recordEditable) }),
     onSuccess: (updated, v) => {
@@ -143,9 +147,7 @@ export function ProfilePage() {
                   source="name"
                   label={translate('profile.name')}
                   validate={recordEditable ? [required, maxLength(255)] : undefined}
-                  disabled={!recordEditable}
-                  helperText={readOnlyHint}
-                  fullWidth
+                  {...recordField}
                 />
                 <SelectInput
                   source="locale"
@@ -162,17 +164,13 @@ export function ProfilePage() {
                   source="address"
                   label={translate('profile.address')}
                   validate={recordEditable ? maxLength(255) : undefined}
-                  disabled={!recordEditable}
-                  helperText={readOnlyHint}
-                  fullWidth
+                  {...recordField}
                 />
                 <TextInput
                   source="phone"
                   label={translate('profile.phone')}
                   validate={recordEditable ? [internationalPhone, maxLength(32)] : undefined}
-                  disabled={!recordEditable}
-                  helperText={readOnlyHint}
-                  fullWidth
+                  {...recordField}
                 />
                 <AutocompleteInput source="time_zone" label={translate('profile.time_zone')} choices={timeZones()} fullWidth />
                 <SelectInput
