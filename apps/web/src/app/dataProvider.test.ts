@@ -15,6 +15,15 @@ function fakeHttp(answer: (path: string, o: RequestOptions) => unknown) {
   return { http, calls };
 }
 
+/** An HTTP client whose every request fails with `error`. */
+const failingWith = (error: ApiError): HttpClient => ({
+  request: vi.fn(async () => {
+    throw error;
+  }),
+  data: vi.fn(),
+  refresh: vi.fn(),
+});
+
 describe('list query mapping', () => {
   it('maps filters to rules with the six operators', () => {
     expect(toFilters({ name: 'Lobby', 'created_at@above': '2026-01-01', 'serial@begins_with': 'AB', 'x@has': 'q', empty: '' })).toEqual({
@@ -143,13 +152,7 @@ describe('data provider', () => {
 
   it('rethrows API errors with the display text, keeping status and body', async () => {
     const body = { message: 'item not found', code: 'not_found' };
-    const http: HttpClient = {
-      request: vi.fn(async () => {
-        throw new ApiError(404, body.message, body);
-      }),
-      data: vi.fn(),
-      refresh: vi.fn(),
-    };
+    const http = failingWith(new ApiError(404, body.message, body));
     const error = await createDataProvider(http, { describeError: () => 'Item not found' })
       .getOne('users', { id: 1 })
       .catch((e) => e);
@@ -158,13 +161,7 @@ describe('data provider', () => {
 
   it("hands a refused save's field details to the form as react-admin submission errors", async () => {
     const body = { message: 'invalid data sent', code: 'invalid_data', details: [{ field: 'login', message: 'validation.max_length' }] };
-    const http: HttpClient = {
-      request: vi.fn(async () => {
-        throw new ApiError(400, body.message, body);
-      }),
-      data: vi.fn(),
-      refresh: vi.fn(),
-    };
+    const http = failingWith(new ApiError(400, body.message, body));
     const provider = createDataProvider(http, { describeError: () => 'Invalid data sent', fieldErrors: () => ({ login: 'Too long' }) });
     const error = await provider.create('users', { data: { login: 'x' } }).catch((e) => e);
     expect(error).toMatchObject({ status: 400, message: 'Invalid data sent', body: { ...body, errors: { login: 'Too long' } } });
@@ -172,13 +169,7 @@ describe('data provider', () => {
 
   it('gives no submission errors for answers other than a refused value or a duplicate', async () => {
     const body = { message: 'action prohibited', code: 'forbidden', details: [{ field: 'name', message: 'x' }] };
-    const http: HttpClient = {
-      request: vi.fn(async () => {
-        throw new ApiError(403, body.message, body);
-      }),
-      data: vi.fn(),
-      refresh: vi.fn(),
-    };
+    const http = failingWith(new ApiError(403, body.message, body));
     const fieldErrors = vi.fn(() => ({ name: 'x' }));
     const error = await createDataProvider(http, { fieldErrors })
       .update('users', { id: 1, data: {}, previousData: { id: 1 } })
