@@ -29,6 +29,9 @@ import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { DevicesRepository } from './modules/devices/devices.repository.js';
+import { devicesRoutes } from './modules/devices/devices.routes.js';
+import { DevicesService } from './modules/devices/devices.service.js';
 import { DomainTypesRepository } from './modules/domain-types/domain-types.repository.js';
 import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js';
 import { DomainTypesService } from './modules/domain-types/domain-types.service.js';
@@ -82,6 +85,7 @@ export interface Services {
   domainTypes: DomainTypesService;
   mailer: Mailer;
   registration: RegistrationService;
+  devices: DevicesService;
 }
 
 declare module 'fastify' {
@@ -166,6 +170,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     settings,
     mailer,
     registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
+    devices: new DevicesService(database.db, new DevicesRepository(database.db)),
   };
   app.decorate('config', config);
   app.decorate('database', database);
@@ -185,6 +190,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // The retry worker runs once the app is ready and is stopped (after in-flight sends) on close.
   app.addHook('onReady', async () => mailer.start());
   app.addHook('onClose', async () => mailer.stop());
+  // Each instance sweeps for device tasks to send; on close, the events it holds are written first.
+  app.addHook('onReady', async () => services.devices.start());
+  app.addHook('onClose', async () => services.devices.stop());
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -244,6 +252,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(usersRoutes);
       await typed.register(rolesRoutes);
       await typed.register(registrationRoutes);
+      await typed.register(devicesRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },

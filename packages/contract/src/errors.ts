@@ -76,6 +76,13 @@ export const ERRORS = {
   import_user_not_allowed: { status: 403, message: 'user not allowed' },
   import_object_not_allowed: { status: 403, message: 'object not allowed' },
   import_login_required: { status: 400, message: 'the username field is required' },
+  // devices (spec entities §8)
+  serial_in_use: { status: 409, message: 'serial number in use' },
+  device_unavailable: { status: 503, message: 'device or service not available' },
+  device_offline: { status: 409, message: 'device status offline, unable to connect' },
+  device_not_mqtt: { status: 409, message: 'device protocol not mqtt, unable to connect' },
+  protocol_none: { status: 409, message: 'protocol none makes init, queue restart and sync impossible' },
+  invalid_backup_image: { status: 400, message: 'invalid backup image' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

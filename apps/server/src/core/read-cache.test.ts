@@ -162,7 +162,16 @@ describe('cached reads through the API', () => {
           WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') ORDER BY 1`,
     );
     const unwatched = rows.filter((r) => !r.watched).map((r) => r.table);
-    expect(unwatched).toEqual(['audit_events', 'login_failures', 'mail_outbox', 'refresh_tokens', 'user_tokens']);
+    expect(unwatched).toEqual([
+      'audit_events',
+      'device_events',
+      'device_status',
+      'device_tasks',
+      'login_failures',
+      'mail_outbox',
+      'refresh_tokens',
+      'user_tokens',
+    ]);
     expect(rows.length).toBeGreaterThan(unwatched.length);
   });
 });

@@ -413,6 +413,13 @@ export const ru: Messages = {
       'user not allowed': 'Пользователь не разрешён',
       'object not allowed': 'Объект не разрешён',
       'the username field is required': 'Поле имени пользователя обязательно',
+      'serial number in use': 'Серийный номер уже используется',
+      'device or service not available': 'Устройство или сервис недоступны',
+      'device status offline, unable to connect': 'Устройство не в сети, подключиться невозможно',
+      'device protocol not mqtt, unable to connect': 'Протокол устройства не MQTT, подключиться невозможно',
+      'protocol none makes init, queue restart and sync impossible':
+        'С протоколом «none» инициализация, перезапуск очереди и синхронизация невозможны',
+      'invalid backup image': 'Неверный образ резервной копии',
       'incorrect login/password': 'Неверный логин/пароль',
       'error occurred while preparing web interface': 'Произошла ошибка при подготовке веб-интерфейса',
       'network error': 'Сервер недоступен. Проверьте соединение.',

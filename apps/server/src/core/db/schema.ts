@@ -1,6 +1,7 @@
 // Every table, for drizzle's typed queries and for drizzle-kit's migration generator.
 export * from '../../modules/audit/audit.table.js';
 export * from '../../modules/auth/auth.table.js';
+export * from '../../modules/devices/devices.table.js';
 export * from '../../modules/groups/groups.table.js';
 export * from '../../modules/notifications/notifications.table.js';
 export * from '../../modules/projects/projects.table.js';

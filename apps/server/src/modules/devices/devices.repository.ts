@@ -1,0 +1,430 @@
+import type { ListQuery } from '@atrium/contract';
+import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf } from '../../core/acl.js';
+import type { Actor } from '../../core/context.js';
+import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
+import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOffset, pageOfIds, sortSql } from '../../core/list-query.js';
+import { deviceEvents, deviceStatus, devices, deviceTasks } from './devices.table.js';
+
+const D = qualifiedColumns(devices);
+
+export const DEVICE_LIST: ListSpec = {
+  fields: {
+    id: { expr: sql`${D.id}`, type: 'number' },
+    name: { expr: sql`${D.name}`, type: 'text' },
+    description: { expr: sql`${D.description}`, type: 'text' },
+    type: { expr: sql`${D.type}`, type: 'text' },
+    model: { expr: sql`${D.model}`, type: 'text' },
+    serial_number: { expr: sql`${D.serialNumber}`, type: 'text' },
+    ip_address: { expr: sql`${D.ipAddress}`, type: 'text' },
+    protocol: { expr: sql`${D.protocol}`, type: 'text' },
+    domain_id: { expr: sql`${D.groupId}`, type: 'number' },
+    online: { expr: sql`coalesce((SELECT s.online FROM device_status s WHERE s.device_id = ${D.id}), FALSE)`, type: 'boolean' },
+    created_by: { expr: sql`${D.createdBy}`, type: 'number' },
+    created_at: { expr: sql`${D.createdAt}`, type: 'date' },
+    updated_at: { expr: sql`${D.updatedAt}`, type: 'date' },
+  },
+  defaultSort: 'name',
+  tiebreak: sql`${D.id} ASC`,
+};
+
+/** A device belongs to its one group. */
+const target: AclTarget = {
+  inGroups: (cond) => sql`EXISTS (SELECT 1 FROM groups g WHERE g.id = ${D.groupId} AND ${cond})`,
+  createdBy: sql`${D.createdBy}`,
+};
+
+export const devicePredicate = (actor: Actor, action: 'view' | 'edit' | 'delete'): SQL => {
+  const view = aclPredicate(actor, 'devices', 'view', target);
+  return action === 'view' ? view : sql`(${view} AND ${aclPredicate(actor, 'devices', action, target)})`;
+};
+
+export type DeviceRow = typeof devices.$inferSelect & {
+  online: boolean;
+  lastSeenAt: Date | string | null;
+  firmware: string | null;
+  editable: boolean;
+  deletable: boolean;
+};
+
+const rowColumns = (actor: Actor) => ({
+  ...getTableColumns(devices),
+  online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)`,
+  lastSeenAt: sql<string | null>`${deviceStatus.lastSeenAt}`,
+  firmware: sql<string | null>`${deviceStatus.firmware}`,
+  editable: sql<boolean>`coalesce(${devicePredicate(actor, 'edit')}, FALSE)`,
+  deletable: sql<boolean>`coalesce(${devicePredicate(actor, 'delete')}, FALSE)`,
+});
+
+export type TaskRow = typeof deviceTasks.$inferSelect & { deviceName: string; serialNumber: string };
+
+const T = qualifiedColumns(deviceTasks);
+export const TASK_LIST: ListSpec = {
+  fields: {
+    id: { expr: sql`${T.id}`, type: 'number' },
+    device_id: { expr: sql`${T.deviceId}`, type: 'number' },
+    type: { expr: sql`${T.type}`, type: 'text' },
+    state: { expr: sql`${T.state}`, type: 'text' },
+    created_at: { expr: sql`${T.createdAt}`, type: 'date' },
+    updated_at: { expr: sql`${T.updatedAt}`, type: 'date' },
+  },
+  defaultSort: '-id',
+  tiebreak: sql`${T.id} DESC`,
+};
+
+const E = qualifiedColumns(deviceEvents);
+export const EVENT_LIST: ListSpec = {
+  fields: {
+    id: { expr: sql`${E.id}`, type: 'number' },
+    device_id: { expr: sql`${E.deviceId}`, type: 'number' },
+    type: { expr: sql`${E.type}`, type: 'text' },
+    identifier: { expr: sql`${E.identifier}`, type: 'text' },
+    occurred_at: { expr: sql`${E.occurredAt}`, type: 'date' },
+    received_at: { expr: sql`${E.receivedAt}`, type: 'date' },
+  },
+  defaultSort: '-occurred_at',
+  tiebreak: sql`${E.id} DESC`,
+};
+
+export interface EventRow {
+  id: number;
+  deviceId: number;
+  deviceName: string;
+  type: string;
+  identifier: string | null;
+  data: Record<string, unknown>;
+  occurredAt: Date | string;
+  receivedAt: Date | string;
+}
+
+export interface NewEvent {
+  projectId: number;
+  deviceId: number;
+  type: string;
+  identifier: string | null;
+  data: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/** States in which a task still waits for its device. */
+const OPEN = sql`('new', 'waiting', 'queued', 'started')`;
+
+export class DevicesRepository {
+  constructor(private readonly db: Db) {}
+
+  // --- devices -----------------------------------------------------------------------------------
+
+  async list(
+    actor: Actor,
+    q: ListQuery & { search?: string | undefined },
+  ): Promise<{ rows: DeviceRow[]; total: number; estimated: boolean }> {
+    const conds: (SQL | undefined)[] = [eq(devices.projectId, actor.projectId), filtersSql(DEVICE_LIST, q)];
+    const scope = scopeOf(actor, 'devices', 'view');
+    if (scope === 'domain' || scope === 'descendants') {
+      // Visible ids gathered by index: the groups in scope, then their devices, plus what I created.
+      conds.push(sql`(${D.groupId} IN (SELECT g.id FROM groups g WHERE g.project_id = ${actor.projectId} AND ${groupScopeCondition(actor, scope)})
+        OR ${D.createdBy} = ${actor.userId})`);
+    } else if (scope !== 'all') {
+      conds.push(devicePredicate(actor, 'view'));
+    }
+    if (q.search) {
+      const p = containsPattern(q.search);
+      conds.push(sql`(${D.name} ILIKE ${p} OR ${D.serialNumber} ILIKE ${p} OR ${D.description} ILIKE ${p} OR ${D.ipAddress} ILIKE ${p})`);
+    }
+    const page = await pageOfIds(this.db, { table: devices, id: sql`${D.id}`, where: and(...conds), spec: DEVICE_LIST, query: q });
+    const rows = page.ids.length ? await this.rows(this.db, actor, sql`${D.id} = ANY(${intArray(page.ids)})`) : [];
+    return { rows: inPageOrder(page.ids, rows), total: page.total, estimated: page.estimated };
+  }
+
+  private async rows(db: DbOrTx, actor: Actor, where: SQL): Promise<DeviceRow[]> {
+    const found = await db
+      .select(rowColumns(actor))
+      .from(devices)
+      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
+      .where(and(eq(devices.projectId, actor.projectId), where));
+    return found as DeviceRow[];
+  }
+
+  /** A device of the actor's project with what the actor may do with it; canView false when out of scope. */
+  async find(db: DbOrTx, actor: Actor, id: number, lock = false): Promise<(DeviceRow & { canView: boolean }) | undefined> {
+    if (lock) await db.execute(sql`SELECT 1 FROM devices WHERE id = ${id} FOR UPDATE`);
+    const [row] = await db
+      .select({ ...rowColumns(actor), canView: sql<boolean>`coalesce(${devicePredicate(actor, 'view')}, FALSE)` })
+      .from(devices)
+      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
+      .where(and(eq(devices.projectId, actor.projectId), eq(devices.id, id)));
+    return row as (DeviceRow & { canView: boolean }) | undefined;
+  }
+
+  async raw(actor: Actor, type: string | undefined) {
+    return this.db
+      .select({ id: devices.id, name: devices.name, description: devices.description, type: devices.type, model: devices.model })
+      .from(devices)
+      .where(and(eq(devices.projectId, actor.projectId), devicePredicate(actor, 'view'), type ? eq(devices.type, type) : undefined))
+      .orderBy(devices.name, devices.id)
+      .limit(10_000);
+  }
+
+  async serialTaken(serial: string, exceptId = 0): Promise<boolean> {
+    const r = await queryRows(this.db, sql`SELECT 1 FROM devices WHERE serial_number = ${serial} AND id <> ${exceptId}`);
+    return r.length > 0;
+  }
+
+  /** The ids among `ids` of groups the actor may place devices in (the project's groups within `scope`). */
+  async groupsInScope(actor: Actor, scope: 'all' | 'domain' | 'descendants', ids: readonly number[]): Promise<Set<number>> {
+    const cond = scope === 'all' ? sql`TRUE` : groupScopeCondition(actor, scope);
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      sql`SELECT g.id FROM groups g WHERE g.project_id = ${actor.projectId} AND g.id = ANY(${intArray(ids)}) AND ${cond}`,
+    );
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  async insert(tx: DbOrTx, values: typeof devices.$inferInsert): Promise<number> {
+    const [r] = await tx.insert(devices).values(values).returning({ id: devices.id });
+    return r!.id;
+  }
+
+  async update(tx: DbOrTx, id: number, values: Partial<typeof devices.$inferInsert>): Promise<void> {
+    await tx
+      .update(devices)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(devices.id, id));
+  }
+
+  async remove(tx: DbOrTx, id: number): Promise<void> {
+    await tx.delete(devices).where(eq(devices.id, id));
+  }
+
+  /** A device by its serial number, on any project: the broker knows devices only by serial. */
+  async bySerial(serial: string): Promise<(typeof devices.$inferSelect & { online: boolean }) | undefined> {
+    const [r] = await this.db
+      .select({ ...getTableColumns(devices), online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)` })
+      .from(devices)
+      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
+      .where(eq(devices.serialNumber, serial));
+    return r as (typeof devices.$inferSelect & { online: boolean }) | undefined;
+  }
+
+  async setPresence(
+    deviceId: number,
+    v: { online: boolean; firmware?: string | null; capabilities?: Record<string, unknown> | null },
+  ): Promise<void> {
+    const set = {
+      online: v.online,
+      lastSeenAt: new Date(),
+      ...(v.firmware !== undefined ? { firmware: v.firmware } : {}),
+      ...(v.capabilities !== undefined ? { capabilities: v.capabilities } : {}),
+    };
+    await this.db
+      .insert(deviceStatus)
+      .values({ deviceId, ...set })
+      .onConflictDoUpdate({ target: deviceStatus.deviceId, set });
+  }
+
+  async syncErrors(deviceId: number): Promise<{ entity: string; id: number; message: string }[] | null> {
+    const [r] = await this.db.select({ e: deviceStatus.syncErrors }).from(deviceStatus).where(eq(deviceStatus.deviceId, deviceId));
+    return r?.e ?? null;
+  }
+
+  async setSyncErrors(deviceId: number, errors: { entity: string; id: number; message: string }[]): Promise<void> {
+    await this.db
+      .insert(deviceStatus)
+      .values({ deviceId, syncErrors: errors })
+      .onConflictDoUpdate({ target: deviceStatus.deviceId, set: { syncErrors: errors } });
+  }
+
+  // --- tasks -------------------------------------------------------------------------------------
+
+  async insertTask(
+    tx: DbOrTx,
+    v: { projectId: number; deviceId: number; type: string; payload: Record<string, unknown>; createdBy: number | null },
+  ): Promise<number> {
+    const [r] = await tx.insert(deviceTasks).values(v).returning({ id: deviceTasks.id });
+    return r!.id;
+  }
+
+  private taskSelect(db: DbOrTx) {
+    return db
+      .select({ ...getTableColumns(deviceTasks), deviceName: devices.name, serialNumber: devices.serialNumber })
+      .from(deviceTasks)
+      .innerJoin(devices, eq(devices.id, deviceTasks.deviceId));
+  }
+
+  async task(db: DbOrTx, actor: Actor, id: number): Promise<TaskRow | undefined> {
+    const [r] = await this.taskSelect(db).where(
+      and(eq(deviceTasks.projectId, actor.projectId), eq(deviceTasks.id, id), devicePredicate(actor, 'view')),
+    );
+    return r as TaskRow | undefined;
+  }
+
+  async tasks(actor: Actor, q: ListQuery): Promise<{ rows: TaskRow[]; total: number; estimated: boolean }> {
+    const where = and(
+      eq(deviceTasks.projectId, actor.projectId),
+      filtersSql(TASK_LIST, q),
+      sql`${T.deviceId} IN (SELECT ${D.id} FROM devices WHERE ${D.projectId} = ${actor.projectId} AND ${devicePredicate(actor, 'view')})`,
+    );
+    const page = await pageOfIds(this.db, { table: deviceTasks, id: sql`${T.id}`, where, spec: TASK_LIST, query: q });
+    const rows = page.ids.length ? await this.taskSelect(this.db).where(sql`${T.id} = ANY(${intArray(page.ids)})`) : [];
+    return { rows: inPageOrder(page.ids, rows as TaskRow[]), total: page.total, estimated: page.estimated };
+  }
+
+  async setTask(db: DbOrTx, id: number, values: Partial<typeof deviceTasks.$inferInsert>): Promise<void> {
+    await db
+      .update(deviceTasks)
+      .set({ ...values, updatedAt: new Date() })
+      .where(eq(deviceTasks.id, id));
+  }
+
+  /** Moves a task to the end of its device's queue (restart). */
+  async requeueTask(db: DbOrTx, id: number): Promise<void> {
+    await db.execute(sql`UPDATE device_tasks SET state = 'new', error = NULL, sent_at = NULL, started_at = NULL, finished_at = NULL,
+      seq = nextval('device_task_seq'), updated_at = now() WHERE id = ${id}`);
+  }
+
+  async removeTask(db: DbOrTx, id: number): Promise<void> {
+    await db.delete(deviceTasks).where(eq(deviceTasks.id, id));
+  }
+
+  /**
+   * Claims the next task of each online device whose queue has nothing in flight, at most `limit`,
+   * and marks them queued. Rows are locked with SKIP LOCKED, so instances sharing the database never
+   * claim the same task; a device's later tasks wait until its head task is done, so each device
+   * runs its tasks one at a time, in order. With `deviceId`, only that device's head task.
+   */
+  async claim(
+    deviceId: number | null,
+    limit: number,
+  ): Promise<{ id: number; serial: string; type: string; payload: Record<string, unknown> }[]> {
+    return this.db.transaction(async (tx) => {
+      const rows = await queryRows<{ id: number }>(
+        tx,
+        sql`SELECT t.id FROM device_tasks t
+          JOIN device_status s ON s.device_id = t.device_id AND s.online
+          JOIN devices d ON d.id = t.device_id AND d.protocol <> 'none'
+          WHERE t.state IN ('new', 'waiting') ${deviceId ? sql`AND t.device_id = ${deviceId}` : sql``}
+            AND t.seq = (SELECT min(o.seq) FROM device_tasks o WHERE o.device_id = t.device_id AND o.state IN ${OPEN})
+          ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED`,
+      );
+      if (!rows.length) return [];
+      const ids = rows.map((r) => Number(r.id));
+      return queryRows<{ id: number; serial: string; type: string; payload: Record<string, unknown> }>(
+        tx,
+        sql`UPDATE device_tasks t SET state = 'queued', sent_at = now(), updated_at = now(), attempts = t.attempts + 1
+          FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(ids)}) AND t.state IN ('new', 'waiting')
+          RETURNING t.id, d.serial_number AS serial, t.type, t.payload`,
+      );
+    });
+  }
+
+  /**
+   * Queued or started tasks whose lease ran out without a word from the device (the instance that
+   * sent them died, or the message was lost): claimed again, once, by whichever instance sees them.
+   */
+  async reclaimStale(leaseSeconds: number, limit: number) {
+    return this.db.transaction(async (tx) => {
+      const rows = await queryRows<{ id: number }>(
+        tx,
+        sql`SELECT t.id FROM device_tasks t JOIN device_status s ON s.device_id = t.device_id AND s.online
+          WHERE t.state = 'queued' AND t.sent_at < now() - make_interval(secs => ${leaseSeconds})
+          ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED`,
+      );
+      if (!rows.length) return [];
+      return queryRows<{ id: number; serial: string; type: string; payload: Record<string, unknown> }>(
+        tx,
+        sql`UPDATE device_tasks t SET sent_at = now(), updated_at = now(), attempts = t.attempts + 1
+          FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(rows.map((r) => Number(r.id)))})
+          RETURNING t.id, d.serial_number AS serial, t.type, t.payload`,
+      );
+    });
+  }
+
+  /** A device went offline: what was handed to it waits for it to come back. */
+  async parkInFlight(db: DbOrTx, deviceId: number): Promise<void> {
+    await db.execute(sql`UPDATE device_tasks SET state = 'waiting', updated_at = now()
+      WHERE device_id = ${deviceId} AND state IN ('new', 'queued', 'started')`);
+  }
+
+  /** Open tasks of a device end as stopped (protocol none). */
+  async stopOpen(db: DbOrTx, deviceId: number): Promise<void> {
+    await db.execute(sql`UPDATE device_tasks SET state = 'stopped', finished_at = now(), updated_at = now()
+      WHERE device_id = ${deviceId} AND state IN ${OPEN}`);
+  }
+
+  /**
+   * Applies a device's report on a task, only along an allowed transition: a replayed or late
+   * result for a finished task changes nothing. Answers the task's new state, or null when ignored.
+   */
+  async advance(deviceId: number, taskId: number, state: 'started' | 'completed' | 'error', error: string | null) {
+    const from = state === 'started' ? sql`('queued')` : sql`('queued', 'started')`;
+    const rows = await queryRows<{ id: number; state: string; project_id: number; type: string }>(
+      this.db,
+      sql`UPDATE device_tasks SET state = ${state}, error = ${state === 'error' ? (error ?? 'error') : null}, updated_at = now(),
+        started_at = CASE WHEN ${state} = 'started' THEN now() ELSE started_at END,
+        finished_at = CASE WHEN ${state} <> 'started' THEN now() ELSE finished_at END
+        WHERE id = ${taskId} AND device_id = ${deviceId} AND state IN ${from}
+        RETURNING id, state, project_id, type`,
+    );
+    return rows[0] ?? null;
+  }
+
+  // --- events ------------------------------------------------------------------------------------
+
+  async insertEvents(rows: readonly NewEvent[]): Promise<void> {
+    if (!rows.length) return;
+    await this.db.insert(deviceEvents).values(rows.map((r) => ({ ...r })));
+  }
+
+  private eventsWhere(actor: Actor, q: Pick<ListQuery, 'filters'>): SQL | undefined {
+    return and(
+      eq(deviceEvents.projectId, actor.projectId),
+      filtersSql(EVENT_LIST, q),
+      sql`${E.deviceId} IN (SELECT ${D.id} FROM devices WHERE ${D.projectId} = ${actor.projectId} AND ${devicePredicate(actor, 'view')})`,
+    );
+  }
+
+  private eventSelect() {
+    return this.db
+      .select({
+        id: deviceEvents.id,
+        deviceId: deviceEvents.deviceId,
+        deviceName: devices.name,
+        type: deviceEvents.type,
+        identifier: deviceEvents.identifier,
+        data: deviceEvents.data,
+        occurredAt: deviceEvents.occurredAt,
+        receivedAt: deviceEvents.receivedAt,
+      })
+      .from(deviceEvents)
+      .innerJoin(devices, eq(devices.id, deviceEvents.deviceId));
+  }
+
+  async events(actor: Actor, q: ListQuery): Promise<{ rows: EventRow[]; total: number; estimated: boolean }> {
+    const where = this.eventsWhere(actor, q);
+    const page = await pageOfIds(this.db, { table: deviceEvents, id: sql`${E.id}`, where, spec: EVENT_LIST, query: q });
+    const rows = page.ids.length
+      ? await this.eventSelect().where(
+          sql`${E.id} = ANY(${sql`ARRAY[${sql.join(
+            page.ids.map((i) => sql`${i}`),
+            sql`, `,
+          )}]::bigint[]`})`,
+        )
+      : [];
+    return { rows: inPageOrder(page.ids, rows as EventRow[]), total: page.total, estimated: page.estimated };
+  }
+
+  /** Events in the list's order, one page of `size` at a time, for a streamed download. */
+  async *eventPages(actor: Actor, q: Pick<ListQuery, 'filters' | 'sort'>, size = 1000): AsyncGenerator<EventRow[]> {
+    const where = this.eventsWhere(actor, q);
+    const order = sortSql(EVENT_LIST, q);
+    for (let page = 1; ; page++) {
+      const rows = (await this.eventSelect()
+        .where(where)
+        .orderBy(...order)
+        .limit(size)
+        .offset(pageOffset({ page, size }))) as EventRow[];
+      if (rows.length) yield rows;
+      if (rows.length < size) return;
+    }
+  }
+}

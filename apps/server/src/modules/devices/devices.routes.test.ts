@@ -1,0 +1,451 @@
+import ExcelJS from 'exceljs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { RecordingGateway } from './devices.test-gateway.js';
+
+let t: TestApp;
+let admin: Awaited<ReturnType<typeof adminClient>>;
+let gw: RecordingGateway;
+let seq = 0;
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = await adminClient(t);
+});
+afterAll(() => t.close());
+beforeEach(() => {
+  gw = new RecordingGateway();
+  t.app.services.devices.attachGateway(gw);
+});
+
+const serial = () => `SN-${Date.now().toString(36)}-${++seq}`;
+const devices = () => t.app.services.devices;
+
+async function makeDevice(body: Record<string, unknown> = {}, api = admin) {
+  const res = await api.put('/devices', {
+    name: `panel ${seq}`,
+    model: 'AP-200',
+    serial_number: serial(),
+    domain_id: t.project.rootGroupId,
+    ...body,
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data as { id: number; serial_number: string } & Record<string, unknown>;
+}
+
+async function task(id: number) {
+  const res = await admin.get(
+    `/devices/tasks?filters=${encodeURIComponent(JSON.stringify({ rules: [{ field: 'id', operator: 'equals', value: id }] }))}`,
+  );
+  return res.json().data[0] as { id: number; state: string; error: string | null; attempts: number };
+}
+
+async function memberWith(permissions: string[], groupIds = [t.project.rootGroupId]) {
+  const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
+  const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
+  return client(t.app, await login(t.app, u.login, u.password));
+}
+
+describe('devices CRUD', () => {
+  it('creates a panel with the defaults of the spec and reads it back', async () => {
+    const d = await makeDevice({ type: undefined });
+    expect(d).toMatchObject({
+      type: 'panel',
+      port: 80,
+      protocol: 'mqtt',
+      login: d.serial_number,
+      password_set: false,
+      online: false,
+      capabilities: { locks: 2, sip: true },
+      device_settings: {
+        sip: { talk_timeout: 120, transport: 'UDP' },
+        address: { reregister_interval: 600 },
+        additional: { button_numbers: [null, null, null, null] },
+        face_recognition: { mode: '3D', similarity: 'high' },
+        lift_controller: { device_mode: 'call-up', relay_mode: 'COM-NC', relay_open_time: 10 },
+      },
+    });
+    const read = await admin.get(`/devices/${d.id}`);
+    expect(read.statusCode).toBe(200);
+    expect(read.json().data.serial_number).toBe(d.serial_number);
+  });
+
+  it('updates fields and merges a settings block without losing the others; secrets are never answered', async () => {
+    const d = await makeDevice({ device_password: 'local-secret' });
+    const res = await admin.patch(`/devices/${d.id}`, {
+      name: 'Main door',
+      device_password: null,
+      device_settings: { sip: { talk_timeout: 60, login: 'door' } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const out = res.json().data;
+    expect(out).toMatchObject({ name: 'Main door', device_password_set: true });
+    expect(out.device_settings.sip).toMatchObject({ talk_timeout: 60, login: 'door', transport: 'UDP' });
+    expect(out.device_settings.address.reregister_interval).toBe(600);
+    expect(JSON.stringify(out)).not.toContain('local-secret');
+  });
+
+  it('refuses a serial number in use, a model of another type, a bad group and bad input', async () => {
+    const d = await makeDevice();
+    const dup = await admin.put('/devices', {
+      name: 'x',
+      model: 'AP-100',
+      serial_number: d.serial_number,
+      domain_id: t.project.rootGroupId,
+    });
+    expect(dup.statusCode).toBe(409);
+    expect(dup.json()).toMatchObject({ message: 'serial number in use', details: [{ field: 'serial_number' }] });
+    const other = await makeDevice();
+    const dupPatch = await admin.patch(`/devices/${other.id}`, { serial_number: d.serial_number });
+    expect(dupPatch.json().message).toBe('serial number in use');
+    const model = await admin.put('/devices', {
+      name: 'x',
+      type: 'monitor',
+      model: 'AP-100',
+      serial_number: serial(),
+      domain_id: t.project.rootGroupId,
+    });
+    expect(model.statusCode).toBe(400);
+    expect(model.json()).toMatchObject({ message: 'invalid data sent', details: [{ field: 'model' }] });
+    const group = await admin.put('/devices', { name: 'x', model: 'AP-100', serial_number: serial(), domain_id: 999999 });
+    expect(group.json().message).toBe('invalid related entity sent');
+    const bad = await admin.put('/devices', {
+      name: '',
+      model: 'AP-100',
+      serial_number: 'has space',
+      domain_id: t.project.rootGroupId,
+      port: 70000,
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(
+      bad
+        .json()
+        .details.map((x: { field: string }) => x.field)
+        .sort(),
+    ).toEqual(['name', 'port', 'serial_number']);
+    expect((await admin.get('/devices/999999')).statusCode).toBe(404);
+  });
+
+  it('lists with search, filters and sort; the monitor picker filters type equals monitor', async () => {
+    const m = await makeDevice({ type: 'monitor', model: 'AM-7', name: 'zz monitor' });
+    const byType = encodeURIComponent(JSON.stringify({ rules: [{ field: 'type', operator: 'equals', value: 'monitor' }] }));
+    const list = await admin.get(`/devices?filters=${byType}&sort=-name`);
+    expect(list.statusCode).toBe(200);
+    expect(list.json().data.map((x: { type: string }) => x.type)).toEqual(list.json().data.map(() => 'monitor'));
+    expect(list.json().data.map((x: { id: number }) => x.id)).toContain(m.id);
+    expect((await admin.get(`/devices?search=${m.serial_number}`)).json().data.map((x: { id: number }) => x.id)).toEqual([m.id]);
+    const raw = await admin.get('/devices/raw?type=monitor');
+    expect(raw.statusCode).toBe(200);
+    expect(raw.json().data.every((x: { type: string }) => x.type === 'monitor')).toBe(true);
+    expect(raw.json().data[0]).toEqual({
+      id: expect.any(Number),
+      name: expect.any(String),
+      description: null,
+      type: 'monitor',
+      model: expect.any(String),
+    });
+    expect((await admin.get('/devices?sort=password')).statusCode).toBe(400);
+  });
+
+  it('deletes one and many, saying which were not deleted', async () => {
+    const a = await makeDevice();
+    const b = await makeDevice();
+    expect((await admin.delete(`/devices/${a.id}`)).statusCode).toBe(200);
+    expect((await admin.get(`/devices/${a.id}`)).statusCode).toBe(404);
+    const bulk = await admin.post('/devices/delete', { items: [b.id, a.id] });
+    expect(bulk.json().data).toEqual({ deleted: [b.id], not_deleted: [{ id: a.id, message: 'item not found', code: 'not_found' }] });
+  });
+});
+
+describe('device permissions (spec §6)', () => {
+  it('view: none is refused, my groups sees my groups only, descendants sees below, all sees all', async () => {
+    const top = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId, 'dev-top');
+    const below = await makeGroup(t.database.db, t.project.projectId, top, 'dev-below');
+    const dTop = await makeDevice({ domain_id: top });
+    const dBelow = await makeDevice({ domain_id: below });
+    const none = await memberWith([], [top]);
+    expect((await none.get('/devices')).statusCode).toBe(403);
+    expect((await none.get('/devices/raw')).json().message).toBe('action prohibited');
+    const ids = async (api: Awaited<ReturnType<typeof memberWith>>) =>
+      (await api.get('/devices?size=1000')).json().data.map((x: { id: number }) => x.id) as number[];
+    const mine = await memberWith(['can_view_devices'], [top]);
+    expect(await ids(mine)).toEqual([dTop.id]);
+    expect((await mine.get(`/devices/${dBelow.id}`)).statusCode).toBe(404);
+    const desc = await memberWith(['can_view_descendant_devices'], [top]);
+    expect((await ids(desc)).sort()).toEqual([dTop.id, dBelow.id].sort());
+    const all = await memberWith(['can_view_all_devices'], [below]);
+    expect(await ids(all)).toEqual(expect.arrayContaining([dTop.id, dBelow.id]));
+  });
+
+  it('create, edit and delete need their permissions; a creator may place only in groups in scope', async () => {
+    const top = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const d = await makeDevice({ domain_id: top });
+    const viewer = await memberWith(['can_view_devices'], [top]);
+    const put = await viewer.put('/devices', { name: 'x', model: 'AP-100', serial_number: serial(), domain_id: top });
+    expect(put.statusCode).toBe(403);
+    expect(put.json()).toMatchObject({ message: 'action prohibited', details: [{ permission: 'can_create_devices' }] });
+    expect((await viewer.patch(`/devices/${d.id}`, { name: 'y' })).statusCode).toBe(403);
+    expect((await viewer.delete(`/devices/${d.id}`)).statusCode).toBe(403);
+    expect((await viewer.post(`/devices/${d.id}/settings/apply`)).statusCode).toBe(403);
+    const editor = await memberWith(['can_view_devices', 'can_create_devices', 'can_edit_devices', 'can_delete_devices'], [top]);
+    const mine = await editor.put('/devices', { name: 'x', model: 'AP-100', serial_number: serial(), domain_id: top });
+    expect(mine.statusCode, mine.body).toBe(200);
+    expect(mine.json().data).toMatchObject({ can_edit: true, can_delete: true });
+    const elsewhere = await editor.put('/devices', {
+      name: 'x',
+      model: 'AP-100',
+      serial_number: serial(),
+      domain_id: t.project.rootGroupId,
+    });
+    expect(elsewhere.json().message).toBe('invalid related entity sent');
+    expect((await editor.patch(`/devices/${d.id}`, { name: 'renamed' })).json().data.name).toBe('renamed');
+    expect((await editor.delete(`/devices/${d.id}`)).statusCode).toBe(200);
+  });
+
+  it('tasks and events need their view permissions', async () => {
+    const viewer = await memberWith(['can_view_all_devices']);
+    expect((await viewer.get('/devices/tasks')).json()).toMatchObject({
+      message: 'action prohibited',
+      details: [{ permission: 'can_view_device_tasks' }],
+    });
+    expect((await viewer.get('/devices/events')).json()).toMatchObject({ details: [{ permission: 'can_view_device_events' }] });
+    expect((await viewer.get('/devices/events/download')).statusCode).toBe(403);
+    const reader = await memberWith(['can_view_all_devices', 'can_view_device_tasks', 'can_view_device_events']);
+    expect((await reader.get('/devices/tasks')).statusCode).toBe(200);
+    expect((await reader.get('/devices/events')).statusCode).toBe(200);
+  });
+});
+
+describe('device tasks (spec §4)', () => {
+  it('waits while the device is offline, is sent when it comes online, then started and completed', async () => {
+    const d = await makeDevice();
+    const res = await admin.post(`/devices/${d.id}/settings/apply`);
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().data.id as number;
+    expect(res.json().data).toMatchObject({ type: 'apply_settings', state: 'waiting', attempts: 0 });
+    expect(gw.sent).toEqual([]);
+    await devices().onPresence(d.serial_number, { online: true, firmware: '1.2.3' });
+    expect(gw.sent).toEqual([
+      {
+        serial: d.serial_number,
+        task: { id, type: 'apply_settings', payload: expect.objectContaining({ device_settings: expect.any(Object) }) },
+      },
+    ]);
+    expect(await task(id)).toMatchObject({ state: 'queued', attempts: 1 });
+    expect((await admin.get(`/devices/${d.id}`)).json().data).toMatchObject({ online: true, firmware: '1.2.3' });
+    await devices().onTaskUpdate(d.serial_number, { task_id: id, state: 'started' });
+    expect((await task(id)).state).toBe('started');
+    await devices().onTaskUpdate(d.serial_number, { task_id: id, state: 'completed' });
+    expect((await task(id)).state).toBe('completed');
+    // A replayed result, or one from another device, changes nothing.
+    await devices().onTaskUpdate(d.serial_number, { task_id: id, state: 'error', error: 'late' });
+    const other = await makeDevice();
+    await devices().onTaskUpdate(other.serial_number, { task_id: id, state: 'error' });
+    expect(await task(id)).toMatchObject({ state: 'completed', error: null });
+  });
+
+  it('runs a device’s tasks one at a time, in order; an error is kept and the next one goes', async () => {
+    const d = await makeDevice();
+    await devices().onPresence(d.serial_number, { online: true });
+    const a = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    const b = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    const c = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    expect(gw.ids(d.serial_number)).toEqual([a]);
+    expect((await task(b)).state).toBe('new');
+    await devices().onTaskUpdate(d.serial_number, { task_id: a, state: 'error', error: 'relay fault' });
+    expect(await task(a)).toMatchObject({ state: 'error', error: 'relay fault' });
+    expect(gw.ids(d.serial_number)).toEqual([a, b]);
+    await devices().onTaskUpdate(d.serial_number, { task_id: b, state: 'completed' });
+    expect(gw.ids(d.serial_number)).toEqual([a, b, c]);
+  });
+
+  it('goes back to waiting when the device drops off, and is sent again when it returns', async () => {
+    const d = await makeDevice();
+    await devices().onPresence(d.serial_number, { online: true });
+    const id = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    await devices().onTaskUpdate(d.serial_number, { task_id: id, state: 'started' });
+    await devices().onPresence(d.serial_number, { online: false });
+    expect((await task(id)).state).toBe('waiting');
+    expect((await admin.get(`/devices/${d.id}`)).json().data.online).toBe(false);
+    await devices().onPresence(d.serial_number, { online: true });
+    expect(gw.ids(d.serial_number)).toEqual([id, id]);
+    expect(await task(id)).toMatchObject({ state: 'queued', attempts: 2 });
+  });
+
+  it('waits when the gateway cannot hand it over', async () => {
+    const d = await makeDevice();
+    await devices().onPresence(d.serial_number, { online: true });
+    gw.unreachable.add(d.serial_number);
+    const id = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    expect((await task(id)).state).toBe('waiting');
+  });
+
+  it('restarts a finished task at the end of the queue, refuses an unfinished one, and reinits', async () => {
+    const d = await makeDevice();
+    await devices().onPresence(d.serial_number, { online: true });
+    const a = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    const early = await admin.post(`/devices/tasks/${a}/restart`);
+    expect(early.statusCode).toBe(400);
+    expect(early.json()).toMatchObject({ message: "can't perform action", details: [{ field: 'state' }] });
+    await devices().onTaskUpdate(d.serial_number, { task_id: a, state: 'error', error: 'x' });
+    const restarted = await admin.post(`/devices/tasks/${a}/restart`);
+    expect(restarted.statusCode, restarted.body).toBe(200);
+    expect(restarted.json().data).toMatchObject({ id: a, state: 'queued', error: null, attempts: 2 });
+    await devices().onTaskUpdate(d.serial_number, { task_id: a, state: 'completed' });
+    const reinit = await admin.post(`/devices/tasks/${a}/reinit`);
+    expect(reinit.statusCode, reinit.body).toBe(200);
+    expect(reinit.json().data).toMatchObject({ type: 'init', state: 'queued' });
+    // The init goes first; the task runs again after it.
+    expect(gw.ids(d.serial_number).slice(-1)).toEqual([reinit.json().data.id]);
+    expect((await task(a)).state).toBe('new');
+    await devices().onTaskUpdate(d.serial_number, { task_id: reinit.json().data.id, state: 'completed' });
+    expect(gw.ids(d.serial_number).slice(-1)).toEqual([a]);
+    expect((await admin.post('/devices/tasks/999999/restart')).statusCode).toBe(404);
+  });
+
+  it('deletes tasks (one in flight is forgotten and its late answer ignored) and lists a task’s entities', async () => {
+    const d = await makeDevice();
+    await devices().onPresence(d.serial_number, { online: true });
+    const a = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    const b = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    expect((await admin.get(`/devices/tasks/${b}/entities`)).json().data).toEqual([]);
+    expect((await admin.delete(`/devices/tasks/${a}`)).statusCode).toBe(200);
+    expect(gw.ids(d.serial_number)).toEqual([a, b]);
+    await devices().onTaskUpdate(d.serial_number, { task_id: a, state: 'completed' });
+    const bulk = await admin.post('/devices/tasks/delete', { items: [b, a] });
+    expect(bulk.json().data).toEqual({ deleted: [b], not_deleted: [{ id: a, message: 'item not found', code: 'not_found' }] });
+    expect((await admin.get(`/devices/tasks/${a}/entities`)).statusCode).toBe(404);
+  });
+
+  it('with protocol none: open tasks stop; init, restart and settings are refused with the spec’s message', async () => {
+    const d = await makeDevice();
+    const a = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    const res = await admin.post(`/devices/${d.id}/protocol`, { protocol: 'none' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.protocol).toBe('none');
+    expect((await task(a)).state).toBe('stopped');
+    const msg = 'protocol none makes init, queue restart and sync impossible';
+    expect((await admin.post(`/devices/${d.id}/init/apply`, {})).json()).toMatchObject({ message: msg, code: 'protocol_none' });
+    expect((await admin.post(`/devices/tasks/${a}/restart`)).json().message).toBe(msg);
+    expect((await admin.post(`/devices/tasks/${a}/reinit`)).json().message).toBe(msg);
+    expect((await admin.post(`/devices/${d.id}/settings/apply`)).statusCode).toBe(409);
+    expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'ftp' })).statusCode).toBe(400);
+    expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'mqtt' })).json().data.protocol).toBe('mqtt');
+  });
+
+  it('init sets the device password (hashed, answered once when generated) the broker checks', async () => {
+    const d = await makeDevice();
+    const res = await admin.post(`/devices/${d.id}/init/apply`, {});
+    expect(res.statusCode, res.body).toBe(200);
+    const { password, task: initTask } = res.json().data;
+    expect(password).toMatch(/^\w{24}$/);
+    expect(initTask).toMatchObject({ type: 'init', state: 'waiting' });
+    expect(await devices().verify(d.serial_number, password)).toEqual({ projectId: t.project.projectId, deviceId: d.id });
+    expect(await devices().verify(d.serial_number, 'wrong')).toBeNull();
+    expect(await devices().verify('no-such-serial', password)).toBeNull();
+    const chosen = await admin.post(`/devices/${d.id}/init/apply`, { password: 'chosen-password' });
+    expect(chosen.json().data.password).toBeNull();
+    expect(await devices().verify(d.serial_number, 'chosen-password')).not.toBeNull();
+    expect((await admin.get(`/devices/${d.id}`)).json().data.password_set).toBe(true);
+    expect((await admin.post(`/devices/${d.id}/init/apply`, { password: 'short' })).statusCode).toBe(400);
+  });
+});
+
+describe('device events and sync errors', () => {
+  it('stores events in batches, lists them with filters and downloads csv and xlsx', async () => {
+    const d = await makeDevice({ name: 'events door' });
+    for (let i = 0; i < 5; i++) {
+      await devices().onEvent(d.serial_number, {
+        type: i % 2 ? 'access_denied' : 'access_granted',
+        identifier: `=card${i}`,
+        time: `2026-01-0${i + 1}T10:00:00Z`,
+      });
+    }
+    await devices().onEvent('unknown-serial', { type: 'tamper' });
+    await devices().flushEvents();
+    const byDevice = encodeURIComponent(JSON.stringify({ rules: [{ field: 'device_id', operator: 'equals', value: d.id }] }));
+    const list = await admin.get(`/devices/events?filters=${byDevice}&sort=occurred_at`);
+    expect(list.statusCode, list.body).toBe(200);
+    expect(list.json().meta.total).toBe(5);
+    expect(list.json().data[0]).toMatchObject({
+      device_name: 'events door',
+      type: 'access_granted',
+      identifier: '=card0',
+      occurred_at: '2026-01-01T10:00:00.000Z',
+    });
+    const csv = await admin.get(`/devices/events/download?export_format=csv&filters=${byDevice}&sort=-occurred_at`);
+    expect(csv.statusCode).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    const lines = csv.body.trim().split('\n');
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toContain("'=card4");
+    const xlsx = await admin.raw('GET', `/devices/events/download?export_format=xlsx&filters=${byDevice}`);
+    expect(xlsx.statusCode).toBe(200);
+    const book = new ExcelJS.Workbook();
+    await book.xlsx.load(xlsx.rawPayload as unknown as ArrayBuffer);
+    expect(book.worksheets[0]!.rowCount).toBe(6);
+    const bad = await admin.get(`/devices/events/download?export_format=pdf`);
+    expect(bad.statusCode).toBe(400);
+    const badSort = await admin.get('/devices/events/download?sort=data');
+    expect(badSort.statusCode).toBe(400);
+  });
+
+  it('answers the identifiers and schedules the device refused at its last sync', async () => {
+    const d = await makeDevice();
+    expect((await admin.get(`/devices/${d.id}/sync-errors`)).json().data).toEqual({ identifiers: [], schedules: [] });
+    await devices().onSyncAck(d.serial_number, {
+      task_id: 1,
+      errors: [
+        { entity: 'identifier', id: 7, message: 'memory full' },
+        { entity: 'schedule', id: 3, message: 'too many intervals' },
+      ],
+    });
+    expect((await admin.get(`/devices/${d.id}/sync-errors`)).json().data).toEqual({
+      identifiers: [{ id: 7, message: 'memory full' }],
+      schedules: [{ id: 3, message: 'too many intervals' }],
+    });
+  });
+
+  it('presence and events do not empty the read cache', async () => {
+    const d = await makeDevice();
+    await admin.get('/users');
+    await new Promise((r) => setTimeout(r, 50));
+    await admin.get('/users');
+    const before = t.app.readCache.stats.answerHits;
+    await devices().onPresence(d.serial_number, { online: true });
+    await devices().onEvent(d.serial_number, { type: 'call' });
+    await devices().flushEvents();
+    await new Promise((r) => setTimeout(r, 50));
+    await admin.get('/users');
+    expect(t.app.readCache.stats.answerHits).toBe(before + 1);
+  });
+});
+
+describe('two instances sharing a database', () => {
+  it('hand each task to a device once', async () => {
+    const second = await buildTestApp({ database: t.database });
+    try {
+      const gw2 = new RecordingGateway();
+      second.app.services.devices.attachGateway(gw2);
+      const list: { id: number; serial_number: string }[] = [];
+      for (let i = 0; i < 6; i++) list.push(await makeDevice());
+      for (const d of list) {
+        await admin.post(`/devices/${d.id}/settings/apply`);
+        await admin.post(`/devices/${d.id}/settings/apply`);
+      }
+      // Both instances hear every device come online and both sweep at once.
+      await Promise.all(
+        list.flatMap((d) => [
+          devices().onPresence(d.serial_number, { online: true }),
+          second.app.services.devices.onPresence(d.serial_number, { online: true }),
+        ]),
+      );
+      await Promise.all([devices().sweep(), second.app.services.devices.sweep()]);
+      const all = [...gw.ids(), ...gw2.ids()];
+      expect(all).toHaveLength(list.length);
+      expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await second.app.close();
+    }
+  });
+});

@@ -1,0 +1,177 @@
+import { PassThrough } from 'node:stream';
+import {
+  BulkDeleteBodySchema,
+  BulkDeleteResultSchema,
+  CreateDeviceBodySchema,
+  DEVICE_TYPES,
+  type DeviceEvent,
+  DeviceEventDownloadQuerySchema,
+  DeviceEventListQuerySchema,
+  DeviceEventSchema,
+  DeviceInitBodySchema,
+  DeviceInitResultSchema,
+  DeviceListQuerySchema,
+  DeviceSchema,
+  DeviceTaskListQuerySchema,
+  DeviceTaskSchema,
+  dataResponse,
+  IdParamsSchema,
+  listResponse,
+  RawDeviceSchema,
+  SetProtocolBodySchema,
+  SyncErrorsSchema,
+  TaskEntitySchema,
+  UpdateDeviceBodySchema,
+} from '@atrium/contract';
+import ExcelJS from 'exceljs';
+import { z } from 'zod';
+import type { AppInstance } from '../../app.js';
+
+const Ok = dataResponse(z.boolean());
+const RawQuery = z.object({ type: z.enum(DEVICE_TYPES).optional() });
+
+const EVENT_COLUMNS = ['id', 'occurred_at', 'received_at', 'device_id', 'device_name', 'type', 'identifier', 'data'] as const;
+const cell = (e: DeviceEvent, c: (typeof EVENT_COLUMNS)[number]) => (c === 'data' ? JSON.stringify(e.data) : (e[c] ?? ''));
+const csvField = (v: unknown) => {
+  const s = String(v);
+  // Quoted when needed; a leading formula character is defused so a spreadsheet shows it as text.
+  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+};
+
+export async function devicesRoutes(app: AppInstance): Promise<void> {
+  const { devices } = app.services;
+  const tags = ['devices'];
+
+  app.get('/devices', { schema: { tags, querystring: DeviceListQuerySchema, response: { 200: listResponse(DeviceSchema) } } }, (req) =>
+    devices.list(req.actor, req.query),
+  );
+
+  app.get(
+    '/devices/raw',
+    { schema: { tags, querystring: RawQuery, response: { 200: dataResponse(z.array(RawDeviceSchema)) } } },
+    async (req) => ({ data: await devices.raw(req.actor, req.query.type) }),
+  );
+
+  app.put('/devices', { schema: { tags, body: CreateDeviceBodySchema, response: { 200: dataResponse(DeviceSchema) } } }, async (req) => ({
+    data: await devices.create(req.ctx, req.body),
+  }));
+
+  app.post(
+    '/devices/delete',
+    { schema: { tags, body: BulkDeleteBodySchema, response: { 200: dataResponse(BulkDeleteResultSchema) } } },
+    async (req) => ({ data: await devices.bulkDelete(req.ctx, req.body.items) }),
+  );
+
+  // --- tasks (before /devices/:id so "tasks" is never read as an id) -------------------------------
+  app.get(
+    '/devices/tasks',
+    { schema: { tags, querystring: DeviceTaskListQuerySchema, response: { 200: listResponse(DeviceTaskSchema) } } },
+    (req) => devices.listTasks(req.actor, req.query),
+  );
+  app.delete('/devices/tasks/:id', { schema: { tags, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {
+    await devices.deleteTask(req.ctx, req.params.id);
+    return { data: true };
+  });
+  app.post(
+    '/devices/tasks/delete',
+    { schema: { tags, body: BulkDeleteBodySchema, response: { 200: dataResponse(BulkDeleteResultSchema) } } },
+    async (req) => ({ data: await devices.bulkDeleteTasks(req.ctx, req.body.items) }),
+  );
+  app.post(
+    '/devices/tasks/:id/restart',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(DeviceTaskSchema) } } },
+    async (req) => ({ data: await devices.restartTask(req.ctx, req.params.id) }),
+  );
+  app.post(
+    '/devices/tasks/:id/reinit',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(DeviceTaskSchema) } } },
+    async (req) => ({ data: await devices.reinitTask(req.ctx, req.params.id) }),
+  );
+  app.get(
+    '/devices/tasks/:id/entities',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.array(TaskEntitySchema)) } } },
+    async (req) => ({ data: await devices.taskEntities(req.actor, req.params.id) }),
+  );
+
+  // --- events ------------------------------------------------------------------------------------
+  app.get(
+    '/devices/events',
+    { schema: { tags, querystring: DeviceEventListQuerySchema, response: { 200: listResponse(DeviceEventSchema) } } },
+    (req) => devices.listEvents(req.actor, req.query),
+  );
+  app.get(
+    '/devices/events/download',
+    { schema: { tags, querystring: DeviceEventDownloadQuerySchema, produces: ['text/csv', 'application/octet-stream'] } },
+    async (req, reply) => {
+      const pages = await devices.eventPages(req.actor, req.query);
+      const out = new PassThrough();
+      const stamp = new Date().toISOString().slice(0, 10);
+      if (req.query.export_format === 'csv') {
+        reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="device-events-${stamp}.csv"`).send(out);
+        void (async () => {
+          out.write(`${EVENT_COLUMNS.join(',')}\n`);
+          for await (const page of pages) {
+            const chunk = page.map((e) => EVENT_COLUMNS.map((c) => csvField(cell(e, c))).join(',')).join('\n');
+            if (!out.write(`${chunk}\n`)) await new Promise((r) => out.once('drain', r));
+          }
+          out.end();
+        })().catch((e) => out.destroy(e as Error));
+        return reply;
+      }
+      reply
+        .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+        .header('content-disposition', `attachment; filename="device-events-${stamp}.xlsx"`)
+        .send(out);
+      void (async () => {
+        const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
+        const sheet = book.addWorksheet('events');
+        sheet.addRow([...EVENT_COLUMNS]).commit();
+        for await (const page of pages) for (const e of page) sheet.addRow(EVENT_COLUMNS.map((c) => cell(e, c))).commit();
+        sheet.commit();
+        await book.commit();
+      })().catch((e) => out.destroy(e as Error));
+      return reply;
+    },
+  );
+
+  // --- one device --------------------------------------------------------------------------------
+  app.get('/devices/:id', { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(DeviceSchema) } } }, async (req) => ({
+    data: await devices.get(req.actor, req.params.id),
+  }));
+
+  app.patch(
+    '/devices/:id',
+    { schema: { tags, params: IdParamsSchema, body: UpdateDeviceBodySchema, response: { 200: dataResponse(DeviceSchema) } } },
+    async (req) => ({ data: await devices.update(req.ctx, req.params.id, req.body) }),
+  );
+
+  app.delete('/devices/:id', { schema: { tags, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {
+    await devices.delete(req.ctx, req.params.id);
+    return { data: true };
+  });
+
+  app.post(
+    '/devices/:id/settings/apply',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(DeviceTaskSchema) } } },
+    async (req) => ({ data: await devices.sendSettings(req.ctx, req.params.id) }),
+  );
+
+  app.post(
+    '/devices/:id/init/apply',
+    { schema: { tags, params: IdParamsSchema, body: DeviceInitBodySchema, response: { 200: dataResponse(DeviceInitResultSchema) } } },
+    async (req) => ({ data: await devices.init(req.ctx, req.params.id, req.body.password) }),
+  );
+
+  app.post(
+    '/devices/:id/protocol',
+    { schema: { tags, params: IdParamsSchema, body: SetProtocolBodySchema, response: { 200: dataResponse(DeviceSchema) } } },
+    async (req) => ({ data: await devices.setProtocol(req.ctx, req.params.id, req.body.protocol) }),
+  );
+
+  app.get(
+    '/devices/:id/sync-errors',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(SyncErrorsSchema) } } },
+    async (req) => ({ data: await devices.syncErrors(req.actor, req.params.id) }),
+  );
+}

@@ -1,0 +1,591 @@
+import {
+  type BulkDeleteResult,
+  type CreateDeviceBody,
+  DEFAULT_DEVICE_TYPE,
+  DEVICE_DEFAULTS,
+  type Device,
+  type DeviceEvent,
+  type DeviceProtocol,
+  type DeviceSettings,
+  DeviceSettingsSchema,
+  type DeviceTask,
+  type DeviceTaskType,
+  deviceModel,
+  FINAL_TASK_STATES,
+  type ListMeta,
+  type ListQuery,
+  scopeCodes,
+  type UpdateDeviceBody,
+} from '@atrium/contract';
+import { scopeOf } from '../../core/acl.js';
+import { recordAudit } from '../../core/audit.js';
+import { hashPassword, randomPassword, verifyPassword } from '../../core/auth/password.js';
+import { bulkDelete } from '../../core/bulk.js';
+import type { Actor, RequestContext } from '../../core/context.js';
+import type { Db } from '../../core/db/client.js';
+import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import type {
+  DeviceCredentials,
+  DeviceGateway,
+  DeviceMessageHandlers,
+  EventReport,
+  PresenceReport,
+  SyncAckReport,
+  TaskUpdateReport,
+} from './devices.gateway.js';
+import type { DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+
+const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
+
+/** Settings as stored, completed with the defaults of spec entities §3 for what was never set. */
+function settingsOf(stored: Record<string, unknown>): DeviceSettings {
+  const parsed = DeviceSettingsSchema.safeParse(stored);
+  return parsed.success ? parsed.data : DeviceSettingsSchema.parse({});
+}
+
+/** Merges a settings body into stored settings, block by block. */
+function mergeSettings(stored: Record<string, unknown>, body: Record<string, unknown> | undefined): DeviceSettings {
+  const current = settingsOf(stored) as Record<string, Record<string, unknown>>;
+  if (!body) return current as DeviceSettings;
+  const merged: Record<string, unknown> = { ...current };
+  for (const [block, value] of Object.entries(body)) {
+    if (value === undefined) continue;
+    merged[block] = { ...(current[block] ?? {}), ...(value as Record<string, unknown>) };
+  }
+  return DeviceSettingsSchema.parse(merged);
+}
+
+const NO_CAPABILITIES = { locks: 0, face_recognition: false, lift_relays: 0, sip: false, display: false };
+
+export function toDevice(d: DeviceRow): Device {
+  const management = d.management as { heartbeat?: number; realtime_logging?: boolean };
+  return {
+    id: d.id,
+    name: d.name,
+    description: d.description,
+    type: d.type as Device['type'],
+    model: d.model,
+    ip_address: d.ipAddress,
+    port: d.port,
+    serial_number: d.serialNumber,
+    login: d.serialNumber,
+    password_set: d.passwordHash !== null,
+    device_login: d.deviceLogin,
+    device_password_set: d.devicePassword !== null,
+    domain_id: d.groupId,
+    protocol: d.protocol as DeviceProtocol,
+    get_logs: d.getLogs,
+    location_latitude: d.latitude,
+    location_longitude: d.longitude,
+    management: { heartbeat: management.heartbeat ?? 30, realtime_logging: management.realtime_logging ?? false },
+    device_settings: settingsOf(d.settings),
+    capabilities: deviceModel(d.type, d.model)?.capabilities ?? NO_CAPABILITIES,
+    online: d.online,
+    last_seen_at: iso(d.lastSeenAt),
+    firmware: d.firmware,
+    initialized_at: iso(d.initializedAt),
+    created_by: d.createdBy,
+    created_at: iso(d.createdAt) as string,
+    updated_at: iso(d.updatedAt) as string,
+    can_edit: d.editable,
+    can_delete: d.deletable,
+  };
+}
+
+export function toTask(t: TaskRow): DeviceTask {
+  return {
+    id: t.id,
+    device_id: t.deviceId,
+    device_name: t.deviceName,
+    serial_number: t.serialNumber,
+    type: t.type as DeviceTaskType,
+    state: t.state as DeviceTask['state'],
+    error: t.error,
+    attempts: t.attempts,
+    created_by: t.createdBy,
+    created_at: iso(t.createdAt) as string,
+    updated_at: iso(t.updatedAt) as string,
+    started_at: iso(t.startedAt),
+    finished_at: iso(t.finishedAt),
+  };
+}
+
+export function toEvent(e: EventRow): DeviceEvent {
+  return {
+    id: Number(e.id),
+    device_id: e.deviceId,
+    device_name: e.deviceName,
+    type: e.type,
+    identifier: e.identifier,
+    data: e.data,
+    occurred_at: iso(e.occurredAt) as string,
+    received_at: iso(e.receivedAt) as string,
+  };
+}
+
+/** Tasks that need the device to speak our protocol: with protocol none they are impossible (spec entities §4). */
+const NEEDS_PROTOCOL: ReadonlySet<string> = new Set(['init', 'restart', 'sync', 'apply_settings']);
+
+export interface DevicesServiceOptions {
+  /** A queued task not acknowledged within this many seconds is sent again (same id). */
+  leaseSeconds?: number;
+  /** How often each instance looks for tasks to send and leases that ran out (ms); 0: never on its own. */
+  sweepMs?: number;
+  /** Events are written at most this many ms after they arrive, in one insert per batch. */
+  eventFlushMs?: number;
+  eventBatch?: number;
+}
+
+export class DevicesService implements DeviceMessageHandlers, DeviceCredentials {
+  private gateway: DeviceGateway | null = null;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private pending: NewEvent[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly opts: Required<DevicesServiceOptions>;
+  /** Devices whose queue is being pumped by this instance right now, and whether another pass was asked for. */
+  private readonly pumping = new Map<number | null, boolean>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: DevicesRepository,
+    opts: DevicesServiceOptions = {},
+  ) {
+    this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, ...opts };
+  }
+
+  /** The gateway registers itself once connected to the broker; tasks wait until then. */
+  attachGateway(gateway: DeviceGateway | null): void {
+    this.gateway = gateway;
+    if (gateway) void this.pump(null);
+  }
+
+  start(): void {
+    if (this.opts.sweepMs > 0 && !this.sweepTimer) {
+      this.sweepTimer = setInterval(() => void this.sweep(), this.opts.sweepMs);
+      this.sweepTimer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
+    await this.flushEvents();
+  }
+
+  // --- permissions ---------------------------------------------------------------------------------
+
+  private assertCanView(actor: Actor) {
+    if (!Object.values(scopeCodes('devices', 'view')).some((c) => actor.permissions.has(c))) {
+      throw prohibited([{ permission: 'can_view_devices' }]);
+    }
+  }
+
+  private assertPermission(actor: Actor, code: string) {
+    if (!actor.permissions.has(code)) throw prohibited([{ permission: code }]);
+  }
+
+  /** Where the actor may place devices: the scope of their edit permission, else of view, else their own groups. */
+  private async assertPlaceable(actor: Actor, groupId: number) {
+    const s = scopeOf(actor, 'devices', 'edit') ?? scopeOf(actor, 'devices', 'view') ?? 'domain';
+    const ok = await this.repo.groupsInScope(actor, s === 'own' ? 'domain' : s, [groupId]);
+    if (!ok.has(groupId)) throw new AppError('invalid_related_entity', [{ field: 'domain_id', entity: 'domains', ids: [groupId] }]);
+  }
+
+  private async assertSerialFree(serial: string, exceptId = 0) {
+    if (await this.repo.serialTaken(serial, exceptId)) {
+      throw new AppError('serial_in_use', [{ field: 'serial_number', message: 'value must be unique' }]);
+    }
+  }
+
+  private assertModel(type: string, model: string) {
+    if (!deviceModel(type, model)) throw invalidField('model', 'invalid value', { type });
+  }
+
+  private async visible(actor: Actor, id: number, action: 'view' | 'edit' | 'delete' = 'view') {
+    const d = await this.repo.find(this.db, actor, id);
+    if (!d?.canView) throw notFound();
+    if (action === 'edit' && !d.editable) throw prohibited([{ permission: 'can_edit_devices' }]);
+    if (action === 'delete' && !d.deletable) throw prohibited([{ permission: 'can_delete_devices' }]);
+    return d;
+  }
+
+  // --- devices -----------------------------------------------------------------------------------
+
+  async list(actor: Actor, q: ListQuery & { search?: string | undefined }): Promise<{ data: Device[]; meta: ListMeta }> {
+    this.assertCanView(actor);
+    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    const { rows, total, estimated } = await this.repo.list(actor, q);
+    return { data: rows.map(toDevice), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
+  }
+
+  async raw(actor: Actor, type: string | undefined) {
+    this.assertCanView(actor);
+    return (await this.repo.raw(actor, type)) as {
+      id: number;
+      name: string;
+      description: string | null;
+      type: Device['type'];
+      model: string;
+    }[];
+  }
+
+  async get(actor: Actor, id: number): Promise<Device> {
+    return toDevice(await this.visible(actor, id));
+  }
+
+  async create(ctx: RequestContext, body: CreateDeviceBody): Promise<Device> {
+    const { actor } = ctx;
+    this.assertPermission(actor, 'can_create_devices');
+    const type = body.type ?? DEFAULT_DEVICE_TYPE;
+    this.assertModel(type, body.model);
+    await this.assertPlaceable(actor, body.domain_id);
+    await this.assertSerialFree(body.serial_number);
+    const id = await this.db.transaction(async (tx) => {
+      const deviceId = await this.repo.insert(tx, {
+        projectId: actor.projectId,
+        groupId: body.domain_id,
+        name: body.name,
+        description: body.description ?? null,
+        type,
+        model: body.model,
+        ipAddress: body.ip_address ?? null,
+        port: body.port ?? DEVICE_DEFAULTS.port,
+        serialNumber: body.serial_number,
+        deviceLogin: body.device_login ?? null,
+        devicePassword: body.device_password ?? null,
+        protocol: body.protocol ?? DEVICE_DEFAULTS.protocol,
+        getLogs: body.get_logs ?? false,
+        latitude: body.location_latitude ?? null,
+        longitude: body.location_longitude ?? null,
+        management: { heartbeat: 30, realtime_logging: false, ...body.management },
+        settings: mergeSettings({}, body.device_settings),
+        createdBy: actor.userId,
+      });
+      const { device_password: _omit, ...after } = body;
+      await recordAudit(tx, ctx, { entity: 'device', entityId: deviceId, action: 'create', after });
+      return deviceId;
+    });
+    return this.get(actor, id);
+  }
+
+  async update(ctx: RequestContext, id: number, body: UpdateDeviceBody): Promise<Device> {
+    const { actor } = ctx;
+    const before = await this.visible(actor, id, 'edit');
+    const type = body.type ?? before.type;
+    const model = body.model ?? before.model;
+    if (body.type !== undefined || body.model !== undefined) this.assertModel(type, model);
+    if (body.domain_id != null && body.domain_id !== before.groupId) await this.assertPlaceable(actor, body.domain_id);
+    if (body.domain_id === null) throw invalidField('domain_id', 'field is required');
+    if (body.serial_number !== undefined && body.serial_number !== before.serialNumber) await this.assertSerialFree(body.serial_number, id);
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, {
+        ...(body.name !== undefined ? { name: body.name } : {}),
+        ...(body.description !== undefined ? { description: body.description } : {}),
+        type,
+        model,
+        ...(body.ip_address !== undefined ? { ipAddress: body.ip_address } : {}),
+        ...(body.port !== undefined ? { port: body.port } : {}),
+        ...(body.serial_number !== undefined ? { serialNumber: body.serial_number } : {}),
+        ...(body.device_login !== undefined ? { deviceLogin: body.device_login } : {}),
+        // A masked or empty password on save means "unchanged" (spec entities §5).
+        ...(body.device_password ? { devicePassword: body.device_password } : {}),
+        ...(body.domain_id ? { groupId: body.domain_id } : {}),
+        ...(body.protocol !== undefined ? { protocol: body.protocol } : {}),
+        ...(body.get_logs !== undefined ? { getLogs: body.get_logs } : {}),
+        ...(body.location_latitude !== undefined ? { latitude: body.location_latitude } : {}),
+        ...(body.location_longitude !== undefined ? { longitude: body.location_longitude } : {}),
+        ...(body.management ? { management: { ...before.management, ...body.management } } : {}),
+        ...(body.device_settings ? { settings: mergeSettings(before.settings, body.device_settings) } : {}),
+      });
+      const { device_password: _omit, ...after } = body;
+      await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'update', before: toDevice(before), after });
+    });
+    return this.get(actor, id);
+  }
+
+  async delete(ctx: RequestContext, id: number): Promise<void> {
+    const before = await this.visible(ctx.actor, id, 'delete');
+    await this.db.transaction(async (tx) => {
+      await this.repo.remove(tx, id);
+      await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'delete', before: toDevice(before) });
+    });
+  }
+
+  bulkDelete(ctx: RequestContext, ids: readonly number[]): Promise<BulkDeleteResult> {
+    return bulkDelete(ids, (id) => this.delete(ctx, id));
+  }
+
+  async setProtocol(ctx: RequestContext, id: number, protocol: DeviceProtocol): Promise<Device> {
+    const before = await this.visible(ctx.actor, id, 'edit');
+    await this.db.transaction(async (tx) => {
+      await this.repo.update(tx, id, { protocol });
+      // Nothing more can reach the device: its open tasks end as stopped.
+      if (protocol === 'none') await this.repo.stopOpen(tx, id);
+      await recordAudit(tx, ctx, {
+        entity: 'device',
+        entityId: id,
+        action: 'set_protocol',
+        before: { protocol: before.protocol },
+        after: { protocol },
+      });
+    });
+    if (protocol !== 'none') void this.pump(id);
+    return this.get(ctx.actor, id);
+  }
+
+  async sendSettings(ctx: RequestContext, id: number): Promise<DeviceTask> {
+    const d = await this.visible(ctx.actor, id, 'edit');
+    return this.enqueue(ctx, d, 'apply_settings', { device_settings: settingsOf(d.settings), management: d.management });
+  }
+
+  /** Sets the device password (hashed; answered once when generated) and queues the init task. */
+  async init(ctx: RequestContext, id: number, password: string | undefined): Promise<{ task: DeviceTask; password: string | null }> {
+    const d = await this.visible(ctx.actor, id, 'edit');
+    if (d.protocol === 'none') throw new AppError('protocol_none');
+    const plain = password ?? randomPassword(24);
+    const hash = await hashPassword(plain);
+    const task = await this.enqueue(ctx, d, 'init', { device_settings: settingsOf(d.settings), management: d.management }, async (tx) => {
+      await this.repo.update(tx, id, { passwordHash: hash, initializedAt: new Date() });
+    });
+    return { task, password: password ? null : plain };
+  }
+
+  /** Queues a task for a device the actor may edit (later areas queue sync, open lock, play audio through it). */
+  async enqueue(
+    ctx: RequestContext,
+    d: DeviceRow,
+    type: DeviceTaskType,
+    payload: Record<string, unknown>,
+    alsoInTx?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
+  ): Promise<DeviceTask> {
+    if (d.protocol === 'none' && NEEDS_PROTOCOL.has(type)) throw new AppError('protocol_none');
+    const taskId = await this.db.transaction(async (tx) => {
+      await alsoInTx?.(tx);
+      const tid = await this.repo.insertTask(tx, { projectId: d.projectId, deviceId: d.id, type, payload, createdBy: ctx.actor.userId });
+      // A device that is not connected keeps its tasks waiting until it comes online.
+      if (!d.online) await this.repo.setTask(tx, tid, { state: 'waiting' });
+      await recordAudit(tx, ctx, { entity: 'device_task', entityId: tid, action: 'create', after: { device_id: d.id, type } });
+      return tid;
+    });
+    await this.pump(d.id);
+    return this.getTask(ctx.actor, taskId);
+  }
+
+  // --- tasks -------------------------------------------------------------------------------------
+
+  async listTasks(actor: Actor, q: ListQuery): Promise<{ data: DeviceTask[]; meta: ListMeta }> {
+    this.assertPermission(actor, 'can_view_device_tasks');
+    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    const { rows, total, estimated } = await this.repo.tasks(actor, q);
+    return { data: rows.map(toTask), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
+  }
+
+  private async visibleTask(actor: Actor, id: number): Promise<TaskRow> {
+    this.assertPermission(actor, 'can_view_device_tasks');
+    const t = await this.repo.task(this.db, actor, id);
+    if (!t) throw notFound();
+    return t;
+  }
+
+  async getTask(actor: Actor, id: number): Promise<DeviceTask> {
+    const t = await this.repo.task(this.db, actor, id);
+    if (!t) throw notFound();
+    return toTask(t);
+  }
+
+  async taskEntities(actor: Actor, id: number): Promise<{ type: string; id: number }[]> {
+    const t = await this.visibleTask(actor, id);
+    const entities = (t.payload as { entities?: unknown }).entities;
+    return Array.isArray(entities) ? (entities as { type: string; id: number }[]) : [];
+  }
+
+  /** Deletes a task; one in flight is forgotten, and the device's late answer about it is ignored. */
+  async deleteTask(ctx: RequestContext, id: number): Promise<void> {
+    const t = await this.visibleTask(ctx.actor, id);
+    await this.visible(ctx.actor, t.deviceId, 'edit');
+    await this.db.transaction(async (tx) => {
+      await this.repo.removeTask(tx, id);
+      await recordAudit(tx, ctx, { entity: 'device_task', entityId: id, action: 'delete', before: toTask(t) });
+    });
+    void this.pump(t.deviceId);
+  }
+
+  bulkDeleteTasks(ctx: RequestContext, ids: readonly number[]): Promise<BulkDeleteResult> {
+    return bulkDelete(ids, (id) => this.deleteTask(ctx, id));
+  }
+
+  /** A finished task runs again, at the end of its device's queue. */
+  async restartTask(ctx: RequestContext, id: number): Promise<DeviceTask> {
+    const t = await this.visibleTask(ctx.actor, id);
+    const d = await this.visible(ctx.actor, t.deviceId, 'edit');
+    if (d.protocol === 'none') throw new AppError('protocol_none');
+    if (!FINAL_TASK_STATES.includes(t.state as DeviceTask['state'])) {
+      throw new AppError('cannot_perform_action', [{ field: 'state', message: 'the task has not finished', params: { state: t.state } }]);
+    }
+    await this.db.transaction(async (tx) => {
+      await this.repo.requeueTask(tx, id);
+      if (!d.online) await this.repo.setTask(tx, id, { state: 'waiting' });
+      await recordAudit(tx, ctx, { entity: 'device_task', entityId: id, action: 'restart', before: { state: t.state } });
+    });
+    await this.pump(d.id);
+    return this.getTask(ctx.actor, id);
+  }
+
+  /** Initialises the task's device again (new init task), then runs the task again after it. */
+  async reinitTask(ctx: RequestContext, id: number): Promise<DeviceTask> {
+    const t = await this.visibleTask(ctx.actor, id);
+    const d = await this.visible(ctx.actor, t.deviceId, 'edit');
+    if (d.protocol === 'none') throw new AppError('protocol_none');
+    const init = await this.enqueue(ctx, d, 'init', { device_settings: settingsOf(d.settings), management: d.management, reinit_of: id });
+    if (FINAL_TASK_STATES.includes(t.state as DeviceTask['state'])) await this.restartTask(ctx, id);
+    return init;
+  }
+
+  // --- events ------------------------------------------------------------------------------------
+
+  async listEvents(actor: Actor, q: ListQuery): Promise<{ data: DeviceEvent[]; meta: ListMeta }> {
+    this.assertPermission(actor, 'can_view_device_events');
+    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    const { rows, total, estimated } = await this.repo.events(actor, q);
+    return { data: rows.map(toEvent), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
+  }
+
+  /** Pages of events for a download; the first page is read before the answer starts, so a bad filter is still a 400. */
+  async eventPages(actor: Actor, q: Pick<ListQuery, 'filters' | 'sort'>): Promise<AsyncGenerator<DeviceEvent[]>> {
+    this.assertPermission(actor, 'can_view_device_events');
+    const pages = this.repo.eventPages(actor, q);
+    const first = await pages.next();
+    return (async function* () {
+      if (first.done) return;
+      yield first.value.map(toEvent);
+      for await (const page of pages) yield page.map(toEvent);
+    })();
+  }
+
+  async syncErrors(actor: Actor, id: number) {
+    const d = await this.visible(actor, id);
+    const errors = (await this.repo.syncErrors(d.id)) ?? [];
+    const pick = (entity: string) => errors.filter((e) => e.entity === entity).map(({ id: eid, message }) => ({ id: eid, message }));
+    return { identifiers: pick('identifier'), schedules: pick('schedule') };
+  }
+
+  // --- the gateway's side ------------------------------------------------------------------------
+
+  /** Broker sign-in: the serial number and the device password set at init. */
+  async verify(serial: string, password: string): Promise<{ projectId: number; deviceId: number } | null> {
+    const d = await this.repo.bySerial(serial);
+    if (!d?.passwordHash || d.protocol !== 'mqtt') return null;
+    return (await verifyPassword(d.passwordHash, password)) ? { projectId: d.projectId, deviceId: d.id } : null;
+  }
+
+  async onPresence(serial: string, report: PresenceReport): Promise<void> {
+    const d = await this.repo.bySerial(serial);
+    if (!d) return;
+    await this.repo.setPresence(d.id, {
+      online: report.online,
+      ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
+      ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
+    });
+    if (report.online) await this.pump(d.id);
+    else await this.repo.parkInFlight(this.db, d.id);
+  }
+
+  async onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void> {
+    const d = await this.repo.bySerial(serial);
+    if (!d) return;
+    const done = await this.repo.advance(d.id, report.task_id, report.state, report.error ?? null);
+    if (done && report.state !== 'started') await this.pump(d.id);
+  }
+
+  async onEvent(serial: string, report: EventReport): Promise<void> {
+    const d = await this.repo.bySerial(serial);
+    if (!d) return;
+    const at = report.time ? new Date(report.time) : new Date();
+    this.pending.push({
+      projectId: d.projectId,
+      deviceId: d.id,
+      type: report.type,
+      identifier: report.identifier ?? null,
+      data: report.data ?? {},
+      occurredAt: Number.isNaN(at.getTime()) ? new Date() : at,
+    });
+    if (this.pending.length >= this.opts.eventBatch) void this.flushEvents();
+    else if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => void this.flushEvents(), this.opts.eventFlushMs);
+      this.flushTimer.unref();
+    }
+  }
+
+  /** Writes the events received so far in one insert; resolves when they are stored. */
+  flushEvents(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.flushing
+      .then(() => this.repo.insertEvents(batch))
+      .catch(() => {
+        // A failed batch goes back to the front: kept for the next flush rather than lost.
+        this.pending = [...batch, ...this.pending];
+      });
+    return this.flushing;
+  }
+
+  async onSyncAck(serial: string, report: SyncAckReport): Promise<void> {
+    const d = await this.repo.bySerial(serial);
+    if (!d) return;
+    await this.repo.setSyncErrors(d.id, report.errors ?? []);
+  }
+
+  // --- dispatch ----------------------------------------------------------------------------------
+
+  /**
+   * Hands the next task of each ready device (or of one device) to the gateway. Safe to call from
+   * any instance at any time: claiming is SKIP LOCKED in the database.
+   */
+  async pump(deviceId: number | null): Promise<void> {
+    if (this.pumping.has(deviceId)) {
+      this.pumping.set(deviceId, true);
+      return;
+    }
+    this.pumping.set(deviceId, false);
+    try {
+      do {
+        this.pumping.set(deviceId, false);
+        if (!this.gateway) return;
+        const claimed = await this.repo.claim(deviceId, 100);
+        await this.send(claimed);
+        if (claimed.length === 100) this.pumping.set(deviceId, true);
+      } while (this.pumping.get(deviceId));
+    } finally {
+      this.pumping.delete(deviceId);
+    }
+  }
+
+  private async send(tasks: readonly { id: number; serial: string; type: string; payload: Record<string, unknown> }[]) {
+    const gateway = this.gateway;
+    if (!gateway) return;
+    await Promise.all(
+      tasks.map(async (t) => {
+        try {
+          await gateway.sendTask(t.serial, { id: t.id, type: t.type, payload: t.payload });
+        } catch {
+          // Not handed over: it waits, and is sent again when the device is next seen online.
+          await this.repo.setTask(this.db, t.id, { state: 'waiting' });
+        }
+      }),
+    );
+  }
+
+  /** Sends what is ready and what an instance sent without an answer within the lease. */
+  async sweep(): Promise<void> {
+    if (!this.gateway) return;
+    try {
+      await this.send(await this.repo.reclaimStale(this.opts.leaseSeconds, 100));
+      await this.pump(null);
+    } catch {
+      // The next sweep tries again (a lost connection, a closing database).
+    }
+  }
+}
