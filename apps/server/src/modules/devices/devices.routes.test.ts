@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
@@ -444,6 +445,27 @@ describe('two instances sharing a database', () => {
       const all = [...gw.ids(), ...gw2.ids()];
       expect(all).toHaveLength(list.length);
       expect(new Set(all).size).toBe(all.length);
+    } finally {
+      await second.app.close();
+    }
+  });
+
+  it('send again, once, a task whose sender died before the device answered (lease ran out)', async () => {
+    const second = await buildTestApp({ database: t.database });
+    try {
+      const gw2 = new RecordingGateway();
+      second.app.services.devices.attachGateway(gw2);
+      const d = await makeDevice();
+      await devices().onPresence(d.serial_number, { online: true });
+      const id = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+      expect(gw.ids(d.serial_number)).toEqual([id]);
+      // Within the lease nothing is sent again.
+      await Promise.all([devices().sweep(), second.app.services.devices.sweep()]);
+      expect([...gw.ids(d.serial_number), ...gw2.ids(d.serial_number)]).toEqual([id]);
+      await t.database.db.execute(sql`UPDATE device_tasks SET sent_at = now() - interval '1 hour' WHERE id = ${id}`);
+      await Promise.all([devices().sweep(), second.app.services.devices.sweep()]);
+      expect([...gw.ids(d.serial_number), ...gw2.ids(d.serial_number)]).toEqual([id, id]);
+      expect(await task(id)).toMatchObject({ state: 'queued', attempts: 2 });
     } finally {
       await second.app.close();
     }

@@ -144,7 +144,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private flushing: Promise<void> = Promise.resolve();
   private readonly opts: Required<DevicesServiceOptions>;
   /** Devices whose queue is being pumped by this instance right now, and whether another pass was asked for. */
-  private readonly pumping = new Map<number | null, boolean>();
+  private readonly pumping = new Map<number | null, { again: boolean; done: Promise<void> }>();
 
   constructor(
     private readonly db: Db,
@@ -330,7 +330,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         after: { protocol },
       });
     });
-    if (protocol !== 'none') void this.pump(id);
+    if (protocol !== 'none') await this.pump(id);
     return this.get(ctx.actor, id);
   }
 
@@ -408,7 +408,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       await this.repo.removeTask(tx, id);
       await recordAudit(tx, ctx, { entity: 'device_task', entityId: id, action: 'delete', before: toTask(t) });
     });
-    void this.pump(t.deviceId);
+    await this.pump(t.deviceId);
   }
 
   bulkDeleteTasks(ctx: RequestContext, ids: readonly number[]): Promise<BulkDeleteResult> {
@@ -544,23 +544,31 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * Hands the next task of each ready device (or of one device) to the gateway. Safe to call from
    * any instance at any time: claiming is SKIP LOCKED in the database.
    */
-  async pump(deviceId: number | null): Promise<void> {
-    if (this.pumping.has(deviceId)) {
-      this.pumping.set(deviceId, true);
-      return;
+  pump(deviceId: number | null): Promise<void> {
+    const running = this.pumping.get(deviceId);
+    if (running) {
+      // One pass at a time per device on this instance; a call during a pass asks for one more and waits for it.
+      running.again = true;
+      return running.done;
     }
-    this.pumping.set(deviceId, false);
-    try {
-      do {
-        this.pumping.set(deviceId, false);
-        if (!this.gateway) return;
-        const claimed = await this.repo.claim(deviceId, 100);
-        await this.send(claimed);
-        if (claimed.length === 100) this.pumping.set(deviceId, true);
-      } while (this.pumping.get(deviceId));
-    } finally {
-      this.pumping.delete(deviceId);
-    }
+    const state = { again: true, done: Promise.resolve() };
+    this.pumping.set(deviceId, state);
+    state.done = (async () => {
+      try {
+        while (state.again) {
+          state.again = false;
+          if (!this.gateway) return;
+          const claimed = await this.repo.claim(deviceId, 100);
+          await this.send(claimed);
+          if (claimed.length === 100) state.again = true;
+        }
+      } catch {
+        // The task stays in the table; the next sweep (of any instance) sends it.
+      } finally {
+        this.pumping.delete(deviceId);
+      }
+    })();
+    return state.done;
   }
 
   private async send(tasks: readonly { id: number; serial: string; type: string; payload: Record<string, unknown> }[]) {
