@@ -170,7 +170,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     settings,
     mailer,
     registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
-    devices: new DevicesService(database.db, new DevicesRepository(database.db)),
+    devices: new DevicesService(database.db, new DevicesRepository(database.db), {
+      publish: (...a) => realtime.publish(...a),
+      notify: (...a) => notifications.notify(...a),
+    }),
   };
   app.decorate('config', config);
   app.decorate('database', database);

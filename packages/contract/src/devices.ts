@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { IdValueSchema, ListQuerySchema } from './list-query.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /** Device types of spec entities §3; a new device is a panel. */
 export const DEVICE_TYPES = ['panel', 'monitor', 'accesscontroller', 'liftcontroller', 'ip_camera', 'barrier'] as const;
@@ -211,7 +212,7 @@ const serial = z
   .trim()
   .min(1)
   .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'only letters, digits, dash or underscore');
+  .regex(/^[A-Za-z0-9_-]+$/, VALIDATION_MESSAGES.alphanumeric_dash_underscore);
 const latitude = z.number().min(-90).max(90).nullable();
 const longitude = z.number().min(-180).max(180).nullable();
 
@@ -274,6 +275,17 @@ export const DeviceInitResultSchema = z.object({
 });
 
 export const SetProtocolBodySchema = z.strictObject({ protocol: z.enum(DEVICE_PROTOCOLS) });
+
+/**
+ * Realtime topics of the devices area (any signed-in console of the project may subscribe): live
+ * online/offline status, task states, and the results of one IP search under its request id.
+ */
+export const DEVICE_REALTIME = {
+  statusTopic: 'devices',
+  tasksTopic: 'device-tasks',
+  searchTopic: (requestId: string) => `devices-search.${requestId}`,
+  events: { status: 'DeviceStatusChanged', task: 'DeviceTaskChanged', found: 'DeviceFound', searchDone: 'DeviceSearchDone' },
+} as const;
 
 // --- tasks ---------------------------------------------------------------------------------------
 

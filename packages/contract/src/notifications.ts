@@ -15,6 +15,8 @@ export const NOTIFICATION_TYPES = [
   'device_alarm_enabled',
   'device_alarm_disabled',
   'device_alarm_processed',
+  'device_offline',
+  'device_task_failed',
   'system',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];

@@ -183,6 +183,8 @@ export const en = {
       device_alarm_enabled: 'Alarm on %{device} (%{group}): %{sensors}',
       device_alarm_disabled: 'Alarm cleared on %{device} (%{group})',
       device_alarm_processed: 'Alarm on %{device} processed by %{user}',
+      device_offline: '%{device} went offline',
+      device_task_failed: 'Task %{task_type} on %{device} failed: %{error}',
       system: '%{name}',
     },
     /** Texts of the 'system' notifications, by their data.event. */
@@ -419,6 +421,7 @@ export const en = {
       'device protocol not mqtt, unable to connect': 'The device protocol is not MQTT, unable to connect',
       'protocol none makes init, queue restart and sync impossible': 'With protocol "none", init, queue restart and sync are impossible',
       'invalid backup image': 'Invalid backup image',
+      'the task has not finished': 'The task has not finished yet',
       'incorrect login/password': 'Incorrect login/password',
       'error occurred while preparing web interface': 'Error occurred while preparing web interface',
       'network error': 'The server cannot be reached. Check the connection.',

@@ -181,6 +181,8 @@ export const ru: Messages = {
       device_alarm_enabled: 'Тревога на %{device} (%{group}): %{sensors}',
       device_alarm_disabled: 'Тревога снята на %{device} (%{group})',
       device_alarm_processed: 'Тревога на %{device} обработана: %{user}',
+      device_offline: '%{device}: устройство не в сети',
+      device_task_failed: 'Задача %{task_type} на %{device} завершилась ошибкой: %{error}',
       system: '%{name}',
     },
     /** Texts of the 'system' notifications, by their data.event. */
@@ -420,6 +422,7 @@ export const ru: Messages = {
       'protocol none makes init, queue restart and sync impossible':
         'С протоколом «none» инициализация, перезапуск очереди и синхронизация невозможны',
       'invalid backup image': 'Неверный образ резервной копии',
+      'the task has not finished': 'Задача ещё не завершилась',
       'incorrect login/password': 'Неверный логин/пароль',
       'error occurred while preparing web interface': 'Произошла ошибка при подготовке веб-интерфейса',
       'network error': 'Сервер недоступен. Проверьте соединение.',

@@ -106,6 +106,15 @@ export interface NewEvent {
   occurredAt: Date;
 }
 
+export interface ClaimedTask {
+  id: number;
+  serial: string;
+  type: string;
+  payload: Record<string, unknown>;
+  projectId: number;
+  deviceId: number;
+}
+
 /** States in which a task still waits for its device. */
 const OPEN = sql`('new', 'waiting', 'queued', 'started')`;
 
@@ -234,6 +243,20 @@ export class DevicesRepository {
       .onConflictDoUpdate({ target: deviceStatus.deviceId, set: { syncErrors: errors } });
   }
 
+  /**
+   * Users to tell about a device (its group's device_status_notify with the flag set), with what
+   * the message names: the device, its group.
+   */
+  async notifyTargets(deviceId: number, flag: 'notify_about_offline_device' | 'notify_about_device_task_failed') {
+    return queryRows<{ user_id: number; device: string; group: string }>(
+      this.db,
+      sql`SELECT DISTINCT (n->>'user_id')::int AS user_id, d.name AS device, g.name AS group
+        FROM devices d JOIN groups g ON g.id = d.group_id, jsonb_array_elements(g.device_status_notify) n
+        WHERE d.id = ${deviceId} AND (n->>${flag})::boolean IS TRUE
+          AND EXISTS (SELECT 1 FROM users u WHERE u.id = (n->>'user_id')::int AND u.project_id = d.project_id)`,
+    );
+  }
+
   // --- tasks -------------------------------------------------------------------------------------
 
   async insertTask(
@@ -292,10 +315,7 @@ export class DevicesRepository {
    * claim the same task; a device's later tasks wait until its head task is done, so each device
    * runs its tasks one at a time, in order. With `deviceId`, only that device's head task.
    */
-  async claim(
-    deviceId: number | null,
-    limit: number,
-  ): Promise<{ id: number; serial: string; type: string; payload: Record<string, unknown> }[]> {
+  async claim(deviceId: number | null, limit: number): Promise<ClaimedTask[]> {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<{ id: number }>(
         tx,
@@ -308,11 +328,11 @@ export class DevicesRepository {
       );
       if (!rows.length) return [];
       const ids = rows.map((r) => Number(r.id));
-      return queryRows<{ id: number; serial: string; type: string; payload: Record<string, unknown> }>(
+      return queryRows<ClaimedTask>(
         tx,
         sql`UPDATE device_tasks t SET state = 'queued', sent_at = now(), updated_at = now(), attempts = t.attempts + 1
           FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(ids)}) AND t.state IN ('new', 'waiting')
-          RETURNING t.id, d.serial_number AS serial, t.type, t.payload`,
+          RETURNING t.id, d.serial_number AS serial, t.type, t.payload, t.project_id AS "projectId", t.device_id AS "deviceId"`,
       );
     });
   }
@@ -321,7 +341,7 @@ export class DevicesRepository {
    * Queued or started tasks whose lease ran out without a word from the device (the instance that
    * sent them died, or the message was lost): claimed again, once, by whichever instance sees them.
    */
-  async reclaimStale(leaseSeconds: number, limit: number) {
+  async reclaimStale(leaseSeconds: number, limit: number): Promise<ClaimedTask[]> {
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<{ id: number }>(
         tx,
@@ -330,11 +350,11 @@ export class DevicesRepository {
           ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED`,
       );
       if (!rows.length) return [];
-      return queryRows<{ id: number; serial: string; type: string; payload: Record<string, unknown> }>(
+      return queryRows<ClaimedTask>(
         tx,
         sql`UPDATE device_tasks t SET sent_at = now(), updated_at = now(), attempts = t.attempts + 1
           FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(rows.map((r) => Number(r.id)))})
-          RETURNING t.id, d.serial_number AS serial, t.type, t.payload`,
+          RETURNING t.id, d.serial_number AS serial, t.type, t.payload, t.project_id AS "projectId", t.device_id AS "deviceId"`,
       );
     });
   }
@@ -357,13 +377,13 @@ export class DevicesRepository {
    */
   async advance(deviceId: number, taskId: number, state: 'started' | 'completed' | 'error', error: string | null) {
     const from = state === 'started' ? sql`('queued')` : sql`('queued', 'started')`;
-    const rows = await queryRows<{ id: number; state: string; project_id: number; type: string }>(
+    const rows = await queryRows<{ id: number; state: string; project_id: number; type: string; device_id: number }>(
       this.db,
       sql`UPDATE device_tasks SET state = ${state}, error = ${state === 'error' ? (error ?? 'error') : null}, updated_at = now(),
         started_at = CASE WHEN ${state} = 'started' THEN now() ELSE started_at END,
         finished_at = CASE WHEN ${state} <> 'started' THEN now() ELSE finished_at END
         WHERE id = ${taskId} AND device_id = ${deviceId} AND state IN ${from}
-        RETURNING id, state, project_id, type`,
+        RETURNING id, state, project_id, type, device_id`,
     );
     return rows[0] ?? null;
   }

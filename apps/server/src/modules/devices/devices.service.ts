@@ -3,6 +3,7 @@ import {
   type CreateDeviceBody,
   DEFAULT_DEVICE_TYPE,
   DEVICE_DEFAULTS,
+  DEVICE_REALTIME,
   type Device,
   type DeviceEvent,
   type DeviceProtocol,
@@ -14,6 +15,7 @@ import {
   FINAL_TASK_STATES,
   type ListMeta,
   type ListQuery,
+  VALIDATION_MESSAGES as M,
   scopeCodes,
   type UpdateDeviceBody,
 } from '@atrium/contract';
@@ -33,7 +35,17 @@ import type {
   SyncAckReport,
   TaskUpdateReport,
 } from './devices.gateway.js';
-import type { DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+import type { ClaimedTask, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+
+/** Where the devices area speaks to consoles: the realtime hub and users' notifications. */
+export interface DeviceAnnouncer {
+  publish(projectId: number, topic: string, event: string, data: unknown): Promise<void>;
+  notify(
+    projectId: number,
+    userId: number,
+    n: { type: 'device_offline' | 'device_task_failed'; data: Record<string, unknown>; significance: 'important' },
+  ): Promise<unknown>;
+}
 
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
@@ -149,6 +161,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   constructor(
     private readonly db: Db,
     private readonly repo: DevicesRepository,
+    private readonly announcer: DeviceAnnouncer | null = null,
     opts: DevicesServiceOptions = {},
   ) {
     this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, ...opts };
@@ -199,7 +212,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   private assertModel(type: string, model: string) {
-    if (!deviceModel(type, model)) throw invalidField('model', 'invalid value', { type });
+    if (!deviceModel(type, model)) throw invalidField('model', M.invalid_value, { type });
   }
 
   private async visible(actor: Actor, id: number, action: 'view' | 'edit' | 'delete' = 'view') {
@@ -214,7 +227,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   async list(actor: Actor, q: ListQuery & { search?: string | undefined }): Promise<{ data: Device[]; meta: ListMeta }> {
     this.assertCanView(actor);
-    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    if (q.with.length) throw invalidField('with', M.invalid_value, { value: q.with[0] });
     const { rows, total, estimated } = await this.repo.list(actor, q);
     return { data: rows.map(toDevice), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
   }
@@ -276,7 +289,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const model = body.model ?? before.model;
     if (body.type !== undefined || body.model !== undefined) this.assertModel(type, model);
     if (body.domain_id != null && body.domain_id !== before.groupId) await this.assertPlaceable(actor, body.domain_id);
-    if (body.domain_id === null) throw invalidField('domain_id', 'field is required');
+    if (body.domain_id === null) throw invalidField('domain_id', M.required);
     if (body.serial_number !== undefined && body.serial_number !== before.serialNumber) await this.assertSerialFree(body.serial_number, id);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, {
@@ -376,7 +389,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   async listTasks(actor: Actor, q: ListQuery): Promise<{ data: DeviceTask[]; meta: ListMeta }> {
     this.assertPermission(actor, 'can_view_device_tasks');
-    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    if (q.with.length) throw invalidField('with', M.invalid_value, { value: q.with[0] });
     const { rows, total, estimated } = await this.repo.tasks(actor, q);
     return { data: rows.map(toTask), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
   }
@@ -446,7 +459,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   async listEvents(actor: Actor, q: ListQuery): Promise<{ data: DeviceEvent[]; meta: ListMeta }> {
     this.assertPermission(actor, 'can_view_device_events');
-    if (q.with.length) throw invalidField('with', 'invalid value', { value: q.with[0] });
+    if (q.with.length) throw invalidField('with', M.invalid_value, { value: q.with[0] });
     const { rows, total, estimated } = await this.repo.events(actor, q);
     return { data: rows.map(toEvent), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
   }
@@ -487,15 +500,49 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
       ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
     });
-    if (report.online) await this.pump(d.id);
-    else await this.repo.parkInFlight(this.db, d.id);
+    await this.announce(d.projectId, DEVICE_REALTIME.statusTopic, DEVICE_REALTIME.events.status, { id: d.id, online: report.online });
+    if (report.online) {
+      await this.pump(d.id);
+      return;
+    }
+    await this.repo.parkInFlight(this.db, d.id);
+    // Only a change is news: a device that was already offline going offline again tells no one.
+    if (d.online) {
+      for (const u of await this.repo.notifyTargets(d.id, 'notify_about_offline_device')) {
+        await this.announcer?.notify(d.projectId, u.user_id, {
+          type: 'device_offline',
+          data: { device: u.device, device_id: d.id, group: u.group },
+          significance: 'important',
+        });
+      }
+    }
+  }
+
+  private async announce(projectId: number, topic: string, event: string, data: unknown): Promise<void> {
+    // Consoles are told on a best-effort basis: the database already holds the truth.
+    await this.announcer?.publish(projectId, topic, event, data).catch(() => undefined);
   }
 
   async onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void> {
     const d = await this.repo.bySerial(serial);
     if (!d) return;
     const done = await this.repo.advance(d.id, report.task_id, report.state, report.error ?? null);
-    if (done && report.state !== 'started') await this.pump(d.id);
+    if (!done) return;
+    await this.announce(d.projectId, DEVICE_REALTIME.tasksTopic, DEVICE_REALTIME.events.task, {
+      id: done.id,
+      device_id: d.id,
+      state: done.state,
+    });
+    if (done.state === 'error') {
+      for (const u of await this.repo.notifyTargets(d.id, 'notify_about_device_task_failed')) {
+        await this.announcer?.notify(d.projectId, u.user_id, {
+          type: 'device_task_failed',
+          data: { device: u.device, device_id: d.id, task_id: done.id, task_type: done.type, error: report.error ?? 'error' },
+          significance: 'important',
+        });
+      }
+    }
+    if (report.state !== 'started') await this.pump(d.id);
   }
 
   async onEvent(serial: string, report: EventReport): Promise<void> {
@@ -571,17 +618,24 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return state.done;
   }
 
-  private async send(tasks: readonly { id: number; serial: string; type: string; payload: Record<string, unknown> }[]) {
+  private async send(tasks: readonly ClaimedTask[]) {
     const gateway = this.gateway;
     if (!gateway) return;
     await Promise.all(
       tasks.map(async (t) => {
+        let state = 'queued';
         try {
           await gateway.sendTask(t.serial, { id: t.id, type: t.type, payload: t.payload });
         } catch {
           // Not handed over: it waits, and is sent again when the device is next seen online.
           await this.repo.setTask(this.db, t.id, { state: 'waiting' });
+          state = 'waiting';
         }
+        await this.announce(t.projectId, DEVICE_REALTIME.tasksTopic, DEVICE_REALTIME.events.task, {
+          id: t.id,
+          device_id: t.deviceId,
+          state,
+        });
       }),
     );
   }

@@ -1,0 +1,81 @@
+import { DEVICE_REALTIME, topics } from '@atrium/contract';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { connectSocket, listenForSockets } from '../../../test/realtime-client.js';
+import { groups } from '../groups/groups.table.js';
+import { RecordingGateway } from './devices.test-gateway.js';
+
+let t: TestApp;
+let base: string;
+beforeAll(async () => {
+  t = await buildTestApp();
+  base = await listenForSockets(t.app);
+});
+afterAll(() => t.close());
+
+describe('devices, live', () => {
+  it('tells consoles of status and task states, and the group’s listed users of offline devices and failed tasks', async () => {
+    const admin = await adminClient(t);
+    const gw = new RecordingGateway();
+    t.app.services.devices.attachGateway(gw);
+    const group = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const roleId = await makeRole(t.database.db, t.project.projectId, []);
+    const told = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [group] });
+    const notTold = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [group] });
+    await t.database.db
+      .update(groups)
+      .set({
+        deviceStatusNotify: [
+          { user_id: told.id, notify_about_offline_device: true, notify_about_device_task_failed: true },
+          { user_id: notTold.id, notify_about_offline_device: false, notify_about_device_task_failed: false },
+        ],
+      })
+      .where(eq(groups.id, group));
+    const d = (
+      await admin.put('/devices', { name: 'Gate', model: 'BR-1', type: 'barrier', serial_number: 'LIVE-1', domain_id: group })
+    ).json().data as { id: number; serial_number: string };
+
+    const toldToken = await login(t.app, told.login, told.password);
+    const socket = await connectSocket(base, toldToken);
+    try {
+      expect((await socket.subscribe(DEVICE_REALTIME.statusTopic)).event).toBe('subscribed');
+      expect((await socket.subscribe(DEVICE_REALTIME.tasksTopic)).event).toBe('subscribed');
+      expect((await socket.subscribe(topics.user(told.id))).event).toBe('subscribed');
+
+      await t.app.services.devices.onPresence(d.serial_number, { online: true });
+      expect((await socket.next((m) => m.event === DEVICE_REALTIME.events.status)).data).toEqual({ id: d.id, online: true });
+      const taskId = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+      expect((await socket.next((m) => m.event === DEVICE_REALTIME.events.task)).data).toEqual({
+        id: taskId,
+        device_id: d.id,
+        state: 'queued',
+      });
+      await t.app.services.devices.onTaskUpdate(d.serial_number, { task_id: taskId, state: 'error', error: 'jammed' });
+      expect((await socket.next((m) => m.event === DEVICE_REALTIME.events.task)).data).toEqual({
+        id: taskId,
+        device_id: d.id,
+        state: 'error',
+      });
+      const failed = await socket.next((m) => m.event === 'notification');
+      expect(failed.data).toMatchObject({
+        type: 'device_task_failed',
+        data: { device: 'Gate', task_type: 'apply_settings', error: 'jammed' },
+      });
+
+      await t.app.services.devices.onPresence(d.serial_number, { online: false });
+      expect((await socket.next((m) => m.event === DEVICE_REALTIME.events.status)).data).toEqual({ id: d.id, online: false });
+      const offline = await socket.next((m) => m.event === 'notification');
+      expect(offline.data).toMatchObject({ type: 'device_offline', data: { device: 'Gate', device_id: d.id } });
+      // Offline again is no news.
+      await t.app.services.devices.onPresence(d.serial_number, { online: false });
+    } finally {
+      socket.close();
+    }
+    const bell = async (u: { login: string; password: string }) =>
+      (await client(t.app, await login(t.app, u.login, u.password)).get('/notifications')).json().data.map((n: { type: string }) => n.type);
+    expect((await bell(told)).sort()).toEqual(['device_offline', 'device_task_failed']);
+    expect(await bell(notTold)).toEqual([]);
+  });
+});
