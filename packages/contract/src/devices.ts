@@ -355,3 +355,92 @@ export const SyncErrorsSchema = z.object({
   identifiers: z.array(z.object({ id: z.number(), message: z.string() })),
   schedules: z.array(z.object({ id: z.number(), message: z.string() })),
 });
+
+// --- remote control ------------------------------------------------------------------------------
+
+/** A remote-control session lasts this long unless kept alive (spec entities §9). */
+export const REMOTE_CONTROL_SESSION_SECONDS = 60;
+
+export const RemoteControlBodySchema = z.strictObject({
+  serial_number: z.string().trim().min(1).max(64),
+  login: z.string().max(64).nullable().optional(),
+  password: z.string().max(128).nullable().optional(),
+});
+export const RemoteControlSessionSchema = z.object({
+  session: z.string(),
+  device_id: z.number(),
+  task_id: z.number(),
+  expires_at: z.string(),
+});
+export const SessionParamsSchema = z.object({ session: z.uuid() });
+
+// --- IP search -----------------------------------------------------------------------------------
+
+/** Most addresses one search may probe. */
+export const DEVICE_SEARCH_MAX_ADDRESSES = 1024;
+/** Where a device answers discovery over HTTP: GET http://<ip>:<port><path> → DiscoveryAnswer. */
+export const DEVICE_DISCOVERY_PATH = '/atrium/discovery';
+
+export const DeviceSearchBodySchema = z.strictObject({
+  start_ip: z.ipv4(),
+  end_ip: z.ipv4(),
+  request_id: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z0-9_-]+$/, VALIDATION_MESSAGES.alphanumeric_dash_underscore),
+  /** The devices' HTTP port (default 80). */
+  port: z.number().int().min(1).max(65535).optional(),
+});
+
+export const DiscoveryAnswerSchema = z.object({
+  serial_number: z.string().min(1).max(64),
+  type: z.enum(DEVICE_TYPES),
+  model: z.string().min(1).max(64),
+  firmware: z.string().max(64).optional(),
+});
+
+export const FoundDeviceSchema = DiscoveryAnswerSchema.extend({
+  ip_address: z.string(),
+  port: z.number(),
+  /** Already a device of this server. */
+  known: z.boolean(),
+});
+export type FoundDevice = z.infer<typeof FoundDeviceSchema>;
+
+export const AddFoundDevicesBodySchema = z.strictObject({
+  items: z
+    .array(
+      z.strictObject({
+        serial_number: z
+          .string()
+          .trim()
+          .min(1)
+          .max(64)
+          .regex(/^[A-Za-z0-9_-]+$/, VALIDATION_MESSAGES.alphanumeric_dash_underscore),
+        type: z.enum(DEVICE_TYPES),
+        model: z.string().min(1).max(64),
+        ip_address: z.ipv4(),
+        port: z.number().int().min(1).max(65535).optional(),
+        name: z.string().trim().min(1).max(31).optional(),
+        domain_id: IdValueSchema,
+      }),
+    )
+    .min(1)
+    .max(DEVICE_SEARCH_MAX_ADDRESSES),
+});
+
+/** Numeric value of a dotted IPv4 address. */
+export const ipv4ToNumber = (ip: string): number => ip.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+export const numberToIpv4 = (n: number): string => [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+
+// --- backup --------------------------------------------------------------------------------------
+
+/** A device's backup image (JSON, optionally gzipped): its settings, restored onto the device with this serial number. */
+export const DeviceBackupImageSchema = z.object({
+  format: z.literal('atrium-device-backup'),
+  version: z.literal(1),
+  serial_number: z.string().min(1).max(64),
+  device_settings: DeviceSettingsBodySchema,
+});

@@ -1,4 +1,6 @@
-import { DEVICE_REALTIME, topics } from '@atrium/contract';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEVICE_DISCOVERY_PATH, DEVICE_REALTIME, topics } from '@atrium/contract';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
@@ -77,5 +79,44 @@ describe('devices, live', () => {
       (await client(t.app, await login(t.app, u.login, u.password)).get('/notifications')).json().data.map((n: { type: string }) => n.type);
     expect((await bell(told)).sort()).toEqual(['device_offline', 'device_task_failed']);
     expect(await bell(notTold)).toEqual([]);
+  });
+
+  it('searches an IP range and publishes each device that answers discovery, live, under the request id', async () => {
+    const admin = await adminClient(t);
+    const answer = (serial: string) =>
+      createServer((req, res) => {
+        if (req.url !== DEVICE_DISCOVERY_PATH) return res.writeHead(404).end();
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ serial_number: serial, type: 'panel', model: 'AP-100', firmware: '2.0' }));
+      });
+    const one = answer('FOUND-1');
+    await new Promise<void>((r) => one.listen(0, '127.0.0.1', r));
+    const port = (one.address() as AddressInfo).port;
+    const three = answer('FOUND-3');
+    await new Promise<void>((r) => three.listen(port, '127.0.0.3', r));
+    // Already a device of this server: found, and said so.
+    await admin.put('/devices', { name: 'known', model: 'AP-100', serial_number: 'FOUND-3', domain_id: t.project.rootGroupId });
+    const socket = await connectSocket(base, await login(t.app, t.adminLogin, t.adminPassword));
+    try {
+      const topic = DEVICE_REALTIME.searchTopic('search-1');
+      expect((await socket.subscribe(topic)).event).toBe('subscribed');
+      const res = await admin.post('/devices/search', { start_ip: '127.0.0.1', end_ip: '127.0.0.4', request_id: 'search-1', port });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data).toEqual({ request_id: 'search-1', addresses: 4 });
+      const done = await socket.next((m) => m.topic === topic && m.event === DEVICE_REALTIME.events.searchDone, 10_000);
+      expect(done.data).toEqual({ request_id: 'search-1', found: 2 });
+      const found = socket.inbox.filter((m) => m.topic === topic && m.event === DEVICE_REALTIME.events.found).map((m) => m.data);
+      expect(found).toEqual(
+        expect.arrayContaining([
+          { serial_number: 'FOUND-1', type: 'panel', model: 'AP-100', firmware: '2.0', ip_address: '127.0.0.1', port, known: false },
+          { serial_number: 'FOUND-3', type: 'panel', model: 'AP-100', firmware: '2.0', ip_address: '127.0.0.3', port, known: true },
+        ]),
+      );
+      expect(found).toHaveLength(2);
+    } finally {
+      socket.close();
+      one.close();
+      three.close();
+    }
   });
 });

@@ -388,6 +388,44 @@ export class DevicesRepository {
     return rows[0] ?? null;
   }
 
+  /** The remote-control task of a session, with its device. */
+  async remoteSession(projectId: number, session: string) {
+    const [r] = await queryRows<{ id: number; device_id: number; expires_at: string }>(
+      this.db,
+      sql`SELECT id, device_id, payload->>'expires_at' AS expires_at FROM device_tasks
+        WHERE project_id = ${projectId} AND type = 'remote_control' AND payload->>'session' = ${session}`,
+    );
+    return r;
+  }
+
+  async extendRemoteSession(db: DbOrTx, taskId: number, expiresAt: string): Promise<void> {
+    await db.execute(
+      sql`UPDATE device_tasks SET payload = jsonb_set(payload, '{expires_at}', to_jsonb(${expiresAt}::text)), updated_at = now() WHERE id = ${taskId}`,
+    );
+  }
+
+  /** The serial numbers among `serials` that are devices of this server already. */
+  async knownSerials(serials: readonly string[]): Promise<Set<string>> {
+    if (!serials.length) return new Set();
+    const rows = await queryRows<{ s: string }>(
+      this.db,
+      sql`SELECT serial_number AS s FROM devices WHERE serial_number IN (${sql.join(
+        serials.map((x) => sql`${x}`),
+        sql`, `,
+      )})`,
+    );
+    return new Set(rows.map((r) => r.s));
+  }
+
+  /** A device of the project by serial number, as the actor sees it. */
+  async findBySerial(actor: Actor, serial: string) {
+    const [r] = await queryRows<{ id: number }>(
+      this.db,
+      sql`SELECT id FROM devices WHERE project_id = ${actor.projectId} AND serial_number = ${serial}`,
+    );
+    return r ? this.find(this.db, actor, Number(r.id)) : undefined;
+  }
+
   // --- events ------------------------------------------------------------------------------------
 
   async insertEvents(rows: readonly NewEvent[]): Promise<void> {

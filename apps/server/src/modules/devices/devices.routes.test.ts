@@ -1,8 +1,9 @@
+import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { RecordingGateway } from './devices.test-gateway.js';
 
 let t: TestApp;
@@ -11,7 +12,9 @@ let gw: RecordingGateway;
 let seq = 0;
 beforeAll(async () => {
   t = await buildTestApp();
-  admin = await adminClient(t);
+  const adminToken = await login(t.app, t.adminLogin, t.adminPassword);
+  admin = client(t.app, adminToken);
+  tokens.set(admin, adminToken);
 });
 afterAll(() => t.close());
 beforeEach(() => {
@@ -41,10 +44,20 @@ async function task(id: number) {
   return res.json().data[0] as { id: number; state: string; error: string | null; attempts: number };
 }
 
+const tokens = new WeakMap<object, string>();
+
 async function memberWith(permissions: string[], groupIds = [t.project.rootGroupId]) {
   const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
   const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
-  return client(t.app, await login(t.app, u.login, u.password));
+  const token = await login(t.app, u.login, u.password);
+  const api = client(t.app, token);
+  tokens.set(api, token);
+  return api;
+}
+
+/** A multipart request signed in as `api`'s user. */
+function withAuth(api: object, req: { payload: Buffer; headers: Record<string, string> }) {
+  return { payload: req.payload, headers: { ...req.headers, authorization: `Bearer ${tokens.get(api)}` } };
 }
 
 describe('devices CRUD', () => {
@@ -469,5 +482,105 @@ describe('two instances sharing a database', () => {
     } finally {
       await second.app.close();
     }
+  });
+});
+
+function multipart(name: string, data: Buffer) {
+  const boundary = '----atrium-device-test';
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
+    data,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+describe('remote control sessions', () => {
+  it('are refused for an offline device, a device not on mqtt and a wrong device login; opened for 60 s and kept alive', async () => {
+    const d = await makeDevice({ device_login: 'admin', device_password: 'local' });
+    const put = (body: Record<string, unknown>) =>
+      admin.put('/devices/remote-control', { serial_number: d.serial_number, login: 'admin', password: 'local', ...body });
+    expect((await put({})).json()).toMatchObject({ message: 'device status offline, unable to connect', code: 'device_offline' });
+    await devices().onPresence(d.serial_number, { online: true });
+    expect((await put({ password: 'nope' })).statusCode).toBe(403);
+    const res = await put({});
+    expect(res.statusCode, res.body).toBe(200);
+    const s = res.json().data;
+    expect(Date.parse(s.expires_at) - Date.now()).toBeGreaterThan(55_000);
+    expect(gw.sent.at(-1)).toMatchObject({
+      serial: d.serial_number,
+      task: { id: s.task_id, type: 'remote_control', payload: { session: s.session } },
+    });
+    const kept = await admin.patch(`/devices/remote-control/${s.session}`);
+    expect(kept.statusCode, kept.body).toBe(200);
+    expect(kept.json().data.session).toBe(s.session);
+    expect((await admin.patch(`/devices/remote-control/${crypto.randomUUID()}`)).statusCode).toBe(404);
+    expect((await admin.patch('/devices/remote-control/not-a-session')).statusCode).toBe(400);
+    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    expect((await put({})).json()).toMatchObject({ message: 'device protocol not mqtt, unable to connect', code: 'device_not_mqtt' });
+    expect((await admin.put('/devices/remote-control', { serial_number: 'no-such' })).statusCode).toBe(404);
+  });
+});
+
+describe('found devices and IP search input', () => {
+  it('adds found devices one by one, saying which were not added', async () => {
+    const taken = await makeDevice();
+    const fresh = serial();
+    const res = await admin.put('/devices/found', {
+      items: [
+        { serial_number: fresh, type: 'monitor', model: 'AM-7', ip_address: '127.0.0.9', domain_id: t.project.rootGroupId },
+        { serial_number: taken.serial_number, type: 'panel', model: 'AP-100', ip_address: '127.0.0.10', domain_id: t.project.rootGroupId },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.created).toHaveLength(1);
+    expect(res.json().data.created[0]).toMatchObject({ serial_number: fresh, type: 'monitor', ip_address: '127.0.0.9', port: 80 });
+    expect(res.json().data.not_created).toEqual([
+      { serial_number: taken.serial_number, message: 'serial number in use', code: 'serial_in_use' },
+    ]);
+  });
+
+  it('refuses a reversed or too large range, and callers who may not add devices', async () => {
+    const reversed = await admin.post('/devices/search', { start_ip: '127.0.0.9', end_ip: '127.0.0.1', request_id: 'r1' });
+    expect(reversed.statusCode).toBe(400);
+    expect(reversed.json().details[0].field).toBe('end_ip');
+    const huge = await admin.post('/devices/search', { start_ip: '10.0.0.0', end_ip: '10.0.255.255', request_id: 'r2' });
+    expect(huge.json().details[0]).toMatchObject({ field: 'end_ip', params: { max: 1024 } });
+    expect((await admin.post('/devices/search', { start_ip: '1.2.3', end_ip: '1.2.3.4', request_id: 'r3' })).statusCode).toBe(400);
+    const viewer = await memberWith(['can_view_all_devices']);
+    expect((await viewer.post('/devices/search', { start_ip: '127.0.0.1', end_ip: '127.0.0.1', request_id: 'r4' })).statusCode).toBe(403);
+  });
+});
+
+describe('device backup import', () => {
+  it('restores settings from a (gzipped) image and queues their apply; a bad file is an invalid backup image', async () => {
+    const d = await makeDevice();
+    const image = {
+      format: 'atrium-device-backup',
+      version: 1,
+      serial_number: d.serial_number,
+      device_settings: { sip: { talk_timeout: 33 } },
+    };
+    const send = (name: string, data: Buffer, api = admin) =>
+      t.app.inject({ method: 'POST', url: '/api/v0/devices/backup/import', ...withAuth(api, multipart(name, data)) });
+    const ok = await send('backup.json.gz', gzipSync(JSON.stringify(image)));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().data).toMatchObject({ type: 'apply_settings', device_id: d.id });
+    expect((await admin.get(`/devices/${d.id}`)).json().data.device_settings.sip.talk_timeout).toBe(33);
+    for (const bad of [
+      Buffer.from('not a backup'),
+      Buffer.from(JSON.stringify({ ...image, format: 'other' })),
+      Buffer.from([0x1f, 0x8b, 1, 2]),
+    ]) {
+      const res = await send('bad.bin', bad);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ message: 'invalid backup image', code: 'invalid_backup_image' });
+    }
+    expect((await admin.post('/devices/backup/import', {})).json().message).toBe('wrong file body');
+    const viewer = await memberWith(['can_view_all_devices', 'can_edit_devices']);
+    const denied = await send('backup.json', Buffer.from(JSON.stringify(image)), viewer);
+    expect(denied.json()).toMatchObject({ message: 'action prohibited', details: [{ permission: 'can_import_device_backup' }] });
   });
 });

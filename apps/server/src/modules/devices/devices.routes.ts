@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import {
+  AddFoundDevicesBodySchema,
   BulkDeleteBodySchema,
   BulkDeleteResultSchema,
   CreateDeviceBodySchema,
@@ -12,12 +13,17 @@ import {
   DeviceInitResultSchema,
   DeviceListQuerySchema,
   DeviceSchema,
+  DeviceSearchBodySchema,
   DeviceTaskListQuerySchema,
   DeviceTaskSchema,
   dataResponse,
   IdParamsSchema,
   listResponse,
+  VALIDATION_MESSAGES as M,
   RawDeviceSchema,
+  RemoteControlBodySchema,
+  RemoteControlSessionSchema,
+  SessionParamsSchema,
   SetProtocolBodySchema,
   SyncErrorsSchema,
   TaskEntitySchema,
@@ -26,6 +32,7 @@ import {
 import ExcelJS from 'exceljs';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
+import { AppError } from '../../core/errors.js';
 
 const Ok = dataResponse(z.boolean());
 const RawQuery = z.object({ type: z.enum(DEVICE_TYPES).optional() });
@@ -132,6 +139,62 @@ export async function devicesRoutes(app: AppInstance): Promise<void> {
         await book.commit();
       })().catch((e) => out.destroy(e as Error));
       return reply;
+    },
+  );
+
+  // --- remote control, IP search, found devices, backup import -----------------------------------
+  app.put(
+    '/devices/remote-control',
+    { schema: { tags, body: RemoteControlBodySchema, response: { 200: dataResponse(RemoteControlSessionSchema) } } },
+    async (req) => ({ data: await devices.startRemoteControl(req.ctx, req.body) }),
+  );
+  app.patch(
+    '/devices/remote-control/:session',
+    { schema: { tags, params: SessionParamsSchema, response: { 200: dataResponse(RemoteControlSessionSchema) } } },
+    async (req) => ({ data: await devices.keepRemoteControl(req.ctx, req.params.session) }),
+  );
+  app.post(
+    '/devices/search',
+    {
+      schema: {
+        tags,
+        body: DeviceSearchBodySchema,
+        response: { 200: dataResponse(z.object({ request_id: z.string(), addresses: z.number() })) },
+      },
+    },
+    async (req) => ({ data: await devices.search(req.ctx, req.body) }),
+  );
+  app.put(
+    '/devices/found',
+    {
+      schema: {
+        tags,
+        body: AddFoundDevicesBodySchema,
+        response: {
+          200: dataResponse(
+            z.object({
+              created: z.array(DeviceSchema),
+              not_created: z.array(z.object({ serial_number: z.string(), message: z.string(), code: z.string() })),
+            }),
+          ),
+        },
+      },
+    },
+    async (req) => ({ data: await devices.addFound(req.ctx, req.body.items) }),
+  );
+  app.post(
+    '/devices/backup/import',
+    { schema: { tags, consumes: ['multipart/form-data'], response: { 200: dataResponse(DeviceTaskSchema) } } },
+    async (req) => {
+      if (!req.isMultipart()) throw new AppError('wrong_file_body', [{ field: 'file', message: M.required }]);
+      let file: Buffer | undefined;
+      for await (const part of req.parts()) {
+        if (part.type !== 'file') continue;
+        if (part.fieldname !== 'file') throw new AppError('wrong_file_body', [{ field: part.fieldname, message: M.unknown_field }]);
+        file = await part.toBuffer();
+      }
+      if (!file) throw new AppError('wrong_file_body', [{ field: 'file', message: M.required }]);
+      return { data: await devices.importBackup(req.ctx, file) };
     },
   );
 

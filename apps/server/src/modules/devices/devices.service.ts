@@ -1,21 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import {
   type BulkDeleteResult,
   type CreateDeviceBody,
   DEFAULT_DEVICE_TYPE,
   DEVICE_DEFAULTS,
+  DEVICE_DISCOVERY_PATH,
   DEVICE_REALTIME,
+  DEVICE_SEARCH_MAX_ADDRESSES,
   type Device,
+  DeviceBackupImageSchema,
   type DeviceEvent,
   type DeviceProtocol,
   type DeviceSettings,
   DeviceSettingsSchema,
   type DeviceTask,
   type DeviceTaskType,
+  DiscoveryAnswerSchema,
   deviceModel,
   FINAL_TASK_STATES,
+  ipv4ToNumber,
   type ListMeta,
   type ListQuery,
   VALIDATION_MESSAGES as M,
+  numberToIpv4,
+  REMOTE_CONTROL_SESSION_SECONDS,
   scopeCodes,
   type UpdateDeviceBody,
 } from '@atrium/contract';
@@ -146,6 +155,8 @@ export interface DevicesServiceOptions {
   /** Events are written at most this many ms after they arrive, in one insert per batch. */
   eventFlushMs?: number;
   eventBatch?: number;
+  /** How long an IP search waits for one address to answer discovery (ms). */
+  probeTimeoutMs?: number;
 }
 
 export class DevicesService implements DeviceMessageHandlers, DeviceCredentials {
@@ -164,7 +175,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     private readonly announcer: DeviceAnnouncer | null = null,
     opts: DevicesServiceOptions = {},
   ) {
-    this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, ...opts };
+    this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, probeTimeoutMs: 1500, ...opts };
   }
 
   /** The gateway registers itself once connected to the broker; tasks wait until then. */
@@ -481,6 +492,152 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const errors = (await this.repo.syncErrors(d.id)) ?? [];
     const pick = (entity: string) => errors.filter((e) => e.entity === entity).map(({ id: eid, message }) => ({ id: eid, message }));
     return { identifiers: pick('identifier'), schedules: pick('schedule') };
+  }
+
+  // --- remote control ----------------------------------------------------------------------------
+
+  /** Opens a remote-control session (60 s unless kept alive): only for an mqtt device that is online. */
+  async startRemoteControl(
+    ctx: RequestContext,
+    body: { serial_number: string; login?: string | null | undefined; password?: string | null | undefined },
+  ): Promise<{ session: string; device_id: number; task_id: number; expires_at: string }> {
+    const found = await this.repo.findBySerial(ctx.actor, body.serial_number);
+    if (!found?.canView) throw notFound();
+    if (!found.editable) throw prohibited([{ permission: 'can_edit_devices' }]);
+    if (found.protocol !== 'mqtt') throw new AppError('device_not_mqtt');
+    if (!found.online) throw new AppError('device_offline');
+    // The device's own web login, when one is stored, must be the one given.
+    if (found.deviceLogin && (body.login !== found.deviceLogin || (found.devicePassword ?? '') !== (body.password ?? ''))) {
+      throw prohibited([{ field: 'password', message: 'incorrect login/password' }]);
+    }
+    const session = randomUUID();
+    const expires_at = new Date(Date.now() + REMOTE_CONTROL_SESSION_SECONDS * 1000).toISOString();
+    const task = await this.enqueue(ctx, found, 'remote_control', { session, expires_at });
+    return { session, device_id: found.id, task_id: task.id, expires_at };
+  }
+
+  /** Keeps a session alive for another 60 s; an ended one is not found. */
+  async keepRemoteControl(ctx: RequestContext, session: string) {
+    const s = await this.repo.remoteSession(ctx.actor.projectId, session);
+    if (!s || Date.parse(s.expires_at) < Date.now()) throw notFound();
+    const d = await this.visible(ctx.actor, s.device_id, 'edit');
+    if (!d.online) throw new AppError('device_offline');
+    const expires_at = new Date(Date.now() + REMOTE_CONTROL_SESSION_SECONDS * 1000).toISOString();
+    await this.db.transaction(async (tx) => {
+      await this.repo.extendRemoteSession(tx, s.id, expires_at);
+      await recordAudit(tx, ctx, { entity: 'device', entityId: d.id, action: 'remote_control_keepalive', after: { session, expires_at } });
+    });
+    return { session, device_id: d.id, task_id: s.id, expires_at };
+  }
+
+  // --- IP search ---------------------------------------------------------------------------------
+
+  /**
+   * Probes every address of the range for a device answering discovery, and publishes each one
+   * found on the search's topic as it answers, then a done event. Answers at once with the count.
+   */
+  async search(ctx: RequestContext, body: { start_ip: string; end_ip: string; request_id: string; port?: number | undefined }) {
+    this.assertPermission(ctx.actor, 'can_create_devices');
+    const from = ipv4ToNumber(body.start_ip);
+    const to = ipv4ToNumber(body.end_ip);
+    if (to < from) throw invalidField('end_ip', M.min_value, { min: body.start_ip });
+    if (to - from + 1 > DEVICE_SEARCH_MAX_ADDRESSES) throw invalidField('end_ip', M.max_items, { max: DEVICE_SEARCH_MAX_ADDRESSES });
+    const port = body.port ?? DEVICE_DEFAULTS.port;
+    const topic = DEVICE_REALTIME.searchTopic(body.request_id);
+    const projectId = ctx.actor.projectId;
+    await recordAudit(this.db, ctx, { entity: 'device', action: 'search', after: body });
+    const addresses = Array.from({ length: to - from + 1 }, (_, i) => numberToIpv4(from + i));
+    void (async () => {
+      let next = 0;
+      let found = 0;
+      const worker = async () => {
+        while (next < addresses.length) {
+          const ip = addresses[next++] as string;
+          const answer = await this.probe(ip, port);
+          if (!answer) continue;
+          found++;
+          const known = (await this.repo.knownSerials([answer.serial_number])).has(answer.serial_number);
+          await this.announce(projectId, topic, DEVICE_REALTIME.events.found, { ...answer, ip_address: ip, port, known });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(32, addresses.length) }, worker));
+      await this.announce(projectId, topic, DEVICE_REALTIME.events.searchDone, { request_id: body.request_id, found });
+    })().catch(() => undefined);
+    return { request_id: body.request_id, addresses: addresses.length };
+  }
+
+  private async probe(ip: string, port: number) {
+    try {
+      const res = await fetch(`http://${ip}:${port}${DEVICE_DISCOVERY_PATH}`, { signal: AbortSignal.timeout(this.opts.probeTimeoutMs) });
+      if (!res.ok) return null;
+      const parsed = DiscoveryAnswerSchema.safeParse(await res.json());
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Adds devices found by a search: each one on its own, saying which were not added and why. */
+  async addFound(
+    ctx: RequestContext,
+    items: readonly {
+      serial_number: string;
+      type: Device['type'];
+      model: string;
+      ip_address: string;
+      port?: number | undefined;
+      name?: string | undefined;
+      domain_id: number;
+    }[],
+  ) {
+    const created: Device[] = [];
+    const not_created: { serial_number: string; message: string; code: string }[] = [];
+    for (const item of items) {
+      try {
+        created.push(
+          await this.create(ctx, {
+            name: item.name ?? `${item.model} ${item.serial_number}`.slice(0, 31),
+            type: item.type,
+            model: item.model,
+            serial_number: item.serial_number,
+            ip_address: item.ip_address,
+            port: item.port ?? DEVICE_DEFAULTS.port,
+            domain_id: item.domain_id,
+          }),
+        );
+      } catch (e) {
+        if (!(e instanceof AppError)) throw e;
+        not_created.push({ serial_number: item.serial_number, message: e.message, code: e.code });
+      }
+    }
+    return { created, not_created };
+  }
+
+  // --- backup import -----------------------------------------------------------------------------
+
+  /**
+   * Restores a device's settings from its backup image (JSON, optionally gzipped:
+   * { format: 'atrium-device-backup', version: 1, serial_number, device_settings }) and queues
+   * their apply. Anything else is "invalid backup image".
+   */
+  async importBackup(ctx: RequestContext, file: Buffer): Promise<DeviceTask> {
+    this.assertPermission(ctx.actor, 'can_import_device_backup');
+    let image: unknown;
+    try {
+      const text = (file[0] === 0x1f && file[1] === 0x8b ? gunzipSync(file, { maxOutputLength: 16 * 1024 * 1024 }) : file).toString('utf8');
+      image = JSON.parse(text);
+    } catch {
+      throw new AppError('invalid_backup_image');
+    }
+    const parsed = DeviceBackupImageSchema.safeParse(image);
+    if (!parsed.success) throw new AppError('invalid_backup_image');
+    const d = await this.repo.findBySerial(ctx.actor, parsed.data.serial_number);
+    if (!d?.canView) throw notFound();
+    if (!d.editable) throw prohibited([{ permission: 'can_edit_devices' }]);
+    const settings = mergeSettings(d.settings, parsed.data.device_settings as Record<string, unknown>);
+    return this.enqueue(ctx, d, 'apply_settings', { device_settings: settings, management: d.management, backup: true }, async (tx) => {
+      await this.repo.update(tx, d.id, { settings });
+    });
   }
 
   // --- the gateway's side ------------------------------------------------------------------------
