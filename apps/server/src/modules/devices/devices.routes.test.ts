@@ -4,6 +4,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { openDatabase, queryRows } from '../../core/db/client.js';
 import { RecordingGateway } from './devices.test-gateway.js';
 
 let t: TestApp;
@@ -435,9 +436,32 @@ describe('device events and sync errors', () => {
   });
 });
 
+/**
+ * A second server instance on the same database: on PostgreSQL through its own connection pool (as
+ * another process would), on PGlite through the one embedded database.
+ */
+async function secondInstance(): Promise<TestApp & { closeAll(): Promise<void> }> {
+  const url = process.env.TEST_DATABASE_URL;
+  let database = t.database;
+  if (url) {
+    const [row] = await queryRows<{ name: string }>(t.database.db, sql`SELECT current_database() AS name`);
+    const own = new URL(url);
+    own.pathname = `/${row!.name}`;
+    database = await openDatabase({ databaseUrl: own.toString(), poolSize: 3 });
+  }
+  const second = await buildTestApp({ database });
+  return {
+    ...second,
+    async closeAll() {
+      await second.app.close();
+      if (database !== t.database) await database.close();
+    },
+  };
+}
+
 describe('two instances sharing a database', () => {
   it('hand each task to a device once', async () => {
-    const second = await buildTestApp({ database: t.database });
+    const second = await secondInstance();
     try {
       const gw2 = new RecordingGateway();
       second.app.services.devices.attachGateway(gw2);
@@ -459,12 +483,12 @@ describe('two instances sharing a database', () => {
       expect(all).toHaveLength(list.length);
       expect(new Set(all).size).toBe(all.length);
     } finally {
-      await second.app.close();
+      await second.closeAll();
     }
   });
 
   it('send again, once, a task whose sender died before the device answered (lease ran out)', async () => {
-    const second = await buildTestApp({ database: t.database });
+    const second = await secondInstance();
     try {
       const gw2 = new RecordingGateway();
       second.app.services.devices.attachGateway(gw2);
@@ -480,7 +504,7 @@ describe('two instances sharing a database', () => {
       expect([...gw.ids(d.serial_number), ...gw2.ids(d.serial_number)]).toEqual([id, id]);
       expect(await task(id)).toMatchObject({ state: 'queued', attempts: 2 });
     } finally {
-      await second.app.close();
+      await second.closeAll();
     }
   });
 });
