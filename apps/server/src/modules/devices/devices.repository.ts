@@ -428,9 +428,27 @@ export class DevicesRepository {
 
   // --- events ------------------------------------------------------------------------------------
 
+  /**
+   * Stores a batch of events in one statement with one parameter whatever its size (the rows as a
+   * JSON array). Events of a device deleted meanwhile are dropped, not the whole batch.
+   */
   async insertEvents(rows: readonly NewEvent[]): Promise<void> {
     if (!rows.length) return;
-    await this.db.insert(deviceEvents).values(rows.map((r) => ({ ...r })));
+    const json = JSON.stringify(
+      rows.map((r) => ({
+        project_id: r.projectId,
+        device_id: r.deviceId,
+        type: r.type,
+        identifier: r.identifier,
+        data: r.data,
+        occurred_at: r.occurredAt.toISOString(),
+      })),
+    );
+    await this.db.execute(sql`INSERT INTO device_events (project_id, device_id, type, identifier, data, occurred_at)
+      SELECT u.project_id, u.device_id, u.type, u.identifier, u.data, u.occurred_at
+      FROM jsonb_to_recordset(${json}::jsonb)
+        AS u(project_id int, device_id int, type text, identifier text, data jsonb, occurred_at timestamptz)
+      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id)`);
   }
 
   private eventsWhere(actor: Actor, q: Pick<ListQuery, 'filters'>): SQL | undefined {

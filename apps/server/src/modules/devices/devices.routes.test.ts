@@ -377,7 +377,12 @@ describe('device events and sync errors', () => {
       });
     }
     await devices().onEvent('unknown-serial', { type: 'tamper' });
+    // A device deleted while its events wait for the batch: its events go, the others stay.
+    const gone = await makeDevice();
+    await devices().onEvent(gone.serial_number, { type: 'tamper' });
+    await admin.delete(`/devices/${gone.id}`);
     await devices().flushEvents();
+    expect(devices().stats.droppedEvents).toBe(0);
     const byDevice = encodeURIComponent(JSON.stringify({ rules: [{ field: 'device_id', operator: 'equals', value: d.id }] }));
     const list = await admin.get(`/devices/events?filters=${byDevice}&sort=occurred_at`);
     expect(list.statusCode, list.body).toBe(200);
