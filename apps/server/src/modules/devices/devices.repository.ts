@@ -491,8 +491,13 @@ export class DevicesRepository {
 
   /** Events in the list's order, one page of `size` at a time, for a streamed download. */
   async *eventPages(actor: Actor, q: Pick<ListQuery, 'filters' | 'sort'>, size = 1000): AsyncGenerator<EventRow[]> {
-    const where = this.eventsWhere(actor, q);
     const order = sortSql(EVENT_LIST, q);
+    // The events stored when the download began: later arrivals would shift the pages under it.
+    const [top] = await queryRows<{ max: number | null }>(
+      this.db,
+      sql`SELECT max(id) AS max FROM device_events WHERE project_id = ${actor.projectId}`,
+    );
+    const where = and(this.eventsWhere(actor, q), sql`${E.id} <= ${Number(top?.max ?? 0)}`);
     for (let page = 1; ; page++) {
       const rows = (await this.eventSelect()
         .where(where)

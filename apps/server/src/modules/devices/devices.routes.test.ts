@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { openDatabase, queryRows } from '../../core/db/client.js';
+import { DevicesRepository } from './devices.repository.js';
 import { RecordingGateway } from './devices.test-gateway.js';
 
 let t: TestApp;
@@ -361,6 +362,11 @@ describe('device tasks (spec §4)', () => {
     const chosen = await admin.post(`/devices/${d.id}/init/apply`, { password: 'chosen-password' });
     expect(chosen.json().data.password).toBeNull();
     expect(await devices().verify(d.serial_number, 'chosen-password')).not.toBeNull();
+    // The earlier password, verified (and remembered) before, no longer opens the broker.
+    expect(await devices().verify(d.serial_number, password)).toBeNull();
+    // Protocol http: the device does not sign in to the broker at all.
+    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    expect(await devices().verify(d.serial_number, 'chosen-password')).toBeNull();
     expect((await admin.get(`/devices/${d.id}`)).json().data.password_set).toBe(true);
     expect((await admin.post(`/devices/${d.id}/init/apply`, { password: 'short' })).statusCode).toBe(400);
   });
@@ -408,6 +414,29 @@ describe('device events and sync errors', () => {
     expect(bad.statusCode).toBe(400);
     const badSort = await admin.get('/devices/events/download?sort=data');
     expect(badSort.statusCode).toBe(400);
+  });
+
+  it('downloads the events stored when it began: later arrivals do not shift its pages', async () => {
+    const d = await makeDevice();
+    for (let i = 0; i < 5; i++) await devices().onEvent(d.serial_number, { type: 'call', time: `2026-02-0${i + 1}T00:00:00Z` });
+    await devices().flushEvents();
+    const actor = {
+      userId: t.project.adminId,
+      projectId: t.project.projectId,
+      login: 'admin',
+      roleId: null,
+      permissions: new Set(['can_view_all_devices']),
+      groupIds: [],
+    };
+    const filters = { match: 'match_all' as const, rules: [{ field: 'device_id', operator: 'equals' as const, value: d.id }] };
+    const pages = new DevicesRepository(t.database.db).eventPages(actor, { filters, sort: '-occurred_at' }, 2);
+    const seen = ((await pages.next()).value ?? []).map((e: { id: number }) => Number(e.id));
+    // Newer than all of them: with plain offsets it would push a seen row onto the next page.
+    await devices().onEvent(d.serial_number, { type: 'call', time: '2026-03-01T00:00:00Z' });
+    await devices().flushEvents();
+    for await (const page of pages) seen.push(...page.map((e) => Number(e.id)));
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen).size).toBe(5);
   });
 
   it('answers the identifiers and schedules the device refused at its last sync', async () => {

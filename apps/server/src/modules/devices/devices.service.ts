@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import {
   type BulkDeleteResult,
@@ -163,6 +163,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private gateway: DeviceGateway | null = null;
   private sweepTimer: NodeJS.Timeout | undefined;
   private pending: NewEvent[] = [];
+  /** Digests of serial/password pairs that verified recently, with when that ends. */
+  private readonly verified = new Map<string, number>();
   /** Events that could not be stored; for diagnostics and the benchmark. */
   readonly stats = { droppedEvents: 0 };
   private readonly eventDevices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
@@ -649,7 +651,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   async verify(serial: string, password: string): Promise<{ projectId: number; deviceId: number } | null> {
     const d = await this.repo.bySerial(serial);
     if (!d?.passwordHash || d.protocol !== 'mqtt') return null;
-    return (await verifyPassword(d.passwordHash, password)) ? { projectId: d.projectId, deviceId: d.id } : null;
+    // A reconnecting fleet must not cost an argon2 hash per device each time: a pair that verified
+    // against this very stored hash is remembered (as a digest) for a while. A new password, a new
+    // hash: the old pair no longer matches.
+    const key = createHash('sha256').update(d.passwordHash).update('\0').update(password).digest('base64');
+    const until = this.verified.get(key);
+    if (until && until > Date.now()) return { projectId: d.projectId, deviceId: d.id };
+    if (!(await verifyPassword(d.passwordHash, password))) return null;
+    if (this.verified.size > 100_000) this.verified.clear();
+    this.verified.set(key, Date.now() + 10 * 60_000);
+    return { projectId: d.projectId, deviceId: d.id };
   }
 
   async onPresence(serial: string, report: PresenceReport): Promise<void> {
