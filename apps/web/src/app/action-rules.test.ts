@@ -52,6 +52,11 @@ const cases: Record<ActionCode, string[]> = {
   'domain_types.create': ['can_change_project_settings'],
   'domain_types.edit': ['can_change_project_settings'],
   'domain_types.delete': ['can_change_project_settings'],
+  'devices.create': ['can_create_devices'],
+  'devices.edit': ['can_edit_devices'],
+  'devices.delete': ['can_delete_devices'],
+  'devices.tasks': ['can_view_device_tasks'],
+  'devices.events': ['can_view_device_events'],
 };
 
 const codesOf = (rule: Rule): string[] => {

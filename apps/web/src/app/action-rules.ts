@@ -69,6 +69,12 @@ export const ACTION_RULES = {
   'domain_types.create': p('can_change_project_settings'),
   'domain_types.edit': p('can_change_project_settings'),
   'domain_types.delete': p('can_change_project_settings'),
+  // Devices (devices.service): the record's can_edit / can_delete answer for one device.
+  'devices.create': p('can_create_devices'),
+  'devices.edit': any(...scoped('devices', 'edit')),
+  'devices.delete': any(...scoped('devices', 'delete')),
+  'devices.tasks': p('can_view_device_tasks'),
+  'devices.events': p('can_view_device_events'),
 } as const satisfies Record<string, Rule>;
 
 export type ActionCode = keyof typeof ACTION_RULES;

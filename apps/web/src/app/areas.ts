@@ -2,7 +2,10 @@ import type { SvgIconComponent } from '@mui/icons-material';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import BadgeIcon from '@mui/icons-material/Badge';
 import CategoryIcon from '@mui/icons-material/Category';
+import DevicesIcon from '@mui/icons-material/Devices';
 import PeopleIcon from '@mui/icons-material/People';
+import TaskIcon from '@mui/icons-material/Task';
+import TimelineIcon from '@mui/icons-material/Timeline';
 import type { ComponentType } from 'react';
 
 /** What a resource module exports as default (`src/resources/<area>/index.ts`, CONVENTIONS). */
@@ -42,6 +45,28 @@ export const AREAS: readonly AreaDefinition[] = [
     load: () => import('../resources/groups'),
   },
   { name: 'domain-types', menuPaths: [], parts: ['list'], icon: CategoryIcon, load: () => import('../resources/domain-types') },
+  // Device tasks and events before devices: react-admin matches `devices/tasks` as its own resource, not a device id.
+  {
+    name: 'devices/tasks',
+    menuPaths: ['/devices/tasks'],
+    parts: ['list'],
+    icon: TaskIcon,
+    load: () => import('../resources/devices/tasks'),
+  },
+  {
+    name: 'devices/events',
+    menuPaths: ['/devices/events'],
+    parts: ['list'],
+    icon: TimelineIcon,
+    load: () => import('../resources/devices/events'),
+  },
+  {
+    name: 'devices',
+    menuPaths: ['/devices'],
+    parts: ['list', 'edit', 'create'],
+    icon: DevicesIcon,
+    load: () => import('../resources/devices'),
+  },
 ];
 
 /** Pages of the shell itself, always available. */

@@ -3,6 +3,7 @@ import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import russianMessages from 'ra-language-russian';
 import * as kitMessages from '../app/kit/messages';
+import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
 import * as groupsMessages from '../resources/groups/messages';
 import * as rolesMessages from '../resources/roles/messages';
@@ -17,6 +18,7 @@ export const AREA_MESSAGES: readonly { en: Tree; ru: Tree }[] = [
   domainTypesMessages,
   usersMessages,
   rolesMessages,
+  devicesMessages,
 ];
 
 export type AppLocale = 'en' | 'ru';

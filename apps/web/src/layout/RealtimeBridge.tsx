@@ -2,6 +2,7 @@ import { APP_CHANGES_TOPIC, REALTIME_EVENTS, topics, UNREAD_DEBOUNCE_MS } from '
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { http } from '../app/http';
+import { attachLiveChannel, dispatchLive } from '../app/live';
 import { NOTIFICATIONS_KEY } from '../app/notifications';
 import { debounce, RealtimeClient, realtimeUrl } from '../app/realtime';
 import { useSessionData } from '../app/SessionContext';
@@ -27,6 +28,7 @@ export function RealtimeBridge() {
         return token ? realtimeUrl(token) : null;
       },
       onMessage: (m) => {
+        dispatchLive(m);
         if (m.event === REALTIME_EVENTS.notification) refreshUnread();
         if (m.event === REALTIME_EVENTS.roleChanged) {
           // On the user's own topic the change is theirs (another role given); on app-changes, only
@@ -44,7 +46,9 @@ export function RealtimeBridge() {
     client.subscribe(topics.user(profile.id));
     client.subscribe(APP_CHANGES_TOPIC);
     client.start();
+    const detach = attachLiveChannel(client);
     return () => {
+      detach();
       refreshUnread.cancel();
       client.stop();
     };

@@ -1,0 +1,57 @@
+import { ADMIN, Api, expect, sideMenu, signInFromLogin, snapshot, test } from './support/console';
+
+// An installer registers a door panel, sets its SIP block, applies the settings, and follows the
+// task on the tasks page; the events page downloads what it lists.
+
+test('an installer adds a panel, applies its settings and sees the task wait for the offline device', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const profile = await admin.call<{ domains: { id: number; name: string }[] }>('GET', '/profile');
+  const serial = `E2E${Date.now().toString(36).toUpperCase()}`;
+
+  await signInFromLogin(page, ADMIN);
+  await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
+  await expect(page).toHaveURL(/\/devices$/);
+  await page.getByRole('link', { name: 'Create' }).click();
+
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill('Entrance 1');
+  await page.getByRole('combobox', { name: 'Model' }).click();
+  await page.getByRole('option', { name: 'AP-200' }).click();
+  await page.getByRole('textbox', { name: 'Serial number' }).fill(serial);
+  await page.getByRole('combobox', { name: 'Group' }).click();
+  await page
+    .getByRole('option', { name: new RegExp(profile.domains[0]?.name ?? '') })
+    .first()
+    .click();
+  await expect(page.getByText('Locks: 2 · lift relays: 0')).toBeVisible();
+  await page.getByRole('tab', { name: 'SIP' }).click();
+  await page.getByRole('textbox', { name: 'Proxy address' }).fill('sip.e2e.example');
+  await snapshot(page, 'device-create');
+  await page.getByRole('button', { name: 'Save' }).click();
+
+  await expect(page).toHaveURL(/\/devices\/\d+$/);
+  await expect(page.getByTestId('device-status')).toHaveText('Offline');
+  await page.getByRole('tab', { name: 'SIP' }).click();
+  await expect(page.getByRole('textbox', { name: 'Proxy address' })).toHaveValue('sip.e2e.example');
+  // A model without face recognition offers no face recognition settings.
+  await page.getByRole('tab', { name: 'Face recognition' }).click();
+  await expect(page.getByRole('combobox', { name: 'Recognition mode' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Apply settings' }).click();
+  await expect(page.getByText('The settings are queued for the device')).toBeVisible();
+  await snapshot(page, 'device-edit');
+
+  await sideMenu(page).getByRole('menuitem', { name: 'Device tasks' }).click();
+  const row = page.getByRole('row').filter({ hasText: 'Entrance 1' });
+  await expect(row.first()).toContainText('Apply settings');
+  await expect(row.first()).toContainText('Waiting for the device');
+  await snapshot(page, 'device-tasks');
+
+  await sideMenu(page).getByRole('menuitem', { name: 'Device events' }).click();
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download Excel' }).click();
+  expect((await download).suggestedFilename()).toMatch(/^device-events-.*\.xlsx$/);
+  await snapshot(page, 'device-events');
+
+  await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
+  await expect(page.getByRole('row').filter({ hasText: serial })).toContainText('Offline');
+  await snapshot(page, 'devices');
+});
