@@ -77,6 +77,7 @@ export const ERRORS = {
   import_object_not_allowed: { status: 403, message: 'object not allowed' },
   import_login_required: { status: 400, message: 'the username field is required' },
   // devices (spec entities §8)
+  devices_must_be_moved: { status: 400, message: 'devices must first be moved before deleting a group' },
   serial_in_use: { status: 409, message: 'serial number in use' },
   device_unavailable: { status: 503, message: 'device or service not available' },
   device_offline: { status: 409, message: 'device status offline, unable to connect' },

@@ -415,6 +415,7 @@ export const en = {
       'user not allowed': 'User not allowed',
       'object not allowed': 'Object not allowed',
       'the username field is required': 'The username field is required',
+      'devices must first be moved before deleting a group': 'Move the devices to another group before deleting this one',
       'serial number in use': 'The serial number is in use',
       'device or service not available': 'The device or service is not available',
       'device status offline, unable to connect': 'The device is offline, unable to connect',

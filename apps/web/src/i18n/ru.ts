@@ -415,6 +415,7 @@ export const ru: Messages = {
       'user not allowed': 'Пользователь не разрешён',
       'object not allowed': 'Объект не разрешён',
       'the username field is required': 'Поле имени пользователя обязательно',
+      'devices must first be moved before deleting a group': 'Перед удалением группы перенесите её устройства в другую группу',
       'serial number in use': 'Серийный номер уже используется',
       'device or service not available': 'Устройство или сервис недоступны',
       'device status offline, unable to connect': 'Устройство не в сети, подключиться невозможно',

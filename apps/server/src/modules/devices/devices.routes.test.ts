@@ -642,3 +642,19 @@ describe('device backup import', () => {
     expect(denied.json()).toMatchObject({ message: 'action prohibited', details: [{ permission: 'can_import_device_backup' }] });
   });
 });
+
+describe('a group holding devices', () => {
+  it('is not deleted until its devices are moved', async () => {
+    const g = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const below = await makeGroup(t.database.db, t.project.projectId, g);
+    const d = await makeDevice({ domain_id: below });
+    const refused = await admin.delete(`/domains/${g}`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({
+      message: 'devices must first be moved before deleting a group',
+      details: [{ id: g, devices_count: 1 }],
+    });
+    await admin.patch(`/devices/${d.id}`, { domain_id: t.project.rootGroupId });
+    expect((await admin.delete(`/domains/${g}`)).statusCode).toBe(200);
+  });
+});

@@ -329,6 +329,14 @@ export class GroupsRepository {
     return r?.n ?? 0;
   }
 
+  async devicesInSubtree(id: number): Promise<number> {
+    const [r] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(sql`devices d JOIN groups g ON g.id = d.group_id`)
+      .where(sql`g.path && ${intArray([id])}`);
+    return r?.n ?? 0;
+  }
+
   async subtreeLogos(id: number): Promise<string[]> {
     const rows = await this.db
       .select({ logo: groups.logoPath })

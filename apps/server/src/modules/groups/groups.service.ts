@@ -375,6 +375,8 @@ export class GroupsService {
     if (actor.groupIds.length === 1 && actor.groupIds[0] === id) throw new AppError('cannot_delete_only_group', [{ id }]);
     const users = await this.repo.usersInSubtree(id);
     if (users > 0) throw new AppError('users_must_be_moved', [{ id, users_count: users }]);
+    const devices = await this.repo.devicesInSubtree(id);
+    if (devices > 0) throw new AppError('devices_must_be_moved', [{ id, devices_count: devices }]);
     const logos = await this.repo.subtreeLogos(id);
     await this.db.transaction(async (tx) => {
       await recordAudit(tx, ctx, { entity: 'group', entityId: id, action: 'delete', before: auditView(g) });
