@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ADMIN, Api, expect, sideMenu, signInFromLogin, snapshot, test } from './support/console';
 
 // An installer registers a door panel, sets its SIP block, applies the settings, and follows the
@@ -54,4 +56,41 @@ test('an installer adds a panel, applies its settings and sees the task wait for
   await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
   await expect(page.getByRole('row').filter({ hasText: serial })).toContainText('Offline');
   await snapshot(page, 'devices');
+});
+
+test('an installer finds a panel by IP search on 127.0.0.x and adds it to a group', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const profile = await admin.call<{ domains: { id: number; name: string }[] }>('GET', '/profile');
+  const serial = `FOUND${Date.now().toString(36).toUpperCase()}`;
+  // A device answering discovery on 127.0.0.7 (the loopback range: no other host is touched).
+  const device = createServer((req, res) => {
+    if (req.url !== '/atrium/discovery') return res.writeHead(404).end();
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ serial_number: serial, type: 'panel', model: 'AP-100', firmware: '1.0.0' }));
+  });
+  await new Promise<void>((resolve) => device.listen(0, '127.0.0.7', resolve));
+  const { port } = device.address() as AddressInfo;
+  try {
+    await signInFromLogin(page, ADMIN);
+    await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
+    await page.getByRole('button', { name: 'Search by IP' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Search for devices' });
+    await dialog.getByLabel('First address').fill('127.0.0.6');
+    await dialog.getByLabel('Last address').fill('127.0.0.8');
+    await dialog.getByLabel('Port').fill(String(port));
+    await dialog.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(dialog.getByRole('status')).toContainText('Search finished: 1 device found');
+    await dialog.getByRole('checkbox', { name: serial }).check();
+    await dialog.getByRole('combobox', { name: 'Group' }).click();
+    await page
+      .getByRole('option', { name: new RegExp(profile.domains[0]?.name ?? '') })
+      .first()
+      .click();
+    await snapshot(page, 'device-search');
+    await dialog.getByRole('button', { name: 'Add 1 device' }).click();
+    await expect(page.getByText('1 device added')).toBeVisible();
+    await expect(page.getByRole('row').filter({ hasText: serial })).toContainText('AP-100');
+  } finally {
+    device.close();
+  }
 });
