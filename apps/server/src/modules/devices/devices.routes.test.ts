@@ -563,6 +563,9 @@ describe('remote control sessions', () => {
     expect((await put({})).json()).toMatchObject({ message: 'device status offline, unable to connect', code: 'device_offline' });
     await devices().onPresence(d.serial_number, { online: true });
     expect((await put({ password: 'nope' })).statusCode).toBe(403);
+    devices().attachGateway(null);
+    expect((await put({})).json()).toMatchObject({ message: 'device or service not available', code: 'device_unavailable' });
+    devices().attachGateway(gw);
     const res = await put({});
     expect(res.statusCode, res.body).toBe(200);
     const s = res.json().data;

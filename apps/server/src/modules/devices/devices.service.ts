@@ -511,6 +511,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (!found.editable) throw prohibited([{ permission: 'can_edit_devices' }]);
     if (found.protocol !== 'mqtt') throw new AppError('device_not_mqtt');
     if (!found.online) throw new AppError('device_offline');
+    // No broker connection on this instance: the session could not reach the device.
+    if (!this.gateway) throw new AppError('device_unavailable');
     // The device's own web login, when one is stored, must be the one given.
     if (found.deviceLogin && (body.login !== found.deviceLogin || (found.devicePassword ?? '') !== (body.password ?? ''))) {
       throw prohibited([{ field: 'password', message: 'incorrect login/password' }]);
