@@ -78,6 +78,7 @@ const EnvSchema = z.object({
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
   MQTT_PORT: port('MQTT_PORT', 1883),
+  MQTT_HOST: z.string().min(1).optional(),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
@@ -96,6 +97,8 @@ export interface Config {
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
   mqttPort: number;
+  /** Where the embedded broker listens (MQTT_HOST; default HOST). It refuses every client without valid credentials. */
+  mqttHost: string;
   publicUrl: string;
   logLevel: string;
   jwtSecret: string | undefined;
@@ -129,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
+    mqttHost: e.MQTT_HOST ?? e.HOST,
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     jwtSecret: e.JWT_SECRET,

@@ -2,6 +2,8 @@ import net from 'node:net';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
+import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
+import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 
 /** Resolves true when nothing listens on host:port. */
 function portFree(port: number, host: string): Promise<boolean> {
@@ -13,9 +15,10 @@ function portFree(port: number, host: string): Promise<boolean> {
   });
 }
 
-async function startEmbeddedBroker(config: Config): Promise<(() => Promise<void>) | null> {
+/** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
+async function startBroker(config: Config, credentials: DeviceCredentials): Promise<EmbeddedBroker | null> {
   if (config.mqttUrl) return null;
-  if (!(await portFree(config.mqttPort, config.host))) {
+  if (!(await portFree(config.mqttPort, config.mqttHost))) {
     console.warn(
       `\n! MQTT port ${config.mqttPort} is already in use (another MQTT broker is probably running there).\n` +
         `  Atrium is running without its embedded broker, so devices cannot connect yet. Either:\n` +
@@ -24,14 +27,8 @@ async function startEmbeddedBroker(config: Config): Promise<(() => Promise<void>
     );
     return null;
   }
-  const { Aedes } = await import('aedes');
-  const broker = await Aedes.createBroker();
-  const server = net.createServer(broker.handle);
-  await new Promise<void>((resolve) => server.listen(config.mqttPort, config.host, resolve));
-  return async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await new Promise<void>((resolve) => broker.close(() => resolve()));
-  };
+  // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
+  return startEmbeddedBroker({ port: config.mqttPort, host: config.mqttHost, credentials, internal: newInternalCredential() });
 }
 
 async function main(): Promise<void> {
@@ -50,14 +47,16 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const stopBroker = await startEmbeddedBroker(config);
   const app = await buildApp({ config, database });
+  const broker = await startBroker(config, app.services.devices);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });
 
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   const lines = [``, `Atrium is running at ${config.publicUrl}`, `  database: ${where}`];
-  lines.push(`  MQTT: ${config.mqttUrl ?? (stopBroker ? `embedded broker on port ${config.mqttPort}` : 'not running (see above)')}`);
+  lines.push(
+    `  MQTT: ${config.mqttUrl ?? (broker ? `embedded broker on ${config.mqttHost}:${broker.port} (devices sign in with their serial number and device password)` : 'not running (see above)')}`,
+  );
   lines.push(`  API docs: ${config.publicUrl}/api/docs`);
   if (boot.created) {
     lines.push(
@@ -78,7 +77,7 @@ async function main(): Promise<void> {
 
   const shutdown = async () => {
     await app.close();
-    await stopBroker?.();
+    await broker?.close();
     await database.close();
     process.exit(0);
   };

@@ -80,7 +80,7 @@ describe('npm start (src/main.ts)', () => {
     const s = start({ PORT: String(port), MQTT_PORT: String(mqttPort) }, dataDir);
     const out = await waitForText(s, /password: (\S+)\s+\(shown only this once/);
     expect(out).toContain(`Atrium is running at http://localhost:${port}`);
-    expect(out).toContain(`embedded broker on port ${mqttPort}`);
+    expect(out).toContain(`embedded broker on 127.0.0.1:${mqttPort}`);
     expect(out).toContain('login:    admin');
     const password = /password: (\S+)\s+\(shown only this once/.exec(out)?.[1] ?? '';
     expect(password.length).toBeGreaterThanOrEqual(12);
@@ -102,13 +102,10 @@ describe('npm start (src/main.ts)', () => {
     });
     expect(wrong.status).toBe(401);
 
-    // The embedded broker takes MQTT clients.
-    const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0, connectTimeout: 5000 });
-    const got = new Promise<string>((resolve) => client.on('message', (_t, m) => resolve(String(m))));
-    await client.subscribeAsync('atrium/test');
-    await client.publishAsync('atrium/test', 'hello');
-    expect(await got).toBe('hello');
-    await client.endAsync();
+    // The embedded broker listens, and refuses a client without credentials (gateways/mqtt/broker.test.ts covers the rest).
+    await expect(mqtt.connectAsync(`mqtt://127.0.0.1:${mqttPort}`, { reconnectPeriod: 0, connectTimeout: 5000 })).rejects.toThrow(
+      /not authori[sz]ed/i,
+    );
 
     s.child.kill('SIGTERM');
     expect(await s.exited).toBe(0);

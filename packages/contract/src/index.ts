@@ -5,6 +5,7 @@ export * from './errors.js';
 export * from './groups.js';
 export * from './licenses.js';
 export * from './list-query.js';
+export * from './mqtt-topics.js';
 export * from './notifications.js';
 export * from './permissions.js';
 export * from './profile.js';

@@ -1,0 +1,114 @@
+import net from 'node:net';
+import { deviceTopic, MQTT_MAX_PACKET_BYTES } from '@atrium/contract';
+import mqtt, { type MqttClient } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './broker.js';
+
+// The embedded broker refuses every client without valid credentials and keeps each device inside its own topics.
+
+const internal = newInternalCredential();
+const devices = new Map([
+  ['SN-1', { password: 'device-one-password', projectId: 1, deviceId: 1 }],
+  ['SN-2', { password: 'device-two-password', projectId: 1, deviceId: 2 }],
+]);
+const credentials = {
+  verify: async (serial: string, password: string) => {
+    const d = devices.get(serial);
+    return d && d.password === password ? { projectId: d.projectId, deviceId: d.deviceId } : null;
+  },
+};
+const refusals: string[] = [];
+let broker: EmbeddedBroker;
+const url = () => `mqtt://127.0.0.1:${broker.port}`;
+
+beforeAll(async () => {
+  broker = await startEmbeddedBroker({ port: 0, host: '127.0.0.1', credentials, internal, onRefused: (r) => refusals.push(r) });
+});
+afterAll(async () => {
+  await broker.close();
+});
+
+/** Connects and resolves the client, or rejects with the broker's refusal. */
+function connect(options: mqtt.IClientOptions = {}): Promise<MqttClient> {
+  return new Promise((resolve, reject) => {
+    const client = mqtt.connect(url(), { reconnectPeriod: 0, connectTimeout: 3000, ...options });
+    client.once('connect', () => resolve(client));
+    client.once('error', (e) => {
+      client.end(true);
+      reject(e);
+    });
+    client.once('close', () => reject(new Error('closed')));
+  });
+}
+
+/** Resolves the granted QoS of a subscription, or 'closed' when the broker ends the connection instead. */
+function subscribe(client: MqttClient, topic: string): Promise<number | 'closed'> {
+  return new Promise((resolve) => {
+    client.once('close', () => resolve('closed'));
+    client.subscribe(topic, { qos: 1 }, (err, granted) => resolve(err ? 'closed' : (granted?.[0]?.qos ?? 'closed')));
+  });
+}
+
+const device = (serial: string) => ({ username: serial, password: devices.get(serial)?.password });
+
+describe('embedded MQTT broker', () => {
+  it('refuses an anonymous client, a wrong password and an unknown device', async () => {
+    await expect(connect()).rejects.toThrow();
+    await expect(connect({ username: 'SN-1', password: 'wrong-password' })).rejects.toThrow();
+    await expect(connect({ username: 'SN-404', password: 'whatever-password' })).rejects.toThrow();
+    await expect(connect({ username: internal.username, password: 'not-the-internal-one' })).rejects.toThrow();
+    await expect(connect({ username: 'SN/#', password: 'x' })).rejects.toThrow();
+    expect(refusals).toEqual(expect.arrayContaining(['anonymous', 'bad password', 'bad user name']));
+  });
+
+  it('lets a device use its own subtree only: no #, no other device, no wildcard above its own', async () => {
+    const one = await connect(device('SN-1'));
+    expect(await subscribe(one, `${deviceTopic('SN-1', 'tasks')}/#`)).toBe(1);
+    const spy = await connect(device('SN-2'));
+    for (const topic of ['#', 'atrium/v1/#', 'atrium/v1/devices/+/events', deviceTopic('SN-1', 'tasks')]) {
+      const again = spy.connected ? spy : await connect(device('SN-2'));
+      expect(await subscribe(again, topic), topic).not.toBe(1);
+      again.end(true);
+    }
+    one.end(true);
+  });
+
+  it("drops a device's publish on another device's topic and delivers its own to the server", async () => {
+    const server = await connect({ username: internal.username, password: internal.password });
+    const seen: string[] = [];
+    server.on('message', (topic) => seen.push(topic));
+    expect(await subscribe(server, 'atrium/v1/devices/#')).toBe(1);
+    const rogue = await connect(device('SN-2'));
+    await new Promise<void>((resolve) => {
+      rogue.once('close', () => resolve());
+      rogue.publish(deviceTopic('SN-1', 'events'), JSON.stringify({ type: 'door_opened' }), { qos: 1 }, () => resolve());
+    });
+    const own = await connect(device('SN-1'));
+    await new Promise<void>((resolve) => own.publish(deviceTopic('SN-1', 'events'), '{}', { qos: 1 }, () => resolve()));
+    await expect.poll(() => seen).toContain(deviceTopic('SN-1', 'events'));
+    expect(seen.filter((t) => t === deviceTopic('SN-1', 'events'))).toHaveLength(1);
+    // The server's own client stays inside Atrium's tree as well.
+    expect(await subscribe(server, '#')).not.toBe(1);
+    own.end(true);
+    rogue.end(true);
+    server.end(true);
+  });
+
+  it('closes a connection whose packet announces more than the limit, before it is buffered', async () => {
+    const socket = net.connect(broker.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    // A CONNECT header announcing MQTT_MAX_PACKET_BYTES + 1 bytes of body (variable-length encoding).
+    let n = MQTT_MAX_PACKET_BYTES + 1;
+    const len: number[] = [];
+    do {
+      let b = n % 128;
+      n = Math.floor(n / 128);
+      if (n > 0) b |= 0x80;
+      len.push(b);
+    } while (n > 0);
+    socket.write(Buffer.from([0x10, ...len]));
+    socket.write(Buffer.alloc(1024));
+    await new Promise((r) => socket.once('close', r));
+    expect(socket.destroyed).toBe(true);
+  });
+});
