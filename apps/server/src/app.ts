@@ -291,7 +291,7 @@ function administrationServices(db: Database['db'], realtime: RealtimeHub, files
   return {
     roles,
     users: new UsersService(db, new UsersRepository(db), roles, files, invites),
-    groups: new GroupsService(db, groupsRepo, files),
+    groups: new GroupsService(db, groupsRepo, files, roles),
     structure: new StructureService(db, groupsRepo, new StructureRepository(db), roles),
     domainTypes: new DomainTypesService(db, new DomainTypesRepository(db)),
   };

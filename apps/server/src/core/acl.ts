@@ -84,3 +84,22 @@ export function qualifiedColumns<T extends Table>(table: T): Record<keyof T['_']
     Object.entries(getTableColumns(table)).map(([key, col]) => [key, sql.raw(`"${name}"."${col.name}"`)]),
   ) as Record<keyof T['_']['columns'], SQL>;
 }
+
+/**
+ * "The actor may see this user": their own record, or one the users view rule covers. `userId` and
+ * `createdBy` are the user row's columns in the caller's query (e.g. `u.id`, `u.created_by`).
+ * Relations and counts that name users use it, so an answer never reaches outside the scope.
+ */
+export function userVisible(actor: Actor, userId: SQL, createdBy: SQL): SQL {
+  // coalesce: a NULL creator must make the answer false, not unknown (NOT of it would be unknown too).
+  return sql`coalesce(${userId} = ${actor.userId} OR ${aclPredicate(actor, 'users', 'view', userAclTarget(userId, createdBy))}, FALSE)`;
+}
+
+/**
+ * "The actor may see this group": their groups and below, or every group for a project-wide group
+ * administrator. `groupPath` is the groups row's path column in the caller's query.
+ */
+export function groupVisible(actor: Actor, groupPath: SQL): SQL {
+  const all = ['can_edit_all_domains', 'can_delete_all_domains', 'can_create_root_domains'].some((c) => actor.permissions.has(c));
+  return all ? sql`TRUE` : sql`${groupPath} && ${intArray(actor.groupIds)}`;
+}

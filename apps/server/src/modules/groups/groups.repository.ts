@@ -1,6 +1,6 @@
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { aclPredicate, groupScopeCondition, intArray, qualifiedColumns, userAclTarget } from '../../core/acl.js';
+import { aclPredicate, groupScopeCondition, groupVisible, intArray, qualifiedColumns, userAclTarget, userVisible } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
@@ -34,8 +34,7 @@ export const GROUP_LIST: ListSpec = {
 
 /** Who may see which groups: everyone sees their groups and below; group administrators of the whole project see all. */
 export function groupViewPredicate(actor: Actor): SQL {
-  const all = ['can_edit_all_domains', 'can_delete_all_domains', 'can_create_root_domains'].some((c) => actor.permissions.has(c));
-  return all ? sql`TRUE` : sql`${G.path} && ${intArray(actor.groupIds)}`;
+  return groupVisible(actor, sql`${G.path}`);
 }
 
 const self = { inGroups: (cond: SQL) => sql`EXISTS (SELECT 1 FROM groups g WHERE g.id = ${G.id} AND ${cond})`, creatorMayView: false };
@@ -242,22 +241,24 @@ export class GroupsRepository {
   }
 
   /** Which of `ids` are users of the project the actor may edit. */
-  async editableUsers(actor: Actor, ids: readonly number[]): Promise<Set<number>> {
-    if (!ids.length) return new Set();
+  /** The users among `ids` the actor may edit, with the role each holds. */
+  async editableUsers(actor: Actor, ids: readonly number[]): Promise<Map<number, number | null>> {
+    if (!ids.length) return new Map();
     const edit = aclPredicate(actor, 'users', 'edit', userAclTarget(sql`${U.id}`, sql`${U.createdBy}`));
     const rows = await this.db
-      .select({ id: users.id })
+      .select({ id: users.id, roleId: users.roleId })
       .from(users)
       .where(and(eq(users.projectId, actor.projectId), inArray(users.id, [...ids]), edit));
-    return new Set(rows.map((r) => r.id));
+    return new Map(rows.map((r) => [r.id, r.roleId]));
   }
 
-  async projectUsers(projectId: number, ids: readonly number[]): Promise<Set<number>> {
+  /** Which of these users of the project the actor may see (a user outside the scope is as good as missing). */
+  async visibleUsers(actor: Actor, ids: readonly number[]): Promise<Set<number>> {
     if (!ids.length) return new Set();
     const rows = await this.db
       .select({ id: users.id })
       .from(users)
-      .where(and(eq(users.projectId, projectId), inArray(users.id, [...ids])));
+      .where(and(eq(users.projectId, actor.projectId), inArray(users.id, [...ids]), userVisible(actor, U.id, U.createdBy)));
     return new Set(rows.map((r) => r.id));
   }
 

@@ -79,6 +79,8 @@ export class GroupsService {
     private readonly db: Db,
     private readonly repo: GroupsRepository,
     private readonly files: FileStore,
+    /** Whether the actor may act on a holder of a role (roles.service): moving someone between groups is acting on them. */
+    private readonly holders: { assertMayActOnHolder(actor: Actor, roleId: number | null): Promise<void> },
   ) {}
 
   async list(actor: Actor, q: GroupListQuery): Promise<{ data: Group[]; meta: ListMeta }> {
@@ -182,10 +184,15 @@ export class GroupsService {
     }
   }
 
-  private async checkNotify(actor: Actor, list: { user_id: number }[] | undefined): Promise<void> {
+  /**
+   * Users added to the notification list must be users the actor may see; one outside the scope is
+   * answered exactly like a missing one. Entries already stored are kept as they are.
+   */
+  private async checkNotify(actor: Actor, list: { user_id: number }[] | undefined, stored: unknown = []): Promise<void> {
     if (!list?.length) return;
-    const ids = [...new Set(list.map((n) => n.user_id))];
-    const found = await this.repo.projectUsers(actor.projectId, ids);
+    const kept = new Set((Array.isArray(stored) ? stored : []).map((n: { user_id?: unknown }) => n?.user_id));
+    const ids = [...new Set(list.map((n) => n.user_id))].filter((i) => !kept.has(i));
+    const found = await this.repo.visibleUsers(actor, ids);
     const bad = ids.filter((i) => !found.has(i));
     if (bad.length) throw new AppError('invalid_related_entity', [{ field: 'device_status_notify', entity: 'users', ids: bad }]);
   }
@@ -194,6 +201,7 @@ export class GroupsService {
     const ok = await this.repo.editableUsers(actor, ids);
     const bad = ids.filter((i) => !ok.has(i));
     if (bad.length) throw new AppError('invalid_related_entity', [{ field: 'users', entity: 'users', ids: bad }]);
+    for (const [id, roleId] of ok) if (id !== actor.userId) await this.holders.assertMayActOnHolder(actor, roleId);
   }
 
   /** Licence info consistency against parent, siblings, children and the project (spec entities §8). */
@@ -321,7 +329,7 @@ export class GroupsService {
       await this.checkSiblingAddress(actor.projectId, parentId, type?.id ?? null, address, id);
     }
     this.checkSubnetworks(body.internal_subnetworks);
-    await this.checkNotify(actor, body.device_status_notify);
+    await this.checkNotify(actor, body.device_status_notify, g.deviceStatusNotify);
     let addUsers: number[] = [];
     let removeUsers: number[] = [];
     if (body.users) {

@@ -1,6 +1,6 @@
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { aclPredicate, qualifiedColumns, userAclTarget } from '../../core/acl.js';
+import { aclPredicate, qualifiedColumns, scopeOf, userAclTarget, userVisible } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
@@ -8,6 +8,7 @@ import { users } from '../users/users.table.js';
 import { roleAvailableRoles, roles } from './roles.table.js';
 
 const R = qualifiedColumns(roles);
+const U = qualifiedColumns(users);
 
 export const ROLE_LIST: ListSpec = {
   fields: {
@@ -65,11 +66,22 @@ const availableToActor = (actor: Actor) =>
 
 const roleTarget = (actor: Actor) => ({ inGroups: () => usersSeenHolding(actor), createdBy: sql`${R.createdBy}` });
 
-/** The edit or delete scope alone: own, available, users' or all roles. */
+/**
+ * A role held by someone the actor may not see is shared with people outside their scope: changing
+ * or deleting it would act on them. Only the all-roles scope or the grant-beyond-own permission may.
+ */
+function noHiddenHolder(actor: Actor, action: 'edit' | 'delete'): SQL | null {
+  if (scopeOf(actor, 'roles', action) === 'all' || actor.permissions.has('can_grant_more_permissions')) return null;
+  return sql`NOT EXISTS (SELECT 1 FROM users h WHERE h.role_id = ${R.id} AND NOT ${userVisible(actor, sql`h.id`, sql`h.created_by`)})`;
+}
+
+/** The edit or delete scope alone: own, available, users' or all roles, and no holder outside the scope. */
 function roleScoped(actor: Actor, action: 'edit' | 'delete'): SQL {
   const scoped = aclPredicate(actor, 'roles', action, roleTarget(actor));
   const availableCode = action === 'edit' ? 'can_edit_available_roles' : 'can_delete_available_roles';
-  return actor.permissions.has(availableCode) ? sql`(${scoped} OR ${availableToActor(actor)})` : scoped;
+  const either = actor.permissions.has(availableCode) ? sql`(${scoped} OR ${availableToActor(actor)})` : scoped;
+  const hidden = noHiddenHolder(actor, action);
+  return hidden ? sql`(${either} AND ${hidden})` : either;
 }
 
 /** The view, edit or delete predicate on roles for an actor (edit and delete also need view). */
@@ -100,7 +112,13 @@ export class RolesRepository {
         ...columns,
         ...roleActions(actor),
         total: sql<number>`(count(*) OVER ())::int`,
-        ...(withUsersCount ? { usersCount: sql<number>`(SELECT count(*)::int FROM users x WHERE x.role_id = ${R.id})` } : {}),
+        // Only holders the caller may see are counted (a count must not reach outside the scope).
+        ...(withUsersCount
+          ? {
+              usersCount: sql<number>`(SELECT count(*)::int FROM users x
+                WHERE x.role_id = ${R.id} AND ${userVisible(actor, sql`x.id`, sql`x.created_by`)})`,
+            }
+          : {}),
       })
       .from(roles)
       .where(where)
@@ -177,13 +195,27 @@ export class RolesRepository {
     await tx.delete(roles).where(eq(roles.id, id));
   }
 
-  async holders(roleId: number, limit: number): Promise<{ total: number; users: { id: number; login: string; name: string }[] }> {
+  /**
+   * The holders of a role the actor may see (up to `limit`, with their count), and whether anyone
+   * the actor may not see holds it too — named by neither id nor count.
+   */
+  async holders(
+    actor: Actor,
+    roleId: number,
+    limit: number,
+  ): Promise<{ total: number; users: { id: number; login: string; name: string }[]; hidden: boolean }> {
+    const visible = userVisible(actor, U.id, U.createdBy);
     const rows = await this.db
       .select({ id: users.id, login: users.login, name: users.name, total: sql<number>`(count(*) OVER ())::int` })
       .from(users)
-      .where(eq(users.roleId, roleId))
+      .where(and(eq(users.roleId, roleId), visible))
       .orderBy(users.name, users.id)
       .limit(limit);
-    return { total: rows[0]?.total ?? 0, users: rows.map(({ id, login, name }) => ({ id, login, name })) };
+    const [hidden] = await this.db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.roleId, roleId), sql`NOT ${visible}`))
+      .limit(1);
+    return { total: rows[0]?.total ?? 0, users: rows.map(({ id, login, name }) => ({ id, login, name })), hidden: hidden !== undefined };
   }
 }

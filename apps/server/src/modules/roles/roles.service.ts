@@ -83,6 +83,20 @@ export class RolesService {
     this.assertWithinOwn(actor, ok.isBuiltin ? PERMISSION_CODES : ok.permissions, 'role');
   }
 
+  /**
+   * May the actor act on a user holding this role (password, e-mail, role, groups, flags, delete,
+   * registration link)? Only when the role is one the actor may assign and grants nothing the actor
+   * lacks, unless the actor holds the grant-beyond-own permission. A user without a role is anyone's.
+   */
+  async assertMayActOnHolder(actor: Actor, roleId: number | null): Promise<void> {
+    if (roleId === null || actor.permissions.has('can_grant_more_permissions')) return;
+    const role = (await this.assignable(actor)).find((r) => r.id === roleId);
+    const codes = role ? (role.isBuiltin ? PERMISSION_CODES : role.permissions) : null;
+    if (!codes || codes.some((c) => !actor.permissions.has(c))) {
+      throw prohibited([{ field: 'role', message: 'the user holds a role with more permissions than your own' }]);
+    }
+  }
+
   /** A holder cannot grant more than they have unless they hold the grant-beyond-own permission. */
   private assertWithinOwn(actor: Actor, codes: readonly string[], field: string): void {
     if (actor.permissions.has('can_grant_more_permissions')) return;
@@ -182,8 +196,9 @@ export class RolesService {
     if (r.isBuiltin) throw new AppError('cannot_perform_action', [{ message: 'the built-in role cannot be deleted' }]);
     if (id === actor.roleId) throw new AppError('cannot_perform_action', [{ message: 'your own role cannot be deleted' }]);
     if (gently) {
-      const holders = await this.repo.holders(id, 20);
-      if (holders.total > 0) throw new AppError('role_in_use', [{ id, users_count: holders.total, users: holders.users }]);
+      const holders = await this.repo.holders(actor, id, 20);
+      if (holders.total > 0 || holders.hidden)
+        throw new AppError('role_in_use', [{ id, users_count: holders.total, users: holders.users }]);
     }
     await this.db.transaction(async (tx) => {
       await recordAudit(tx, ctx, { entity: 'role', entityId: id, action: 'delete', before: { name: r.name, permissions: r.permissions } });

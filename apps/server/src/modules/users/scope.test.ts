@@ -208,17 +208,25 @@ describe('roles: view, edit, delete by scope', () => {
   });
 
   it('edit and delete of available roles follow the actor role’s available list', async () => {
-    const actor = await tree.actor(['can_view_all_roles', 'can_edit_available_roles', 'can_delete_available_roles'], ['A']);
+    const perms = ['can_view_all_roles', 'can_edit_available_roles', 'can_delete_available_roles'];
+    const actor = await tree.actor(perms, ['A']);
     const r = await roles(actor.id);
     const { roleAvailableRoles } = await import('../roles/roles.table.js');
     await t.app.database.db.insert(roleAvailableRoles).values({ roleId: actor.roleId, availableRoleId: r.heldInB });
-    const flags = await flagsOf(actor.api, '/roles', [r.heldInB, r.heldInA1]);
+    // heldInB is held in B, outside the actor's groups: shared with people they may not manage (issue 9).
+    expect((await flagsOf(actor.api, '/roles', [r.heldInB])).get(r.heldInB)).toEqual({ can_edit: false, can_delete: false });
+    expect((await actor.api.patch(`/roles/${r.heldInB}`, { description: 'no' })).statusCode).toBe(403);
+    expect((await actor.api.delete(`/roles/${r.heldInB}?gently=false`)).statusCode).toBe(403);
+    // An actor who sees every user has no holder outside the scope.
+    const wide = await tree.actor([...perms, 'can_view_all_users'], ['A']);
+    await t.app.database.db.insert(roleAvailableRoles).values({ roleId: wide.roleId, availableRoleId: r.heldInB });
+    const flags = await flagsOf(wide.api, '/roles', [r.heldInB, r.heldInA1]);
     expect(flags.get(r.heldInB)).toEqual({ can_edit: true, can_delete: true });
     expect(flags.get(r.heldInA1)).toEqual({ can_edit: false, can_delete: false });
-    expect((await actor.api.patch(`/roles/${r.heldInB}`, { description: 'ok' })).statusCode).toBe(200);
-    expect((await actor.api.patch(`/roles/${r.heldInA1}`, { description: 'no' })).statusCode).toBe(403);
-    expect((await actor.api.delete(`/roles/${r.heldInA1}?gently=false`)).statusCode).toBe(403);
-    expect((await actor.api.delete(`/roles/${r.heldInB}?gently=false`)).statusCode).toBe(200);
+    expect((await wide.api.patch(`/roles/${r.heldInB}`, { description: 'ok' })).statusCode).toBe(200);
+    expect((await wide.api.patch(`/roles/${r.heldInA1}`, { description: 'no' })).statusCode).toBe(403);
+    expect((await wide.api.delete(`/roles/${r.heldInA1}?gently=false`)).statusCode).toBe(403);
+    expect((await wide.api.delete(`/roles/${r.heldInB}?gently=false`)).statusCode).toBe(200);
   });
 
   it('the built-in role and the caller’s own role are never deletable, whatever the scope', async () => {

@@ -1,6 +1,15 @@
 import type { ListQuery, Scope } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
-import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf, userAclTarget } from '../../core/acl.js';
+import {
+  type AclTarget,
+  aclPredicate,
+  groupScopeCondition,
+  groupVisible,
+  intArray,
+  qualifiedColumns,
+  scopeOf,
+  userAclTarget,
+} from '../../core/acl.js';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
@@ -77,14 +86,15 @@ export function userPredicate(actor: Actor, action: 'view' | 'edit' | 'delete'):
   return sql`${view} AND ${aclPredicate(actor, 'users', action, target)}`;
 }
 
-const relationColumns = (rel: ReadonlySet<string>) => ({
+const relationColumns = (actor: Actor, rel: ReadonlySet<string>) => ({
   ...(rel.has('role') ? { roleName: sql<string | null>`(SELECT r.name FROM roles r WHERE r.id = ${U.roleId})` } : {}),
   ...(rel.has('domains')
     ? {
         domainsInfo: sql<
           { id: number; name: string }[]
         >`coalesce((SELECT json_agg(json_build_object('id', g.id, 'name', g.name) ORDER BY g.name, g.id)
-          FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE ug.user_id = ${U.id}), '[]'::json)`,
+          FROM user_groups ug JOIN groups g ON g.id = ug.group_id
+          WHERE ug.user_id = ${U.id} AND ${groupVisible(actor, sql`g.path`)}), '[]'::json)`,
       }
     : {}),
 });
@@ -129,7 +139,7 @@ export class UsersRepository {
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
     // Only the page's rows get their groups and relations.
     const rows = await this.db
-      .select({ user: users, domains: domainIds, ...rowActions(actor), ...relationColumns(rel) })
+      .select({ user: users, domains: domainIds, ...rowActions(actor), ...relationColumns(actor, rel) })
       .from(users)
       .where(inArray(users.id, page.ids));
     const ordered = inPageOrder(
@@ -157,7 +167,7 @@ export class UsersRepository {
         canEdit: sql<boolean>`(${userPredicate(actor, 'edit')})`,
         canDelete: sql<boolean>`(${userPredicate(actor, 'delete')})`,
         ...rowActions(actor),
-        ...relationColumns(rel),
+        ...relationColumns(actor, rel),
       })
       .from(users)
       .where(and(eq(users.id, id), eq(users.projectId, actor.projectId)));

@@ -32,6 +32,7 @@ export interface InviteSender {
 /** The part of the roles service users need: may the actor give this role to a user, and telling a user of a new role. */
 export interface RoleAssigner {
   assertAssignable(actor: Actor, roleId: number): Promise<void>;
+  assertMayActOnHolder(actor: Actor, roleId: number | null): Promise<void>;
   userRoleChanged(projectId: number, change: UserRoleChanged): Promise<void>;
 }
 
@@ -186,6 +187,7 @@ export class UsersService {
     const before = await this.repo.find(this.db, actor, id);
     if (!before?.canView) throw notFound();
     const self = id === actor.userId;
+    if (!self) await this.roles.assertMayActOnHolder(actor, before.roleId);
     if (!before.canEdit) {
       // Users may edit their own record; editing others needs the edit permission in scope.
       if (!self || !actor.permissions.has('can_edit_own_profile')) throw prohibited();
@@ -246,6 +248,7 @@ export class UsersService {
     if (!u?.canView) throw notFound();
     if (!u.canDelete) throw prohibited();
     if (id === actor.userId) throw new AppError('cannot_perform_action', [{ message: 'use account deletion to delete yourself' }]);
+    await this.roles.assertMayActOnHolder(actor, u.roleId);
     await this.db.transaction(async (tx) => {
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'delete', before: auditView(u) });
       await this.repo.delete(tx, id);
@@ -261,6 +264,8 @@ export class UsersService {
     const u = await this.repo.find(this.db, actor, id);
     if (!u?.canView) throw notFound();
     if (!u.canEdit && !(selfAllowed && id === actor.userId && actor.permissions.has('can_edit_own_profile'))) throw prohibited();
+    // Acting on someone else is acting on their role: no one may take over a more privileged account.
+    if (id !== actor.userId) await this.roles.assertMayActOnHolder(actor, u.roleId);
     return u;
   }
 
