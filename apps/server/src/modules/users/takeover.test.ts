@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { buildTestApp, login, type TestApp } from '../../../test/helpers.js';
 import { type ScopeTree, scopeTree } from './scope.fixture.js';
 
 // A group-scoped administrator must not take over a more privileged account in their groups, nor
