@@ -7,6 +7,7 @@ export * from './licenses.js';
 export * from './list-query.js';
 export * from './mqtt-topics.js';
 export * from './notifications.js';
+export * from './outbox.js';
 export * from './permissions.js';
 export * from './profile.js';
 export * from './realtime.js';
