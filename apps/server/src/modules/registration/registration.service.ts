@@ -8,6 +8,7 @@ import {
   type InviteInfo,
   isPermissionCode,
   type Locale,
+  type MailDelivery,
   PASSWORD_RESET_TTL_SECONDS,
   type PendingRegistration,
   type RegisteredAccount,
@@ -364,7 +365,7 @@ export class RegistrationService {
    * Mails the user a link to set their password (the users area's "send registration link").
    * Earlier links of the user stop working.
    */
-  async sendInvite(ctx: RequestContext, userId: number): Promise<{ email: string; expires_at: string; mail_status: string }> {
+  async sendInvite(ctx: RequestContext, userId: number): Promise<MailDelivery & { expires_at: string }> {
     await this.allowed('by_token');
     const user = await this.repo.userInProject(ctx.actor.projectId, userId);
     if (!user) throw new AppError('not_found');

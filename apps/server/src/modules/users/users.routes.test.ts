@@ -71,7 +71,9 @@ describe('GET /users', () => {
 
 describe('PUT /users', () => {
   it('creates a user in a group, sending the registration link by default', async () => {
-    const spy = vi.spyOn(t.app.services.registration, 'sendInvite').mockResolvedValue({} as never);
+    const spy = vi
+      .spyOn(t.app.services.registration, 'sendInvite')
+      .mockResolvedValue({ email: 'invite@example.com', mail_status: 'queued', expires_at: '' });
     const res = await tree.admin.put('/users', {
       login: 'new.resident',
       name: 'New Resident',
@@ -317,7 +319,9 @@ describe('POST /users/:id/password', () => {
 
 describe('POST /users/:id/registration-link', () => {
   it('sends the invite through the registration service', async () => {
-    const spy = vi.spyOn(t.app.services.registration, 'sendInvite').mockResolvedValue({} as never);
+    const spy = vi
+      .spyOn(t.app.services.registration, 'sendInvite')
+      .mockResolvedValue({ email: 'invite@example.com', mail_status: 'queued', expires_at: '' });
     const u = await makeUser(t.app.database.db, { projectId: t.project.projectId, groupIds: [tree.groups.A], email: 'invite@example.com' });
     const res = await tree.admin.post(`/users/${u.id}/registration-link`);
     expect(res.statusCode).toBe(200);
