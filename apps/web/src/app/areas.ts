@@ -3,6 +3,7 @@ import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import BadgeIcon from '@mui/icons-material/Badge';
 import CategoryIcon from '@mui/icons-material/Category';
 import DevicesIcon from '@mui/icons-material/Devices';
+import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
 import TaskIcon from '@mui/icons-material/Task';
 import TimelineIcon from '@mui/icons-material/Timeline';
@@ -67,6 +68,7 @@ export const AREAS: readonly AreaDefinition[] = [
     icon: DevicesIcon,
     load: () => import('../resources/devices'),
   },
+  { name: 'outbox', menuPaths: ['/outbox'], parts: ['list'], icon: OutboxIcon, load: () => import('../resources/outbox') },
 ];
 
 /** Pages of the shell itself, always available. */

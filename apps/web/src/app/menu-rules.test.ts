@@ -94,6 +94,7 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
     path: '/general-settings',
     permissions: [['can_view_project_settings'], ['can_change_project_settings'], ['can_view_markers'], ['can_import_device_backup']],
   },
+  { path: '/outbox', permissions: [['can_change_project_settings']] },
 ];
 
 describe('menu rules', () => {

@@ -1,4 +1,4 @@
-import { hasPermission, type LicenseFeature, type LicenseInfo, licensed } from '@atrium/contract';
+import { hasPermission, type LicenseFeature, type LicenseInfo, licensed, OUTBOX_PERMISSION } from '@atrium/contract';
 
 /**
  * The side menu of spec core §2 as data: eleven sections in the spec's order, each entry with its
@@ -131,6 +131,7 @@ export const MENU: readonly MenuSection[] = [
       ),
     ),
     item('/licenses', 'licenses'),
+    item('/outbox', 'outbox', p(OUTBOX_PERMISSION)),
     item('/system-info', 'system_info'),
   ]),
 ];

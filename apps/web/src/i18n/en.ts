@@ -136,6 +136,7 @@ export const en = {
       backups: 'Backups',
       general_settings: 'General settings',
       licenses: 'Licences',
+      outbox: 'Outbox',
       system_info: 'System information',
       profile: 'Profile',
       notification_settings: 'Notification settings',

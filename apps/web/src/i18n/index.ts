@@ -6,6 +6,7 @@ import * as kitMessages from '../app/kit/messages';
 import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
 import * as groupsMessages from '../resources/groups/messages';
+import * as outboxMessages from '../resources/outbox/messages';
 import * as rolesMessages from '../resources/roles/messages';
 import * as usersMessages from '../resources/users/messages';
 import { en } from './en';
@@ -19,6 +20,7 @@ export const AREA_MESSAGES: readonly { en: Tree; ru: Tree }[] = [
   usersMessages,
   rolesMessages,
   devicesMessages,
+  outboxMessages,
 ];
 
 export type AppLocale = 'en' | 'ru';

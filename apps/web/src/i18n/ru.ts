@@ -134,6 +134,7 @@ export const ru: Messages = {
       backups: 'Резервные копии',
       general_settings: 'Общие настройки',
       licenses: 'Лицензии',
+      outbox: 'Исходящие письма',
       system_info: 'Информация о системе',
       profile: 'Профиль',
       notification_settings: 'Настройки уведомлений',

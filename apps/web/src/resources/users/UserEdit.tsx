@@ -1,4 +1,4 @@
-import type { User } from '@atrium/contract';
+import type { MailDelivery, User } from '@atrium/contract';
 import MailIcon from '@mui/icons-material/ForwardToInbox';
 import KeyIcon from '@mui/icons-material/Key';
 import PhoneIphoneIcon from '@mui/icons-material/PhoneIphone';
@@ -32,8 +32,10 @@ function UserActions() {
   const sendLink = async () => {
     setSending(true);
     try {
-      await dp.request(`/users/${record.id}/registration-link`, { method: 'POST' });
-      alert.success('users.actions.link_sent');
+      const { data } = await dp.request<{ data: MailDelivery }>(`/users/${record.id}/registration-link`, { method: 'POST' });
+      // Without SMTP the mail is only kept in the outbox: say so instead of "on its way".
+      if (data.mail_status === 'stored') alert.warning('users.actions.link_kept', { email: data.email }, 10_000);
+      else alert.success('users.actions.link_sent', { email: data.email });
     } catch (error) {
       alert.error(error);
     } finally {

@@ -48,7 +48,8 @@ export const en = {
     identifier_formats: { dec: 'Decimal', hex: 'Hexadecimal' },
     actions: {
       send_link: 'Send registration link',
-      link_sent: 'The registration link is on its way',
+      link_sent: 'The registration link is on its way to %{email}',
+      link_kept: 'No SMTP is configured: the registration link for %{email} was kept in the outbox (Settings › Outbox), not sent',
       change_password: 'Change password',
       mobile_clients: 'Mobile clients',
       delete: 'Delete user',
@@ -132,7 +133,9 @@ export const ru: typeof en = {
     identifier_formats: { dec: 'Десятичный', hex: 'Шестнадцатеричный' },
     actions: {
       send_link: 'Отправить ссылку для регистрации',
-      link_sent: 'Ссылка для регистрации отправлена',
+      link_sent: 'Ссылка для регистрации отправлена на %{email}',
+      link_kept:
+        'SMTP не настроен: ссылка для регистрации для %{email} сохранена в исходящих письмах (Настройки › Исходящие письма) и не отправлена',
       change_password: 'Сменить пароль',
       mobile_clients: 'Мобильные клиенты',
       delete: 'Удалить пользователя',
