@@ -45,6 +45,7 @@ import { StructureRepository } from './modules/groups/structure.repository.js';
 import { StructureService } from './modules/groups/structure.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
+import { outboxRoutes } from './modules/outbox/outbox.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
 import { ProfileRepository } from './modules/profile/profile.repository.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
@@ -256,6 +257,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(rolesRoutes);
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
+      await typed.register(outboxRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },

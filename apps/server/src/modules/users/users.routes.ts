@@ -6,6 +6,7 @@ import {
   dataResponse,
   IdParamsSchema,
   listResponse,
+  MailDeliverySchema,
   SetUserPasswordBodySchema,
   UpdateUserBodySchema,
   UserListQuerySchema,
@@ -64,10 +65,11 @@ export async function usersRoutes(app: AppInstance): Promise<void> {
     },
   );
 
-  app.post('/users/:id/registration-link', { schema: { tags, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {
-    await users.sendRegistrationLink(req.ctx, req.params.id);
-    return { data: true };
-  });
+  app.post(
+    '/users/:id/registration-link',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(MailDeliverySchema) } } },
+    async (req) => ({ data: await users.sendRegistrationLink(req.ctx, req.params.id) }),
+  );
 
   app.post(
     '/users/:id/avatar',

@@ -4,6 +4,7 @@ import {
   DEFAULT_IDENTIFIER_FORMAT,
   type ListMeta,
   type ListQuery,
+  type MailDelivery,
   type Scope,
   scopeCodes,
   type UpdateUserBody,
@@ -27,7 +28,7 @@ import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** What the registration module offers for "send registration link" (app.services.registration). */
 export interface InviteSender {
-  sendInvite(ctx: RequestContext, userId: number): Promise<unknown>;
+  sendInvite(ctx: RequestContext, userId: number): Promise<MailDelivery>;
 }
 /** The part of the roles service users need: may the actor give this role to a user, and telling a user of a new role. */
 export interface RoleAssigner {
@@ -283,18 +284,20 @@ export class UsersService {
     });
   }
 
-  async sendRegistrationLink(ctx: RequestContext, id: number): Promise<void> {
+  /** Answers where the mail went: relayed to SMTP or kept in the outbox. */
+  async sendRegistrationLink(ctx: RequestContext, id: number): Promise<MailDelivery> {
     const u = await this.editable(ctx.actor, id);
     if (!u.email)
       throw new AppError('email_required_for_registration', [{ field: 'email', message: 'user must provide an e-mail for registration' }]);
     if (u.activatedAt) throw new AppError('user_already_registered');
     const sender = this.invites();
     if (!sender) throw new AppError('cannot_perform_action', [{ message: 'registration mail is not available' }]);
-    await sender.sendInvite(ctx, id);
+    const sent = await sender.sendInvite(ctx, id);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { isInvited: true });
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'registration_link' });
     });
+    return { email: sent.email, mail_status: sent.mail_status };
   }
 
   /** Stores the avatar as sent: the console crops it (x, y, size) before upload; the crop is kept for reference. */
