@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -22,6 +23,8 @@ import type { Actor, RequestContext } from './core/context.js';
 import type { Database } from './core/db/client.js';
 import { AppError, errorBody, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
+import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
+import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
 import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
 import { ReadCache } from './core/read-cache.js';
@@ -45,8 +48,8 @@ import { StructureRepository } from './modules/groups/structure.repository.js';
 import { StructureService } from './modules/groups/structure.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
-import { outboxRoutes } from './modules/outbox/outbox.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
+import { outboxRoutes } from './modules/outbox/outbox.routes.js';
 import { ProfileRepository } from './modules/profile/profile.repository.js';
 import { profileRoutes } from './modules/profile/profile.routes.js';
 import { ProfileService } from './modules/profile/profile.service.js';
@@ -127,9 +130,20 @@ export interface BuildOptions {
  * them), then shared decorations (config, database, services), then the API under /api/v0 with
  * its auth hook, then the OpenAPI docs and the static console with its history fallback.
  */
+/** Fastify's error serializer type: always an object with type, message and stack. */
+const logError = (err: unknown) => serializeError(err) as { [key: string]: unknown; type: string; message: string; stack: string };
+
 export async function buildApp({ config, database, serveWeb }: BuildOptions): Promise<AppInstance> {
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // Errors are logged without a failed query's values, and no secret-named field reaches a line (core/log-redact.ts).
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : {
+            level: config.logLevel,
+            serializers: { err: logError, error: logError },
+            redact: { paths: REDACT_PATHS, censor: REDACTED },
+          },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w-]{8,64}$/.test(given) ? given : randomUUID();
@@ -137,15 +151,40 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     // Whose X-Forwarded-For sets req.ip (sign-in limits, audit): TRUST_PROXY, none by default.
     trustProxy: config.trustProxy,
     bodyLimit: 2 * 1024 * 1024,
-    // One line per request at debug level instead of two at info: the console log stays readable.
+    // Fastify's own two lines per request give way to ours (onResponse below).
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
+  // One line per request at info: method, route (not the URL, which may carry a search or a token), status, time; the request id is on every line.
   app.addHook('onResponse', async (req, reply) => {
-    req.log.debug({ method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    req.log.info(
+      { method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  // One JSON parser for every body (core/json-body.ts): empty is none; NUL, __proto__ and deep nesting are a 400.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
+    try {
+      done(null, parseJsonBody(String(text)));
+    } catch (e) {
+      done(e as Error, undefined);
+    }
+  });
+  // A NUL in the query string or a path parameter would reach PostgreSQL, which cannot store it.
+  app.addHook('preValidation', async (req) => {
+    // A call without a body is a call with an empty one: each field the route needs is then named as missing.
+    if (req.body === undefined && ['POST', 'PUT', 'PATCH'].includes(req.method) && !req.isMultipart()) req.body = {};
+    for (const [where, values] of [
+      ['query', req.query],
+      ['params', req.params],
+    ] as const) {
+      const bad = findForbiddenJson(values);
+      if (bad !== null) throw new AppError('invalid_data', [{ field: bad || where, message: VALIDATION_MESSAGES.invalid_value }]);
+    }
+  });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });

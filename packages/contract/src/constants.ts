@@ -25,3 +25,10 @@ export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 /** Failed logins allowed per window, per IP and per login, before 429. */
 export const LOGIN_MAX_FAILURES = 10;
 export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
+/**
+ * Failed sign-ins counted per login and address together stop at LOGIN_MAX_FAILURES, so someone
+ * guessing from one address cannot lock the owner out from another. These wider limits slow
+ * guessing spread over many logins from one address, or over many addresses at one login.
+ */
+export const LOGIN_ADDRESS_MAX_FAILURES = 50;
+export const LOGIN_ACCOUNT_MAX_FAILURES = 100;

@@ -11,7 +11,16 @@ export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 export const FilterRuleSchema = z.strictObject({
   field: z.string().min(1).max(64),
   operator: z.enum(FILTER_OPERATORS),
-  value: z.union([z.string().max(1000), z.number(), z.boolean(), z.null()]),
+  // No NUL character: PostgreSQL text cannot hold one.
+  value: z.union([
+    z
+      .string()
+      .max(1000)
+      .refine((v) => !v.includes('\u0000'), VALIDATION_MESSAGES.invalid_value),
+    z.number(),
+    z.boolean(),
+    z.null(),
+  ]),
 });
 export type FilterRule = z.infer<typeof FilterRuleSchema>;
 

@@ -46,6 +46,24 @@ export class AttemptCounter {
   async clear(key: string): Promise<void> {
     await this.db.delete(loginFailures).where(eq(loginFailures.key, key));
   }
+
+  /** Forgets every attempt of the keys starting with `prefix` (an account's, from every address). */
+  async clearPrefix(prefix: string): Promise<void> {
+    await this.db.delete(loginFailures).where(sql`left(${loginFailures.key}, ${prefix.length}) = ${prefix}`);
+  }
+}
+
+/** The attempt keys of sign-in: per address, per login, and per login from one address. */
+export const signInKeys = (login: string, ip: string) => {
+  const account = `login:${login.toLowerCase()}`;
+  return { address: `ip:${ip}`, account, accountAtAddress: `${account}|ip:${ip}` };
+};
+
+/** Lifts the sign-in lock of a login from every address (an administrator unlocks an account). */
+export async function unlockSignIn(attempts: AttemptCounter, login: string): Promise<void> {
+  const { account } = signInKeys(login, '');
+  await attempts.clear(account);
+  await attempts.clearPrefix(`${account}|`);
 }
 
 /**

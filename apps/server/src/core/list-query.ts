@@ -50,7 +50,14 @@ function coerce(rule: FilterRule, type: FieldType, rulePath: string): string | n
       throw invalidField(where, M.invalid_value, { values: [true, false] });
     case 'date': {
       // Beyond years 1–9999 neither ISO-8601 text nor PostgreSQL can hold the date.
-      const date = new Date(Date.parse(String(v)));
+      const text = String(v);
+      // Date.parse rolls an impossible day over (2020-02-30 becomes 1 March): the written calendar date must exist.
+      const ymd = /^(\d{4})-(\d{2})-(\d{2})/.exec(text);
+      if (ymd) {
+        const [y, m, d] = [Number(ymd[1]), Number(ymd[2]), Number(ymd[3])];
+        if (m < 1 || m > 12 || d < 1 || d > new Date(Date.UTC(y, m, 0)).getUTCDate()) throw invalidField(where, M.date, { ...DATE_RANGE });
+      }
+      const date = new Date(Date.parse(text));
       const year = date.getUTCFullYear();
       if (!(year >= 1 && year <= 9999)) throw invalidField(where, M.date, { ...DATE_RANGE });
       return date.toISOString();

@@ -56,8 +56,13 @@ export class AuthRepository {
    */
   private readonly actorQuery: ReturnType<typeof actorStatement>;
 
-  async actor(userId: number, projectId: number): Promise<ActorRow | undefined> {
-    const [row] = await this.actorQuery.execute({ userId, projectId });
+  /**
+   * The caller of an access token, only while its sign-in (`sessionId`, the refresh token family)
+   * is live: a signed-out, reset or reused sign-in refuses its access tokens at once, not when they
+   * expire. A token without a sign-in (none is issued so) is judged by its signature and expiry alone.
+   */
+  async actor(userId: number, projectId: number, sessionId?: string): Promise<ActorRow | undefined> {
+    const [row] = await this.actorQuery.execute({ userId, projectId, sessionId: sessionId ?? '' });
     return row;
   }
 
@@ -104,6 +109,14 @@ function actorStatement(db: Db) {
     })
     .from(users)
     .leftJoin(roles, eq(roles.id, users.roleId))
-    .where(and(eq(users.id, sql.placeholder('userId')), eq(users.projectId, sql.placeholder('projectId'))))
+    .where(
+      and(
+        eq(users.id, sql.placeholder('userId')),
+        eq(users.projectId, sql.placeholder('projectId')),
+        sql`(${sql.placeholder('sessionId')}::text = '' OR EXISTS (SELECT 1 FROM ${refreshTokens} rt
+          WHERE rt.family_id = ${sql.placeholder('sessionId')}::text AND rt.user_id = ${users.id}
+            AND rt.revoked_at IS NULL AND rt.expires_at > now()))`,
+      ),
+    )
     .prepare('atrium_actor');
 }

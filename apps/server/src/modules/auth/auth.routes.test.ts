@@ -1,4 +1,4 @@
-import { LOGIN_MAX_FAILURES } from '@atrium/contract';
+import { LOGIN_ACCOUNT_MAX_FAILURES, LOGIN_ADDRESS_MAX_FAILURES, LOGIN_MAX_FAILURES } from '@atrium/contract';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
@@ -81,29 +81,35 @@ describe('POST /login', () => {
     expect(res.json().message).toBe('invalid data sent');
   });
 
-  it('rate-limits failed sign-ins per login', async () => {
+  it('rate-limits failed sign-ins per login and address: the owner elsewhere still gets in', async () => {
     await makeUser(t.app.database.db, { projectId: t.project.projectId, login: 'victim', password: 'victim-pass-1' });
-    for (let i = 0; i < 10; i++) await post('/login', { login: 'victim', password: 'bad' }, `10.1.0.${i}`);
-    const res = await post('/login', { login: 'victim', password: 'victim-pass-1' }, '10.1.1.1');
+    for (let i = 0; i < LOGIN_MAX_FAILURES; i++) await post('/login', { login: 'victim', password: 'bad' }, '10.1.0.1');
+    const res = await post('/login', { login: 'victim', password: 'victim-pass-1' }, '10.1.0.1');
     expect(res.statusCode).toBe(429);
     expect(res.json().message).toBe('too many attempts');
+    expect((await post('/login', { login: 'victim', password: 'victim-pass-1' }, '10.1.1.1')).statusCode).toBe(200);
   });
 
-  it('rate-limits failed sign-ins per IP', async () => {
-    for (let i = 0; i < 10; i++) await post('/login', { login: `nobody-${i}`, password: 'bad' }, '10.9.9.9');
+  it('rate-limits failed sign-ins per login from many addresses at a wider limit', async () => {
+    await makeUser(t.app.database.db, { projectId: t.project.projectId, login: 'spread', password: 'spread-pass-1' });
+    for (let i = 0; i < LOGIN_ACCOUNT_MAX_FAILURES; i++)
+      await post('/login', { login: 'spread', password: 'bad' }, `10.3.${i >> 8}.${i & 255}`);
+    expect((await post('/login', { login: 'spread', password: 'spread-pass-1' }, '10.3.200.1')).statusCode).toBe(429);
+  });
+
+  it('rate-limits failed sign-ins per address over many logins', async () => {
+    for (let i = 0; i < LOGIN_ADDRESS_MAX_FAILURES; i++) await post('/login', { login: `nobody-${i}`, password: 'bad' }, '10.9.9.9');
     const res = await post('/login', { login: t.adminLogin, password: t.adminPassword }, '10.9.9.9');
     expect(res.statusCode).toBe(429);
   });
 
   it('lets no more than the limit of parallel wrong sign-ins reach the password check', async () => {
     await makeUser(t.app.database.db, { projectId: t.project.projectId, login: 'raced', password: 'raced-pass-1' });
-    const attempts = Array.from({ length: 3 * LOGIN_MAX_FAILURES }, (_, i) =>
-      post('/login', { login: 'raced', password: 'bad' }, `10.4.0.${i}`),
-    );
+    const attempts = Array.from({ length: 3 * LOGIN_MAX_FAILURES }, () => post('/login', { login: 'raced', password: 'bad' }, '10.4.0.1'));
     const statuses = (await Promise.all(attempts)).map((r) => r.statusCode);
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LOGIN_MAX_FAILURES);
     expect(statuses.filter((s) => s !== 401).every((s) => s === 429)).toBe(true);
-    expect((await post('/login', { login: 'raced', password: 'raced-pass-1' }, '10.4.1.1')).statusCode).toBe(429);
+    expect((await post('/login', { login: 'raced', password: 'raced-pass-1' }, '10.4.0.1')).statusCode).toBe(429);
   });
 
   it('a successful sign-in does not use up the attempts of its address', async () => {
@@ -119,8 +125,8 @@ describe('the client address', () => {
     try {
       const attempt = (login: string, password: string, forged: string) =>
         own.app.inject({ method: 'POST', url: '/api/v0/login', payload: { login, password }, headers: { 'x-forwarded-for': forged } });
-      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await attempt(`nobody-${i}`, 'bad', `10.8.0.${i}`)).statusCode).toBe(401);
-      expect((await attempt(own.adminLogin, own.adminPassword, '10.8.1.1')).statusCode).toBe(429);
+      for (let i = 0; i < LOGIN_MAX_FAILURES; i++) expect((await attempt('nobody', 'bad', `10.8.0.${i}`)).statusCode).toBe(401);
+      expect((await attempt('nobody', 'bad', '10.8.1.1')).statusCode).toBe(429);
       const rows = await own.database.db.select().from(auditEvents).where(eq(auditEvents.action, 'login_failed'));
       expect(rows.map((r) => r.ip)).toEqual(Array(LOGIN_MAX_FAILURES).fill('127.0.0.1'));
     } finally {

@@ -1,6 +1,7 @@
 import { LoginBodySchema, LoginResponseSchema, LogoutBodySchema, RefreshBodySchema, RefreshResponseSchema } from '@atrium/contract';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
+import { AppError } from '../../core/errors.js';
 
 export async function authRoutes(app: AppInstance): Promise<void> {
   const { auth } = app.services;
@@ -8,7 +9,20 @@ export async function authRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/login',
     { config: { public: true }, schema: { tags: ['session'], body: LoginBodySchema, response: { 200: LoginResponseSchema } } },
-    async (req) => ({ data: { sessions: await auth.login(req.body, req.ip, String(req.id)) } }),
+    async (req) => {
+      try {
+        return { data: { sessions: await auth.login(req.body, req.ip, String(req.id)) } };
+      } catch (e) {
+        // Failed sign-ins and locks are what an operator watches for: warnings, with the login and address (never the password).
+        if (e instanceof AppError && (e.code === 'invalid_credentials' || e.code === 'too_many_attempts')) {
+          req.log.warn(
+            { login: req.body.login, ip: req.ip, reason: e.code },
+            e.code === 'too_many_attempts' ? 'sign-in locked' : 'sign-in failed',
+          );
+        }
+        throw e;
+      }
+    },
   );
 
   app.post(

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   ACCESS_TOKEN_TTL_SECONDS,
+  LOGIN_ACCOUNT_MAX_FAILURES,
+  LOGIN_ADDRESS_MAX_FAILURES,
   LOGIN_FAILURE_WINDOW_SECONDS,
   LOGIN_MAX_FAILURES,
   type LoginBody,
@@ -8,6 +10,7 @@ import {
   REFRESH_TOKEN_TTL_SECONDS,
   type Session,
 } from '@atrium/contract';
+import { signInKeys } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
 import { dummyHash, verifyPassword } from '../../core/auth/password.js';
 import { hashToken, newRefreshToken, type TokenService } from '../../core/auth/tokens.js';
@@ -30,14 +33,16 @@ export class AuthService {
 
   /** One session per project where the login exists and the password matches. */
   async login(body: LoginBody, ip: string, requestId: string): Promise<Session[]> {
-    const [ipKey, loginKey] = [`ip:${ip}`, `login:${body.login.toLowerCase()}`];
+    const keys = signInKeys(body.login, ip);
     // Counted before the slow password check, each in one statement: parallel attempts cannot all
-    // read a count none of them has added to yet.
-    const counts = [
-      await this.repo.attempts.count(ipKey, LOGIN_FAILURE_WINDOW_SECONDS),
-      await this.repo.attempts.count(loginKey, LOGIN_FAILURE_WINDOW_SECONDS),
+    // read a count none of them has added to yet. The login and the address together hold the
+    // tight limit, so the owner signing in from elsewhere is not locked out by someone else's guesses.
+    const counts: [number, number][] = [
+      [await this.repo.attempts.count(keys.accountAtAddress, LOGIN_FAILURE_WINDOW_SECONDS), LOGIN_MAX_FAILURES],
+      [await this.repo.attempts.count(keys.address, LOGIN_FAILURE_WINDOW_SECONDS), LOGIN_ADDRESS_MAX_FAILURES],
+      [await this.repo.attempts.count(keys.account, LOGIN_FAILURE_WINDOW_SECONDS), LOGIN_ACCOUNT_MAX_FAILURES],
     ];
-    if (counts.some((n) => n > LOGIN_MAX_FAILURES)) throw new AppError('too_many_attempts');
+    if (counts.some(([n, max]) => n > max)) throw new AppError('too_many_attempts');
     const candidates = await this.repo.candidatesByLogin(body.login);
     const matched = [];
     for (const c of candidates) if (await verifyPassword(c.passwordHash, body.password)) matched.push(c);
@@ -51,8 +56,9 @@ export class AuthService {
       throw new AppError('invalid_credentials');
     }
     // Not a failure after all: the address gets its attempt back and the login starts over.
-    await this.repo.attempts.giveBack(ipKey);
-    await this.repo.attempts.clear(loginKey);
+    await this.repo.attempts.giveBack(keys.address);
+    await this.repo.attempts.giveBack(keys.account);
+    await this.repo.attempts.clear(keys.accountAtAddress);
     const sessions: Session[] = [];
     for (const c of matched) {
       await this.repo.markActivated(c.userId);
@@ -131,7 +137,7 @@ export class AuthService {
     const generation = this.cache?.begin();
     const claims = await this.tokens.verifyAccess(token);
     if (!claims) return null;
-    const row = await this.repo.actor(claims.userId, claims.projectId);
+    const row = await this.repo.actor(claims.userId, claims.projectId, claims.sessionId);
     if (!row) return null;
     const actor: Actor = {
       userId: row.userId,

@@ -66,6 +66,12 @@ export async function usersRoutes(app: AppInstance): Promise<void> {
   );
 
   app.post(
+    '/users/:id/unlock',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.object({ id: z.number() })) } } },
+    async (req) => ({ data: await users.unlockSignIn(req.ctx, req.params.id) }),
+  );
+
+  app.post(
     '/users/:id/registration-link',
     { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(MailDeliverySchema) } } },
     async (req) => ({ data: await users.sendRegistrationLink(req.ctx, req.params.id) }),

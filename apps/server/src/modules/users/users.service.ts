@@ -13,7 +13,7 @@ import {
   type UserRoleChanged,
 } from '@atrium/contract';
 import { scopeOf } from '../../core/acl.js';
-import { confirmCurrentPassword } from '../../core/attempts.js';
+import { confirmCurrentPassword, unlockSignIn } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword } from '../../core/auth/password.js';
 import { bulkDelete } from '../../core/bulk.js';
@@ -282,6 +282,19 @@ export class UsersService {
       await endSessions(tx, { userId: id });
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'password' });
     });
+  }
+
+  /**
+   * Lifts the sign-in lock of a user's login from every address (failed sign-ins and wrong current
+   * passwords), as an administrator does for someone locked out. Acting on them: the same rules as
+   * setting their password.
+   */
+  async unlockSignIn(ctx: RequestContext, id: number): Promise<{ id: number }> {
+    const u = await this.editable(ctx.actor, id, false);
+    await unlockSignIn(this.repo.attempts, u.login);
+    await this.repo.attempts.clear(`password:${id}`);
+    await recordAudit(this.db, ctx, { entity: 'user', entityId: id, action: 'unlock' });
+    return { id };
   }
 
   /** Answers where the mail went: relayed to SMTP or kept in the outbox. */
