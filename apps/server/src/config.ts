@@ -88,6 +88,8 @@ const EnvSchema = z.object({
   SMTP_URL: url('SMTP_URL', ['smtp:', 'smtps:']),
   SMTP_FROM: z.string().min(3, 'SMTP_FROM must be an address such as Atrium <atrium@example.org>').optional(),
   TRUST_PROXY: trustProxy,
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100, 'DB_STATEMENT_TIMEOUT_MS must be at least 100').optional(),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100, 'DB_ACQUIRE_TIMEOUT_MS must be at least 100').optional(),
 });
 
 export interface Config {
@@ -109,6 +111,8 @@ export interface Config {
   smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
   /** Fastify's trustProxy: whose X-Forwarded-For is believed (TRUST_PROXY; default none). */
   trustProxy: boolean | string[];
+  /** PostgreSQL time-outs (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS); undefined: the defaults of core/db/client.ts. */
+  dbTimeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number };
 }
 
 export class ConfigError extends Error {}
@@ -141,6 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),
     smtp: e.SMTP_URL ? smtpFromUrl(e.SMTP_URL, e.SMTP_FROM) : null,
     trustProxy: e.TRUST_PROXY,
+    dbTimeouts: {
+      ...(e.DB_STATEMENT_TIMEOUT_MS ? { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS } : {}),
+      ...(e.DB_ACQUIRE_TIMEOUT_MS ? { acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } : {}),
+    },
   };
 }
 

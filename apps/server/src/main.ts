@@ -46,7 +46,7 @@ async function main(): Promise<void> {
     console.error(`Port ${config.port} is already in use. Choose another one, for example: PORT=8081 npm start`);
     process.exit(1);
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...config.dbTimeouts });
   const app = await buildApp({ config, database });
   const broker = await startBroker(config, app.services.devices);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });

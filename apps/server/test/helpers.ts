@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/core/db/client.js';
 
 /** A fresh database for one test file: in-memory PGlite, or a clone of the migrated PostgreSQL template. */
-export async function freshDatabase(): Promise<Database> {
+export async function freshDatabase(timeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number } = {}): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return openDatabase({ dataDir: 'memory://' });
   const base = new URL(url);
@@ -23,7 +23,7 @@ export async function freshDatabase(): Promise<Database> {
     await admin.end();
   }
   base.pathname = `/${name}`;
-  return openDatabase({ databaseUrl: base.toString(), poolSize: 5 });
+  return openDatabase({ databaseUrl: base.toString(), poolSize: 5, ...timeouts });
 }
 
 export interface TestApp {

@@ -80,6 +80,8 @@ export const ERRORS = {
   devices_must_be_moved: { status: 400, message: 'devices must first be moved before deleting a group' },
   serial_in_use: { status: 409, message: 'serial number in use' },
   device_unavailable: { status: 503, message: 'device or service not available' },
+  /** The database did not answer in time (statement or pool time-out, connection lost): try again shortly. */
+  database_unavailable: { status: 503, message: 'device or service not available' },
   device_offline: { status: 409, message: 'device status offline, unable to connect' },
   device_not_mqtt: { status: 409, message: 'device protocol not mqtt, unable to connect' },
   protocol_none: { status: 409, message: 'protocol none makes init, queue restart and sync impossible' },

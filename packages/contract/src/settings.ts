@@ -29,5 +29,12 @@ export const ServerSettingsSchema = z.object({
 });
 export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 
-export const InfoSchema = z.object({ name: z.string(), version: z.string(), api_version: z.string(), time: z.string() });
+export const InfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  api_version: z.string(),
+  time: z.string(),
+  /** Whether the database answered just now (within a second or two): `ok` or `unavailable`. */
+  database: z.enum(['ok', 'unavailable']),
+});
 export const CountrySchema = z.object({ code: z.string(), name: z.string(), phone_code: z.string() });

@@ -319,6 +319,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       request.log.warn({ err }, 'a value the database cannot hold reached a query');
       return reply.status(400).send(body('invalid_data', rid));
     }
+    if (databaseUnavailable(err, pgErr)) {
+      request.log.warn({ err }, 'the database did not answer in time');
+      return reply.status(503).header('retry-after', '5').send(body('database_unavailable', rid));
+    }
     if (err.statusCode === 413 || err.code === 'FST_REQ_FILE_TOO_LARGE') return reply.status(413).send(body('payload_too_large', rid));
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || err.code === 'FST_INVALID_MULTIPART_CONTENT_TYPE') {
       return reply.status(400).send(body('wrong_file_body', rid));
@@ -330,6 +334,17 @@ export function registerErrorHandler(app: FastifyInstance): void {
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(body('internal', rid));
   });
+}
+
+/** SQLSTATEs of a database that is blocked, going away or out of connections (statement and lock time-outs included). */
+const UNAVAILABLE_SQLSTATES = new Set(['57014', '55P03', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08006']);
+
+/** A query that timed out or found no database: the pool's acquisition time-out, a refused or lost connection. */
+function databaseUnavailable(err: FastifyError, pgErr: PgLikeError): boolean {
+  if (pgErr.code && UNAVAILABLE_SQLSTATES.has(pgErr.code)) return true;
+  if (pgErr.code === 'ECONNREFUSED' || pgErr.code === 'ECONNRESET') return true;
+  const text = `${err.message} ${(pgErr as { message?: string }).message ?? ''}`;
+  return /timeout exceeded when trying to connect|Connection terminated/i.test(text);
 }
 
 export function errorBody(code: ErrorCode, requestId: string, details?: unknown[]): ErrorBody {

@@ -47,10 +47,22 @@ export interface OpenOptions {
   dataDir?: string;
   /** Connection pool size for PostgreSQL. */
   poolSize?: number;
+  /** PostgreSQL: a statement running longer is cancelled (ms; a blocked database answers 503 instead of queueing). */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: waiting longer for a pooled connection fails the call (ms). */
+  acquireTimeoutMs?: number;
 }
 
+/** Defaults of the PostgreSQL time-outs: a console call never waits longer than this for the database. */
+export const DB_TIMEOUT_DEFAULTS = { statementTimeoutMs: 15_000, acquireTimeoutMs: 5_000 } as const;
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  return opts.databaseUrl ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10) : openPglite(opts.dataDir ?? 'memory://');
+  return opts.databaseUrl
+    ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, {
+        statementTimeoutMs: opts.statementTimeoutMs ?? DB_TIMEOUT_DEFAULTS.statementTimeoutMs,
+        acquireTimeoutMs: opts.acquireTimeoutMs ?? DB_TIMEOUT_DEFAULTS.acquireTimeoutMs,
+      })
+    : openPglite(opts.dataDir ?? 'memory://');
 }
 
 async function openPglite(dataDir: string): Promise<Database> {
@@ -84,18 +96,32 @@ async function openPglite(dataDir: string): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  timeouts: { statementTimeoutMs: number; acquireTimeoutMs: number },
+): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    statement_timeout: timeouts.statementTimeoutMs,
+    // A lock held elsewhere (a long transaction, a blocked table) fails the statement sooner than the time-out.
+    lock_timeout: Math.min(timeouts.statementTimeoutMs, 5_000),
+    connectionTimeoutMillis: timeouts.acquireTimeoutMs,
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const lockClient = await pool.connect();
   try {
+    // Waiting for another instance's migrations may take longer than any request may.
+    await lockClient.query('SET statement_timeout = 0; SET lock_timeout = 0');
     await lockClient.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migratePg(drizzlePg(lockClient, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   } finally {
     await lockClient.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+    await lockClient.query('RESET statement_timeout; RESET lock_timeout').catch(() => undefined);
     lockClient.release();
   }
   let listener: pg.Client | undefined;

@@ -1,10 +1,27 @@
 import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, ServerSettingsSchema } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
+import type { Db } from '../../core/db/client.js';
 import { COUNTRIES } from './countries.js';
 import { TERMS } from './terms.js';
 
 export const VERSION = '0.1.0';
+
+/** Whether the database answers a trivial query within `ms` (for /info: monitoring and load balancers). */
+async function databaseAnswers(db: Db, ms = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([db.execute(sql`SELECT 1`).then(() => true as const), late]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export async function frontendRoutes(app: AppInstance): Promise<void> {
   const { licenses, profile } = app.services;
@@ -60,7 +77,13 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
   );
 
   app.get('/info', { config: { public: true }, schema: { tags, response: { 200: z.object({ data: InfoSchema }) } } }, async () => ({
-    data: { name: 'Atrium', version: VERSION, api_version: 'v0', time: new Date().toISOString() },
+    data: {
+      name: 'Atrium',
+      version: VERSION,
+      api_version: 'v0',
+      time: new Date().toISOString(),
+      database: (await databaseAnswers(app.database.db)) ? ('ok' as const) : ('unavailable' as const),
+    },
   }));
 
   app.get(
