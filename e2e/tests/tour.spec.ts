@@ -1,4 +1,22 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Page } from '@playwright/test';
 import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
+
+/**
+ * A signed-in page as a screen reader and a browser tab see it: its own title in the tab
+ * ("Users — Atrium"), exactly one h1, and no serious or critical axe-core finding.
+ */
+async function expectAccessiblePage(page: Page, title: string, known: string[] = []) {
+  await expect(page).toHaveTitle(`${title} — Atrium`);
+  await expect(page.locator('h1')).toHaveCount(1);
+  await expect(page.locator('h1')).toHaveText(title);
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ').replace(/\.css-[a-z0-9]+/g, '')).join(', ')}`);
+  // `known`: findings not fixed yet, named so that a new one fails and a fixed one must be struck off.
+  expect(serious, `axe on ${page.url()}`).toEqual(known);
+}
 
 // A walk through every main page, each checked for what a person sees first, photographed for a
 // human to look at (e2e/screenshots), and scanned for untranslated keys.
@@ -69,10 +87,29 @@ test('the API documentation', async ({ page }) => {
 test('the signed-in pages', async ({ page, request }) => {
   await signInFromLogin(page, ADMIN);
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+  await expectAccessiblePage(page, 'Home');
   await snapshot(page, 'home');
+
+  // Issue 9: react-admin's disabled row checkbox (a row that may not be deleted) carries its label on
+  // a span and none on the input; the groups' view switch lacks contrast. Both still to fix.
+  const disabledRowCheckbox = [
+    'aria-prohibited-attr: .Mui-disabled',
+    'label: .Mui-disabled > .PrivateSwitchBase-input[data-indeterminate="false"]',
+  ];
+  for (const [path, title, known] of [
+    ['/users', 'Users', disabledRowCheckbox],
+    ['/groups', 'Groups', ['color-contrast: button[value="table"]']],
+    ['/roles', 'Roles', disabledRowCheckbox],
+    ['/outbox', 'Outbox', []],
+  ] as const) {
+    await page.goto(path);
+    await expectAccessiblePage(page, title, [...known]);
+  }
+  await snapshot(page, 'outbox');
 
   await page.goto('/profile');
   await expect(page.getByRole('textbox', { name: 'Name' })).toHaveValue('Administrator');
+  await expectAccessiblePage(page, 'Profile');
   await snapshot(page, 'profile');
   await page.getByRole('button', { name: 'Change password' }).click();
   await expect(page.getByRole('dialog', { name: 'Change password' })).toBeVisible();

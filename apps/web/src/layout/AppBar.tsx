@@ -2,6 +2,7 @@ import PersonIcon from '@mui/icons-material/Person';
 import { Box, Stack } from '@mui/material';
 import { Logout, MenuItemLink, AppBar as RaAppBar, TitlePortal, ToggleThemeButton, UserMenu, useTranslate, useUserMenu } from 'react-admin';
 import { Breadcrumbs } from './Breadcrumbs';
+import { DocumentTitle } from './DocumentTitle';
 import { NotificationBell } from './NotificationBell';
 import { ToolbarLanguageSwitch } from './ToolbarLanguageSwitch';
 
@@ -39,7 +40,9 @@ export function AppBar() {
       }
     >
       <Box sx={{ flex: 1, minWidth: 0, display: 'flex', alignItems: 'baseline', gap: 2, overflow: 'hidden' }}>
-        <TitlePortal variant="h6" sx={{ flex: '0 1 auto' }} />
+        {/* The page's title is its one h1 (each page sets it with react-admin's <Title>) and the browser's title. */}
+        <TitlePortal variant="h6" component="h1" sx={{ flex: '0 1 auto' }} />
+        <DocumentTitle />
         <Breadcrumbs />
       </Box>
     </RaAppBar>

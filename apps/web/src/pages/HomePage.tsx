@@ -22,7 +22,7 @@ export function HomePage() {
               {profile.name.slice(0, 1)}
             </Avatar>
             <Box>
-              <Typography variant="h5" component="h1">
+              <Typography variant="h5" component="h2">
                 {translate('home.welcome', { name: profile.name })}
               </Typography>
               <Typography color="text.secondary">

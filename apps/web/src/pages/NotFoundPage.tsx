@@ -10,7 +10,7 @@ export function NotFoundPage() {
       <Typography variant="h1" component="p" sx={{ fontWeight: 700, opacity: 0.2 }}>
         404
       </Typography>
-      <Typography variant="h5" component="h1" gutterBottom>
+      <Typography variant="h5" component="h2" gutterBottom>
         {translate('not_found.title')}
       </Typography>
       <Typography color="text.secondary" sx={{ mb: 3 }}>
