@@ -71,3 +71,47 @@ describe('the console on the same port', () => {
     expect(res.statusCode).toBe(404);
   });
 });
+
+describe('serving hygiene (issue 9)', () => {
+  it('sends the security headers on the console, the API and the docs', async () => {
+    for (const url of ['/', '/users/5', '/api/v0/info', '/api/docs/static/index.html', '/api/v0/openapi.json']) {
+      const res = await app.inject({ method: 'GET', url });
+      const csp = String(res.headers['content-security-policy']);
+      expect(csp, url).toContain("script-src 'self'");
+      expect(csp, url).toContain("frame-ancestors 'none'");
+      expect(csp, url).toContain("object-src 'none'");
+      expect(res.headers['x-content-type-options'], url).toBe('nosniff');
+      expect(res.headers['referrer-policy'], url).toBe('strict-origin-when-cross-origin');
+    }
+  });
+
+  it('caches hashed assets for a year, and revalidates index.html and client routes', async () => {
+    writeFileSync(path.join(web, 'assets', 'index-BZXjuMKR.js'), 'console.log(3)');
+    const asset = await app.inject({ method: 'GET', url: '/assets/index-BZXjuMKR.js' });
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    for (const url of ['/', '/index.html', '/users/7']) {
+      expect((await app.inject({ method: 'GET', url })).headers['cache-control'], url).toBe('no-cache');
+    }
+  });
+
+  it('answers HEAD on console routes like GET, without a body', async () => {
+    const res = await app.inject({ method: 'HEAD', url: '/groups/3' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+    expect(res.body).toBe('');
+  });
+
+  it('compresses answers for a client that accepts it', async () => {
+    writeFileSync(path.join(web, 'assets', 'big-Abcdefgh12.js'), `const a = ${JSON.stringify('x'.repeat(20_000))};`);
+    for (const [accept, encoding] of [
+      ['br, gzip', 'br'],
+      ['gzip', 'gzip'],
+    ]) {
+      const res = await app.inject({ method: 'GET', url: '/assets/big-Abcdefgh12.js', headers: { 'accept-encoding': accept } });
+      expect(res.headers['content-encoding'], accept).toBe(encoding);
+      expect(res.rawPayload.length).toBeLessThan(2000);
+    }
+    const api = await app.inject({ method: 'GET', url: '/api/v0/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+    expect(api.headers['content-encoding']).toBe('gzip');
+  });
+});

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { VALIDATION_MESSAGES } from '@atrium/contract';
+import fastifyCompress from '@fastify/compress';
+import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
@@ -34,6 +36,7 @@ import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { DevicesService } from './modules/devices/devices.service.js';
 import { DomainTypesRepository } from './modules/domain-types/domain-types.repository.js';
 import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js';
@@ -251,6 +254,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       return isPublic ? { ...out, schema: { ...out.schema, security: [] } } : out;
     },
   });
+  // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP below).
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
+    // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    // HTTPS is the reverse proxy's to announce; a plain-HTTP install must not be pinned to HTTPS.
+    strictTransportSecurity: false,
+  });
+  // Compressed answers (brotli or gzip, as the client accepts) above 1 KB: the console's scripts, lists and the OpenAPI document.
+  await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifyMultipart, { limits: { fileSize: 50 * 1024 * 1024, files: 1, fields: 20 } });
@@ -297,6 +311,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
       await typed.register(outboxRoutes);
+      await typed.register(dashboardRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },
@@ -305,21 +320,56 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const webRoot = config.webDist;
   const hasWeb = (serveWeb ?? true) && existsSync(path.join(webRoot, 'index.html'));
   // wildcard: files are looked up per request, so a rebuilt console is served without a restart.
-  if (hasWeb) await app.register(fastifyStatic, { root: webRoot, wildcard: true, index: ['index.html'] });
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root: webRoot,
+      wildcard: true,
+      index: ['index.html'],
+      // Built assets carry their content hash in the name: cached for a year and never revalidated.
+      // Everything else (index.html, favicon) is revalidated, so a new build is seen at once.
+      cacheControl: false,
+      setHeaders: (reply, file) => {
+        const hashed = /[\\/]assets[\\/][^\\/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(file);
+        reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split('?')[0] ?? '';
     // A missing file (an old chunk after a rebuild) is a 404, so the console sees a chunk load error, not HTML.
     const isFile = /\/[^/]+\.[a-z0-9]+$/i.test(url);
-    if (url.startsWith('/api/') || url === '/api' || !hasWeb || req.method !== 'GET' || isFile) {
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    if (url.startsWith('/api/') || url === '/api' || !hasWeb || !read || isFile) {
       return reply.status(404).send(errorBody('not_found', String(req.id)));
     }
-    // History fallback: client routes of the console load index.html.
-    return reply.type('text/html; charset=utf-8').sendFile('index.html');
+    // History fallback: client routes of the console (GET and HEAD) load index.html, always revalidated.
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').sendFile('index.html');
   });
   return app;
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The Content-Security-Policy of everything Atrium serves. Scripts only from Atrium itself (the
+ * console has no inline script); styles may be inline, as MUI's emotion writes them at run time;
+ * images also from data: and blob: (avatars being cropped, QR codes); connections to Atrium itself,
+ * WebSockets included; no frame may embed Atrium, no plugin runs, forms post only to Atrium.
+ */
+const CONSOLE_CSP = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:', 'blob:'],
+  fontSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  mediaSrc: ["'self'", 'blob:'],
+  workerSrc: ["'self'", 'blob:'],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+};
 
 /** A cached answer is the caller's own: project, user, language and the whole URL. */
 const answerKey = (req: FastifyRequest): string =>
