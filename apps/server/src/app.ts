@@ -34,6 +34,7 @@ import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
@@ -311,6 +312,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
       await typed.register(outboxRoutes);
+      await typed.register(dashboardRoutes);
       await typed.register(dashboardRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },

@@ -1,5 +1,6 @@
 export * from './auth.js';
 export * from './constants.js';
+export * from './dashboard.js';
 export * from './devices.js';
 export * from './errors.js';
 export * from './groups.js';
