@@ -87,6 +87,10 @@ test('the API documentation', async ({ page }) => {
 test('the signed-in pages', async ({ page, request }) => {
   await signInFromLogin(page, ADMIN);
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
+  // The home page summarises what exists: counts leading to their lists, and the latest changes.
+  await expect(page.getByRole('link', { name: /^\d+ Users$/ })).toBeVisible();
+  await expect(page.getByRole('link', { name: /^\d+ Roles$/ })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Recent changes' })).toBeVisible();
   await expectAccessiblePage(page, 'Home');
   await snapshot(page, 'home');
 

@@ -3,6 +3,7 @@ import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import russianMessages from 'ra-language-russian';
 import * as kitMessages from '../app/kit/messages';
+import * as dashboardMessages from '../pages/dashboardMessages';
 import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
 import * as groupsMessages from '../resources/groups/messages';
@@ -21,6 +22,7 @@ export const AREA_MESSAGES: readonly { en: Tree; ru: Tree }[] = [
   rolesMessages,
   devicesMessages,
   outboxMessages,
+  dashboardMessages,
 ];
 
 export type AppLocale = 'en' | 'ru';

@@ -1,10 +1,36 @@
-import { Avatar, Box, Card, CardActionArea, CardContent, Chip, Grid, Stack, Typography } from '@mui/material';
-import { Title, useTranslate } from 'react-admin';
+import type { Dashboard } from '@atrium/contract';
+import { Alert, Avatar, Box, Card, CardActionArea, CardContent, Chip, Grid, Stack, Typography } from '@mui/material';
+import { useQuery } from '@tanstack/react-query';
+import { Title, useDataProvider, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { isAvailable } from '../app/areas';
+import type { AtriumDataProvider } from '../app/dataProvider';
 import { visibleMenu } from '../app/menu-rules';
 import { useSessionData } from '../app/SessionContext';
 import { menuIcon } from '../layout/menu-icons';
+import { DASHBOARD_WIDGETS } from './dashboardWidgets';
+
+/** The widgets of DASHBOARD_WIDGETS over the caller's summary. */
+function DashboardWidgets() {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const summary = useQuery({
+    queryKey: ['dashboard'],
+    queryFn: async ({ signal }) => (await dp.request<{ data: Dashboard }>('/dashboard', { signal })).data,
+  });
+  if (summary.isError) return <Alert severity="warning">{translate('dashboard.failed')}</Alert>;
+  const data = summary.data;
+  if (!data) return null;
+  return (
+    <Grid container spacing={2} sx={{ mb: 3 }}>
+      {DASHBOARD_WIDGETS.map((w) => (
+        <Grid key={w.key} size={{ xs: 12, md: w.width }}>
+          {w.render(data)}
+        </Grid>
+      ))}
+    </Grid>
+  );
+}
 
 export function HomePage() {
   const translate = useTranslate();
@@ -40,6 +66,7 @@ export function HomePage() {
           ) : null}
         </CardContent>
       </Card>
+      <DashboardWidgets />
       <Typography variant="h6" component="h2" gutterBottom>
         {translate('home.quick_links')}
       </Typography>
