@@ -66,6 +66,8 @@ check('lint and format (biome)', 'npx', ['biome', 'check', '.']);
 check('types: contract', 'npx', ['tsc', '-p', 'packages/contract']);
 check('types: server', 'npx', ['tsc', '-p', 'apps/server']);
 check('types: web', 'npx', ['tsc', '-p', 'apps/web']);
+// The OpenAPI document the server generates, linted with Spectral's spectral:oas ruleset (warnings fail too).
+check('openapi lint (spectral:oas)', 'npx', ['tsx', 'scripts/lint-openapi.ts'], { cwd: path.join(root, 'apps/server') });
 vitest('contract', 'packages/contract');
 // The server suite runs on the embedded PGlite always, and again on PostgreSQL when CI gives it a
 // database (TEST_DATABASE_URL): the same code must hold on both engines.

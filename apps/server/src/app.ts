@@ -18,7 +18,13 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  jsonSchemaTransform,
+  jsonSchemaTransformObject,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
 import { TokenService } from './core/auth/tokens.js';
 import type { Actor, RequestContext } from './core/context.js';
@@ -29,6 +35,7 @@ import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
 import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
 import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
+import { describeOperation, polishDocument } from './core/openapi.js';
 import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
@@ -37,7 +44,6 @@ import { AuthService } from './modules/auth/auth.service.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
-import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { DevicesService } from './modules/devices/devices.service.js';
 import { DomainTypesRepository } from './modules/domain-types/domain-types.repository.js';
 import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js';
@@ -249,11 +255,16 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       security: [{ bearer: [] }],
     },
     // Signed-out calls (sign-in, registration, public settings) say so: no bearer token needed.
+    // Every operation gets an operationId, a description and a tag, every parameter a description (core/openapi.ts).
     transform: (args) => {
       const out = jsonSchemaTransform(args);
       const isPublic = (args.route.config as { public?: boolean } | undefined)?.public;
-      return isPublic ? { ...out, schema: { ...out.schema, security: [] } } : out;
+      const method = String(Array.isArray(args.route.method) ? args.route.method[0] : args.route.method);
+      const schema = describeOperation(method, args.url, out.schema as Record<string, unknown>);
+      return { ...out, schema: (isPublic ? { ...schema, security: [] } : schema) as typeof out.schema };
     },
+    // Schemas used by reference (a recursive one, such as a generated group tree) are defined once.
+    transformObject: (doc) => polishDocument(jsonSchemaTransformObject(doc) as never),
   });
   // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP below).
   await app.register(fastifyHelmet, {
@@ -312,7 +323,6 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
       await typed.register(outboxRoutes);
-      await typed.register(dashboardRoutes);
       await typed.register(dashboardRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },

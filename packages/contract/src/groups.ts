@@ -244,14 +244,17 @@ export interface GeneratedGroup {
   logic_address: number | null;
   children: GeneratedGroup[];
 }
-export const GeneratedGroupSchema: z.ZodType<GeneratedGroup> = z.lazy(() =>
-  z.strictObject({
-    name,
-    domain_type_id: IdValueSchema,
-    logic_address: z.number().int().min(0).max(999_999_999).nullable(),
-    children: z.array(GeneratedGroupSchema).max(GENERATE_MAX_GROUPS),
-  }),
-);
+// Recursive: named, so the OpenAPI document defines it once and refers to it (components.schemas.GeneratedGroup).
+export const GeneratedGroupSchema: z.ZodType<GeneratedGroup> = z
+  .lazy(() =>
+    z.strictObject({
+      name,
+      domain_type_id: IdValueSchema,
+      logic_address: z.number().int().min(0).max(999_999_999).nullable(),
+      children: z.array(GeneratedGroupSchema).max(GENERATE_MAX_GROUPS),
+    }),
+  )
+  .meta({ id: 'GeneratedGroup' });
 
 export const GeneratedStructureSchema = z.object({
   parent_id: z.number().int().nullable(),
