@@ -74,6 +74,12 @@ const FIT_SX = {
   '& .RaDatagrid-headerCell:not(.MuiTableCell-paddingCheckbox)': { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' },
 } as const;
 
+/**
+ * A row that may not be selected (e.g. one the caller may not delete) shows no checkbox: react-admin
+ * would draw a disabled one without an accessible name, which says nothing and fails axe.
+ */
+const UNSELECTABLE_ROW_SX = { '& .RaDatagrid-row .MuiCheckbox-root.Mui-disabled': { visibility: 'hidden' } } as const;
+
 function EmptyState() {
   const translate = useTranslate();
   return (
@@ -289,7 +295,7 @@ export function ListPage({
         bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
         empty={<EmptyState />}
         {...(omit ? { omit } : {})}
-        sx={[fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
+        sx={[UNSELECTABLE_ROW_SX, fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
       >
         {children}
       </Table>
