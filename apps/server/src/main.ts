@@ -2,6 +2,7 @@ import net from 'node:net';
 import { buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
+import { cleanStaleUploads } from './core/uploads.js';
 import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 
@@ -46,6 +47,8 @@ async function main(): Promise<void> {
     console.error(`Port ${config.port} is already in use. Choose another one, for example: PORT=8081 npm start`);
     process.exit(1);
   }
+  // Uploads a crashed run was reading are of no use to anyone now.
+  await cleanStaleUploads(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...config.dbTimeouts });
   const app = await buildApp({ config, database });
   const broker = await startBroker(config, app.services.devices);

@@ -19,6 +19,8 @@ export const ERRORS = {
   wrong_file_body: { status: 400, message: 'wrong file body' },
   invalid_file: { status: 400, message: 'invalid file' },
   payload_too_large: { status: 413, message: 'file too large' },
+  /** Too many imports are being read at once on this server: try again in a moment. */
+  imports_busy: { status: 503, message: 'device or service not available' },
   internal: { status: 500, message: 'internal server error' },
   invalid_related_entity: { status: 400, message: 'invalid related entity sent' },
   wrong_old_password: { status: 400, message: 'wrong old password' },

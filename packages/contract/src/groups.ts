@@ -280,7 +280,10 @@ export const StructureExportQuerySchema = z.object({
 export const StructureImportResultSchema = z.object({
   users_attached: z.number().int(),
   users_created: z.number().int(),
+  /** The first row errors (at most 100), in row order. */
   errors: z.array(z.object({ row: z.number().int(), code: z.string(), message: z.string(), field: z.string().optional() })),
+  /** How many rows had errors in all. */
+  errors_total: z.number().int(),
 });
 export type StructureImportResult = z.infer<typeof StructureImportResultSchema>;
 

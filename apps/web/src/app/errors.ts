@@ -92,7 +92,7 @@ function fieldDetails(error: unknown): FieldDetail[] {
 function detailText(d: FieldDetail, translate: Translate): string {
   if (hasTranslation(translate, d.message)) return translate(d.message, d.params ?? {});
   const phrase = `errors.http.${d.message.trim().toLowerCase()}`;
-  return hasTranslation(translate, phrase) ? translate(phrase) : d.message;
+  return hasTranslation(translate, phrase) ? translate(phrase, d.params ?? {}) : d.message;
 }
 
 /**

@@ -1,7 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import path from 'node:path';
+import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -25,6 +23,8 @@ import {
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { AppError } from '../../core/errors.js';
+import { importSlots } from '../../core/spreadsheet.js';
+import { uploadPath } from '../../core/uploads.js';
 
 const Ok = dataResponse(z.boolean());
 const GroupAnswer = dataResponse(GroupSchema);
@@ -124,9 +124,7 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
     async (req) => {
       if (!req.isMultipart()) throw new AppError('wrong_file_body', [{ field: 'file', message: 'field is required' }]);
       await structure.assertMayImport(req.actor, req.params.id, null);
-      const dir = path.join(app.config.dataDir, 'tmp');
-      await mkdir(dir, { recursive: true });
-      const tmp = path.join(dir, `${randomUUID()}.xlsx`);
+      const tmp = await uploadPath(app.config.dataDir, '.xlsx');
       try {
         let roleText: string | undefined = req.query.role_id === undefined ? undefined : String(req.query.role_id);
         let received = false;
@@ -147,7 +145,8 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
           throw new AppError('invalid_data', [{ field: 'role_id', message: 'valid number' }]);
         }
         if (roleId !== null) await structure.assertMayImport(req.actor, req.params.id, roleId);
-        return { data: await structure.importFile(req.ctx, req.params.id, tmp, roleId, req.query.tz_offset) };
+        // Reading a workbook is the expensive part: a bounded number at once (a flood of uploads waits for none).
+        return { data: await importSlots.run(() => structure.importFile(req.ctx, req.params.id, tmp, roleId, req.query.tz_offset)) };
       } finally {
         await rm(tmp, { force: true });
       }

@@ -70,6 +70,8 @@ export function toGroup(g: GroupRow): Group {
 /** The part of the roles service the structure import needs. */
 export interface RoleAssigner {
   assertAssignable(actor: Actor, roleId: number): Promise<void>;
+  /** Refuses acting on a holder of a role beyond the actor's own (roles.service). */
+  assertMayActOnHolder(actor: Actor, roleId: number | null): Promise<void>;
 }
 
 const RELATIONS = ['users', 'parent'] as const;

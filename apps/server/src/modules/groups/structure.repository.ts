@@ -12,6 +12,7 @@ export interface ExistingUser {
   id: number;
   login: string;
   email: string | null;
+  roleId: number | null;
   editable: boolean;
 }
 
@@ -25,7 +26,7 @@ export class StructureRepository {
     const edit = aclPredicate(actor, 'users', 'edit', userAclTarget(sql`${U.id}`, sql`${U.createdBy}`));
     const lower = logins.map((l) => l.toLowerCase());
     return this.db
-      .select({ id: users.id, login: users.login, email: users.email, editable: sql<boolean>`(${edit})` })
+      .select({ id: users.id, login: users.login, email: users.email, roleId: users.roleId, editable: sql<boolean>`(${edit})` })
       .from(users)
       .where(
         and(

@@ -7,6 +7,7 @@ import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
+import { checkXlsx, ErrorList, rowLimiter } from '../../core/spreadsheet.js';
 import type { users } from '../users/users.table.js';
 import type { GroupsRepository } from './groups.repository.js';
 import type { RoleAssigner } from './groups.service.js';
@@ -96,10 +97,14 @@ function parseLocalTime(v: unknown, tzOffset: number): number | null {
 
 const emailSchema = z.email();
 
-function parseRow(values: unknown[], row: number, tzOffset: number): ParsedRow {
+/** The user columns of a row: a row with none of them names only its group. */
+const USER_COLUMNS = ['user_id', 'login', 'name', 'email', 'phone', 'license_count', 'license_from', 'license_to'] as const;
+
+function parseRow(values: unknown[], row: number, tzOffset: number): ParsedRow | null {
   const at = (c: number) => values[c];
   const objectId = parseId(at(COL.object_id), 'object_id');
   if (objectId === null) throw new RowProblem('import_cannot_parse_id', 'object_id');
+  if (USER_COLUMNS.every((c) => cellText(at(COL[c])) === null)) return null;
   const userId = parseId(at(COL.user_id), 'user_id');
   const email = cellText(at(COL.email));
   if (email !== null && !emailSchema.safeParse(email).success) throw new RowProblem('import_cannot_parse_email', 'email');
@@ -154,6 +159,21 @@ export class StructureService {
     private readonly roles: RoleAssigner,
   ) {}
 
+  /** Whether the actor may act on holders of this role; answered once per role and import. */
+  private async mayActOn(actor: Actor, roleId: number | null, known: Map<number | null, boolean>): Promise<boolean> {
+    const seen = known.get(roleId);
+    if (seen !== undefined) return seen;
+    let ok = true;
+    try {
+      await this.roles.assertMayActOnHolder(actor, roleId);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      ok = false;
+    }
+    known.set(roleId, ok);
+    return ok;
+  }
+
   private placementScope(actor: Actor): 'all' | 'domain' | 'descendants' {
     const s = scopeOf(actor, 'users', 'edit') ?? scopeOf(actor, 'users', 'view') ?? 'domain';
     return s === 'own' ? 'domain' : s;
@@ -174,7 +194,11 @@ export class StructureService {
     roleId: number | null,
     tzOffset: number,
   ): Promise<StructureImportResult> {
-    const result: StructureImportResult = { users_attached: 0, users_created: 0, errors: [] };
+    const result: StructureImportResult = { users_attached: 0, users_created: 0, errors: [], errors_total: 0 };
+    // Before any parser holds the file: refuse archives that expand too far, declare entities or are broken.
+    await checkXlsx(file);
+    const errors = new ErrorList<RowError>();
+    const limitRow = rowLimiter();
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
       sharedStrings: 'cache',
       hyperlinks: 'ignore',
@@ -186,17 +210,20 @@ export class StructureService {
     try {
       for await (const sheet of reader) {
         for await (const row of sheet) {
-          if (row.number === 1) continue;
           const values = row.values as unknown[];
+          limitRow(row.number, values.length);
+          if (row.number === 1) continue;
           if (!values.some((v) => cellText(v) !== null)) continue;
           try {
-            batch.push(parseRow(values, row.number, tzOffset));
+            const parsed = parseRow(values, row.number, tzOffset);
+            // A row naming only its group (the export writes one for a building or floor without users) changes nothing.
+            if (parsed) batch.push(parsed);
           } catch (e) {
             if (!(e instanceof RowProblem)) throw e;
-            result.errors.push(rowError(row.number, e.code, e.field));
+            errors.push(rowError(row.number, e.code, e.field));
           }
           if (batch.length >= BATCH) {
-            await this.importBatch(ctx, groupId, batch, roleId, result);
+            await this.importBatch(ctx, groupId, batch, roleId, result, errors);
             batch = [];
           }
         }
@@ -209,14 +236,15 @@ export class StructureService {
       }
       throw e;
     }
-    await this.importBatch(ctx, groupId, batch, roleId, result);
-    result.errors.sort((a, b) => a.row - b.row);
+    await this.importBatch(ctx, groupId, batch, roleId, result, errors);
+    result.errors = errors.items.sort((a, b) => a.row - b.row);
+    result.errors_total = errors.total;
     await this.db.transaction(async (tx) => {
       await recordAudit(tx, ctx, {
         entity: 'group',
         entityId: groupId,
         action: 'import_structure',
-        after: { users_attached: result.users_attached, users_created: result.users_created, errors: result.errors.length },
+        after: { users_attached: result.users_attached, users_created: result.users_created, errors: result.errors_total },
       });
     });
     return result;
@@ -228,6 +256,7 @@ export class StructureService {
     rows: ParsedRow[],
     roleId: number | null,
     result: StructureImportResult,
+    errors: ErrorList<RowError>,
   ): Promise<void> {
     if (!rows.length) return;
     const { actor } = ctx;
@@ -242,23 +271,29 @@ export class StructureService {
     const newEmails = rows.flatMap((r) => (r.userId === null && r.email && !byLogin.has(r.login?.toLowerCase() ?? '') ? [r.email] : []));
     const taken = await this.repo.emailsTaken(actor.projectId, newEmails);
     const mayCreate = actor.permissions.has('can_create_users');
+    const roleRights = new Map<number | null, boolean>();
 
     const attach: { userId: number; groupId: number }[] = [];
     const pendingAttach: { login: string; groupId: number }[] = [];
     const create = new Map<string, typeof users.$inferInsert>();
     for (const r of rows) {
       if (!allowedObjects.has(r.objectId)) {
-        result.errors.push(rowError(r.row, 'import_object_not_allowed', 'object_id'));
+        errors.push(rowError(r.row, 'import_object_not_allowed', 'object_id'));
         continue;
       }
       const found = r.userId !== null ? byId.get(r.userId) : r.login ? byLogin.get(r.login.toLowerCase()) : undefined;
       if (r.userId !== null && !found) {
-        result.errors.push(rowError(r.row, 'import_user_not_allowed', 'user_id'));
+        errors.push(rowError(r.row, 'import_user_not_allowed', 'user_id'));
         continue;
       }
       if (found) {
+        // Placing someone in a group is acting on them: not on a holder of a role beyond the caller's own.
+        if (found.editable && found.id !== actor.userId && !(await this.mayActOn(actor, found.roleId, roleRights))) {
+          errors.push(rowError(r.row, 'import_user_not_allowed', 'user_id'));
+          continue;
+        }
         if (!found.editable) {
-          result.errors.push(rowError(r.row, 'import_user_not_allowed', 'user_id'));
+          errors.push(rowError(r.row, 'import_user_not_allowed', 'user_id'));
           continue;
         }
         attach.push({ userId: found.id, groupId: r.objectId });
@@ -266,7 +301,7 @@ export class StructureService {
         continue;
       }
       if (!r.login) {
-        result.errors.push(rowError(r.row, 'import_login_required', 'login'));
+        errors.push(rowError(r.row, 'import_login_required', 'login'));
         continue;
       }
       const key = r.login.toLowerCase();
@@ -276,11 +311,11 @@ export class StructureService {
         continue;
       }
       if (!mayCreate) {
-        result.errors.push(rowError(r.row, 'import_user_not_allowed', 'login'));
+        errors.push(rowError(r.row, 'import_user_not_allowed', 'login'));
         continue;
       }
       if (r.email && taken.has(r.email.toLowerCase())) {
-        result.errors.push(rowError(r.row, 'email_already_used', 'email'));
+        errors.push(rowError(r.row, 'email_already_used', 'email'));
         continue;
       }
       if (r.email) taken.add(r.email.toLowerCase());

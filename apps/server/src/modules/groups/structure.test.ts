@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, login, type TestApp } from '../../../test/helpers.js';
 import { type ScopeTree, scopeTree } from '../users/scope.fixture.js';
 
@@ -111,8 +111,11 @@ describe('POST /domains/:id/import/structure', () => {
     const res = await upload(tree.groups.A, file);
     const data = res.json().data;
     expect(res.statusCode).toBe(200);
-    expect(data.users_created + data.users_attached + data.errors.length).toBe(10_000);
-    expect(data.errors.length).toBe(Math.floor(10_000 / 7));
+    expect(data.users_created + data.users_attached + data.errors_total).toBe(10_000);
+    expect(data.errors_total).toBe(Math.floor(10_000 / 7));
+    // The answer stays short: the first 100 errors, in row order, and the count.
+    expect(data.errors).toHaveLength(100);
+    expect(data.errors[0].row).toBe(8);
     expect(Date.now() - started).toBeLessThan(60_000);
   });
 
@@ -178,5 +181,85 @@ describe('GET /domains/:id/export/structure', () => {
     expect((await tree.admin.get(`/domains/${tree.other.groupId}/export/structure`)).statusCode).toBe(404);
     const member = await tree.actor([], ['B']);
     expect((await member.api.get(`/domains/${tree.groups.B}/export/structure`)).statusCode).toBe(403);
+  });
+});
+
+describe('issue 9: bombs, bounded answers and the export round trip', () => {
+  it('answers a spreadsheet bomb, a truncated archive and XML entities with 400, never 500', async () => {
+    const huge = new ExcelJS.Workbook();
+    huge.addWorksheet('structure').addRow(['x'.repeat(17 * 1024 * 1024)]);
+    const bomb = Buffer.from(await huge.xlsx.writeBuffer());
+    const ok = await xlsx([[tree.groups.A1, null, null, null, null, 'cut.one']]);
+    for (const file of [bomb, ok.subarray(0, ok.length - 40)]) {
+      const res = await upload(tree.groups.A, file);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toBe('invalid file');
+    }
+  });
+
+  it('answers a file of 100,000 bad rows with the first 100 errors and the count', { timeout: 180_000 }, async () => {
+    const stream = new (await import('node:stream')).PassThrough();
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: false });
+    const ws = wb.addWorksheet('structure');
+    ws.addRow(HEADER).commit();
+    for (let i = 0; i < 100_000; i++) ws.addRow(['not-an-id', null, null, null, null, `bad-${i}`]).commit();
+    ws.commit();
+    await wb.commit();
+    const res = await upload(tree.groups.A, Buffer.concat(chunks));
+    expect(res.statusCode).toBe(200);
+    const data = res.json().data;
+    expect(data.errors_total).toBe(100_000);
+    expect(data.errors).toHaveLength(100);
+    expect(res.body.length).toBeLessThan(20_000);
+  });
+
+  it('imports its own export back with no error and no change, also re-saved by another writer', async () => {
+    const building = await makeGroup(t.app.database.db, t.project.projectId, tree.groups.B, 'Round building');
+    const floor = await makeGroup(t.app.database.db, t.project.projectId, building, 'Round floor');
+    await makeUser(t.app.database.db, {
+      projectId: t.project.projectId,
+      groupIds: [floor],
+      login: 'round.trip',
+      email: 'round@trip.example',
+    });
+    const before = (await tree.admin.get('/users?size=1000')).json().meta.total;
+    const exported = await tree.admin.get(`/domains/${building}/export/structure`);
+    expect(exported.statusCode).toBe(200);
+    // The same rows written again by another writer: shared strings, styles, numbers as numbers.
+    const read = new ExcelJS.Workbook();
+    await read.xlsx.load(exported.rawPayload as unknown as ArrayBuffer);
+    const resaved = new ExcelJS.Workbook();
+    const out = resaved.addWorksheet('Sheet1');
+    read.worksheets[0]?.eachRow({ includeEmpty: false }, (row) => {
+      const values = (row.values as unknown[]).slice(1).map((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v));
+      out.addRow(values).font = { name: 'Arial' };
+    });
+    out.addRow([]);
+    const again = Buffer.from(await resaved.xlsx.writeBuffer());
+    for (const file of [exported.rawPayload, again]) {
+      const res = await upload(building, file);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().data).toMatchObject({ errors: [], errors_total: 0, users_created: 0 });
+    }
+    expect((await tree.admin.get('/users?size=1000')).json().meta.total).toBe(before);
+  });
+});
+
+describe('issue 9: the import acts on users under the same rules', () => {
+  it('does not place an Administrator for a group administrator with fewer permissions', async () => {
+    const actor = await tree.actor(['can_create_users', 'can_view_descendant_users', 'can_edit_descendant_users'], ['A']);
+    const administrator = await makeUser(t.app.database.db, {
+      projectId: t.project.projectId,
+      roleId: t.project.roleId,
+      groupIds: [tree.groups.A1],
+      login: 'import.admin',
+    });
+    const file = await xlsx([[tree.groups.A1a, null, null, null, administrator.id]]);
+    const res = await upload(tree.groups.A, file, {}, '', actor.token);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({ users_attached: 0, errors_total: 1 });
+    expect(res.json().data.errors[0]).toMatchObject({ code: 'import_user_not_allowed', field: 'user_id' });
   });
 });

@@ -1,0 +1,133 @@
+import { open as openFile } from 'node:fs/promises';
+import yauzl from 'yauzl';
+import { AppError } from './errors.js';
+
+/**
+ * Limits of every uploaded spreadsheet (structure, identifiers, devices, backups). An xlsx is a zip
+ * of XML: 464 KB can expand to gigabytes, and XML can declare entities. Each upload is checked here
+ * before a parser holds any of it in memory.
+ */
+export const SPREADSHEET_LIMITS = {
+  /** All entries together, expanded. */
+  maxExpandedBytes: 64 * 1024 * 1024,
+  /** The shared strings (every distinct text of the workbook), expanded: the part a parser keeps in memory. */
+  maxSharedStringsBytes: 16 * 1024 * 1024,
+  maxEntries: 2000,
+  /** Rows of the sheet read (a header and 100,000 records). */
+  maxRows: 100_001,
+  /** Cells of one row. */
+  maxCellsPerRow: 256,
+  /** Row errors answered in full; the rest are counted. */
+  maxReportedErrors: 100,
+  /** Imports read at once by one instance; more are refused until one ends. */
+  maxConcurrentImports: 2,
+} as const;
+
+const invalid = (message: string, params?: Record<string, unknown>) =>
+  new AppError('invalid_file', [{ field: 'file', message, ...(params ? { params } : {}) }]);
+
+/** Whether a file starts like a zip archive (an xlsx) rather than text (a csv). */
+export async function looksLikeZip(file: string): Promise<boolean> {
+  const fh = await openFile(file, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    await fh.read(head, 0, 4, 0);
+    return head.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Reads every entry of an xlsx as a stream and counts what it expands to, stopping at the first
+ * limit crossed (the sizes an archive declares may lie, so the inflated bytes are counted), and
+ * refuses XML that declares a DOCTYPE or entities. A broken or truncated archive is a 400, as is
+ * anything beyond SPREADSHEET_LIMITS; nothing is kept in memory beyond one chunk.
+ */
+export async function checkXlsx(file: string, limits = SPREADSHEET_LIMITS): Promise<void> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await yauzl.openPromise(file, { lazyEntries: true, validateEntrySizes: true, autoClose: true });
+  } catch {
+    throw invalid('file must be an xlsx spreadsheet');
+  }
+  let total = 0;
+  let entries = 0;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('error', reject);
+      zip.on('end', resolve);
+      zip.on('entry', (entry: yauzl.Entry) => {
+        if (++entries > limits.maxEntries) return reject(invalid('the spreadsheet has too many parts'));
+        if (entry.fileName.endsWith('/')) return zip.readEntry();
+        const isSharedStrings = /(^|\/)sharedStrings\.xml$/i.test(entry.fileName);
+        const isXml = /\.(xml|rels|vml)$/i.test(entry.fileName);
+        zip.openReadStream(entry, (err, stream) => {
+          if (err) return reject(err);
+          let size = 0;
+          let head = '';
+          stream.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            total += chunk.length;
+            if (isXml && head.length < 65_536) {
+              head += chunk.toString('latin1', 0, Math.min(chunk.length, 65_536));
+              if (/<!DOCTYPE|<!ENTITY/i.test(head)) {
+                stream.destroy();
+                return reject(invalid('the spreadsheet declares XML entities'));
+              }
+            }
+            if (total > limits.maxExpandedBytes || (isSharedStrings && size > limits.maxSharedStringsBytes)) {
+              stream.destroy();
+              reject(invalid('the spreadsheet expands beyond {max} MB', { max: Math.round(limits.maxExpandedBytes / 1048576) }));
+            }
+          });
+          stream.on('error', reject);
+          stream.on('end', () => zip.readEntry());
+        });
+      });
+      zip.readEntry();
+    });
+  } catch (e) {
+    zip.close();
+    if (e instanceof AppError) throw e;
+    throw invalid('file must be an xlsx spreadsheet');
+  }
+}
+
+/** Counts rows and cells as a sheet is read; beyond the limits the upload is refused. */
+export function rowLimiter(limits = SPREADSHEET_LIMITS): (rowNumber: number, cells: number) => void {
+  return (rowNumber, cells) => {
+    if (rowNumber > limits.maxRows) throw invalid('the spreadsheet has more than {max} rows', { max: limits.maxRows - 1 });
+    if (cells > limits.maxCellsPerRow) throw invalid('a row has more than {max} cells', { max: limits.maxCellsPerRow });
+  };
+}
+
+/** At most `max` imports at once in this instance; the next one is refused with 503 until one ends. */
+export class ImportSlots {
+  private busy = 0;
+  constructor(private readonly max: number = SPREADSHEET_LIMITS.maxConcurrentImports) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.busy >= this.max) throw new AppError('imports_busy');
+    this.busy++;
+    try {
+      return await work();
+    } finally {
+      this.busy--;
+    }
+  }
+}
+
+/** Keeps the first `max` row errors and counts all of them: a file of 100,000 bad rows answers a short list. */
+export class ErrorList<T> {
+  readonly items: T[] = [];
+  total = 0;
+  constructor(private readonly max: number = SPREADSHEET_LIMITS.maxReportedErrors) {}
+  push(e: T): void {
+    this.total++;
+    if (this.items.length < this.max) this.items.push(e);
+  }
+}
+
+/** The import slots of this process, shared by every area's imports. */
+export const importSlots = new ImportSlots();
