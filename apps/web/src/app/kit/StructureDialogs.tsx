@@ -183,12 +183,15 @@ export function StructureImportDialog({ open, onClose, groupId }: { open: boolea
           {busy ? <LinearProgress sx={{ mt: 2 }} aria-label={translate('kit.busy')} /> : null}
           {result ? (
             <Box sx={{ mt: 2 }} role="status">
-              <Alert severity={result.errors.length ? 'warning' : 'success'}>
+              <Alert severity={result.errors_total ? 'warning' : 'success'}>
                 {translate('structure.result', {
                   attached: result.users_attached,
                   created: result.users_created,
-                  errors: result.errors.length,
+                  errors: result.errors_total,
                 })}
+                {result.errors_total > result.errors.length
+                  ? ` ${translate('structure.first_errors', { shown: result.errors.length, total: result.errors_total })}`
+                  : null}
               </Alert>
               {result.errors.length ? (
                 <Table size="small" sx={{ mt: 1 }}>
@@ -200,7 +203,7 @@ export function StructureImportDialog({ open, onClose, groupId }: { open: boolea
                     </TableRow>
                   </TableHead>
                   <TableBody>
-                    {result.errors.slice(0, 500).map((e) => (
+                    {result.errors.map((e) => (
                       <TableRow key={`${e.row}-${e.code}-${e.field ?? ''}`}>
                         <TableCell>{e.row}</TableCell>
                         <TableCell>{e.field ?? '—'}</TableCell>
