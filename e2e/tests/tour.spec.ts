@@ -98,6 +98,10 @@ test('the signed-in pages', async ({ page, request }) => {
     ['/groups', 'Groups'],
     ['/roles', 'Roles'],
     ['/outbox', 'Outbox'],
+    ['/roles/create', 'New role'],
+    ['/users/create', 'New user'],
+    ['/devices', 'Devices'],
+    ['/notifications', 'Notifications'],
   ] as const) {
     await page.goto(path);
     await expectAccessiblePage(page, title);

@@ -91,19 +91,24 @@ export function PermissionEditor({ source = 'permissions', readOnly = false }: {
     // While searching the rows are the matching ones only; the counter still counts the whole family.
     const familyCodes = FAMILY_CODES.get(b.family) ?? codes;
     const count = familyCodes.filter((c) => selected.includes(c)).length;
+    // The family's checkbox sits beside the summary button, not inside it: a control within a
+    // button is out of reach for assistive technology (axe: nested-interactive).
     return (
-      <Stack direction="row" sx={{ alignItems: 'center', gap: 1, width: '100%' }}>
+      <Stack direction="row" sx={{ alignItems: 'center', pl: 1 }}>
         <Checkbox
           size="small"
           checked={state === 'all'}
           indeterminate={state === 'some'}
           disabled={allowed.length === 0}
-          onClick={(e) => e.stopPropagation()}
           onChange={(e) => change(allowed, e.target.checked)}
           slotProps={{ input: { 'aria-label': translate('roles.editor.select_all', { family: label(b.label) }) } }}
         />
-        <Typography sx={{ flex: 1, fontWeight: 500 }}>{label(b.label)}</Typography>
-        <Chip size="small" label={`${count} / ${familyCodes.length}`} color={count ? 'primary' : 'default'} variant="outlined" />
+        <AccordionSummary expandIcon={<ExpandMoreIcon />} sx={{ flex: 1, pl: 1 }}>
+          <Stack direction="row" sx={{ alignItems: 'center', gap: 1, width: '100%' }}>
+            <Typography sx={{ flex: 1, fontWeight: 500 }}>{label(b.label)}</Typography>
+            <Chip size="small" label={`${count} / ${familyCodes.length}`} color={count ? 'primary' : 'default'} variant="outlined" />
+          </Stack>
+        </AccordionSummary>
       </Stack>
     );
   };
@@ -149,7 +154,7 @@ export function PermissionEditor({ source = 'permissions', readOnly = false }: {
             expanded={searching || !!open[b.family]}
             onChange={(_, e) => setOpen((o) => ({ ...o, [b.family]: e }))}
           >
-            <AccordionSummary expandIcon={<ExpandMoreIcon />}>{familyHeader(b)}</AccordionSummary>
+            {familyHeader(b)}
             <AccordionDetails sx={{ p: 0 }}>
               <Table size="small">
                 <TableHead>
