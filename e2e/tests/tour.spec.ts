@@ -150,6 +150,7 @@ test('the signed-in pages', async ({ page, request }) => {
   await page.goto('/home');
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Главная', exact: true })).toBeVisible();
   await expect(page.getByRole('heading', { name: `Добро пожаловать, ${user.name}` })).toBeVisible();
+  await expect(page).toHaveTitle('Главная — Atrium');
   await snapshot(page, 'home-ru');
   await page.goto('/profile');
   await expect(page.getByRole('button', { name: 'Сменить пароль' })).toBeVisible();
