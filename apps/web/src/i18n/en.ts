@@ -384,6 +384,7 @@ export const en = {
       'file must be an xlsx spreadsheet': 'The file must be an xlsx spreadsheet',
       'only an administrator may change this field': 'Only an administrator can change this',
       'registration mail is not available': 'Registration mail is not available',
+      'mail already sent': 'The mail was already sent',
       'the built-in role cannot be deleted': 'The built-in role cannot be deleted',
       'the built-in role holds every permission': 'The built-in role holds every permission',
       'the domain type is used by groups': 'The group type is used by groups',

@@ -384,6 +384,7 @@ export const ru: Messages = {
       'file must be an xlsx spreadsheet': 'Файл должен быть таблицей xlsx',
       'only an administrator may change this field': 'Изменить может только администратор',
       'registration mail is not available': 'Письмо для регистрации недоступно',
+      'mail already sent': 'Письмо уже отправлено',
       'the built-in role cannot be deleted': 'Встроенную роль нельзя удалить',
       'the built-in role holds every permission': 'Встроенная роль содержит все права',
       'the domain type is used by groups': 'Этот тип используется группами',
