@@ -10,6 +10,11 @@ async function expectAccessiblePage(page: Page, title: string) {
   await expect(page).toHaveTitle(`${title} — Atrium`);
   await expect(page.locator('h1')).toHaveCount(1);
   await expect(page.locator('h1')).toHaveText(title);
+  await expectNoSeriousAxeFinding(page);
+}
+
+/** axe-core finds nothing serious or critical on the page as it stands. */
+async function expectNoSeriousAxeFinding(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   const serious = violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
@@ -24,10 +29,14 @@ test('the signed-out pages', async ({ page }) => {
   await page.goto('/login');
   await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Forgot password?' })).toBeVisible();
+  await expect(page).toHaveTitle('Sign in · Atrium');
+  await expectNoSeriousAxeFinding(page);
   await snapshot(page, 'login');
 
   await page.getByRole('link', { name: 'Forgot password?' }).click();
   await expect(page.getByRole('heading', { name: 'Password recovery' })).toBeVisible();
+  await expect(page).toHaveTitle('Password recovery · Atrium');
+  await expectNoSeriousAxeFinding(page);
   await snapshot(page, 'password-recovery');
 
   await page.goto('/password/reset/some-reset-code');
@@ -36,6 +45,8 @@ test('the signed-out pages', async ({ page }) => {
 
   await page.goto('/self-registration');
   await expect(page.getByRole('heading', { name: 'Self-registration' })).toBeVisible();
+  await expect(page).toHaveTitle('Self-registration · Atrium');
+  await expectNoSeriousAxeFinding(page);
   await snapshot(page, 'self-registration');
 
   await page.goto('/registration/not-an-invitation');
