@@ -45,7 +45,8 @@ export function PublicPage({ title, children, footer, wide }: { title: string; c
           {children}
         </CardContent>
       </Card>
-      {footer ? <Box sx={{ mt: 2, color: '#fff' }}>{footer}</Box> : null}
+      {/* On the dark backdrop, links are white like the brand above the card. */}
+      {footer ? <Box sx={{ mt: 2, color: '#fff', '& a': { color: '#fff' } }}>{footer}</Box> : null}
     </Box>
   );
 }
