@@ -27,7 +27,7 @@ test('a wrong phone number is refused in the form, before anything is saved', as
   await page.goto('/profile');
   await page.getByRole('textbox', { name: 'Phone' }).fill('12345');
   await page.getByRole('button', { name: 'Save' }).click();
-  await expect(page.getByText('Phone number must be international')).toBeVisible();
+  await expect(page.getByText('Enter an international number with its country code')).toBeVisible();
 });
 
 test('a user without the right to edit their record sees it read-only and still picks their own formats', async ({ page, request }) => {

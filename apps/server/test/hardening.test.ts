@@ -105,3 +105,20 @@ describe('odd text and odd bodies', () => {
     }
   });
 });
+
+describe('phone numbers and time zones of users', () => {
+  it('stores a usually formatted phone as E.164 and refuses a time zone that does not exist', async () => {
+    const admin = await adminClient(t);
+    const u = await member();
+    const ok = await admin.patch(`/users/${u.id}`, { profile: { phone: '+7 (912) 345-67-89', time_zone: 'europe/moscow' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().data.profile).toMatchObject({ phone: '+79123456789', time_zone: 'Europe/Moscow' });
+    const zone = await admin.patch(`/users/${u.id}`, { profile: { time_zone: 'Europe/Moscw' } });
+    expect(zone.statusCode).toBe(400);
+    expect(zone.json().details[0]).toMatchObject({ field: 'profile.time_zone', message: 'validation.time_zone' });
+    const phone = await admin.patch(`/users/${u.id}`, { profile: { phone: 'call the concierge' } });
+    expect(phone.json().details[0]).toMatchObject({ field: 'profile.phone', message: 'validation.phone_international' });
+    const own = await admin.patch('/profile', { profile: { time_zone: 'Mars/Olympus' } });
+    expect(own.statusCode).toBe(400);
+  });
+});

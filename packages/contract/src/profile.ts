@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, LOCALES, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema, LicenseWarningsSchema } from './licenses.js';
-import { VALIDATION_MESSAGES } from './validators.js';
+import { PhoneSchema, TimeZoneSchema } from './validators.js';
 
 export const NotificationSettingsSchema = z.object({ acs: z.boolean() });
 export type NotificationSettings = z.infer<typeof NotificationSettingsSchema>;
@@ -50,13 +50,8 @@ export const UpdateProfileBodySchema = z.strictObject({
   profile: z
     .strictObject({
       address: optionalText(255),
-      phone: z
-        .string()
-        .trim()
-        .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international)
-        .nullable()
-        .optional(),
-      time_zone: optionalText(64),
+      phone: PhoneSchema.nullable().optional(),
+      time_zone: TimeZoneSchema.nullable().optional(),
       time_format: z.enum(TIME_FORMATS).nullable().optional(),
       identifier_format: z.enum(IDENTIFIER_FORMATS).optional(),
     })

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.js';
 import { PasswordSchema } from './profile.js';
-import { VALIDATION_MESSAGES } from './validators.js';
+import { PhoneSchema, VALIDATION_MESSAGES } from './validators.js';
 
 /**
  * Registration, self-registration, e-mail confirmation and password recovery (spec core §7).
@@ -51,10 +51,7 @@ export const SelfRegistrationBodySchema = z.strictObject({
     .regex(/^[A-Z]{2}$/, VALIDATION_MESSAGES.invalid_value),
   user_email: email,
   user_type: z.enum(SELF_REGISTRATION_USER_TYPES),
-  user_phone: z
-    .string()
-    .trim()
-    .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international),
+  user_phone: PhoneSchema,
   object_name: name,
   user_password: PasswordSchema,
   locale: z.enum(LOCALES).optional(),

@@ -3,7 +3,7 @@ import { IDENTIFIER_FORMATS, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema } from './licenses.js';
 import { IdSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
 import { PasswordSchema } from './profile.js';
-import { VALIDATION_MESSAGES } from './validators.js';
+import { PhoneSchema, TimeZoneSchema, VALIDATION_MESSAGES } from './validators.js';
 
 /** Profile block of a user as an administrator edits it (spec entities §3). */
 export const UserProfileSchema = z.object({
@@ -57,17 +57,12 @@ export const UserSchema = z.object({
 });
 export type User = z.infer<typeof UserSchema>;
 
-const phone = z
-  .string()
-  .trim()
-  .regex(/^\+[1-9]\d{6,14}$/, VALIDATION_MESSAGES.phone_international);
-
 export const UserProfileBodySchema = z.strictObject({
   address: z.string().trim().max(255).nullable().optional(),
-  phone: phone.nullable().optional(),
+  phone: PhoneSchema.nullable().optional(),
   use_phone_in_forward: z.boolean().optional(),
   country_code: z.string().trim().max(8).nullable().optional(),
-  time_zone: z.string().trim().max(64).nullable().optional(),
+  time_zone: TimeZoneSchema.nullable().optional(),
   sip_number_id: IdValueSchema.nullable().optional(),
   identifier_format: z.enum(IDENTIFIER_FORMATS).optional(),
   time_format: z.enum(TIME_FORMATS).nullable().optional(),

@@ -212,3 +212,25 @@ describe('message catalogue', () => {
     ok(v, 'abc');
   });
 });
+
+describe('phone numbers and time zones (issue 9)', () => {
+  it('accepts usual formatting and answers E.164', async () => {
+    const { normalizePhone, internationalPhone } = await import('./validators.js');
+    expect(normalizePhone('+7 (912) 345-67-89')).toBe('+79123456789');
+    expect(normalizePhone('+44 20 7946 0958')).toBe('+442079460958');
+    expect(normalizePhone('0049 30 901820')).toBe('+4930901820');
+    for (const bad of ['8 912 345 67 89', '+7 912', 'call me', '+1 (555) 0000-0000-0000', '']) expect(normalizePhone(bad), bad).toBeNull();
+    expect(internationalPhone('+7 (912) 345-67-89')).toBeUndefined();
+    expect(internationalPhone('12345')).toEqual({ message: 'validation.phone_international', args: {} });
+  });
+
+  it('knows IANA time zones by their canonical name', async () => {
+    const { canonicalTimeZone, TimeZoneSchema, timeZones } = await import('./validators.js');
+    expect(canonicalTimeZone('Europe/Moscow')).toBe('Europe/Moscow');
+    expect(canonicalTimeZone('europe/moscow')).toBe('Europe/Moscow');
+    expect(canonicalTimeZone('Europe/Moscw')).toBeNull();
+    expect(canonicalTimeZone('')).toBeNull();
+    expect(TimeZoneSchema.safeParse('Mars/Olympus').success).toBe(false);
+    expect(timeZones()).toContain('America/Sao_Paulo');
+  });
+});

@@ -9,6 +9,7 @@
  * shape react-admin's input validators return, so the console passes them to inputs as they are.
  */
 
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { z } from 'zod';
 import { DUMMY_PASSWORD, NAME_MAX_LENGTH } from './constants.js';
 
@@ -31,6 +32,8 @@ export const VALIDATION_MESSAGES = {
   file_size: 'validation.file_size',
   unique: 'validation.unique',
   phone_international: 'validation.phone_international',
+  /** "not a time zone": not an IANA time zone name */
+  time_zone: 'validation.time_zone',
   username_required: 'validation.username_required',
   name_like: 'validation.name_like',
   // Answered only by the server, in the `details` of a 400 (the spec's catalogue has no phrase for them).
@@ -321,13 +324,61 @@ export const unique =
     return taken.some((t) => norm(t) === n) ? fail('unique') : undefined;
   };
 
-/** "phone number must be international": + then 7 to 15 digits (E.164), spaces, dashes and brackets allowed. */
+/**
+ * A phone number as people write it ("+7 (912) 345-67-89", "+44 20 7946 0958", "00 49 30 1234567")
+ * in E.164 (`+79123456789`), or null when it is not a valid international number. libphonenumber-js
+ * knows each country's numbering plan, so a number of the wrong length is refused too.
+ */
+export function normalizePhone(value: string): string | null {
+  const v = value.trim().replace(/^00/, '+');
+  if (!v.startsWith('+') || /[^\d\s\-().+/]/.test(v)) return null;
+  const parsed = parsePhoneNumberFromString(v);
+  return parsed?.isValid() ? parsed.number : null;
+}
+
+/** "phone number must be international": a valid number with its country code, however it is spaced. */
 export const internationalPhone: Validator = (value) => {
   if (isEmpty(value)) return undefined;
-  const v = text(value).trim();
-  const digits = v.replace(/[\s\-()]/g, '');
-  return /^\+[1-9]\d{6,14}$/.test(digits) && /^\+[\d\s\-()]+$/.test(v) ? undefined : fail('phone_international');
+  return normalizePhone(text(value)) ? undefined : fail('phone_international');
 };
+
+/** A phone field of the API: accepts usual formatting, stores E.164. */
+export const PhoneSchema = z
+  .string()
+  .trim()
+  .max(32, VALIDATION_MESSAGES.phone_international)
+  .transform((v, ctx) => {
+    const e164 = normalizePhone(v);
+    if (e164) return e164;
+    ctx.addIssue({ code: 'custom', message: VALIDATION_MESSAGES.phone_international });
+    return z.NEVER;
+  });
+
+/** The IANA name of a time zone as written (`europe/moscow` → `Europe/Moscow`), or null for no such zone. */
+export function canonicalTimeZone(value: string): string | null {
+  const v = value.trim();
+  if (!v || !/^[A-Za-z0-9_+\-/]+$/.test(v)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** A time zone field of the API: an IANA zone (`Europe/Moscow`), stored by its canonical name. */
+export const TimeZoneSchema = z
+  .string()
+  .trim()
+  .max(64, VALIDATION_MESSAGES.time_zone)
+  .transform((v, ctx) => {
+    const zone = canonicalTimeZone(v);
+    if (zone) return zone;
+    ctx.addIssue({ code: 'custom', message: VALIDATION_MESSAGES.time_zone });
+    return z.NEVER;
+  });
+
+/** Every IANA time zone this runtime knows, for pickers. */
+export const timeZones = (): string[] => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC']);
 
 /**
  * "a name-like value may contain only allowed characters and has a length of 1 to 31": letters of

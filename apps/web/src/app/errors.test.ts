@@ -69,7 +69,10 @@ describe('form errors from a refused save', () => {
       { field: 'profile.address', message: 'a phrase nobody translated' },
     ]);
     expect(formErrors(error, t)).toEqual({
-      profile: { phone: 'Phone number must be international (+…)', address: 'a phrase nobody translated' },
+      profile: {
+        phone: 'Enter an international number with its country code, such as +7 912 345-67-89',
+        address: 'a phrase nobody translated',
+      },
     });
   });
 

@@ -4,7 +4,6 @@ import { Box, Button, Card, CardActions, CardContent, Divider, Grid, Stack, Typo
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
-  AutocompleteInput,
   Form,
   Labeled,
   PasswordInput,
@@ -19,6 +18,7 @@ import {
 import { PROFILE_KEY } from '../app/authProvider';
 import { http } from '../app/http';
 import { FormDialog } from '../app/kit/FormDialog';
+import { TimeZoneInput } from '../app/kit/TimeZoneInput';
 import { useActions } from '../app/kit/useActions';
 import { useSessionData } from '../app/SessionContext';
 import { useAlert } from '../app/useAlert';
@@ -26,14 +26,6 @@ import { internationalPhone, matchesField, maxLength, minLength, required } from
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
 import { mayEditOwnRecord, type ProfileForm, profileBody, toForm } from './profileForm';
-
-const timeZones = (): { id: string; name: string }[] => {
-  try {
-    return Intl.supportedValuesOf('timeZone').map((z) => ({ id: z, name: z }));
-  } catch {
-    return [{ id: 'UTC', name: 'UTC' }];
-  }
-};
 
 function ChangePassword() {
   const translate = useTranslate();
@@ -172,7 +164,7 @@ export function ProfilePage() {
                   validate={recordEditable ? [internationalPhone, maxLength(32)] : undefined}
                   {...recordField}
                 />
-                <AutocompleteInput source="time_zone" label={translate('profile.time_zone')} choices={timeZones()} fullWidth />
+                <TimeZoneInput source="time_zone" label={translate('profile.time_zone')} fullWidth />
                 <SelectInput
                   source="time_format"
                   label={translate('profile.time_format')}

@@ -17,6 +17,7 @@ import {
 import { GroupsInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useAvailableRoles } from '../../app/kit/StructureDialogs';
+import { TimeZoneInput } from '../../app/kit/TimeZoneInput';
 import { useActions } from '../../app/kit/useActions';
 import { email, internationalPhone, maxLength, minLength, PASSWORD_MIN_LENGTH, required, usernameRequired } from '../../app/validators';
 import { useUserAccess } from './access';
@@ -143,7 +144,7 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
       <Grid>
         <TextInput source="profile.phone" validate={internationalPhone} />
         <TextInput source="profile.address" validate={maxLength(255)} />
-        <TextInput source="profile.time_zone" validate={maxLength(64)} />
+        <TimeZoneInput source="profile.time_zone" label="resources.users.fields.profile.time_zone" />
         <TextInput source="profile.country_code" validate={maxLength(8)} />
         <SelectInput
           source="profile.identifier_format"
