@@ -16,7 +16,8 @@ export default defineConfig({
     rolldownOptions: {
       // The contract's modules only declare things: let unused schemas (and zod with them) drop out
       // of the sign-in page, which needs a few constants and validators.
-      treeshake: { moduleSideEffects: (id: string) => !/[\\/]packages[\\/]contract[\\/]/.test(id) },
+      // libphonenumber-js is pure too: its numbering plans load only where a phone is checked.
+      treeshake: { moduleSideEffects: (id: string) => !/[\\/](packages[\\/]contract|node_modules[\\/]libphonenumber-js)[\\/]/.test(id) },
       output: {
         // Pages and areas are split by React.lazy, so what only the console uses (react-admin's UI
         // kit) stays out of the sign-in page's chunks; React itself is one long-cached chunk.

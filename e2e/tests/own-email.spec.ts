@@ -7,6 +7,8 @@ test('an administrator changes their own e-mail with their current password, and
   // Their own administrator, so the e2e administrator's e-mail stays as other tests expect it.
   const me = await makeUser(admin, { permissions: USERS_ADMIN });
   const other = await makeUser(admin);
+  // Acting on another user needs their role among the roles one may assign (issue 9).
+  await admin.call('PATCH', `/roles/${me.roleId}`, { available_roles: [other.roleId] });
   await admin.call('PATCH', `/users/${me.id}`, { email: `${me.login}@e2e.example` });
   await admin.call('PATCH', `/users/${other.id}`, { email: `${other.login}@e2e.example` });
   const newEmail = `${me.login}-new@e2e.example`;

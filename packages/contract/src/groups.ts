@@ -124,6 +124,11 @@ export const GroupSchema = z.object({
   users: z.array(z.number().int()).optional(),
   /** With `with=parent`. */
   parent: z.object({ id: z.number().int(), name: z.string() }).nullable().optional(),
+  /**
+   * With `with=path_names`: the names from the top group the caller may see down to this one
+   * ("Site", "Building A", "Floor 7", "Apt 3"), so twelve "Apt 1" can be told apart.
+   */
+  path_names: z.array(z.string()).optional(),
   created_by: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -276,6 +281,14 @@ export const StructureExportQuerySchema = z.object({
   domain_type: IdSchema.optional(),
   tz_offset: z.coerce.number().int().min(-840).max(840).default(0),
 });
+
+/** What deleting a group takes with it: its subgroups; users and devices must be moved first. */
+export const GroupDeleteImpactSchema = z.object({
+  subgroups: z.number().int(),
+  users: z.number().int(),
+  devices: z.number().int(),
+});
+export type GroupDeleteImpact = z.infer<typeof GroupDeleteImpactSchema>;
 
 export const StructureImportResultSchema = z.object({
   users_attached: z.number().int(),

@@ -10,6 +10,7 @@ export * from './mqtt-topics.js';
 export * from './notifications.js';
 export * from './outbox.js';
 export * from './permissions.js';
+export * from './phone.js';
 export * from './profile.js';
 export * from './realtime.js';
 export * from './registration.js';

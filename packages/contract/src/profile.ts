@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, LOCALES, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema, LicenseWarningsSchema } from './licenses.js';
-import { PhoneSchema, TimeZoneSchema } from './validators.js';
+import { PhoneSchema } from './phone.js';
+import { TimeZoneSchema } from './validators.js';
 
 export const NotificationSettingsSchema = z.object({ acs: z.boolean() });
 export type NotificationSettings = z.infer<typeof NotificationSettingsSchema>;

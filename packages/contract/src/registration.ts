@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { LOCALES } from './constants.js';
+import { PhoneSchema } from './phone.js';
 import { PasswordSchema } from './profile.js';
-import { PhoneSchema, VALIDATION_MESSAGES } from './validators.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /**
  * Registration, self-registration, e-mail confirmation and password recovery (spec core §7).

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { IDENTIFIER_FORMATS, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema } from './licenses.js';
 import { IdSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
+import { PhoneSchema } from './phone.js';
 import { PasswordSchema } from './profile.js';
-import { PhoneSchema, TimeZoneSchema, VALIDATION_MESSAGES } from './validators.js';
+import { TimeZoneSchema, VALIDATION_MESSAGES } from './validators.js';
 
 /** Profile block of a user as an administrator edits it (spec entities §3). */
 export const UserProfileSchema = z.object({

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DUMMY_PASSWORD } from './constants.js';
+import { internationalPhone } from './phone.js';
 import {
   alphanumeric,
   alphanumericDashUnderscore,
@@ -14,7 +15,6 @@ import {
   greaterThan,
   hexPairs,
   hexPairsToDecimal,
-  internationalPhone,
   ipWithPrefix,
   isEmpty,
   lessThan,
@@ -215,7 +215,7 @@ describe('message catalogue', () => {
 
 describe('phone numbers and time zones (issue 9)', () => {
   it('accepts usual formatting and answers E.164', async () => {
-    const { normalizePhone, internationalPhone } = await import('./validators.js');
+    const { normalizePhone } = await import('./phone.js');
     expect(normalizePhone('+7 (912) 345-67-89')).toBe('+79123456789');
     expect(normalizePhone('+44 20 7946 0958')).toBe('+442079460958');
     expect(normalizePhone('0049 30 901820')).toBe('+4930901820');

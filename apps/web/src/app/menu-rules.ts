@@ -104,8 +104,9 @@ export const MENU: readonly MenuSection[] = [
   ]),
   section('device_management', [
     item('/devices', 'devices', any('can_view_devices', 'can_view_descendant_devices', 'can_view_all_devices')),
-    item('/devices/events', 'device_events'),
-    item('/devices/tasks', 'device_tasks'),
+    // The spec shows these to everyone; the server answers them only with these permissions, so the menu follows the server.
+    item('/devices/events', 'device_events', p('can_view_device_events')),
+    item('/devices/tasks', 'device_tasks', p('can_view_device_tasks')),
   ]),
   section('elevator_management', [
     item('/elevators', 'elevators', elevatorLicensedViewer),

@@ -1,7 +1,6 @@
-import { ERROR_MESSAGES, PERMISSIONS } from '@atrium/contract';
+import { ERROR_MESSAGES, PERMISSIONS, VALIDATION_MESSAGES } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import { MENU, SECTION_CODES } from '../app/menu-rules';
-import { VALIDATION_MESSAGES } from '../app/validators';
 import { en } from './en';
 import { AREA_MESSAGES } from './index';
 import { ru } from './ru';

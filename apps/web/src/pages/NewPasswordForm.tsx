@@ -1,8 +1,7 @@
-import { PASSWORD_MIN_LENGTH } from '@atrium/contract';
+import { matchesField, minLength, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
 import { Alert, Box, Button, Stack } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type FormEvent, type ReactNode, useState } from 'react';
-import { matchesField, minLength, required } from '../app/validators';
 import { fieldError } from './fieldError';
 import { PasswordField } from './PasswordField';
 

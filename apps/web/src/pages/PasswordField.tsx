@@ -1,10 +1,10 @@
+import { generatePassword } from '@atrium/contract';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
 import { IconButton, InputAdornment, TextField, type TextFieldProps, Tooltip } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { useState } from 'react';
-import { generatePassword } from '../app/validators';
 
 /** A password input with show/hide and, optionally, the random password generator (spec core §9). */
 export function PasswordField({ onGenerate, ...props }: TextFieldProps & { onGenerate?: (password: string) => void }) {

@@ -1,8 +1,8 @@
+import { email, required } from '@atrium/contract';
 import { Alert, Box, Button, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type FormEvent, useState } from 'react';
 import { http } from '../app/http';
-import { email, required } from '../app/validators';
 import { fieldError } from './fieldError';
 import { PageLink, PublicPage } from './PublicPage';
 import { useSubmit } from './useSubmit';

@@ -1,4 +1,14 @@
-import { IDENTIFIER_FORMATS, PASSWORD_MIN_LENGTH, type Profile, TIME_FORMATS } from '@atrium/contract';
+import {
+  IDENTIFIER_FORMATS,
+  internationalPhone,
+  matchesField,
+  maxLength,
+  minLength,
+  PASSWORD_MIN_LENGTH,
+  type Profile,
+  required,
+  TIME_FORMATS,
+} from '@atrium/contract';
 import LockIcon from '@mui/icons-material/Lock';
 import { Box, Button, Card, CardActions, CardContent, Divider, Grid, Stack, Typography } from '@mui/material';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
@@ -22,7 +32,6 @@ import { TimeZoneInput } from '../app/kit/TimeZoneInput';
 import { useActions } from '../app/kit/useActions';
 import { useSessionData } from '../app/SessionContext';
 import { useAlert } from '../app/useAlert';
-import { internationalPhone, matchesField, maxLength, minLength, required } from '../app/validators';
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
 import { mayEditOwnRecord, type ProfileForm, profileBody, toForm } from './profileForm';

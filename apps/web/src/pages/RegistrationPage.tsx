@@ -1,10 +1,9 @@
-import { ERRORS } from '@atrium/contract';
+import { ERRORS, maxLength, required } from '@atrium/contract';
 import { Alert, CircularProgress, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type ReactNode, useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { http } from '../app/http';
-import { maxLength, required } from '../app/validators';
 import { fieldError } from './fieldError';
 import { linkError } from './linkError';
 import { NewPasswordForm } from './NewPasswordForm';

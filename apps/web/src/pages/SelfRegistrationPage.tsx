@@ -1,11 +1,10 @@
-import { PASSWORD_MIN_LENGTH } from '@atrium/contract';
+import { email, internationalPhone, maxLength, minLength, nameLike, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
 import { Alert, Box, Button, Checkbox, FormControlLabel, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
 import { http } from '../app/http';
 import { getAppLocale, useAppLocale } from '../app/locale';
-import { email, internationalPhone, maxLength, minLength, nameLike, required } from '../app/validators';
 import { localizedCountries } from './countries';
 import { fieldError } from './fieldError';
 import { PasswordField } from './PasswordField';

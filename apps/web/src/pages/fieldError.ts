@@ -1,4 +1,4 @@
-import type { ValidationError, Validator } from '../app/validators';
+import type { ValidationError, Validator } from '@atrium/contract';
 
 type Translate = (key: string, options?: Record<string, unknown>) => string;
 

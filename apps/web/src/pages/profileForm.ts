@@ -1,6 +1,6 @@
 import type { Profile } from '@atrium/contract';
+import { emptyToNull } from '@atrium/contract';
 import { type Me, userAccess } from '../app/action-rules';
-import { emptyToNull } from '../app/validators';
 
 /** The profile page's form values. */
 export interface ProfileForm {

@@ -79,10 +79,19 @@ export type GroupRow = typeof groups.$inferSelect & {
   deletable: boolean;
   users?: number[];
   parent?: { id: number; name: string } | null;
+  pathNames?: string[];
 };
 export type GroupAccess = GroupRow & { canEdit: boolean; canDelete: boolean; canEditLicense: boolean };
 
-const relationColumns = (rel: ReadonlySet<string>) => ({
+const relationColumns = (actor: Actor, rel: ReadonlySet<string>) => ({
+  ...(rel.has('path_names')
+    ? {
+        // Ancestors the caller may not see stay unnamed: the path starts at the first visible one.
+        pathNames: sql<string[]>`ARRAY(SELECT a.name FROM groups a
+          WHERE a.id = ANY(${G.path}) AND ${groupVisible(actor, sql`a.path`)}
+          ORDER BY array_position(${G.path}, a.id))`,
+      }
+    : {}),
   ...(rel.has('users')
     ? {
         users: sql<number[]>`ARRAY(SELECT ug.user_id FROM user_groups ug WHERE ug.group_id = ${G.id} ORDER BY ug.user_id)`,
@@ -117,7 +126,7 @@ export class GroupsRepository {
     }
     const where = and(...conds);
     const rows = await this.db
-      .select({ ...columns(actor), ...relationColumns(rel), total: sql<number>`(count(*) OVER ())::int` })
+      .select({ ...columns(actor), ...relationColumns(actor, rel), total: sql<number>`(count(*) OVER ())::int` })
       .from(groups)
       .where(where)
       .orderBy(...sortSql(GROUP_LIST, q))
@@ -160,7 +169,7 @@ export class GroupsRepository {
     const [r] = await db
       .select({
         ...columns(actor),
-        ...relationColumns(rel),
+        ...relationColumns(actor, rel),
         canEdit: sql<boolean>`(${groupEditPredicate(actor)})`,
         canDelete: sql<boolean>`(${groupDeletePredicate(actor)})`,
         canEditLicense: sql<boolean>`(${licenseEdit(actor)})`,
@@ -322,6 +331,15 @@ export class GroupsRepository {
   }
 
   /** How many users belong to the group or below, and whether `userId` is one of them. */
+  /** Groups below this one (all of them go with it). */
+  async subgroupsInSubtree(id: number): Promise<number> {
+    const [r] = await this.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(groups)
+      .where(sql`${G.path} && ${intArray([id])} AND ${G.id} <> ${id}`);
+    return r?.n ?? 0;
+  }
+
   async usersInSubtree(id: number): Promise<number> {
     const [r] = await this.db
       .select({ n: sql<number>`count(DISTINCT ug.user_id)::int` })

@@ -8,6 +8,7 @@ import {
   FloorsAndApartmentsSchema,
   GeneratedStructureSchema,
   GenerateGroupsBodySchema,
+  GroupDeleteImpactSchema,
   GroupListQuerySchema,
   GroupSchema,
   GroupTreeItemSchema,
@@ -77,6 +78,12 @@ export async function groupsRoutes(app: AppInstance): Promise<void> {
     '/domains/:id',
     { schema: { tags, params: IdParamsSchema, body: UpdateGroupBodySchema, response: { 200: GroupAnswer } } },
     async (req) => ({ data: await groups.update(req.ctx, req.params.id, req.body) }),
+  );
+
+  app.get(
+    '/domains/:id/delete-impact',
+    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(GroupDeleteImpactSchema) } } },
+    async (req) => ({ data: await groups.deleteImpact(req.actor, req.params.id) }),
   );
 
   app.delete('/domains/:id', { schema: { tags, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {

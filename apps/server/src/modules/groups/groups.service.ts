@@ -59,6 +59,7 @@ export function toGroup(g: GroupRow): Group {
     has_children: g.hasChildren,
     ...(g.users !== undefined ? { users: g.users } : {}),
     ...(g.parent !== undefined ? { parent: g.parent } : {}),
+    ...(g.pathNames !== undefined ? { path_names: g.pathNames } : {}),
     created_by: g.createdBy,
     created_at: iso(g.createdAt),
     updated_at: iso(g.updatedAt),
@@ -74,7 +75,7 @@ export interface RoleAssigner {
   assertMayActOnHolder(actor: Actor, roleId: number | null): Promise<void>;
 }
 
-const RELATIONS = ['users', 'parent'] as const;
+const RELATIONS = ['users', 'parent', 'path_names'] as const;
 
 export class GroupsService {
   constructor(
@@ -376,6 +377,20 @@ export class GroupsService {
   /** A group is top-level for the actor when none of their other groups is above it. */
   private isTopGroupOf(actor: Actor, g: GroupRow): boolean {
     return !g.path.slice(0, -1).some((a) => actor.groupIds.includes(a));
+  }
+
+  /**
+   * What deleting a group would take with it, for the confirmation: its subgroups (deleted with it),
+   * and the users and devices that must first be moved (the delete is refused while any remain).
+   */
+  async deleteImpact(actor: Actor, id: number): Promise<{ subgroups: number; users: number; devices: number }> {
+    const g = await this.visible(actor, id);
+    if (!g.canDelete) throw prohibited();
+    return {
+      subgroups: await this.repo.subgroupsInSubtree(id),
+      users: await this.repo.usersInSubtree(id),
+      devices: await this.repo.devicesInSubtree(id),
+    };
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {

@@ -12,13 +12,19 @@ export const GROUPS_API = 'domains';
 
 // Server-side search: the name contains what was typed.
 const byName = (q: string) => (q ? { 'name@has': q } : {});
-const groupText = (g: { name?: string; logic_address?: number | null } | undefined) =>
-  g ? (g.logic_address === null || g.logic_address === undefined ? (g.name ?? '') : `${g.name} (${g.logic_address})`) : '';
+/** A group as pickers show it: its path from the top group the user sees ("Site › Building A › Apt 3"), and its logical address. */
+export const groupText = (g: { name?: string; logic_address?: number | null; path_names?: string[] } | undefined) => {
+  if (!g) return '';
+  const name = g.path_names?.length ? g.path_names.join(' › ') : (g.name ?? '');
+  return g.logic_address === null || g.logic_address === undefined ? name : `${name} (${g.logic_address})`;
+};
+/** Pickers ask for the path of every group they list. */
+const WITH_PATHS = { meta: { with: ['path_names'] } };
 
 /** One group, searched on the server (`parent_id`, `domain_id`…). */
 export function GroupInput({ source, label, ...props }: { source: string; label: string } & Omit<AutocompleteInputProps, 'source'>) {
   return (
-    <ReferenceInput source={source} reference={GROUPS_API} perPage={25} sort={{ field: 'name', order: 'ASC' }}>
+    <ReferenceInput source={source} reference={GROUPS_API} perPage={25} sort={{ field: 'name', order: 'ASC' }} queryOptions={WITH_PATHS}>
       <AutocompleteInput label={label} optionText={groupText} filterToQuery={byName} {...props} />
     </ReferenceInput>
   );
@@ -27,7 +33,13 @@ export function GroupInput({ source, label, ...props }: { source: string; label:
 /** Several groups, searched on the server (a user's `domains`). */
 export function GroupsInput({ source, label, ...props }: { source: string; label: string } & Omit<AutocompleteArrayInputProps, 'source'>) {
   return (
-    <ReferenceArrayInput source={source} reference={GROUPS_API} perPage={25} sort={{ field: 'name', order: 'ASC' }}>
+    <ReferenceArrayInput
+      source={source}
+      reference={GROUPS_API}
+      perPage={25}
+      sort={{ field: 'name', order: 'ASC' }}
+      queryOptions={WITH_PATHS}
+    >
       <AutocompleteArrayInput label={label} optionText={groupText} filterToQuery={byName} {...props} />
     </ReferenceArrayInput>
   );

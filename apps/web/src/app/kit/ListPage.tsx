@@ -3,7 +3,7 @@ import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
 import type { SxProps, Theme } from '@mui/material/styles';
-import { type ReactElement, type ReactNode, useState } from 'react';
+import { type ReactElement, type ReactNode, useEffect, useRef, useState } from 'react';
 import {
   CreateButton,
   Datagrid,
@@ -64,6 +64,32 @@ export function EllipsisField({
       {text}
     </Typography>
   );
+}
+
+/**
+ * react-admin puts a row checkbox's label on MUI's wrapper span, where ARIA forbids it, and leaves
+ * the checkbox input itself unnamed (axe: aria-prohibited-attr and label). This moves the label to
+ * the input for every row drawn inside the returned ref, new pages and rows included.
+ */
+function useRowCheckboxLabels() {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const root = ref.current;
+    if (!root) return;
+    const fix = () => {
+      for (const span of root.querySelectorAll<HTMLElement>('.RaDatagrid-checkbox[aria-label]')) {
+        const input = span.querySelector('input');
+        const label = span.getAttribute('aria-label');
+        if (input && label) input.setAttribute('aria-label', label);
+        span.removeAttribute('aria-label');
+      }
+    };
+    fix();
+    const observer = new MutationObserver(fix);
+    observer.observe(root, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-label'] });
+    return () => observer.disconnect();
+  }, []);
+  return ref;
 }
 
 /** A table that fits its page: fixed layout, so long cells end with an ellipsis instead of widening it. */
@@ -269,36 +295,39 @@ export function ListPage({
 }: ListPageProps) {
   const resource = useResourceContext(props);
   const Table = omit ? DatagridConfigurable : Datagrid;
+  const tableRef = useRowCheckboxLabels();
   return (
-    <List
-      perPage={20}
-      pagination={<Pagination rowsPerPageOptions={PER_PAGE_OPTIONS} />}
-      filters={filters}
-      exporter={canExport ? undefined : false}
-      empty={filters && filters.length > 0 ? false : <EmptyState />}
-      actions={
-        // The actions keep their width next to the filters (react-admin would shrink them as much as the
-        // filters), up to 70% of the line; more actions wrap onto a second line rather than widen the page.
-        <TopToolbar sx={{ flex: '0 0 auto', maxWidth: { md: '70%' }, flexWrap: 'wrap', justifyContent: 'flex-end', rowGap: 0.5 }}>
-          {filters && filters.length > 0 ? <FilterButton /> : null}
-          {canCreate ? <CreateButton to={addRoute && resource ? `/${resource}/add` : undefined} /> : null}
-          {omit ? <SelectColumnsButton /> : null}
-          {canExport ? <ExportButton /> : null}
-          {extraActions}
-        </TopToolbar>
-      }
-      {...props}
-    >
-      <Table
-        rowClick={rowClick}
-        isRowSelectable={isRowSelectable}
-        bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
-        empty={<EmptyState />}
-        {...(omit ? { omit } : {})}
-        sx={[UNSELECTABLE_ROW_SX, fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
+    <Box ref={tableRef} sx={{ display: 'contents' }}>
+      <List
+        perPage={20}
+        pagination={<Pagination rowsPerPageOptions={PER_PAGE_OPTIONS} />}
+        filters={filters}
+        exporter={canExport ? undefined : false}
+        empty={filters && filters.length > 0 ? false : <EmptyState />}
+        actions={
+          // The actions keep their width next to the filters (react-admin would shrink them as much as the
+          // filters), up to 70% of the line; more actions wrap onto a second line rather than widen the page.
+          <TopToolbar sx={{ flex: '0 0 auto', maxWidth: { md: '70%' }, flexWrap: 'wrap', justifyContent: 'flex-end', rowGap: 0.5 }}>
+            {filters && filters.length > 0 ? <FilterButton /> : null}
+            {canCreate ? <CreateButton to={addRoute && resource ? `/${resource}/add` : undefined} /> : null}
+            {omit ? <SelectColumnsButton /> : null}
+            {canExport ? <ExportButton /> : null}
+            {extraActions}
+          </TopToolbar>
+        }
+        {...props}
       >
-        {children}
-      </Table>
-    </List>
+        <Table
+          rowClick={rowClick}
+          isRowSelectable={isRowSelectable}
+          bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
+          empty={<EmptyState />}
+          {...(omit ? { omit } : {})}
+          sx={[UNSELECTABLE_ROW_SX, fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
+        >
+          {children}
+        </Table>
+      </List>
+    </Box>
   );
 }

@@ -1,4 +1,5 @@
 import type { StructureImportResult } from '@atrium/contract';
+import { required } from '@atrium/contract';
 import UploadFileIcon from '@mui/icons-material/UploadFile';
 import {
   Alert,
@@ -22,7 +23,6 @@ import { Form, SelectInput, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../dataProvider';
 import { errorText } from '../errors';
 import { useAlert } from '../useAlert';
-import { required } from '../validators';
 import { downloadFile, LONG_TIMEOUT_MS, tzOffsetMinutes } from './download';
 import { FormDialog } from './FormDialog';
 import { GROUPS_API, GroupInput } from './GroupPicker';

@@ -1,11 +1,10 @@
-import { DEVICE_PROTOCOLS, type Device, type DeviceProtocol } from '@atrium/contract';
+import { DEVICE_PROTOCOLS, type Device, type DeviceProtocol, maxLength, minLength } from '@atrium/contract';
 import { Alert, Box, Typography } from '@mui/material';
 import { useState } from 'react';
 import { FormDataConsumer, PasswordInput, SelectInput, useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormDialog } from '../../app/kit/FormDialog';
 import { useAlert } from '../../app/useAlert';
-import { maxLength, minLength } from '../../app/validators';
 
 /** Initialise: sets the device's broker password (typed, or generated and shown once) and queues the init task. */
 export function InitDialog({ device, open, onClose }: { device: Device; open: boolean; onClose: () => void }) {

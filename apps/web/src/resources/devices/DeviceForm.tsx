@@ -1,4 +1,14 @@
-import { DEVICE_MODELS, DEVICE_TYPES, type Device, type DeviceModelCapabilities, deviceModel } from '@atrium/contract';
+import {
+  alphanumericDashUnderscore,
+  DEVICE_MODELS,
+  DEVICE_TYPES,
+  type Device,
+  type DeviceModelCapabilities,
+  deviceModel,
+  maxLength,
+  range,
+  required,
+} from '@atrium/contract';
 import { Box, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import {
@@ -16,7 +26,6 @@ import {
 } from 'react-admin';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
-import { alphanumericDashUnderscore, maxLength, range, required } from '../../app/validators';
 import { typeChoices } from './shared';
 
 const Grid = ({ children }: { children: ReactNode }) => (

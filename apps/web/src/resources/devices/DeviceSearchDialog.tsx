@@ -1,4 +1,4 @@
-import { DEVICE_REALTIME, type FoundDevice } from '@atrium/contract';
+import { DEVICE_REALTIME, type FoundDevice, required } from '@atrium/contract';
 import {
   Alert,
   Box,
@@ -23,7 +23,6 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { listenLive } from '../../app/live';
 import { useAlert } from '../../app/useAlert';
-import { required } from '../../app/validators';
 
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 /** How long the page waits for the server to confirm the results' topic before it starts the search anyway. */

@@ -1,4 +1,5 @@
 import type { DomainType } from '@atrium/contract';
+import { maxLength, range, required } from '@atrium/contract';
 import AddIcon from '@mui/icons-material/Add';
 import DeleteIcon from '@mui/icons-material/Delete';
 import { Button } from '@mui/material';
@@ -20,7 +21,6 @@ import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
-import { maxLength, range, required } from '../../app/validators';
 import { domainTypeBody } from './transform';
 
 type Editing = { mode: 'create' } | { mode: 'edit'; record: DomainType } | null;

@@ -1,4 +1,5 @@
 import type { GeneratedGroup } from '@atrium/contract';
+import { maxLength, range, required } from '@atrium/contract';
 import { Alert, Box, Button, Dialog, DialogActions, DialogContent, DialogTitle, Typography } from '@mui/material';
 import { useState } from 'react';
 import {
@@ -21,7 +22,6 @@ import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
-import { maxLength, range, required } from '../../app/validators';
 import { generateBody } from './transform';
 
 interface Generated {

@@ -1,11 +1,20 @@
-import { type Group, NO_LOGIC_ADDRESS_TYPES } from '@atrium/contract';
+import {
+  email,
+  type Group,
+  internationalPhone,
+  ipWithPrefix,
+  maxLength,
+  NO_LOGIC_ADDRESS_TYPES,
+  range,
+  required,
+  type Validator,
+} from '@atrium/contract';
 import { Alert, Box, Stack, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import {
   ArrayInput,
   AutocompleteInput,
   BooleanInput,
-  DeleteWithConfirmButton,
   FormDataConsumer,
   NumberInput,
   ReferenceInput,
@@ -24,8 +33,8 @@ import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
-import { email, internationalPhone, ipWithPrefix, maxLength, range, required, type Validator } from '../../app/validators';
 import { useGroupAccess } from './access';
+import { GroupDeleteButton } from './GroupDeleteButton';
 import { GroupLogo } from './GroupLogo';
 import { GroupUsers } from './GroupUsers';
 import { dateToSeconds, secondsToDate } from './transform';
@@ -83,13 +92,7 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
   const toolbar = (
     <Toolbar sx={{ justifyContent: 'space-between' }}>
       {canSave ? <SaveButton /> : <span />}
-      {mode === 'edit' && access.delete ? (
-        <DeleteWithConfirmButton
-          mutationMode="pessimistic"
-          confirmTitle={translate('groups.actions.delete')}
-          confirmContent={translate('groups.delete_confirm', { name: record?.name ?? '' })}
-        />
-      ) : null}
+      {mode === 'edit' && access.delete ? <GroupDeleteButton /> : null}
     </Toolbar>
   );
 

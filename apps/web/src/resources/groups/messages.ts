@@ -78,6 +78,8 @@ export const en = {
     open_users: 'Open in users',
     actions: { generate: 'Generate', import: 'Import users', export: 'Export users', delete: 'Delete group' },
     delete_confirm: 'Delete the group %{name}?',
+    delete_subgroups: 'Its subgroup is deleted with it. |||| Its %{smart_count} subgroups are deleted with it.',
+    delete_blocked: 'Users (%{users}) and devices (%{devices}) of this group and its subgroups must first be moved to another group.',
     generate: {
       title: 'Generate groups',
       parent: 'Parent group',
@@ -186,6 +188,9 @@ export const ru: typeof en = {
     open_users: 'Открыть в пользователях',
     actions: { generate: 'Сгенерировать', import: 'Импорт пользователей', export: 'Экспорт пользователей', delete: 'Удалить группу' },
     delete_confirm: 'Удалить группу %{name}?',
+    delete_subgroups:
+      'Вместе с ней будет удалена %{smart_count} подгруппа. |||| Вместе с ней будут удалены %{smart_count} подгруппы. |||| Вместе с ней будут удалены %{smart_count} подгрупп.',
+    delete_blocked: 'Пользователей (%{users}) и устройства (%{devices}) этой группы и её подгрупп сначала нужно перенести в другую группу.',
     generate: {
       title: 'Генерация групп',
       parent: 'Родительская группа',

@@ -1,4 +1,5 @@
 import type { Role } from '@atrium/contract';
+import { maxLength, required } from '@atrium/contract';
 import { Box, Typography } from '@mui/material';
 import {
   AutocompleteArrayInput,
@@ -13,7 +14,6 @@ import {
 } from 'react-admin';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useAvailableRolesRefresh } from '../../app/kit/StructureDialogs';
-import { maxLength, required } from '../../app/validators';
 import { useRoleAccess } from './access';
 import { PermissionEditor } from './PermissionEditor';
 import { roleIds } from './transform';

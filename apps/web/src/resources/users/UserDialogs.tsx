@@ -1,4 +1,5 @@
 import type { User } from '@atrium/contract';
+import { generatePassword, minLength, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import DeleteIcon from '@mui/icons-material/Delete';
 import {
@@ -23,7 +24,6 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormDialog } from '../../app/kit/FormDialog';
 import { croppedImageForm, ImageCropDialog, ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { useAlert } from '../../app/useAlert';
-import { generatePassword, minLength, PASSWORD_MIN_LENGTH, required } from '../../app/validators';
 
 function GeneratedPasswordInput({ source, label }: { source: string; label: string }) {
   const translate = useTranslate();

@@ -1,4 +1,15 @@
-import { IDENTIFIER_FORMATS, TIME_FORMATS, type User } from '@atrium/contract';
+import {
+  email,
+  IDENTIFIER_FORMATS,
+  internationalPhone,
+  maxLength,
+  minLength,
+  PASSWORD_MIN_LENGTH,
+  required,
+  TIME_FORMATS,
+  type User,
+  usernameRequired,
+} from '@atrium/contract';
 import { Box, Divider, Typography } from '@mui/material';
 import type { ReactNode } from 'react';
 import {
@@ -19,7 +30,6 @@ import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useAvailableRoles } from '../../app/kit/StructureDialogs';
 import { TimeZoneInput } from '../../app/kit/TimeZoneInput';
 import { useActions } from '../../app/kit/useActions';
-import { email, internationalPhone, maxLength, minLength, PASSWORD_MIN_LENGTH, required, usernameRequired } from '../../app/validators';
 import { useUserAccess } from './access';
 import { changesOwnEmail } from './transform';
 

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { type ScopeTree, scopeTree } from '../users/scope.fixture.js';
+
+// Issue 9: every group picker names each group by its path, so twelve "Apt 1" can be told apart;
+// the path starts at the first group the caller may see.
+
+let t: TestApp;
+let tree: ScopeTree;
+beforeAll(async () => {
+  t = await buildTestApp();
+  tree = await scopeTree(t);
+});
+afterAll(() => t.close());
+
+describe('with=path_names', () => {
+  it('names a group by its path from the top, searchable by name', async () => {
+    const res = await tree.admin.get(
+      `/domains?with=path_names&filters=${encodeURIComponent(JSON.stringify({ rules: [{ field: 'name', operator: 'equals', value: 'A1a' }] }))}`,
+    );
+    expect(res.statusCode).toBe(200);
+    const [a1a] = res.json().data;
+    expect(a1a.path_names.slice(-3)).toEqual(['A', 'A1', 'A1a']);
+    expect(a1a.path_names).toHaveLength(4);
+  });
+
+  it('starts at the first group the caller may see, naming nothing above it', async () => {
+    const actor = await tree.actor(['can_view_descendant_users'], ['A1']);
+    const rows = (await actor.api.get('/domains?with=path_names&size=100')).json().data as { name: string; path_names: string[] }[];
+    expect(rows.find((g) => g.name === 'A1a')?.path_names).toEqual(['A1', 'A1a']);
+    expect(rows.flatMap((g) => g.path_names)).not.toContain('A');
+  });
+});
+
+describe('GET /domains/:id/delete-impact', () => {
+  it('counts the subgroups that go with a group and the users that must be moved first', async () => {
+    const res = await tree.admin.get(`/domains/${tree.groups.A}/delete-impact`);
+    expect(res.statusCode).toBe(200);
+    // u-A, u-A1, u-A1a and the actor the test above placed in A1.
+    expect(res.json().data).toEqual({ subgroups: 2, users: 4, devices: 0 });
+  });
+
+  it('is refused to whoever may not delete the group', async () => {
+    const viewer = await tree.actor(['can_view_descendant_users'], ['A']);
+    expect((await viewer.api.get(`/domains/${tree.groups.A1}/delete-impact`)).statusCode).toBe(403);
+    expect((await viewer.api.get(`/domains/${tree.groups.B}/delete-impact`)).statusCode).toBe(404);
+  });
+});
