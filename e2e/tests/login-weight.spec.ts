@@ -17,7 +17,9 @@ test('the sign-in page downloads at most 250 KB of compressed JavaScript', async
   await page.goto('/login', { waitUntil: 'networkidle' });
   await expect(page.getByRole('button', { name: 'Sign in' })).toBeVisible();
   const js = (await Promise.all(scripts)).reduce((a, b) => a + b, 0);
-  console.log(`/login: ${(js / 1024).toFixed(1)} KB of compressed JavaScript in ${scripts.length} files, ${(total / 1024).toFixed(1)} KB in all`);
+  console.log(
+    `/login: ${(js / 1024).toFixed(1)} KB of compressed JavaScript in ${scripts.length} files, ${(total / 1024).toFixed(1)} KB in all`,
+  );
   expect(scripts.length).toBeGreaterThan(0);
   expect(js).toBeLessThanOrEqual(BUDGET_BYTES);
 });

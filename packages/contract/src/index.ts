@@ -16,5 +16,6 @@ export * from './realtime.js';
 export * from './registration.js';
 export * from './roles.js';
 export * from './settings.js';
+export * from './time-zones.js';
 export * from './users.js';
 export * from './validators.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { IDENTIFIER_FORMATS, LOCALES, TIME_FORMATS } from './constants.js';
 import { LicenseInfoSchema, LicenseWarningsSchema } from './licenses.js';
 import { PhoneSchema } from './phone.js';
-import { TimeZoneSchema } from './validators.js';
+import { TimeZoneSchema } from './time-zones.js';
 
 export const NotificationSettingsSchema = z.object({ acs: z.boolean() });
 export type NotificationSettings = z.infer<typeof NotificationSettingsSchema>;

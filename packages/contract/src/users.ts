@@ -4,7 +4,8 @@ import { LicenseInfoSchema } from './licenses.js';
 import { IdSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
 import { PhoneSchema } from './phone.js';
 import { PasswordSchema } from './profile.js';
-import { TimeZoneSchema, VALIDATION_MESSAGES } from './validators.js';
+import { TimeZoneSchema } from './time-zones.js';
+import { VALIDATION_MESSAGES } from './validators.js';
 
 /** Profile block of a user as an administrator edits it (spec entities §3). */
 export const UserProfileSchema = z.object({

@@ -225,7 +225,7 @@ describe('phone numbers and time zones (issue 9)', () => {
   });
 
   it('knows IANA time zones by their canonical name', async () => {
-    const { canonicalTimeZone, TimeZoneSchema, timeZones } = await import('./validators.js');
+    const { canonicalTimeZone, TimeZoneSchema, timeZones } = await import('./time-zones.js');
     expect(canonicalTimeZone('Europe/Moscow')).toBe('Europe/Moscow');
     expect(canonicalTimeZone('europe/moscow')).toBe('Europe/Moscow');
     expect(canonicalTimeZone('Europe/Moscw')).toBeNull();

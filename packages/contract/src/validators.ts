@@ -9,7 +9,6 @@
  * shape react-admin's input validators return, so the console passes them to inputs as they are.
  */
 
-import { z } from 'zod';
 import { DUMMY_PASSWORD, NAME_MAX_LENGTH } from './constants.js';
 
 /** Every message of the shared catalogue, as the console's translation key. */
@@ -323,32 +322,6 @@ export const unique =
     return taken.some((t) => norm(t) === n) ? fail('unique') : undefined;
   };
 
-/** The IANA name of a time zone as written (`europe/moscow` → `Europe/Moscow`), or null for no such zone. */
-export function canonicalTimeZone(value: string): string | null {
-  const v = value.trim();
-  if (!v || !/^[A-Za-z0-9_+\-/]+$/.test(v)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
-/** A time zone field of the API: an IANA zone (`Europe/Moscow`), stored by its canonical name. */
-export const TimeZoneSchema = z
-  .string()
-  .trim()
-  .max(64, VALIDATION_MESSAGES.time_zone)
-  .transform((v, ctx) => {
-    const zone = canonicalTimeZone(v);
-    if (zone) return zone;
-    ctx.addIssue({ code: 'custom', message: VALIDATION_MESSAGES.time_zone });
-    return z.NEVER;
-  });
-
-/** Every IANA time zone this runtime knows, for pickers. */
-export const timeZones = (): string[] => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['UTC']);
-
 /**
  * "a name-like value may contain only allowed characters and has a length of 1 to 31": letters of
  * any alphabet, digits, spaces and . , ' - _ ( ) # / (the spec does not list the set).
@@ -380,7 +353,12 @@ export const compose =
  * Validates without compiling code at run time. zod compiles fast parsers with `new Function` and
  * probes whether it may; a page under a Content-Security-Policy without 'unsafe-eval' (the console)
  * reports even the probe as a violation. The console calls this once before anything validates.
+ * It sets zod's global configuration object (`globalThis.__zod_globalConfig`, the one `z.config()`
+ * writes) without importing zod, so the sign-in page need not load zod at all; e2e/tests/csp.spec.ts
+ * fails if a zod upgrade moves it.
  */
 export function validateWithoutEval(): void {
-  z.config({ jitless: true });
+  const g = globalThis as { __zod_globalConfig?: { jitless?: boolean } };
+  g.__zod_globalConfig ??= {};
+  g.__zod_globalConfig.jitless = true;
 }
