@@ -64,7 +64,8 @@ async function refusal(file: string): Promise<string> {
     await checkXlsx(file);
   } catch (e) {
     expect(e).toBeInstanceOf(AppError);
-    return ((e as AppError).details?.[0] as { message: string }).message;
+    const [first] = ((e as AppError).details ?? []) as { message: string }[];
+    return first?.message ?? '';
   }
   throw new Error('the file was accepted');
 }
