@@ -1,6 +1,7 @@
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, sql } from 'drizzle-orm';
-import { qualifiedColumns } from '../../core/acl.js';
+import { groupVisible, qualifiedColumns } from '../../core/acl.js';
+import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { filtersSql, type ListSpec, pageOffset, sortSql } from '../../core/list-query.js';
 import { domainTypes, groups } from '../groups/groups.table.js';
@@ -21,15 +22,18 @@ export const DOMAIN_TYPE_LIST: ListSpec = {
 export type DomainTypeRow = typeof domainTypes.$inferSelect & { domains?: number[] };
 
 const domainIds = sql<number[]>`ARRAY(SELECT g.id FROM groups g WHERE g.domain_type_id = ${DT.id} ORDER BY g.id)`;
+/** The groups of a type the caller may see: a relation never names a group outside the scope. */
+const visibleDomainIds = (actor: Actor) =>
+  sql<number[]>`ARRAY(SELECT g.id FROM groups g WHERE g.domain_type_id = ${DT.id} AND ${groupVisible(actor, sql`g.path`)} ORDER BY g.id)`;
 
 /** Domain types are the project's catalogue of group kinds (Complex, Building, Entrance, …). */
 export class DomainTypesRepository {
   constructor(private readonly db: Db) {}
 
-  async list(projectId: number, q: ListQuery, withDomains: boolean): Promise<{ rows: DomainTypeRow[]; total: number }> {
-    const where = and(eq(domainTypes.projectId, projectId), filtersSql(DOMAIN_TYPE_LIST, q));
+  async list(actor: Actor, q: ListQuery, withDomains: boolean): Promise<{ rows: DomainTypeRow[]; total: number }> {
+    const where = and(eq(domainTypes.projectId, actor.projectId), filtersSql(DOMAIN_TYPE_LIST, q));
     const rows = await this.db
-      .select({ t: domainTypes, total: sql<number>`(count(*) OVER ())::int`, ...(withDomains ? { domains: domainIds } : {}) })
+      .select({ t: domainTypes, total: sql<number>`(count(*) OVER ())::int`, ...(withDomains ? { domains: visibleDomainIds(actor) } : {}) })
       .from(domainTypes)
       .where(where)
       .orderBy(...sortSql(DOMAIN_TYPE_LIST, q))
@@ -43,9 +47,10 @@ export class DomainTypesRepository {
     return { rows: rows.map((r) => ({ ...r.t, ...(r.domains ? { domains: r.domains } : {}) })), total };
   }
 
-  async find(projectId: number, id: number): Promise<DomainTypeRow | undefined> {
+  /** A domain type; its `domains` are all the project's groups of the type, or those `visibleTo` may see. */
+  async find(projectId: number, id: number, visibleTo?: Actor): Promise<DomainTypeRow | undefined> {
     const [r] = await this.db
-      .select({ t: domainTypes, domains: domainIds })
+      .select({ t: domainTypes, domains: visibleTo ? visibleDomainIds(visibleTo) : domainIds })
       .from(domainTypes)
       .where(and(eq(domainTypes.projectId, projectId), eq(domainTypes.id, id)));
     return r ? { ...r.t, domains: r.domains } : undefined;

@@ -28,12 +28,12 @@ export class DomainTypesService {
 
   async list(actor: Actor, q: ListQuery): Promise<{ data: DomainType[]; meta: ListMeta }> {
     const rel = withRelations(['domains'] as const, q.with);
-    const { rows, total } = await this.repo.list(actor.projectId, q, rel.has('domains'));
+    const { rows, total } = await this.repo.list(actor, q, rel.has('domains'));
     return { data: rows.map(toDomainType), meta: { total, page: q.page, size: q.size } };
   }
 
   async get(actor: Actor, id: number): Promise<DomainType> {
-    const t = await this.repo.find(actor.projectId, id);
+    const t = await this.repo.find(actor.projectId, id, actor);
     if (!t) throw notFound();
     return toDomainType(t);
   }

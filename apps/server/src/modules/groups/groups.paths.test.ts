@@ -46,3 +46,18 @@ describe('GET /domains/:id/delete-impact', () => {
     expect((await viewer.api.get(`/domains/${tree.groups.B}/delete-impact`)).statusCode).toBe(404);
   });
 });
+
+describe('domain types count their groups (issue 9: they always said "0 groups")', () => {
+  it('answer with=domains with the groups of the type the caller may see', async () => {
+    const type = (await tree.admin.put('/domain-types', { type: 77, name: 'Counted' })).json().data;
+    for (const g of [tree.groups.A1, tree.groups.B1]) {
+      expect((await tree.admin.patch(`/domains/${g}`, { domain_type_id: type.id })).statusCode).toBe(200);
+    }
+    const all = (await tree.admin.get('/domain-types?with=domains&size=100')).json().data.find((d: { id: number }) => d.id === type.id);
+    expect(all.domains).toEqual([tree.groups.A1, tree.groups.B1].sort((a, b) => a - b));
+    const actor = await tree.actor(['can_view_descendant_users'], ['A']);
+    const mine = (await actor.api.get('/domain-types?with=domains&size=100')).json().data.find((d: { id: number }) => d.id === type.id);
+    expect(mine.domains).toEqual([tree.groups.A1]);
+    expect((await actor.api.get(`/domain-types/${type.id}`)).json().data.domains).toEqual([tree.groups.A1]);
+  });
+});

@@ -76,6 +76,8 @@ export function DomainTypeList() {
       <ListPage
         title={translate('domain_types.title')}
         sort={{ field: 'type', order: 'ASC' }}
+        // The groups of each type the user may see, counted in the "groups of this type" column.
+        queryOptions={{ meta: { with: ['domains'] } }}
         filters={[textFilter('name', 'has', 'resources.domain-types.fields.name', { alwaysOn: true })]}
         rowClick={
           can('domain_types.edit')
