@@ -2,7 +2,7 @@ import { CssBaseline } from '@mui/material';
 import { createTheme, ThemeProvider } from '@mui/material/styles';
 import { I18nContext, StoreContextProvider, useStore } from 'ra-core';
 import { type ReactNode, Suspense, useEffect, useMemo } from 'react';
-import { BrowserRouter, Navigate, Outlet, Route, Routes, useLocation } from 'react-router-dom';
+import { createBrowserRouter, Navigate, Outlet, Route, RouterProvider, Routes, useLocation } from 'react-router-dom';
 import { lazyNamed } from './app/lazy';
 import { i18nProvider, LocaleScope, useDocumentLanguage } from './app/locale';
 import { raStore } from './app/ra-store';
@@ -72,6 +72,45 @@ function Themed({ children }: { children: ReactNode }) {
   );
 }
 
+/** Every page of the console, as descendant routes of the one data route (see `router`). */
+function Pages() {
+  return (
+    <ChunkErrorBoundary>
+      <Suspense fallback={<PageLoader />}>
+        <Routes>
+          <Route path="/" element={<RootRedirect />} />
+          <Route element={<SignedOut />}>
+            <Route path="/login" element={<LoginPage />} />
+            <Route path="/registration/:token?" element={<RegistrationPage />} />
+            <Route path="/self-registration/:token?" element={<SelfRegistrationPage />} />
+            <Route path="/password/recovery" element={<PasswordRecoveryPage />} />
+            <Route path="/password/reset/:token" element={<PasswordResetPage />} />
+          </Route>
+          <Route element={<Public />}>
+            <Route path="/choose-project" element={<ChooseProjectPage />} />
+            <Route path="/registration/confirm/:token" element={<RegistrationConfirmPage />} />
+            <Route path="/terms-and-conditions" element={<TermsPage />} />
+          </Route>
+          <Route
+            path="/*"
+            element={
+              <SignedIn>
+                <App />
+              </SignedIn>
+            }
+          />
+        </Routes>
+      </Suspense>
+    </ChunkErrorBoundary>
+  );
+}
+
+/**
+ * A data router (not BrowserRouter): react-admin can then warn before a form with unsaved changes
+ * is left (its warnWhenUnsavedChanges needs navigation blocking, which only data routers offer).
+ */
+const router = createBrowserRouter([{ path: '*', element: <Pages /> }]);
+
 export function Root() {
   useEffect(() => {
     // Another tab signing in or out changes what this one may show.
@@ -84,35 +123,7 @@ export function Root() {
     <StoreContextProvider value={raStore}>
       <I18nContext.Provider value={i18nProvider}>
         <Themed>
-          <BrowserRouter>
-            <ChunkErrorBoundary>
-              <Suspense fallback={<PageLoader />}>
-                <Routes>
-                  <Route path="/" element={<RootRedirect />} />
-                  <Route element={<SignedOut />}>
-                    <Route path="/login" element={<LoginPage />} />
-                    <Route path="/registration/:token?" element={<RegistrationPage />} />
-                    <Route path="/self-registration/:token?" element={<SelfRegistrationPage />} />
-                    <Route path="/password/recovery" element={<PasswordRecoveryPage />} />
-                    <Route path="/password/reset/:token" element={<PasswordResetPage />} />
-                  </Route>
-                  <Route element={<Public />}>
-                    <Route path="/choose-project" element={<ChooseProjectPage />} />
-                    <Route path="/registration/confirm/:token" element={<RegistrationConfirmPage />} />
-                    <Route path="/terms-and-conditions" element={<TermsPage />} />
-                  </Route>
-                  <Route
-                    path="/*"
-                    element={
-                      <SignedIn>
-                        <App />
-                      </SignedIn>
-                    }
-                  />
-                </Routes>
-              </Suspense>
-            </ChunkErrorBoundary>
-          </BrowserRouter>
+          <RouterProvider router={router} />
         </Themed>
       </I18nContext.Provider>
     </StoreContextProvider>

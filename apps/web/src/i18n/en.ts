@@ -51,6 +51,7 @@ export const en = {
     terms_link: 'Terms and conditions',
   },
   self_registration: {
+    closed: 'Self-registration is closed on this server. Ask your building administrator for an account or an invitation.',
     title: 'Self-registration',
     user_name: 'Your name',
     user_country: 'Country',

@@ -115,7 +115,12 @@ export function ProfilePage() {
     <Box sx={{ maxWidth: 900 }}>
       <Title title={translate('profile.title')} />
       <Card>
-        <Form record={toForm(profile)} onSubmit={(v: Record<string, unknown>) => save.mutate(v as unknown as ProfileForm)} key={profile.id}>
+        <Form
+          record={toForm(profile)}
+          onSubmit={(v: Record<string, unknown>) => save.mutate(v as unknown as ProfileForm)}
+          key={profile.id}
+          warnWhenUnsavedChanges
+        >
           <CardContent>
             <Grid container spacing={3}>
               <Grid size={{ xs: 12, md: 4 }}>

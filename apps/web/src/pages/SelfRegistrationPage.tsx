@@ -1,5 +1,5 @@
 import { email, internationalPhone, maxLength, minLength, nameLike, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
-import { Alert, Box, Button, Checkbox, FormControlLabel, MenuItem, Stack, TextField, Typography } from '@mui/material';
+import { Alert, Box, Button, Checkbox, FormControlLabel, LinearProgress, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router-dom';
@@ -9,6 +9,7 @@ import { localizedCountries } from './countries';
 import { fieldError } from './fieldError';
 import { PasswordField } from './PasswordField';
 import { PageLink, PublicPage } from './PublicPage';
+import { usePublicSettings } from './usePublicSettings';
 import { useSubmit } from './useSubmit';
 
 interface Country {
@@ -207,6 +208,21 @@ function CodeForm({ handle }: { handle: string }) {
 }
 
 /** /self-registration and /self-registration/:token (the pending registration's code). */
+/** The form only while the server takes self-registrations; otherwise that it is closed (and how to get an account). */
+function RegistrationOrClosed() {
+  const translate = useTranslate();
+  const settings = usePublicSettings();
+  if (!settings) return <LinearProgress aria-label={translate('kit.busy')} />;
+  if (!settings.can_user_register_himself) {
+    return (
+      <Alert severity="info" role="status">
+        {translate('self_registration.closed')}
+      </Alert>
+    );
+  }
+  return <RegistrationForm />;
+}
+
 export function SelfRegistrationPage() {
   const translate = useTranslate();
   const { token } = useParams();
@@ -215,7 +231,7 @@ export function SelfRegistrationPage() {
       title={translate(token ? 'self_registration.code_title' : 'self_registration.title')}
       footer={<PageLink to="/login">{translate('auth.to_login')}</PageLink>}
     >
-      {token ? <CodeForm handle={token} /> : <RegistrationForm />}
+      {token ? <CodeForm handle={token} /> : <RegistrationOrClosed />}
     </PublicPage>
   );
 }

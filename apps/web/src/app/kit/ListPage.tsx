@@ -106,14 +106,25 @@ const FIT_SX = {
  */
 const UNSELECTABLE_ROW_SX = { '& .RaDatagrid-row .MuiCheckbox-root.Mui-disabled': { visibility: 'hidden' } } as const;
 
+/**
+ * What an empty list says: "no records yet" when nothing is filtered, otherwise that nothing
+ * matches the search or filters, with a button that clears them.
+ */
 function EmptyState() {
   const translate = useTranslate();
+  const list = useListContext();
+  const filtered = Object.values(list.filterValues ?? {}).some((v) => v !== undefined && v !== '' && v !== null);
   return (
-    <Box sx={{ textAlign: 'center', py: 8, color: 'text.secondary' }}>
+    <Box sx={{ textAlign: 'center', py: 8, color: 'text.secondary' }} role="status">
       <InboxIcon sx={{ fontSize: 64, opacity: 0.4 }} />
       <Typography variant="h6" component="p">
-        {translate('list.empty')}
+        {translate(filtered ? 'kit.nothing_matches' : 'list.empty')}
       </Typography>
+      {filtered ? (
+        <Button sx={{ mt: 1 }} onClick={() => list.setFilters({}, [])}>
+          {translate('kit.clear_search')}
+        </Button>
+      ) : null}
     </Box>
   );
 }

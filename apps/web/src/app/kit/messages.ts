@@ -1,6 +1,8 @@
 /** Texts of the list/form kit, in both languages (merged into the catalogues by i18n/index.ts). */
 export const en = {
   kit: {
+    nothing_matches: 'Nothing matches the search or filters',
+    clear_search: 'Clear the search and filters',
     record_unavailable: 'This record cannot be opened',
     record_unavailable_hint: 'It does not exist, or you are not allowed to see it.',
     record_failed: 'The record could not be loaded',
@@ -36,6 +38,8 @@ export const en = {
 
 export const ru: typeof en = {
   kit: {
+    nothing_matches: 'Ничего не найдено по поиску или фильтрам',
+    clear_search: 'Сбросить поиск и фильтры',
     record_unavailable: 'Эту запись нельзя открыть',
     record_unavailable_hint: 'Её нет, или у вас нет прав на её просмотр.',
     record_failed: 'Не удалось загрузить запись',

@@ -97,7 +97,7 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
   );
 
   return (
-    <TabbedForm toolbar={canSave || access.delete ? toolbar : false} syncWithLocation={false}>
+    <TabbedForm toolbar={canSave || access.delete ? toolbar : false} syncWithLocation={false} warnWhenUnsavedChanges>
       <TabbedForm.Tab label="groups.tabs.general">
         {canSave ? null : <ReadOnlyNotice />}
         {notices}

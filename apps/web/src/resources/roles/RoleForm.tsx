@@ -33,6 +33,7 @@ export function RoleForm() {
   const refreshAvailable = useAvailableRolesRefresh();
   return (
     <SimpleForm
+      warnWhenUnsavedChanges
       disabled={!access.edit}
       toolbar={
         access.edit || access.delete ? (

@@ -1,6 +1,7 @@
 import type { MailDelivery, User } from '@atrium/contract';
 import MailIcon from '@mui/icons-material/ForwardToInbox';
 import KeyIcon from '@mui/icons-material/Key';
+import LockOpenIcon from '@mui/icons-material/LockOpen';
 import PhoneIphoneIcon from '@mui/icons-material/PhoneIphone';
 import { Button, Chip, Stack } from '@mui/material';
 import { useCallback, useState } from 'react';
@@ -42,6 +43,17 @@ function UserActions() {
       setSending(false);
     }
   };
+  const unlock = async () => {
+    setSending(true);
+    try {
+      await dp.request(`/users/${record.id}/unlock`, { method: 'POST' });
+      alert.success('users.actions.unlocked', { name: record.name || record.login });
+    } catch (error) {
+      alert.error(error);
+    } finally {
+      setSending(false);
+    }
+  };
   return (
     <TopToolbar>
       {access.sendRegistrationLink ? (
@@ -52,6 +64,11 @@ function UserActions() {
       {access.changePassword ? (
         <Button size="small" startIcon={<KeyIcon />} onClick={() => setDialog('password')}>
           {translate('users.actions.change_password')}
+        </Button>
+      ) : null}
+      {access.changePassword ? (
+        <Button size="small" startIcon={<LockOpenIcon />} onClick={unlock} disabled={sending}>
+          {translate('users.actions.unlock')}
         </Button>
       ) : null}
       <Button size="small" startIcon={<PhoneIphoneIcon />} onClick={() => setDialog('mobile')}>

@@ -105,6 +105,7 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
 
   return (
     <SimpleForm
+      warnWhenUnsavedChanges
       disabled={readOnly}
       toolbar={
         readOnly && !deletable ? (

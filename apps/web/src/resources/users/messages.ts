@@ -51,6 +51,8 @@ export const en = {
       link_sent: 'The registration link is on its way to %{email}',
       link_kept: 'No SMTP is configured: the registration link for %{email} was kept in the outbox (Settings › Outbox), not sent',
       change_password: 'Change password',
+      unlock: 'Unlock sign-in',
+      unlocked: '%{name} may sign in again from any address',
       mobile_clients: 'Mobile clients',
       delete: 'Delete user',
     },
@@ -137,6 +139,8 @@ export const ru: typeof en = {
       link_kept:
         'SMTP не настроен: ссылка для регистрации для %{email} сохранена в исходящих письмах (Настройки › Исходящие письма) и не отправлена',
       change_password: 'Сменить пароль',
+      unlock: 'Снять блокировку входа',
+      unlocked: '%{name} снова может входить с любого адреса',
       mobile_clients: 'Мобильные клиенты',
       delete: 'Удалить пользователя',
     },
