@@ -1,6 +1,7 @@
 export * from './auth.js';
 export * from './constants.js';
 export * from './dashboard.js';
+export * from './device-protocol.js';
 export * from './devices.js';
 export * from './errors.js';
 export * from './groups.js';

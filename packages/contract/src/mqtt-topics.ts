@@ -12,3 +12,58 @@ export const deviceTopic = (serial: string, leaf: string): string => `${deviceSu
 
 /** Largest MQTT packet the embedded broker accepts (bytes); a device message is far smaller. */
 export const MQTT_MAX_PACKET_BYTES = 256 * 1024;
+
+/**
+ * The leaves of a device's subtree and who publishes on each (docs/device-protocol.md):
+ * `up` is device → server, `down` is server → device.
+ */
+export const DEVICE_TOPICS = {
+  /** up, retained, QoS 1: `online` on connect, `offline` as the last will and on a clean stop. */
+  status: 'status',
+  /** up, QoS 0: every `management.heartbeat` seconds. */
+  heartbeat: 'heartbeat',
+  /** down, QoS 1: a task to run (apply settings, init, sync, restart, remote control, play audio, open lock). */
+  tasks: 'tasks',
+  /** up, QoS 1: a task's progress and result. */
+  taskUpdates: 'task-updates',
+  /** up, QoS 1: what happened at the device (door opened, access granted or denied, call, alarm, tamper, sensor). */
+  events: 'events',
+  /** up, QoS 1: a sync task's acknowledgement with the entities the device could not take. */
+  syncAcks: 'sync-acks',
+  /** up, QoS 0: a remote-control session's screen frames. */
+  screen: 'screen',
+  /** down, QoS 1: a remote-control session's taps, keys and door openings. */
+  input: 'input',
+} as const;
+export type DeviceTopicLeaf = (typeof DEVICE_TOPICS)[keyof typeof DEVICE_TOPICS];
+
+/** Leaves a device publishes on. */
+export const DEVICE_UP_LEAVES: readonly DeviceTopicLeaf[] = ['status', 'heartbeat', 'task-updates', 'events', 'sync-acks', 'screen'];
+/** Leaves the server publishes on (and a device subscribes to). */
+export const DEVICE_DOWN_LEAVES: readonly DeviceTopicLeaf[] = ['tasks', 'input'];
+
+/** Topic builders, one per leaf: `mqttTopics.tasks('SN1')` → `atrium/v1/devices/SN1/tasks`. */
+export const mqttTopics = {
+  status: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.status),
+  heartbeat: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.heartbeat),
+  tasks: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.tasks),
+  taskUpdates: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.taskUpdates),
+  events: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.events),
+  syncAcks: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.syncAcks),
+  screen: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.screen),
+  input: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.input),
+  /** What the server subscribes to: one leaf of every device (`atrium/v1/devices/+/events`). */
+  allDevices: (leaf: DeviceTopicLeaf) => `${MQTT_ROOT}/devices/+/${leaf}`,
+} as const;
+
+/** Splits a device topic into its serial and leaf; null for anything else (another tree, a bad serial, a deeper level). */
+export function parseDeviceTopic(topic: string): { serial: string; leaf: DeviceTopicLeaf } | null {
+  const prefix = `${MQTT_ROOT}/devices/`;
+  if (!topic.startsWith(prefix)) return null;
+  const rest = topic.slice(prefix.length).split('/');
+  if (rest.length !== 2) return null;
+  const [serial, leaf] = rest as [string, string];
+  if (!TOPIC_SAFE_SERIAL.test(serial)) return null;
+  if (!(Object.values(DEVICE_TOPICS) as string[]).includes(leaf)) return null;
+  return { serial, leaf: leaf as DeviceTopicLeaf };
+}

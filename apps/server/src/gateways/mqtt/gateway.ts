@@ -1,0 +1,401 @@
+import { randomBytes } from 'node:crypto';
+import {
+  DEVICE_UP_LEAVES,
+  type DeviceMessage,
+  type DeviceTopicLeaf,
+  decodeDeviceMessage,
+  mqttTopics,
+  parseDeviceTopic,
+  type RemoteInputMessage,
+  RemoteInputMessageSchema,
+  type ScreenFrameMessage,
+  TaskMessageSchema,
+  TOPIC_SAFE_SERIAL,
+} from '@atrium/contract';
+import mqtt, { type MqttClient } from 'mqtt';
+import type { DeviceGateway, DeviceMessageHandlers, DeviceTaskMessage } from '../../modules/devices/devices.gateway.js';
+
+/**
+ * The device gateway: Atrium's own client of the MQTT broker (embedded or MQTT_URL). It validates
+ * every message a device sends against its schema (docs/device-protocol.md) and calls the devices
+ * service; a malformed, oversized or unexpected message is counted, logged and dropped, never a crash.
+ * Presence lives in memory: a heartbeat costs no database write; last-seen times are handed over in
+ * one batch per flush.
+ */
+
+/** What the gateway calls; the devices service implements it (the optional ones when it has them). */
+export interface GatewayHandlers extends DeviceMessageHandlers {
+  /** A remote-control screen frame (only while a session runs). */
+  onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;
+  /** When each device was last heard from, since the previous flush: one call per flush, never per heartbeat. */
+  onLastSeen?(seen: ReadonlyMap<string, Date>): Promise<void>;
+}
+
+export interface GatewayLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface MqttGatewayOptions {
+  /** `mqtt://host:port` (credentials may be in the URL, or given below). */
+  url: string;
+  username?: string | undefined;
+  password?: string | undefined;
+  handlers: GatewayHandlers;
+  /**
+   * Subscribe to tasks updates, events, sync acknowledgements and screens through a shared
+   * subscription (`$share/atrium-server/…`) so that with several instances each message reaches one.
+   * Presence (status, heartbeat) is always read by every instance. Mosquitto and EMQX have them; aedes does not.
+   */
+  shared?: boolean;
+  /** How often last-seen times are handed over and silent devices are declared offline (ms). */
+  flushMs?: number;
+  /** A device not heard from for this many heartbeat periods is offline (its will should have said so already). */
+  staleHeartbeats?: number;
+  /** Most messages of one device waiting to be handled; beyond it they are dropped (an event flood). */
+  maxQueuePerDevice?: number;
+  log?: GatewayLogger;
+  /** Connect time-out and reconnect period (ms). */
+  connectTimeoutMs?: number;
+  reconnectMs?: number;
+}
+
+export type DropReason = 'too_large' | 'not_json' | 'invalid' | 'unknown_topic' | 'overloaded' | 'handler_failed';
+
+export interface GatewayStats {
+  received: number;
+  handled: number;
+  dropped: Record<DropReason, number>;
+  tasksSent: number;
+}
+
+interface Presence {
+  online: boolean;
+  lastSeen: number;
+  /** Heartbeat period (s) the device announced. */
+  heartbeat: number;
+}
+
+const SHARE_GROUP = 'atrium-server';
+const silentLog: GatewayLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+export class MqttGateway implements DeviceGateway {
+  readonly stats: GatewayStats = {
+    received: 0,
+    handled: 0,
+    dropped: { too_large: 0, not_json: 0, invalid: 0, unknown_topic: 0, overloaded: 0, handler_failed: 0 },
+    tasksSent: 0,
+  };
+  private readonly presence = new Map<string, Presence>();
+  private seen = new Map<string, Date>();
+  /** Per device: the tail of its chain of handler calls and how many wait on it (messages of a device are handled in order). */
+  private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
+  /** When a device's last malformed message was logged (a flood logs once per window). */
+  private readonly lastComplaint = new Map<string, number>();
+  private readonly client: MqttClient;
+  private readonly log: GatewayLogger;
+  private readonly flushTimer: NodeJS.Timeout;
+  private closed = false;
+  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log'>>;
+
+  private constructor(options: MqttGatewayOptions) {
+    this.opts = {
+      shared: false,
+      flushMs: 30_000,
+      staleHeartbeats: 3,
+      maxQueuePerDevice: 1000,
+      connectTimeoutMs: 5000,
+      reconnectMs: 1000,
+      ...options,
+    };
+    this.log = options.log ?? silentLog;
+    this.client = mqtt.connect(options.url, {
+      ...(options.username !== undefined ? { username: options.username } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
+      clientId: `atrium-server-${randomBytes(8).toString('hex')}`,
+      clean: true,
+      protocolVersion: 4,
+      connectTimeout: this.opts.connectTimeoutMs,
+      reconnectPeriod: this.opts.reconnectMs,
+    });
+    this.client.on('connect', () => void this.subscribe());
+    this.client.on('message', (topic, payload, packet) => this.receive(topic, payload, packet.retain));
+    this.client.on('error', (e) => this.log.warn({ err: e.message }, 'mqtt gateway: broker connection error'));
+    this.client.on('offline', () => this.log.warn({}, 'mqtt gateway: broker unreachable, retrying'));
+    this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
+    this.flushTimer.unref();
+    // Started in the background, nobody may wait for the first subscription: its failure is logged.
+    this.firstSubscription.catch(() => undefined);
+  }
+
+  /** Connects to the broker; resolves once connected and subscribed, rejects when the first attempt fails. */
+  static async connect(options: MqttGatewayOptions): Promise<MqttGateway> {
+    const gateway = new MqttGateway(options);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const failed = (e: Error) => reject(e);
+        gateway.client.once('error', failed);
+        gateway.firstSubscription.then(() => {
+          gateway.client.off('error', failed);
+          resolve();
+        }, reject);
+      });
+    } catch (e) {
+      await gateway.close();
+      throw e;
+    }
+    return gateway;
+  }
+
+  /** A gateway that connects in the background and keeps retrying: the server starts whether or not the broker is up. */
+  static start(options: MqttGatewayOptions): MqttGateway {
+    return new MqttGateway(options);
+  }
+
+  private settleFirst!: { resolve: () => void; reject: (e: Error) => void };
+  /** Settles with the first subscription after the first connect. */
+  private readonly firstSubscription = new Promise<void>((resolve, reject) => {
+    this.settleFirst = { resolve, reject };
+  });
+
+  /** Resolves once connected and subscribed for the first time. */
+  ready(): Promise<void> {
+    return this.firstSubscription;
+  }
+
+  get connected(): boolean {
+    return this.client.connected;
+  }
+
+  private subscribe(): Promise<void> {
+    const filter = (leaf: DeviceTopicLeaf) => {
+      const t = mqttTopics.allDevices(leaf);
+      return this.opts.shared && leaf !== 'status' && leaf !== 'heartbeat' ? `$share/${SHARE_GROUP}/${t}` : t;
+    };
+    const topics = Object.fromEntries(
+      DEVICE_UP_LEAVES.map((l) => [filter(l), { qos: l === 'heartbeat' || l === 'screen' ? 0 : 1 }]),
+    ) as Record<string, { qos: 0 | 1 }>;
+    return this.client
+      .subscribeAsync(topics)
+      .then((granted) => {
+        const refused = granted.filter((g) => g.qos === 128).map((g) => g.topic);
+        if (refused.length) throw new Error(`the broker refused the subscriptions ${refused.join(', ')}`);
+        this.log.info({ topics: Object.keys(topics) }, 'mqtt gateway: connected and subscribed');
+        this.settleFirst.resolve();
+      })
+      .catch((e: Error) => {
+        this.log.error({ err: e.message }, 'mqtt gateway: subscribing failed');
+        this.settleFirst.reject(e);
+      });
+  }
+
+  // --- server → device ---------------------------------------------------------------------------
+
+  /** Is the device connected, as far as its status and heartbeats say? */
+  isOnline(serial: string): boolean {
+    return this.presence.get(serial)?.online === true;
+  }
+
+  /** When the device was last heard from (null: not since this gateway started). */
+  lastSeen(serial: string): Date | null {
+    const p = this.presence.get(serial);
+    return p ? new Date(p.lastSeen) : null;
+  }
+
+  onlineCount(): number {
+    let n = 0;
+    for (const p of this.presence.values()) if (p.online) n++;
+    return n;
+  }
+
+  /**
+   * Publishes a task to the device (QoS 1). Rejects when it cannot be handed over: the broker is not
+   * connected, the device is not online, or the task does not match the protocol (a bug: logged).
+   */
+  async sendTask(serial: string, task: DeviceTaskMessage): Promise<void> {
+    if (!TOPIC_SAFE_SERIAL.test(serial)) throw new Error(`serial ${JSON.stringify(serial)} cannot be a topic level`);
+    if (!this.client.connected) throw new Error('not connected to the MQTT broker');
+    if (!this.isOnline(serial)) throw new Error(`device ${serial} is not online`);
+    const parsed = TaskMessageSchema.safeParse({ ...task, sent_at: new Date().toISOString() });
+    if (!parsed.success) {
+      this.log.error(
+        { serial, task_id: task.id, type: task.type, issues: parsed.error.issues.slice(0, 5) },
+        'mqtt gateway: task does not match the protocol',
+      );
+      throw new Error(`task ${task.id} does not match the device protocol`);
+    }
+    await this.client.publishAsync(mqttTopics.tasks(serial), JSON.stringify(parsed.data), { qos: 1 });
+    this.stats.tasksSent++;
+  }
+
+  /** Sends a remote-control input (tap, key, open door, end) to a device in a session. */
+  async sendInput(serial: string, input: RemoteInputMessage): Promise<void> {
+    if (!TOPIC_SAFE_SERIAL.test(serial)) throw new Error(`serial ${JSON.stringify(serial)} cannot be a topic level`);
+    if (!this.client.connected) throw new Error('not connected to the MQTT broker');
+    if (!this.isOnline(serial)) throw new Error(`device ${serial} is not online`);
+    const message = RemoteInputMessageSchema.parse(input);
+    await this.client.publishAsync(mqttTopics.input(serial), JSON.stringify(message), { qos: 1 });
+  }
+
+  // --- device → server ---------------------------------------------------------------------------
+
+  private drop(reason: DropReason, serial: string | undefined, detail: object = {}): void {
+    this.stats.dropped[reason]++;
+    const key = serial ?? '?';
+    const now = Date.now();
+    if ((this.lastComplaint.get(key) ?? 0) > now - 10_000) return;
+    if (this.lastComplaint.size > 10_000) this.lastComplaint.clear();
+    this.lastComplaint.set(key, now);
+    this.log.warn({ serial, reason, ...detail, dropped: this.stats.dropped }, 'mqtt gateway: device message dropped');
+  }
+
+  private receive(topic: string, payload: Buffer, retained: boolean): void {
+    this.stats.received++;
+    const at = parseDeviceTopic(topic);
+    if (!at || !DEVICE_UP_LEAVES.includes(at.leaf)) {
+      this.drop('unknown_topic', undefined, { topic: topic.slice(0, 200) });
+      return;
+    }
+    const { serial, leaf } = at;
+    // A retained status is history: the device was heard from then, not now.
+    if (!retained) this.touch(serial);
+    if (leaf === 'status' && payload.length === 0) return; // a cleared retained status (device removed)
+    const decoded = decodeDeviceMessage(leaf, payload);
+    if (!decoded.ok) {
+      this.drop(decoded.reason, serial, { leaf, detail: decoded.detail });
+      return;
+    }
+    if (leaf === 'heartbeat') {
+      this.heartbeat(serial);
+      return;
+    }
+    this.enqueue(serial, () => this.dispatch(serial, leaf, decoded.message, retained));
+  }
+
+  private touch(serial: string): void {
+    const now = Date.now();
+    const p = this.presence.get(serial);
+    if (p) p.lastSeen = now;
+    this.seen.set(serial, new Date(now));
+  }
+
+  private heartbeat(serial: string): void {
+    const p = this.presence.get(serial);
+    if (p?.online) return; // the common case: nothing but the in-memory last-seen time
+    // Heard from a device this gateway thought offline (or never saw come online): it is online.
+    this.presence.set(serial, { online: true, lastSeen: Date.now(), heartbeat: p?.heartbeat ?? 60 });
+    this.enqueue(serial, () => this.opts.handlers.onPresence(serial, { online: true }));
+  }
+
+  /** Handles a device's messages one after the other; a device that floods past the limit loses the excess. */
+  private enqueue(serial: string, work: () => Promise<void>): void {
+    let q = this.queues.get(serial);
+    if (!q) {
+      q = { tail: Promise.resolve(), size: 0 };
+      this.queues.set(serial, q);
+    }
+    if (q.size >= this.opts.maxQueuePerDevice) {
+      this.drop('overloaded', serial);
+      return;
+    }
+    const queue = q;
+    queue.size++;
+    queue.tail = queue.tail
+      .then(work)
+      .then(
+        () => {
+          this.stats.handled++;
+        },
+        (e: unknown) => this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) }),
+      )
+      .finally(() => {
+        queue.size--;
+        if (queue.size === 0 && this.queues.get(serial) === queue) this.queues.delete(serial);
+      });
+  }
+
+  private async dispatch(serial: string, leaf: DeviceTopicLeaf, message: unknown, retained: boolean): Promise<void> {
+    const h = this.opts.handlers;
+    switch (leaf) {
+      case 'status': {
+        const m = message as DeviceMessage<'status'>;
+        const now = Date.now();
+        if (m.state === 'online') {
+          const before = this.presence.get(serial);
+          this.presence.set(serial, { online: true, lastSeen: retained ? (before?.lastSeen ?? now) : now, heartbeat: m.heartbeat });
+          await h.onPresence(serial, { online: true, model: m.model, firmware: m.firmware, capabilities: m.capabilities });
+        } else {
+          const before = this.presence.get(serial);
+          this.presence.set(serial, { online: false, lastSeen: before?.lastSeen ?? now, heartbeat: before?.heartbeat ?? 60 });
+          await h.onPresence(serial, { online: false });
+        }
+        return;
+      }
+      case 'task-updates': {
+        const m = message as DeviceMessage<'task-updates'>;
+        await h.onTaskUpdate(serial, { task_id: m.task_id, state: m.state, ...(m.error !== undefined ? { error: m.error } : {}) });
+        return;
+      }
+      case 'events': {
+        const m = message as DeviceMessage<'events'>;
+        await h.onEvent(serial, {
+          type: m.type,
+          identifier: m.identifier ?? null,
+          ...(m.time !== undefined ? { time: m.time } : {}),
+          data: { ...m.data, ...(m.event_id !== undefined ? { event_id: m.event_id } : {}) },
+        });
+        return;
+      }
+      case 'sync-acks': {
+        const m = message as DeviceMessage<'sync-acks'>;
+        await h.onSyncAck(serial, { task_id: m.task_id, errors: m.errors });
+        return;
+      }
+      case 'screen': {
+        await h.onScreenFrame?.(serial, message as ScreenFrameMessage);
+        return;
+      }
+      default:
+        this.drop('unknown_topic', serial, { leaf });
+    }
+  }
+
+  // --- periodic work -----------------------------------------------------------------------------
+
+  /** Hands over last-seen times and declares devices silent for too long offline. Runs every `flushMs`. */
+  async flush(): Promise<void> {
+    const now = Date.now();
+    for (const [serial, p] of this.presence) {
+      if (p.online && now - p.lastSeen > p.heartbeat * 1000 * this.opts.staleHeartbeats) {
+        p.online = false;
+        this.enqueue(serial, () => this.opts.handlers.onPresence(serial, { online: false }));
+      }
+    }
+    if (!this.seen.size || !this.opts.handlers.onLastSeen) {
+      this.seen.clear();
+      return;
+    }
+    const batch = this.seen;
+    this.seen = new Map();
+    try {
+      await this.opts.handlers.onLastSeen(batch);
+    } catch (e) {
+      this.log.warn({ err: e instanceof Error ? e.message : String(e), devices: batch.size }, 'mqtt gateway: last-seen flush failed');
+    }
+  }
+
+  /** Waits until every message received so far has been handled (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.queues.size) await Promise.all([...this.queues.values()].map((q) => q.tail));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.flushTimer);
+    await this.client.endAsync(true).catch(() => undefined);
+    await this.idle();
+    await this.flush();
+  }
+}

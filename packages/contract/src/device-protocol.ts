@@ -1,0 +1,276 @@
+import { z } from 'zod';
+import { DEVICE_TYPES, type DeviceEventType, type DeviceTaskType } from './devices.js';
+import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
+
+/**
+ * The device protocol, version 1: JSON messages on `atrium/v1/devices/{serial}/{leaf}`
+ * (mqtt-topics.ts). docs/device-protocol.md describes it with an example of every message; the
+ * server's gateway and the simulator (tools/device-sim) validate every message with these schemas.
+ * Unknown fields are ignored (a newer device may say more); missing or mistyped ones refuse the message.
+ */
+export const DEVICE_PROTOCOL_VERSION = 1;
+
+const time = z.iso.datetime({ offset: true });
+const id = z.number().int().positive();
+const text = (max: number) => z.string().min(1).max(max);
+const lock = z.number().int().min(1).max(64);
+
+// --- presence ------------------------------------------------------------------------------------
+
+/** `status`, retained: published on connect (online) and as the last will or on a clean stop (offline). */
+export const StatusOnlineMessageSchema = z.looseObject({
+  state: z.literal('online'),
+  type: z.enum(DEVICE_TYPES),
+  model: text(64),
+  firmware: text(64),
+  /** What this unit can do (locks, face_recognition, lift_relays, sip, display, …). */
+  capabilities: z.record(z.string().max(64), z.union([z.boolean(), z.number(), z.string().max(255)])).default({}),
+  /** Seconds between heartbeats (the device's `management.heartbeat`). */
+  heartbeat: z.number().int().min(5).max(3600),
+  ip_address: z.ipv4().optional(),
+  at: time.optional(),
+});
+export const StatusOfflineMessageSchema = z.looseObject({
+  state: z.literal('offline'),
+  /** `will`: the broker published the last will (connection lost); `shutdown`/`restart`: the device said so. */
+  reason: z.enum(['will', 'shutdown', 'restart']).optional(),
+  at: time.optional(),
+});
+export const StatusMessageSchema = z.discriminatedUnion('state', [StatusOnlineMessageSchema, StatusOfflineMessageSchema]);
+export type StatusMessage = z.infer<typeof StatusMessageSchema>;
+
+/** `heartbeat`: every `management.heartbeat` seconds while connected. */
+export const HeartbeatMessageSchema = z.looseObject({
+  /** Seconds since the device started. */
+  uptime: z.number().int().min(0).optional(),
+  at: time.optional(),
+});
+export type HeartbeatMessage = z.infer<typeof HeartbeatMessageSchema>;
+
+// --- tasks (server → device) ----------------------------------------------------------------------
+
+const settingsPayload = z.looseObject({
+  /** The device's settings blocks (DeviceSettingsSchema): the device applies the blocks its model has. */
+  device_settings: z.record(z.string(), z.unknown()),
+  management: z.looseObject({ heartbeat: z.number().int().min(5).max(3600), realtime_logging: z.boolean() }).optional(),
+});
+
+/** An identifier a device stores to decide access by itself. */
+export const SyncIdentifierSchema = z.looseObject({
+  id,
+  /** The identifier as the reader presents it (card number, PIN, QR code, plate). */
+  value: text(128),
+  kind: text(32).optional(),
+  /** Locks it opens (1-based); absent: every lock of the device. */
+  locks: z.array(lock).max(64).optional(),
+  /** Schedules of which any must be open now; absent or empty: at any time. */
+  schedule_ids: z.array(id).max(64).optional(),
+  valid_from: time.nullable().optional(),
+  valid_to: time.nullable().optional(),
+  revoked: z.boolean().optional(),
+});
+export type SyncIdentifier = z.infer<typeof SyncIdentifierSchema>;
+
+/** A schedule (time rule): open on the listed days between `from` and `to` seconds of the day, in `time_zone`. */
+export const SyncScheduleSchema = z.looseObject({
+  id,
+  time_zone: text(64).default('UTC'),
+  intervals: z
+    .array(
+      z.object({
+        /** 0 = Sunday … 6 = Saturday. */
+        days: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+        from: z.number().int().min(0).max(86400),
+        to: z.number().int().min(0).max(86400),
+      }),
+    )
+    .max(64),
+});
+export type SyncSchedule = z.infer<typeof SyncScheduleSchema>;
+
+export const SyncPayloadSchema = z.looseObject({
+  /** `full`: replace everything the device holds; `delta`: add or replace these, drop those in `removed`. */
+  mode: z.enum(['full', 'delta']).default('full'),
+  identifiers: z.array(SyncIdentifierSchema).default([]),
+  schedules: z.array(SyncScheduleSchema).default([]),
+  removed: z
+    .object({ identifiers: z.array(id).default([]), schedules: z.array(id).default([]) })
+    .partial()
+    .optional(),
+});
+export type SyncPayload = z.infer<typeof SyncPayloadSchema>;
+
+/** The payload of each task type. */
+export const TASK_PAYLOAD_SCHEMAS = {
+  apply_settings: settingsPayload.extend({ backup: z.boolean().optional() }),
+  init: settingsPayload.extend({ reinit_of: id.optional() }),
+  sync: SyncPayloadSchema,
+  restart: z.looseObject({ delay_seconds: z.number().int().min(0).max(3600).optional() }),
+  remote_control: z.looseObject({ session: z.uuid(), expires_at: time }),
+  play_audio: z.looseObject({
+    /** Where the device fetches the sound (http(s)); or the name of a sound it already has. */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    name: text(64).optional(),
+    repeat: z.number().int().min(1).max(100).default(1),
+    volume: z.number().int().min(0).max(100).optional(),
+  }),
+  open_lock: z.looseObject({ lock: lock.default(1), seconds: z.number().int().min(1).max(600).optional() }),
+} satisfies Record<DeviceTaskType, z.ZodType>;
+
+const taskOf = <T extends DeviceTaskType>(type: T) =>
+  z.object({ id, type: z.literal(type), payload: TASK_PAYLOAD_SCHEMAS[type], sent_at: time.optional() });
+
+/** `tasks`: one task; its id is the task's own, and a device runs a repeated id once (answering its result again). */
+export const TaskMessageSchema = z.discriminatedUnion('type', [
+  taskOf('apply_settings'),
+  taskOf('init'),
+  taskOf('sync'),
+  taskOf('restart'),
+  taskOf('remote_control'),
+  taskOf('play_audio'),
+  taskOf('open_lock'),
+]);
+export type TaskMessage = z.infer<typeof TaskMessageSchema>;
+
+// --- task progress and results, events, sync acknowledgements (device → server) --------------------
+
+/** `task-updates`: `started` (again with `progress` 0–100 while it runs), then `completed` or `error`. */
+export const TaskUpdateMessageSchema = z
+  .looseObject({
+    task_id: id,
+    state: z.enum(['started', 'completed', 'error']),
+    progress: z.number().int().min(0).max(100).optional(),
+    /** Why it failed (required with `error`). */
+    error: text(500).optional(),
+    result: z.record(z.string(), z.unknown()).optional(),
+    at: time.optional(),
+  })
+  .refine((m) => m.state !== 'error' || m.error !== undefined, { message: 'an error update says why', path: ['error'] });
+export type TaskUpdateMessage = z.infer<typeof TaskUpdateMessageSchema>;
+
+const eventBase = {
+  /** The device's own id of the event (optional; lets a re-sent event be recognised). */
+  event_id: text(64).optional(),
+  /** When it happened at the device; the arrival time when absent. */
+  time: time.optional(),
+};
+const eventOf = <T extends DeviceEventType, D extends z.ZodType, I extends z.ZodType>(type: T, data: D, identifier: I) =>
+  z.looseObject({ ...eventBase, type: z.literal(type), identifier, data });
+const noIdentifier = z.null().optional();
+const identifier = text(128);
+
+/** Why a device refused an identifier. */
+export const ACCESS_DENIED_REASONS = ['unknown', 'revoked', 'not_yet_valid', 'expired', 'schedule', 'lock'] as const;
+
+/** `events`: one thing that happened at the device. */
+export const EventMessageSchema = z.discriminatedUnion('type', [
+  eventOf(
+    'door_opened',
+    z.looseObject({ lock: lock.default(1), by: z.enum(['identifier', 'button', 'remote', 'task', 'emergency']).optional() }).prefault({}),
+    z.union([identifier, z.null()]).optional(),
+  ),
+  eventOf('access_granted', z.looseObject({ lock: lock.default(1), kind: text(32).optional() }).prefault({}), identifier),
+  eventOf('access_denied', z.looseObject({ reason: z.enum(ACCESS_DENIED_REASONS), kind: text(32).optional() }), identifier),
+  eventOf(
+    'call',
+    z.looseObject({ to: text(64), state: z.enum(['started', 'answered', 'ended', 'missed']).default('started') }),
+    noIdentifier,
+  ),
+  eventOf('alarm_on', z.looseObject({ zone: text(64).optional(), kind: text(32).optional() }).prefault({}), noIdentifier),
+  eventOf('alarm_off', z.looseObject({ zone: text(64).optional(), kind: text(32).optional() }).prefault({}), noIdentifier),
+  eventOf('tamper', z.looseObject({ part: text(64).optional() }).prefault({}), noIdentifier),
+  eventOf(
+    'sensor',
+    z.looseObject({ sensor: text(64), value: z.union([z.number(), z.boolean(), z.string().max(255)]), unit: text(16).optional() }),
+    noIdentifier,
+  ),
+]);
+export type EventMessage = z.infer<typeof EventMessageSchema>;
+// Every event type of the devices area has a schema here (a compile error names the one missing).
+const _everyEventHasASchema: Record<Exclude<DeviceEventType, EventMessage['type']>, never> = {};
+void _everyEventHasASchema;
+
+/** `sync-acks`: a sync task's acknowledgement: how much the device now holds, and what it could not take. */
+export const SyncAckMessageSchema = z.looseObject({
+  task_id: id,
+  identifiers: z.number().int().min(0).optional(),
+  schedules: z.number().int().min(0).optional(),
+  errors: z
+    .array(z.object({ entity: z.enum(['identifier', 'schedule']), id, message: text(255) }))
+    .max(10_000)
+    .default([]),
+});
+export type SyncAckMessage = z.infer<typeof SyncAckMessageSchema>;
+
+// --- remote control -----------------------------------------------------------------------------
+
+/** `screen`: one frame of the device's screen during a remote-control session (base64 image). */
+export const ScreenFrameMessageSchema = z.looseObject({
+  session: z.uuid(),
+  seq: z.number().int().min(0),
+  width: z.number().int().min(1).max(4096),
+  height: z.number().int().min(1).max(4096),
+  format: z.enum(['jpeg', 'png']),
+  data: z.base64().max(192 * 1024),
+});
+export type ScreenFrameMessage = z.infer<typeof ScreenFrameMessageSchema>;
+
+/** `input`: what the operator does on the remote screen, and the session's keep-alive and end. */
+export const RemoteInputMessageSchema = z.discriminatedUnion('kind', [
+  z.object({ session: z.uuid(), kind: z.literal('tap'), x: z.number().int().min(0).max(4096), y: z.number().int().min(0).max(4096) }),
+  z.object({ session: z.uuid(), kind: z.literal('key'), key: text(32) }),
+  z.object({ session: z.uuid(), kind: z.literal('open_door'), lock: lock.default(1) }),
+  /** The session was kept alive (PATCH): the device streams on until the new expiry. */
+  z.object({ session: z.uuid(), kind: z.literal('keepalive'), expires_at: time }),
+  z.object({ session: z.uuid(), kind: z.literal('end') }),
+]);
+export type RemoteInputMessage = z.infer<typeof RemoteInputMessageSchema>;
+
+// --- one schema and one size limit per topic ------------------------------------------------------
+
+/** The schema of the messages on each leaf. */
+export const DEVICE_MESSAGE_SCHEMAS = {
+  status: StatusMessageSchema,
+  heartbeat: HeartbeatMessageSchema,
+  tasks: TaskMessageSchema,
+  'task-updates': TaskUpdateMessageSchema,
+  events: EventMessageSchema,
+  'sync-acks': SyncAckMessageSchema,
+  screen: ScreenFrameMessageSchema,
+  input: RemoteInputMessageSchema,
+} as const satisfies Record<DeviceTopicLeaf, z.ZodType>;
+export type DeviceMessage<L extends DeviceTopicLeaf> = z.infer<(typeof DEVICE_MESSAGE_SCHEMAS)[L]>;
+
+/** Largest message (bytes of JSON) accepted on each leaf; anything larger is dropped unread. */
+export const DEVICE_MESSAGE_MAX_BYTES: Record<DeviceTopicLeaf, number> = {
+  status: 4 * 1024,
+  heartbeat: 1024,
+  tasks: MQTT_MAX_PACKET_BYTES,
+  'task-updates': 8 * 1024,
+  events: 8 * 1024,
+  'sync-acks': 128 * 1024,
+  screen: 200 * 1024,
+  input: 1024,
+};
+
+export type DecodeResult<L extends DeviceTopicLeaf> =
+  | { ok: true; message: DeviceMessage<L> }
+  | { ok: false; reason: 'too_large' | 'not_json' | 'invalid'; detail?: string };
+
+/** Checks a message's size, parses its JSON and validates it against its leaf's schema; never throws. */
+export function decodeDeviceMessage<L extends DeviceTopicLeaf>(leaf: L, payload: Uint8Array | string): DecodeResult<L> {
+  const size = typeof payload === 'string' ? payload.length : payload.byteLength;
+  if (size > DEVICE_MESSAGE_MAX_BYTES[leaf]) return { ok: false, reason: 'too_large', detail: `${size} bytes` };
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload));
+  } catch {
+    return { ok: false, reason: 'not_json' };
+  }
+  const parsed = DEVICE_MESSAGE_SCHEMAS[leaf].safeParse(json);
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    return { ok: false, reason: 'invalid', detail: first ? `${first.path.join('.') || '(message)'}: ${first.message}` : undefined };
+  }
+  return { ok: true, message: parsed.data as DeviceMessage<L> };
+}
