@@ -1,9 +1,10 @@
 import net from 'node:net';
-import { buildApp } from './app.js';
+import { type AppInstance, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
 import { cleanStaleUploads } from './core/uploads.js';
-import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
+import { type EmbeddedBroker, type InternalCredential, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
+import { MqttGateway } from './gateways/mqtt/gateway.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 
 /** Resolves true when nothing listens on host:port. */
@@ -17,7 +18,7 @@ function portFree(port: number, host: string): Promise<boolean> {
 }
 
 /** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
-async function startBroker(config: Config, credentials: DeviceCredentials): Promise<EmbeddedBroker | null> {
+async function startBroker(config: Config, credentials: DeviceCredentials, internal: InternalCredential): Promise<EmbeddedBroker | null> {
   if (config.mqttUrl) return null;
   if (!(await portFree(config.mqttPort, config.mqttHost))) {
     console.warn(
@@ -29,7 +30,28 @@ async function startBroker(config: Config, credentials: DeviceCredentials): Prom
     return null;
   }
   // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
-  return startEmbeddedBroker({ port: config.mqttPort, host: config.mqttHost, credentials, internal: newInternalCredential() });
+  return startEmbeddedBroker({ port: config.mqttPort, host: config.mqttHost, credentials, internal });
+}
+
+/**
+ * Atrium's own client of the broker (gateways/mqtt): the embedded broker with the in-memory internal
+ * credential, or MQTT_URL with the account in it. It connects in the background and keeps retrying,
+ * so the server starts whether or not an external broker is up; tasks wait meanwhile.
+ */
+function startGateway(config: Config, broker: EmbeddedBroker | null, internal: InternalCredential, app: AppInstance): MqttGateway | null {
+  const local = config.mqttHost === '0.0.0.0' || config.mqttHost === '::' ? '127.0.0.1' : config.mqttHost;
+  const url = config.mqttUrl ?? (broker ? `mqtt://${local.includes(':') ? `[${local}]` : local}:${broker.port}` : null);
+  if (!url) return null;
+  const gateway = MqttGateway.start({
+    url,
+    ...(config.mqttUrl ? {} : internal),
+    handlers: app.services.devices,
+    // Several instances share an external broker: each device message reaches one of them.
+    shared: Boolean(config.mqttUrl),
+    log: app.log,
+  });
+  app.services.devices.attachGateway(gateway);
+  return gateway;
 }
 
 async function main(): Promise<void> {
@@ -51,7 +73,9 @@ async function main(): Promise<void> {
   await cleanStaleUploads(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...config.dbTimeouts });
   const app = await buildApp({ config, database });
-  const broker = await startBroker(config, app.services.devices);
+  const internal = newInternalCredential();
+  const broker = await startBroker(config, app.services.devices, internal);
+  const gateway = startGateway(config, broker, internal, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });
 
@@ -79,6 +103,7 @@ async function main(): Promise<void> {
   console.log(`${lines.join('\n')}\n`);
 
   const shutdown = async () => {
+    await gateway?.close();
     await app.close();
     await broker?.close();
     await database.close();
