@@ -178,9 +178,14 @@ export class MosquittoDynsec implements DeviceAccounts {
   }
 
   private async hasServerRole(): Promise<boolean> {
-    const [r] = await this.run([{ command: 'getClient', username: this.adminUsername }]);
+    return (await this.rolesOf(this.adminUsername)).includes(SERVER_ROLE);
+  }
+
+  /** The roles of an account. */
+  private async rolesOf(username: string): Promise<string[]> {
+    const [r] = await this.run([{ command: 'getClient', username }]);
     const roles = (r?.data as { client?: { roles?: { rolename: string }[] } } | undefined)?.client?.roles ?? [];
-    return roles.some((x) => x.rolename === SERVER_ROLE);
+    return roles.map((x) => x.rolename);
   }
 
   private async subscribeResponses(): Promise<void> {
@@ -230,7 +235,9 @@ export class MosquittoDynsec implements DeviceAccounts {
         { command: 'setClientPassword', username: serial, password },
         { command: 'enableClient', username: serial },
       ]);
-      await this.run([{ command: 'addClientRole', username: serial, rolename: deviceRole(serial) }], [/already has role/i]);
+      if (!(await this.rolesOf(serial)).includes(deviceRole(serial))) {
+        await this.run([{ command: 'addClientRole', username: serial, rolename: deviceRole(serial) }]);
+      }
     }
   }
 
