@@ -22,6 +22,8 @@ describe('configuration', () => {
     [{ MQTT_PORT: '0' }, 'MQTT_PORT'],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ MQTT_URL: 'http://broker' }, 'MQTT_URL'],
+    [{ MQTT_DYNSEC: 'yes', MQTT_URL: 'mqtt://admin:pw@broker' }, 'MQTT_DYNSEC'],
+    [{ MQTT_DYNSEC: 'true' }, 'MQTT_DYNSEC'],
     [{ PUBLIC_URL: 'not a url' }, 'PUBLIC_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ADMIN_PASSWORD: 'short' }, 'ADMIN_PASSWORD'],

@@ -79,6 +79,7 @@ const EnvSchema = z.object({
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
   MQTT_PORT: port('MQTT_PORT', 1883),
   MQTT_HOST: z.string().min(1).optional(),
+  MQTT_DYNSEC: z.enum(['true', 'false'], 'MQTT_DYNSEC must be true or false').default('false'),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
@@ -101,6 +102,8 @@ export interface Config {
   mqttPort: number;
   /** Where the embedded broker listens (MQTT_HOST; default HOST). It refuses every client without valid credentials. */
   mqttHost: string;
+  /** MQTT_URL is a Mosquitto whose dynamic-security plugin Atrium manages with the account in MQTT_URL (MQTT_DYNSEC). */
+  mqttDynsec: boolean;
   publicUrl: string;
   logLevel: string;
   jwtSecret: string | undefined;
@@ -129,6 +132,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.MQTT_DYNSEC === 'true' && !e.MQTT_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  MQTT_DYNSEC=true needs MQTT_URL: the Mosquitto broker, with its dynamic-security admin account in it',
+    );
+  }
   return {
     port: e.PORT,
     host: e.HOST,
@@ -137,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,
+    mqttDynsec: e.MQTT_DYNSEC === 'true',
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     jwtSecret: e.JWT_SECRET,

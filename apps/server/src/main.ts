@@ -5,6 +5,7 @@ import { openDatabase } from './core/db/client.js';
 import { cleanStaleUploads } from './core/uploads.js';
 import { type EmbeddedBroker, type InternalCredential, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
 import { MqttGateway } from './gateways/mqtt/gateway.js';
+import { MosquittoDynsec } from './gateways/mqtt/mosquitto-dynsec.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 
 /** Resolves true when nothing listens on host:port. */
@@ -54,6 +55,36 @@ function startGateway(config: Config, broker: EmbeddedBroker | null, internal: I
   return gateway;
 }
 
+/**
+ * MQTT_DYNSEC: sets up Mosquitto's dynamic-security plugin for Atrium (devices may do nothing by
+ * default, Atrium's account gets the whole atrium/v1 tree), retrying in the background while the
+ * broker is away. Resolves the manager of device accounts once done.
+ */
+function manageMosquitto(config: Config, app: AppInstance): { ready: Promise<MosquittoDynsec | null>; stop(): void } {
+  let stopped = false;
+  const ready = (async () => {
+    for (let attempt = 1; config.mqttUrl && !stopped; attempt++) {
+      let dynsec: MosquittoDynsec | null = null;
+      try {
+        dynsec = await MosquittoDynsec.connect({ url: config.mqttUrl });
+        await dynsec.setup();
+        return dynsec;
+      } catch (e) {
+        await dynsec?.close();
+        if (attempt === 1) app.log.warn({ err: (e as Error).message }, 'mosquitto dynamic security: setup failed, retrying every 10 s');
+        await new Promise((r) => setTimeout(r, 10_000).unref());
+      }
+    }
+    return null;
+  })();
+  return {
+    ready,
+    stop: () => {
+      stopped = true;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   let config: Config;
   try {
@@ -75,6 +106,7 @@ async function main(): Promise<void> {
   const app = await buildApp({ config, database });
   const internal = newInternalCredential();
   const broker = await startBroker(config, app.services.devices, internal);
+  const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
   const gateway = startGateway(config, broker, internal, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });
@@ -82,7 +114,7 @@ async function main(): Promise<void> {
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   const lines = [``, `Atrium is running at ${config.publicUrl}`, `  database: ${where}`];
   lines.push(
-    `  MQTT: ${config.mqttUrl ?? (broker ? `embedded broker on ${config.mqttHost}:${broker.port} (devices sign in with their serial number and device password)` : 'not running (see above)')}`,
+    `  MQTT: ${config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : broker ? `embedded broker on ${config.mqttHost}:${broker.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
   );
   lines.push(`  API docs: ${config.publicUrl}/api/docs`);
   if (boot.created) {
@@ -104,6 +136,8 @@ async function main(): Promise<void> {
 
   const shutdown = async () => {
     await gateway?.close();
+    mosquitto?.stop();
+    await (await mosquitto?.ready.catch(() => null))?.close();
     await app.close();
     await broker?.close();
     await database.close();

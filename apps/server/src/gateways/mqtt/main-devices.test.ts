@@ -1,13 +1,15 @@
-// `npm start` with a device: the process main.ts runs, its embedded broker and its own gateway
-// client, a simulated panel signing in with the password set at init, and the device's tasks and
-// status as the API shows them.
+// `npm start` with a device: the process main.ts runs, its broker (embedded, or a real Mosquitto
+// through MQTT_URL with MQTT_DYNSEC) and its own gateway client, a simulated panel signing in
+// with the password set at init, and the device's tasks and status as the API shows them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SimDevice } from '@atrium/device-sim';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mosquittoAvailable, type RunningMosquitto, startMosquitto } from './mosquitto.test-broker.js';
+import { MosquittoDynsec } from './mosquitto-dynsec.js';
 
 const MAIN = path.resolve(import.meta.dirname, '../../main.ts');
 
@@ -20,87 +22,123 @@ function freePort(): Promise<number> {
   });
 }
 
-let child: ChildProcess | undefined;
-let sim: SimDevice | undefined;
-const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-main-devices-'));
-
-afterAll(async () => {
-  await sim?.stop({ graceful: false });
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child?.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
 });
 
+/** Starts main.ts; resolves the API base and the printed lines once it runs. */
+async function startAtrium(env: Record<string, string>): Promise<{ base: string; output: () => string }> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-main-devices-'));
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      ADMIN_PASSWORD: 'main-devices-password',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanup.push(async () => {
+    if (child.exitCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  await expect.poll(() => out, { timeout: 60_000, interval: 100 }).toContain('Atrium is running');
+  return { base: `http://127.0.0.1:${port}/api/v0`, output: () => out };
+}
+
+async function signIn(base: string) {
+  const body = await (
+    await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ login: 'admin', password: 'main-devices-password' }),
+    })
+  ).json();
+  expect(body).toHaveProperty('data.sessions');
+  const token = body.data.sessions[0].token as string;
+  return async (method: string, url: string, payload?: unknown) => {
+    const res = await fetch(`${base}${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    });
+    return { status: res.status, data: ((await res.json()) as { data: unknown }).data };
+  };
+}
+
+/**
+ * Adds and initialises a device through the API, brings the simulator up with the password init
+ * gave, and follows its init and a settings apply to completed, then its status to offline.
+ */
+async function deviceLifecycle(base: string, mqttUrl: string, serial: string, beforeSignIn?: (password: string) => Promise<void>) {
+  const api = await signIn(base);
+  const groups = (await api('GET', '/domains')).data as { id: number }[];
+  const created = await api('PUT', '/devices', { name: 'Gate', model: 'AP-100', serial_number: serial, domain_id: groups[0]?.id });
+  expect(created.status).toBe(200);
+  const device = created.data as { id: number };
+  const init = (await api('POST', `/devices/${device.id}/init/apply`, {})).data as { password: string; task: { id: number } };
+  await beforeSignIn?.(init.password);
+
+  const sim = new SimDevice({ url: mqttUrl, serial, password: init.password, heartbeatMs: 200 });
+  cleanup.push(() => sim.stop({ graceful: false }));
+  await sim.start();
+  const taskState = async (id: number) => {
+    const filters = encodeURIComponent(JSON.stringify({ rules: [{ field: 'id', operator: 'equals', value: id }] }));
+    const r = await api('GET', `/devices/tasks?filters=${filters}`);
+    if (!Array.isArray(r.data)) throw new Error(JSON.stringify(r));
+    return (r.data as { state: string }[])[0]?.state;
+  };
+  const online = async () => ((await api('GET', `/devices/${device.id}`)).data as { online: boolean }).online;
+  // The init task waited for the device and ran once it came online.
+  await expect.poll(() => taskState(init.task.id), { timeout: 15_000 }).toBe('completed');
+  expect(sim.initialized).toBe(true);
+  expect(await online()).toBe(true);
+
+  const apply = (await api('POST', `/devices/${device.id}/settings/apply`, {})).data as { id: number };
+  await expect.poll(() => taskState(apply.id), { timeout: 15_000 }).toBe('completed');
+  expect(sim.settings).not.toBeNull();
+
+  await sim.stop();
+  await expect.poll(online, { timeout: 10_000 }).toBe(false);
+}
+
 describe('npm start with a device', () => {
-  it('connects its gateway to its embedded broker: a device initialised through the API signs in, runs its tasks and shows online, then offline', async () => {
-    const [port, mqttPort] = [await freePort(), await freePort()];
-    child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        MQTT_PORT: String(mqttPort),
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'error',
-        ADMIN_PASSWORD: 'main-devices-password',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += String(d);
-    });
-    child.stderr?.on('data', (d) => {
-      out += String(d);
-    });
-    await expect.poll(() => out, { timeout: 60_000, interval: 100 }).toContain('Atrium is running');
-
-    const base = `http://127.0.0.1:${port}/api/v0`;
-    const signIn = await (
-      await fetch(`${base}/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ login: 'admin', password: 'main-devices-password' }),
-      })
-    ).json();
-    expect(signIn, JSON.stringify(signIn)).toHaveProperty('data.sessions');
-    const token = signIn.data.sessions[0].token as string;
-    const api = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${base}${url}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, body: (await res.json()) as { data: unknown } };
-    };
-    const groups = (await api('GET', '/domains')).body.data as { id: number }[];
-    const created = await api('PUT', '/devices', { name: 'Gate', model: 'AP-100', serial_number: 'MAIN-SIM-1', domain_id: groups[0]?.id });
-    expect(created.status).toBe(200);
-    const device = created.body.data as { id: number };
-    const init = (await api('POST', `/devices/${device.id}/init/apply`, {})).body.data as { password: string; task: { id: number } };
-
-    sim = new SimDevice({ url: `mqtt://127.0.0.1:${mqttPort}`, serial: 'MAIN-SIM-1', password: init.password, heartbeatMs: 200 });
-    await sim.start();
-    const taskState = async (id: number) => {
-      const filters = encodeURIComponent(JSON.stringify({ rules: [{ field: 'id', operator: 'equals', value: id }] }));
-      const r = await api('GET', `/devices/tasks?filters=${filters}`);
-      if (!Array.isArray(r.body.data)) throw new Error(JSON.stringify(r));
-      return (r.body.data as { state: string }[])[0]?.state;
-    };
-    // The init task waited for the device and ran once it came online.
-    await expect.poll(() => taskState(init.task.id), { timeout: 15_000 }).toBe('completed');
-    expect(sim.initialized).toBe(true);
-    expect(((await api('GET', `/devices/${device.id}`)).body.data as { online: boolean }).online).toBe(true);
-
-    const apply = (await api('POST', `/devices/${device.id}/settings/apply`, {})).body.data as { id: number };
-    await expect.poll(() => taskState(apply.id), { timeout: 15_000 }).toBe('completed');
-
-    await sim.stop();
-    await expect
-      .poll(async () => ((await api('GET', `/devices/${device.id}`)).body.data as { online: boolean }).online, { timeout: 10_000 })
-      .toBe(false);
+  it('on the embedded broker: its gateway signs in with the internal credential; a device initialised through the API runs its tasks, online then offline', async () => {
+    const mqttPort = await freePort();
+    const { base } = await startAtrium({ MQTT_PORT: String(mqttPort) });
+    await deviceLifecycle(base, `mqtt://127.0.0.1:${mqttPort}`, 'MAIN-SIM-1');
   }, 90_000);
+
+  it.skipIf(!mosquittoAvailable())(
+    'on Mosquitto (MQTT_URL, MQTT_DYNSEC): Atrium sets up dynamic security, reads devices through shared subscriptions and sends them tasks',
+    async () => {
+      const m: RunningMosquitto = await startMosquitto();
+      cleanup.push(() => m.stop());
+      const url = `mqtt://${m.admin.username}:${encodeURIComponent(m.admin.password)}@127.0.0.1:${m.port}`;
+      const { base, output } = await startAtrium({ MQTT_URL: url, MQTT_DYNSEC: 'true' });
+      expect(output()).toContain(`MQTT: 127.0.0.1:${m.port} (Mosquitto; Atrium manages its dynamic security)`);
+      expect(output()).not.toContain(m.admin.password);
+      // The device's account as the devices area makes it when a device is initialised.
+      const accounts = await MosquittoDynsec.connect({ url });
+      cleanup.push(() => accounts.close());
+      await deviceLifecycle(base, m.url, 'MAIN-SIM-2', (password) => accounts.upsertDevice('MAIN-SIM-2', password));
+    },
+    90_000,
+  );
 });
