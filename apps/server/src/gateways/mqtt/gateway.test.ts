@@ -106,6 +106,22 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
     await expect.poll(() => rec.onlineOf(lost.serial), { timeout: 5000 }).toEqual([true, false]);
   });
 
+  it('declares a device that went silent offline after three missed heartbeats, and online again when it speaks', async () => {
+    const quiet = new Recorder();
+    // The device announces a heartbeat every 5 s; this gateway gives up after 5 s × 0.05 = 250 ms of silence.
+    const watcher = await MqttGateway.connect({ url: broker.url, ...broker.server, handlers: quiet, flushMs: 50, staleHeartbeats: 0.05 });
+    try {
+      const d = await device({ heartbeatSeconds: 5, heartbeatMs: 60_000 });
+      await expect.poll(() => quiet.onlineOf(d.serial), { timeout: 5000 }).toEqual([true, false]);
+      expect(watcher.isOnline(d.serial)).toBe(false);
+      await d.beat();
+      await expect.poll(() => quiet.onlineOf(d.serial)).toEqual([true, false, true]);
+      expect(watcher.isOnline(d.serial)).toBe(true);
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it('runs every task type, reporting started then completed, in order', async () => {
     const d = await device({ type: 'panel', model: 'AP-200' });
     const sent = {

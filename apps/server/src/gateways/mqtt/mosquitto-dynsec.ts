@@ -55,6 +55,8 @@ export interface MosquittoDynsecOptions {
 export class MosquittoDynsec implements DeviceAccounts {
   private readonly pending = new Map<string, { resolve: (r: Response) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
   private seq = 0;
+  /** Commands sent and not yet all answered, by their first correlation id. */
+  private readonly inflight = new Map<string, string>();
   private readonly prefix = randomBytes(4).toString('hex');
 
   private constructor(
@@ -100,8 +102,15 @@ export class MosquittoDynsec implements DeviceAccounts {
       await client.endAsync(true);
       throw e;
     }
-    // clean: true, so a reconnect (Mosquitto kicks a client whose roles change) subscribes again.
-    client.on('connect', () => void dynsec.subscribeResponses().catch(() => undefined));
+    // clean: true, so a reconnect subscribes again; commands whose answers the lost connection
+    // took with it are sent again (Mosquitto kicks every client of an account whose roles change,
+    // and our commands are safe to repeat: a repeat answers "already exists" or "not found").
+    client.on('connect', () => {
+      void dynsec
+        .subscribeResponses()
+        .then(() => Promise.all([...dynsec.inflight.values()].map((p) => client.publishAsync(DYNSEC_TOPIC, p, { qos: 1 }))))
+        .catch(() => undefined);
+    });
     return dynsec;
   }
 
@@ -118,8 +127,15 @@ export class MosquittoDynsec implements DeviceAccounts {
           this.pending.set(c.correlationData, { resolve, reject, timer });
         }),
     );
-    await this.client.publishAsync(DYNSEC_TOPIC, JSON.stringify({ commands: tagged }), { qos: 1 });
-    return Promise.all(answers);
+    const key = tagged[0]?.correlationData ?? '';
+    const payload = JSON.stringify({ commands: tagged });
+    this.inflight.set(key, payload);
+    try {
+      await this.client.publishAsync(DYNSEC_TOPIC, payload, { qos: 1 });
+      return await Promise.all(answers);
+    } finally {
+      this.inflight.delete(key);
+    }
   }
 
   /** Sends commands and throws on the first error that is not among the `tolerated` ones. */

@@ -1,0 +1,107 @@
+// `npm run device-sim -- …`: the simulator's command line against a real broker and gateway.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventReport, PresenceReport } from '../../modules/devices/devices.gateway.js';
+import { MqttGateway } from './gateway.js';
+import { embeddedTestBroker, type TestBroker } from './test-brokers.js';
+
+const CLI = path.resolve(import.meta.dirname, '../../../../../tools/device-sim/src/cli.ts');
+
+let broker: TestBroker;
+let gateway: MqttGateway;
+const presence: { serial: string; report: PresenceReport }[] = [];
+const events: { serial: string; report: EventReport }[] = [];
+const updates: { serial: string; state: string }[] = [];
+
+beforeAll(async () => {
+  broker = await embeddedTestBroker();
+  gateway = await MqttGateway.connect({
+    url: broker.url,
+    ...broker.server,
+    handlers: {
+      onPresence: async (serial, report) => {
+        presence.push({ serial, report });
+      },
+      onEvent: async (serial, report) => {
+        events.push({ serial, report });
+      },
+      onTaskUpdate: async (serial, report) => {
+        updates.push({ serial, state: report.state });
+      },
+      onSyncAck: async () => undefined,
+    },
+  });
+});
+afterAll(async () => {
+  await gateway?.close();
+  await broker?.close();
+});
+
+describe('device-sim command line', () => {
+  it('brings devices online, takes commands on stdin, and says goodbye with offline on quit', async () => {
+    await broker.addDevice('CLI-1', 'cli-one-password');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        CLI,
+        '--url',
+        broker.url,
+        '--device',
+        'CLI-1:cli-one-password:barrier',
+        '--device',
+        'CLI-2:wrong-password',
+        '--delay',
+        '5',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('1 of 2 devices online');
+    expect(out).toContain('CLI-2: refused by the broker');
+    expect(presence.find((p) => p.serial === 'CLI-1')?.report).toMatchObject({ online: true, model: 'BR-1' });
+
+    await gateway.sendTask('CLI-1', { id: 1, type: 'open_lock', payload: {} });
+    await expect.poll(() => out).toContain('CLI-1: task 1 completed');
+    child.stdin.write('present CLI-1 CARD-9\n');
+    await expect.poll(() => out).toContain('CLI-1: CARD-9 denied (unknown)');
+    child.stdin.write('call CLI-1 101\n');
+    await expect.poll(() => events.map((e) => e.report.type)).toEqual(['door_opened', 'access_denied', 'call']);
+    child.stdin.write('status\n');
+    await expect.poll(() => out).toMatch(/CLI-1 barrier\/BR-1 online tasks=1/);
+    child.stdin.write('quit\n');
+    expect(await exited).toBe(0);
+    await expect.poll(() => presence.filter((p) => p.serial === 'CLI-1').map((p) => p.report.online)).toEqual([true, false]);
+  }, 40_000);
+
+  it('explains itself and refuses bad arguments', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d) => {
+          out += String(d);
+        });
+        child.stderr.on('data', (d) => {
+          out += String(d);
+        });
+        child.once('exit', (code) => resolve({ code, out }));
+      });
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('--misbehave');
+    const none = await run([]);
+    expect(none.code).toBe(2);
+    expect(none.out).toContain('no devices given');
+    expect((await run(['--device', 'X:pw:toaster'])).out).toContain('unknown type toaster');
+  }, 40_000);
+});
