@@ -56,6 +56,11 @@ test('an installer adds a panel, applies its settings and sees the task wait for
   await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
   await expect(page.getByRole('row').filter({ hasText: serial })).toContainText('Offline');
   await snapshot(page, 'devices');
+
+  // The home page tells how many of the devices are online.
+  await sideMenu(page).getByRole('menuitem', { name: 'Home', exact: true }).click();
+  await expect(page.getByText(/^0 of \d+ devices online$/)).toBeVisible();
+  await snapshot(page, 'home-devices');
 });
 
 test('an installer finds a panel by IP search on 127.0.0.x and adds it to a group', async ({ page, request }) => {

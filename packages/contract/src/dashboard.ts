@@ -21,6 +21,8 @@ export type RecentChange = z.infer<typeof RecentChangeSchema>;
  */
 export const DashboardSchema = z.object({
   counts: z.object({ users: Count, groups: Count, roles: Count }),
+  /** Devices the caller may see, and how many of them are online now (null without a device view permission). */
+  devices: z.object({ total: z.number().int(), online: z.number().int() }).nullable(),
   recent_changes: z.array(RecentChangeSchema),
 });
 export type Dashboard = z.infer<typeof DashboardSchema>;

@@ -1,6 +1,7 @@
 export const en = {
   dashboard: {
     title: 'Overview',
+    devices_online: '%{online} of %{total} devices online',
     recent_changes: 'Recent changes',
     no_changes: 'No changes yet',
     change: '%{entity} %{id}: %{action}',
@@ -35,6 +36,7 @@ export const en = {
 
 export const ru: typeof en = {
   dashboard: {
+    devices_online: 'В сети %{online} из %{total} устройств',
     title: 'Обзор',
     recent_changes: 'Последние изменения',
     no_changes: 'Изменений пока нет',

@@ -90,8 +90,27 @@ function Counts({ summary }: { summary: Dashboard }) {
   );
 }
 
+/** Devices online now, of those the caller sees; nothing without a device view permission. */
+function DevicesOnline({ devices }: { devices: NonNullable<Dashboard['devices']> }) {
+  const translate = useTranslate();
+  const Icon = menuIcon('/devices');
+  return (
+    <Card>
+      <CardActionArea component={Link} to="/devices">
+        <CardContent sx={{ display: 'flex', gap: 2, alignItems: 'center' }}>
+          <Icon color={devices.online === devices.total ? 'success' : 'warning'} fontSize="large" />
+          <Typography variant="h6" component="p">
+            {translate('dashboard.devices_online', { online: devices.online, total: devices.total })}
+          </Typography>
+        </CardContent>
+      </CardActionArea>
+    </Card>
+  );
+}
+
 /** The widgets of the home page, in order. */
 export const DASHBOARD_WIDGETS: readonly DashboardWidget[] = [
   { key: 'counts', width: 12, render: (s) => <Counts summary={s} /> },
+  { key: 'devices_online', width: 12, render: (s) => (s.devices ? <DevicesOnline devices={s.devices} /> : null) },
   { key: 'recent_changes', width: 12, render: (s) => <RecentChanges changes={s.recent_changes} /> },
 ];

@@ -47,8 +47,25 @@ describe('GET /dashboard', () => {
     expect(counts.users).toBe((await api.get('/users')).json().meta.total);
     expect(counts.users).toBeLessThan((await admin.get('/users')).json().meta.total);
     expect(counts.roles).toBeNull();
+    // No device view permission: no devices widget.
+    expect(res.json().data.devices).toBeNull();
     expect(recent_changes.length).toBeGreaterThan(0);
     for (const c of recent_changes) expect(c.user_id).toBe(me.id);
+  });
+
+  it('counts the devices the caller sees and those online now', async () => {
+    const serial = `DASH${Date.now()}`;
+    const created = await admin.put('/devices', {
+      name: 'Dash panel',
+      model: 'AP-100',
+      serial_number: serial,
+      domain_id: t.project.rootGroupId,
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    await t.app.services.devices.onPresence(serial, { online: true, model: 'AP-100' });
+    const { devices } = (await admin.get('/dashboard')).json().data;
+    expect(devices.total).toBe((await admin.get('/devices')).json().meta.total);
+    expect(devices.online).toBe(1);
   });
 
   it('is refused without a sign-in', async () => {

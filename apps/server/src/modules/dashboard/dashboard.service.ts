@@ -10,6 +10,8 @@ export interface DashboardSources {
   users: Lister;
   groups: Lister;
   roles: Lister;
+  devices: Lister;
+  onlineDevices: Lister;
 }
 
 export const ONE_ROW = ListQuerySchema.parse({ size: 1 });
@@ -33,15 +35,18 @@ export class DashboardService {
   }
 
   async summary(actor: Actor): Promise<Dashboard> {
-    const [users, groups, roles] = await Promise.all([
+    const [users, groups, roles, devices, online] = await Promise.all([
       this.count(actor, this.sources.users),
       this.count(actor, this.sources.groups),
       this.count(actor, this.sources.roles),
+      this.count(actor, this.sources.devices),
+      this.count(actor, this.sources.onlineDevices),
     ]);
     const everyone = actor.permissions.has('can_view_audit');
     const rows = await this.repo.recentChanges(actor.projectId, DASHBOARD_RECENT_CHANGES, everyone ? undefined : actor.userId);
     return {
       counts: { users, groups, roles },
+      devices: devices === null ? null : { total: devices, online: online ?? 0 },
       recent_changes: rows.map((r) => ({
         id: r.id,
         entity: r.entity,
