@@ -215,8 +215,11 @@ function isIpv6(value: string): boolean {
 }
 
 /** True for an IPv4 or IPv6 address. */
+/** An IPv4 address in dotted decimal (`192.168.0.10`). */
+export const isIpv4 = (value: string): boolean => IPV4_RE.test(value);
+
 export function isIp(value: string): boolean {
-  return IPV4_RE.test(value) || isIpv6(value);
+  return isIpv4(value) || isIpv6(value);
 }
 
 /** "valid url or ip": an http(s)/ws(s)/sip URL, a host name, or an IP address (with an optional port). */

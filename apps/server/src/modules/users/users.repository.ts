@@ -9,6 +9,7 @@ import {
   qualifiedColumns,
   scopeOf,
   userAclTarget,
+  userVisible,
 } from '../../core/acl.js';
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Actor } from '../../core/context.js';
@@ -81,7 +82,7 @@ function rowActions(actor: Actor) {
 
 /** Users may always see their own record; everyone else by the view rule. */
 export function userPredicate(actor: Actor, action: 'view' | 'edit' | 'delete'): SQL {
-  const view = sql`(${U.id} = ${actor.userId} OR ${aclPredicate(actor, 'users', 'view', target)})`;
+  const view = userVisible(actor, sql`${U.id}`, sql`${U.createdBy}`);
   if (action === 'view') return view;
   return sql`${view} AND ${aclPredicate(actor, 'users', action, target)}`;
 }

@@ -1,4 +1,4 @@
-import { DEVICE_REALTIME, type FoundDevice, required } from '@atrium/contract';
+import { DEVICE_REALTIME, type FoundDevice, isIpv4, required } from '@atrium/contract';
 import {
   Alert,
   Box,
@@ -24,7 +24,6 @@ import { GroupInput } from '../../app/kit/GroupPicker';
 import { listenLive } from '../../app/live';
 import { useAlert } from '../../app/useAlert';
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 /** How long the page waits for the server to confirm the results' topic before it starts the search anyway. */
 const SUBSCRIBE_WAIT_MS = 2000;
 
@@ -47,7 +46,7 @@ export function DeviceSearchDialog({ open, onClose }: { open: boolean; onClose: 
 
   useEffect(() => () => stop.current?.(), []);
 
-  const invalid = !IPV4.test(range.start) || !IPV4.test(range.end) || !/^\d{1,5}$/.test(range.port);
+  const invalid = !isIpv4(range.start) || !isIpv4(range.end) || !/^\d{1,5}$/.test(range.port);
 
   const close = () => {
     stop.current?.();
@@ -133,14 +132,14 @@ export function DeviceSearchDialog({ open, onClose }: { open: boolean; onClose: 
             value={range.start}
             onChange={(e) => setRange({ ...range, start: e.target.value.trim() })}
             disabled={phase === 'searching'}
-            error={range.start !== '' && !IPV4.test(range.start)}
+            error={range.start !== '' && !isIpv4(range.start)}
           />
           <TextField
             label={translate('devices.search.end_ip')}
             value={range.end}
             onChange={(e) => setRange({ ...range, end: e.target.value.trim() })}
             disabled={phase === 'searching'}
-            error={range.end !== '' && !IPV4.test(range.end)}
+            error={range.end !== '' && !isIpv4(range.end)}
           />
           <TextField
             label={translate('resources.devices.fields.port')}
