@@ -8,6 +8,10 @@ declare module 'autocannon' {
       body?: string;
       connections?: number;
       duration?: number;
+      /** Stop after this many requests instead of after `duration`. */
+      amount?: number;
+      /** Seconds before a request counts as timed out (10 by default). */
+      timeout?: number;
       /** Per-request rewriting; `setupRequest` answers the request to send. */
       requests?: { setupRequest?: (req: { path?: string }) => { path?: string } }[];
     }

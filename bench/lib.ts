@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, openSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,12 +43,13 @@ export async function waitFor(url: string, ms = 60_000): Promise<void> {
   throw new Error(`${url} did not answer in time`);
 }
 
-/** Starts a TypeScript entry in its own process, so load generator and server do not share a loop. */
-export function startProcess(entry: string, env: Record<string, string>): ChildProcess {
+/** Starts a TypeScript entry in its own process, so load generator and server do not share a loop (an undefined variable is unset). */
+export function startProcess(entry: string, env: Record<string, string | undefined>): ChildProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_LOG=file: the processes' standard output (the server's log lines) appended there, to see why a call failed.
+    stdio: ['ignore', process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore', 'inherit'],
   });
   return child;
 }
@@ -96,22 +97,37 @@ export interface Servers {
   base: string;
   /** The baseline route. */
   bareUrl: string;
+  /** Process id of Atrium's server (its memory is read from /proc). */
+  pid: number;
+  /** The embedded broker's address, when started with `embeddedMqtt`. */
+  mqttUrl: string | null;
   /** Signs in as the administrator and answers the authorization header. */
   auth(): Promise<Record<string, string>>;
   stop(): void;
 }
 
+export interface ServerOptions {
+  /**
+   * Atrium's own embedded broker (aedes) on a free port, where devices sign in with their serial
+   * number and device password, instead of the machine's Mosquitto on 1883 (which has no device accounts).
+   */
+  embeddedMqtt?: boolean;
+}
+
 /** Atrium on a fresh PostgreSQL database and the bare baseline server, each in its own process. */
-export async function startServers(dbName: string): Promise<Servers> {
+export async function startServers(dbName: string, opts: ServerOptions = {}): Promise<Servers> {
   const url = await freshDatabase(dbName);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  const mqttPort = opts.embeddedMqtt ? await freePort() : 0;
   const server = startProcess(path.join(ROOT, 'apps/server/src/main.ts'), {
     DATABASE_URL: url,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: tempDir(),
-    MQTT_URL: 'mqtt://127.0.0.1:1883',
+    ...(opts.embeddedMqtt
+      ? { MQTT_URL: undefined, MQTT_DYNSEC: undefined, MQTT_PORT: String(mqttPort), MQTT_HOST: '127.0.0.1' }
+      : { MQTT_URL: 'mqtt://127.0.0.1:1883' }),
     ADMIN_LOGIN: 'admin',
     ADMIN_PASSWORD: ADMIN_PASSWORD,
     LOG_LEVEL: 'error',
@@ -133,6 +149,8 @@ export async function startServers(dbName: string): Promise<Servers> {
     url,
     base,
     bareUrl: `http://127.0.0.1:${barePort}/bare`,
+    pid: server.pid as number,
+    mqttUrl: opts.embeddedMqtt ? `mqtt://127.0.0.1:${mqttPort}` : null,
     async auth() {
       const res = await fetch(`${base}/api/v0/login`, {
         method: 'POST',

@@ -3,6 +3,8 @@ const which = process.argv[2] ?? 'api';
 const known: Record<string, () => Promise<unknown>> = {
   api: () => import('./api.js').then((m) => m.run()),
   users: () => import('./users.js').then((m) => m.run()),
+  devices: () => import('./devices.js').then((m) => m.run()),
+  access: () => import('./access.js').then((m) => m.run()),
 };
 const job = known[which];
 if (!job) {

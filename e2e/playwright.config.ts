@@ -8,6 +8,8 @@ import { defineConfig } from '@playwright/test';
 const port = Number(process.env.E2E_PORT ?? 8299);
 // The mail relay of the server: tests that read e-mails listen here (tests/support/mailbox.ts).
 export const smtpPort = Number(process.env.E2E_SMTP_PORT ?? port - 1);
+// The embedded MQTT broker of the server (devices sign in there with their serial and device password).
+export const mqttPort = Number(process.env.E2E_MQTT_PORT ?? port - 2);
 export const smtpLogin = { user: 'e2e-mailer', password: 'e2e-mail-password' };
 export const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
@@ -53,7 +55,8 @@ export default defineConfig({
       PUBLIC_URL: baseURL,
       ADMIN_LOGIN: 'admin',
       ADMIN_PASSWORD: 'e2e-admin-password',
-      MQTT_URL: 'mqtt://127.0.0.1:1883',
+      MQTT_PORT: String(mqttPort),
+      MQTT_HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       SMTP_URL: `smtp://${smtpLogin.user}:${smtpLogin.password}@127.0.0.1:${smtpPort}`,
       SMTP_FROM: 'Atrium e2e <atrium@e2e.example>',

@@ -142,7 +142,17 @@ test('an administrator gives a floor manager the users of their floor, and nobod
     const menu = sideMenu(page);
     await expect(menu.getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
     await expect(menu.getByRole('menuitem', { name: 'Roles', exact: true })).toHaveCount(0);
-    await expect(menu.getByRole('menuitem')).toHaveText([/^Common$/i, 'Home', 'Notifications', /^Users management$/i, 'Users', 'Groups']);
+    // (Identifiers are everyone's: anyone sees their own cards and keys.)
+    await expect(menu.getByRole('menuitem')).toHaveText([
+      /^Common$/i,
+      'Home',
+      'Notifications',
+      /^Users management$/i,
+      'Users',
+      'Groups',
+      /^Access management$/i,
+      'Identifiers',
+    ]);
 
     // The users of the first floor and its apartments, nobody else.
     await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();

@@ -81,7 +81,9 @@ test('the signed-out pages', async ({ page }) => {
 test('the API documentation', async ({ page }) => {
   await page.goto('/api/docs/');
   await expect(page.getByRole('heading', { name: /Atrium API/ })).toBeVisible();
-  // Signing in needs no token; reading the profile does.
+  // The areas are folded; signing in needs no token, reading the profile does.
+  await page.getByRole('heading', { name: /^session\b/ }).click();
+  await page.getByRole('heading', { name: /^profile\b/ }).click();
   const login = page.locator('.opblock-post').filter({ hasText: '/login' }).first();
   await expect(login).toBeVisible();
   await expect(login.locator('.authorization__btn')).toHaveCount(0);

@@ -5,6 +5,7 @@ import { VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
+import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -38,6 +39,9 @@ import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
+import { AccessRepository } from './modules/access/access.repository.js';
+import { accessRoutes } from './modules/access/access.routes.js';
+import { AccessService } from './modules/access/access.service.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
@@ -48,6 +52,8 @@ import { DevicesService } from './modules/devices/devices.service.js';
 import { DomainTypesRepository } from './modules/domain-types/domain-types.repository.js';
 import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js';
 import { DomainTypesService } from './modules/domain-types/domain-types.service.js';
+import { elevatorsRoutes } from './modules/elevators/elevators.routes.js';
+import { ElevatorsService } from './modules/elevators/elevators.service.js';
 import { frontendRoutes } from './modules/frontend/frontend.routes.js';
 import { LicenseService } from './modules/frontend/license.service.js';
 import { SettingsService } from './modules/frontend/settings.service.js';
@@ -56,6 +62,8 @@ import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { GroupsService } from './modules/groups/groups.service.js';
 import { StructureRepository } from './modules/groups/structure.repository.js';
 import { StructureService } from './modules/groups/structure.service.js';
+import { markersRoutes } from './modules/markers/markers.routes.js';
+import { MarkersService } from './modules/markers/markers.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
@@ -100,6 +108,9 @@ export interface Services {
   mailer: Mailer;
   registration: RegistrationService;
   devices: DevicesService;
+  access: AccessService;
+  markers: MarkersService;
+  elevators: ElevatorsService;
 }
 
 declare module 'fastify' {
@@ -210,6 +221,15 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp });
   const settings = new SettingsService(projectsRepo);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
+  const devices = new DevicesService(database.db, new DevicesRepository(database.db), {
+    publish: (...a) => realtime.publish(...a),
+    notify: (...a) => notifications.notify(...a),
+  });
+  const access = new AccessService(database.db, new AccessRepository(database.db), devices, notifications, {
+    dataDir: config.dataDir,
+    publicUrl: config.publicUrl,
+    publish: (...a) => realtime.publish(...a),
+  });
   const services: Services = {
     ...administrationServices(database.db, realtime, files, () => services.registration),
     auth: new AuthService(database.db, new AuthRepository(database.db), tokens, readCache),
@@ -220,11 +240,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     settings,
     mailer,
     registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
-    devices: new DevicesService(database.db, new DevicesRepository(database.db), {
-      publish: (...a) => realtime.publish(...a),
-      notify: (...a) => notifications.notify(...a),
-    }),
+    devices,
+    markers: new MarkersService(database.db),
+    access,
+    elevators: new ElevatorsService(database.db, devices, access),
   };
+  services.users.onMarkers((tx, actor, userId, ids) => services.markers.applyToUser(tx, actor, userId, ids));
+  // A user's groups decide the doors their identifiers open.
+  services.users.onMembershipChange(
+    (tx, userIds, change) => services.access.aroundUsers(tx, userIds, change),
+    () => services.devices.dispatch(),
+  );
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('services', services);
@@ -277,9 +303,15 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   // Compressed answers (brotli or gzip, as the client accepts) above 1 KB: the console's scripts, lists and the OpenAPI document.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
-  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs' });
+  // Areas folded: some 150 calls read better as a list of areas, each opened when wanted.
+  await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'none' } });
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifyMultipart, { limits: { fileSize: 50 * 1024 * 1024, files: 1, fields: 20 } });
+  // Only routes that ask for it (public pages such as a guest's key) are limited, per client address.
+  await app.register(fastifyRateLimit, {
+    global: false,
+    errorResponseBuilder: () => new AppError('too_many_attempts'),
+  });
 
   await app.register(
     async (api) => {
@@ -322,6 +354,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(rolesRoutes);
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
+      await typed.register(accessRoutes);
+      await typed.register(markersRoutes);
+      await typed.register(elevatorsRoutes);
       await typed.register(outboxRoutes);
       await typed.register(dashboardRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

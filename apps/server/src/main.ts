@@ -68,6 +68,8 @@ function manageMosquitto(config: Config, app: AppInstance): { ready: Promise<Mos
       try {
         dynsec = await MosquittoDynsec.connect({ url: config.mqttUrl });
         await dynsec.setup();
+        // Accounts of devices deleted while Atrium was away go; from now on they follow the devices.
+        await dynsec.reconcile(await app.services.devices.serials());
         return dynsec;
       } catch (e) {
         await dynsec?.close();
@@ -77,6 +79,20 @@ function manageMosquitto(config: Config, app: AppInstance): { ready: Promise<Mos
     }
     return null;
   })();
+  // Until the plugin is set up, account changes wait for it a while, then fail (an init answers
+  // 503; a deletion is tried again at the devices' next sweep).
+  const manager = async (): Promise<MosquittoDynsec> => {
+    const timeout = new Promise<null>((r) => setTimeout(() => r(null), 10_000).unref());
+    const dynsec = await Promise.race([ready, timeout]);
+    if (!dynsec) throw new Error('mosquitto dynamic security is not set up yet');
+    return dynsec;
+  };
+  app.services.devices.attachAccounts({
+    upsertDevice: async (serial, password) => (await manager()).upsertDevice(serial, password),
+    enableDevice: async (serial) => (await manager()).enableDevice(serial),
+    disableDevice: async (serial) => (await manager()).disableDevice(serial),
+    removeDevice: async (serial) => (await manager()).removeDevice(serial),
+  });
   return {
     ready,
     stop: () => {
@@ -107,6 +123,7 @@ async function main(): Promise<void> {
   const internal = newInternalCredential();
   const broker = await startBroker(config, app.services.devices, internal);
   const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
+  if (broker) app.services.devices.attachAccounts(broker.accounts);
   const gateway = startGateway(config, broker, internal, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });

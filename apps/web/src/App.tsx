@@ -8,16 +8,22 @@ import { createDataProvider } from './app/dataProvider';
 import { errorText, formErrors } from './app/errors';
 import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
-import { i18nProvider } from './app/locale';
+import { i18nProvider, reloadMessages } from './app/locale';
+import './i18n/areas';
 import { raStore } from './app/ra-store';
 import { darkTheme, lightTheme } from './app/theme';
 import { AppLayout, AppNotification } from './layout/AppLayout';
+
+// The areas' texts came with this chunk (i18n/areas): the provider takes them in before the console renders.
+void reloadMessages();
 
 const HomePage = lazyNamed(() => import('./pages/HomePage'), 'HomePage');
 const ProfilePage = lazyNamed(() => import('./pages/ProfilePage'), 'ProfilePage');
 const NotificationsPage = lazyNamed(() => import('./pages/NotificationsPage'), 'NotificationsPage');
 const NotificationSettingsPage = lazyNamed(() => import('./pages/NotificationSettingsPage'), 'NotificationSettingsPage');
 const NotFoundPage = lazyNamed(() => import('./pages/NotFoundPage'), 'NotFoundPage');
+const ExplainPage = lazyNamed(() => import('./resources/access-events/ExplainPage'), 'ExplainPage');
+const RemoteControlPage = lazyNamed(() => import('./resources/devices/RemoteControlPage'), 'RemoteControlPage');
 
 const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
   area.parts.includes(name)
@@ -79,6 +85,11 @@ export function App() {
         <Route path="/profile" element={<ProfilePage />} />
         <Route path="/notifications" element={<NotificationsPage />} />
         <Route path="/notifications/settings" element={<NotificationSettingsPage />} />
+        <Route path="/access-control/explain" element={<ExplainPage />} />
+      </CustomRoutes>
+      <CustomRoutes noLayout>
+        {/* Full page, outside the layout; the device in the query string (spec entities §1). */}
+        <Route path="/devices/remote-control" element={<RemoteControlPage />} />
       </CustomRoutes>
       {resources}
     </Admin>

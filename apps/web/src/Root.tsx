@@ -12,6 +12,7 @@ import { darkTheme, lightTheme } from './app/theme';
 import { useSession } from './app/useSession';
 import { ChunkErrorBoundary } from './layout/ChunkErrorBoundary';
 import { PageLoader } from './layout/PageLoader';
+import { isGuestKeyPath } from './resources/guest-access/guestKeyPath';
 
 // Every page is its own chunk; the console (react-admin and all signed-in pages) is one more,
 // so the sign-in pages never load it (ARCHITECTURE §9).
@@ -24,6 +25,7 @@ const SelfRegistrationPage = lazyNamed(() => import('./pages/SelfRegistrationPag
 const PasswordRecoveryPage = lazyNamed(() => import('./pages/PasswordRecoveryPage'), 'PasswordRecoveryPage');
 const PasswordResetPage = lazyNamed(() => import('./pages/PasswordResetPage'), 'PasswordResetPage');
 const TermsPage = lazyNamed(() => import('./pages/TermsPage'), 'TermsPage');
+const GuestKeyPage = lazyNamed(() => import('./resources/guest-access/GuestKeyPage'), 'GuestKeyPage');
 
 /** Flag A: signed-out users go to sign in, with the wanted path to come back to. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -52,6 +54,28 @@ function Public() {
     <LocaleScope>
       <Outlet />
     </LocaleScope>
+  );
+}
+
+/**
+ * The console, or the guest's public page (Flag P): `/guest-access/<key>` shares its prefix with
+ * the console's `/guest-access/add` and `/guest-access/<id>/edit`, and route patterns cannot tell
+ * a key (16–64 url-safe characters) from those, so the path's shape decides.
+ */
+function ConsoleOrGuestKey() {
+  const { pathname } = useLocation();
+  if (isGuestKeyPath(pathname))
+    return (
+      <LocaleScope>
+        <Routes>
+          <Route path="/guest-access/:keyId" element={<GuestKeyPage />} />
+        </Routes>
+      </LocaleScope>
+    );
+  return (
+    <SignedIn>
+      <App />
+    </SignedIn>
   );
 }
 
@@ -91,14 +115,7 @@ function Pages() {
             <Route path="/registration/confirm/:token" element={<RegistrationConfirmPage />} />
             <Route path="/terms-and-conditions" element={<TermsPage />} />
           </Route>
-          <Route
-            path="/*"
-            element={
-              <SignedIn>
-                <App />
-              </SignedIn>
-            }
-          />
+          <Route path="/*" element={<ConsoleOrGuestKey />} />
         </Routes>
       </Suspense>
     </ChunkErrorBoundary>

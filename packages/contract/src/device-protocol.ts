@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ACCESS_REFUSALS, WEEKDAYS } from './access.js';
 import { DEVICE_TYPES, type DeviceEventType, type DeviceTaskType } from './devices.js';
 import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 
@@ -55,36 +56,65 @@ const settingsPayload = z.looseObject({
   management: z.looseObject({ heartbeat: z.number().int().min(5).max(3600), realtime_logging: z.boolean() }).optional(),
 });
 
-/** An identifier a device stores to decide access by itself. */
+const localDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+const weekday = z.enum(WEEKDAYS);
+
+/** One way an identifier reaches the device: a rule's locks and schedules (access.ts AccessGrant). */
+export const SyncGrantSchema = z.looseObject({
+  rule_id: id.optional(),
+  /** Locks it opens (1-based); empty: every lock of the device. */
+  locks: z.array(lock).max(64).default([]),
+  /** Schedules of which any must be open; empty: at any time. */
+  schedule_ids: z.array(id).max(64).default([]),
+  /** A prohibition: refused on these locks while it applies, whatever else allows. */
+  deny: z.boolean().optional(),
+});
+
+/** An identifier a device stores to decide access by itself (decided by access.ts decideAccess). */
 export const SyncIdentifierSchema = z.looseObject({
   id,
   /** The identifier as the reader presents it (card number, PIN, QR code, plate). */
   value: text(128),
   kind: text(32).optional(),
-  /** Locks it opens (1-based); absent: every lock of the device. */
+  /** The rules that bring it to this device; absent: the flat form below, as one grant. */
+  grants: z.array(SyncGrantSchema).max(256).optional(),
+  /** Flat form: locks it opens (absent: every lock of the device). */
   locks: z.array(lock).max(64).optional(),
-  /** Schedules of which any must be open now; absent or empty: at any time. */
+  /** Flat form: schedules of which any must be open now; absent or empty: at any time. */
   schedule_ids: z.array(id).max(64).optional(),
   valid_from: time.nullable().optional(),
   valid_to: time.nullable().optional(),
   revoked: z.boolean().optional(),
+  /** Its pass limit is used up: refused until the limit changes. */
+  exhausted: z.boolean().optional(),
 });
 export type SyncIdentifier = z.infer<typeof SyncIdentifierSchema>;
 
-/** A schedule (time rule): open on the listed days between `from` and `to` seconds of the day, in `time_zone`. */
+/**
+ * A schedule (time rule) as the device decides it (access.ts scheduleOpen): entries of weekdays
+ * with from/to seconds of the local day (from > to spans midnight, from = to is the whole day), in
+ * `time_zone`, between the valid dates, with exception days that close or open it.
+ */
 export const SyncScheduleSchema = z.looseObject({
   id,
   time_zone: text(64).default('UTC'),
-  intervals: z
+  valid_from: localDate.nullable().optional(),
+  valid_to: localDate.nullable().optional(),
+  is_all_day: z.boolean().optional(),
+  entries: z
     .array(
       z.object({
-        /** 0 = Sunday … 6 = Saturday. */
-        days: z.array(z.number().int().min(0).max(6)).min(1).max(7),
+        days: z.array(weekday).min(1).max(7),
         from: z.number().int().min(0).max(86400),
         to: z.number().int().min(0).max(86400),
       }),
     )
-    .max(64),
+    .max(64)
+    .default([]),
+  exceptions: z
+    .array(z.object({ date: localDate, open: z.boolean() }))
+    .max(366)
+    .default([]),
 });
 export type SyncSchedule = z.infer<typeof SyncScheduleSchema>;
 
@@ -115,6 +145,13 @@ export const TASK_PAYLOAD_SCHEMAS = {
     volume: z.number().int().min(0).max(100).optional(),
   }),
   open_lock: z.looseObject({ lock: lock.default(1), seconds: z.number().int().min(1).max(600).optional() }),
+  /** A lift controller calls the lift to a floor: it closes the relays (`ports`) that serve it. */
+  call_elevator: z.looseObject({
+    floor: z.number().int().min(-20).max(300),
+    ports: z.array(lock).min(1).max(8),
+    direction: z.enum(['up', 'down']).default('up'),
+    apartment: text(16).optional(),
+  }),
 } satisfies Record<DeviceTaskType, z.ZodType>;
 
 const taskOf = <T extends DeviceTaskType>(type: T) =>
@@ -129,6 +166,7 @@ export const TaskMessageSchema = z.discriminatedUnion('type', [
   taskOf('remote_control'),
   taskOf('play_audio'),
   taskOf('open_lock'),
+  taskOf('call_elevator'),
 ]);
 export type TaskMessage = z.infer<typeof TaskMessageSchema>;
 
@@ -160,7 +198,7 @@ const noIdentifier = z.null().optional();
 const identifier = text(128);
 
 /** Why a device refused an identifier. */
-export const ACCESS_DENIED_REASONS = ['unknown', 'revoked', 'not_yet_valid', 'expired', 'schedule', 'lock'] as const;
+export const ACCESS_DENIED_REASONS = ACCESS_REFUSALS;
 
 /** `events`: one thing that happened at the device. */
 export const EventMessageSchema = z.discriminatedUnion('type', [
@@ -179,6 +217,12 @@ export const EventMessageSchema = z.discriminatedUnion('type', [
   eventOf('alarm_on', z.looseObject({ zone: text(64).optional(), kind: text(32).optional() }).prefault({}), noIdentifier),
   eventOf('alarm_off', z.looseObject({ zone: text(64).optional(), kind: text(32).optional() }).prefault({}), noIdentifier),
   eventOf('tamper', z.looseObject({ part: text(64).optional() }).prefault({}), noIdentifier),
+  /** A lift controller called the lift to a floor (a call task, or a resident's identifier on its reader). */
+  eventOf(
+    'floor_called',
+    z.looseObject({ floor: z.number().int().min(-20).max(300), ports: z.array(lock).max(8).optional() }),
+    z.union([identifier, z.null()]).optional(),
+  ),
   eventOf(
     'sensor',
     z.looseObject({ sensor: text(64), value: z.union([z.number(), z.boolean(), z.string().max(255)]), unit: text(16).optional() }),

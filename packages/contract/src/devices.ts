@@ -284,7 +284,16 @@ export const DEVICE_REALTIME = {
   statusTopic: 'devices',
   tasksTopic: 'device-tasks',
   searchTopic: (requestId: string) => `devices-search.${requestId}`,
-  events: { status: 'DeviceStatusChanged', task: 'DeviceTaskChanged', found: 'DeviceFound', searchDone: 'DeviceSearchDone' },
+  /** The frames of one remote-control session, for the operator who opened it. */
+  screenTopic: (session: string) => `device-screen.${session}`,
+  events: {
+    status: 'DeviceStatusChanged',
+    task: 'DeviceTaskChanged',
+    found: 'DeviceFound',
+    searchDone: 'DeviceSearchDone',
+    screen: 'DeviceScreenFrame',
+    sessionEnded: 'RemoteControlEnded',
+  },
 } as const;
 
 // --- tasks ---------------------------------------------------------------------------------------
@@ -295,7 +304,16 @@ export type DeviceTaskState = (typeof DEVICE_TASK_STATES)[number];
 /** States a task never leaves by itself. */
 export const FINAL_TASK_STATES: readonly DeviceTaskState[] = ['stopped', 'error', 'completed'];
 
-export const DEVICE_TASK_TYPES = ['apply_settings', 'init', 'sync', 'restart', 'remote_control', 'play_audio', 'open_lock'] as const;
+export const DEVICE_TASK_TYPES = [
+  'apply_settings',
+  'init',
+  'sync',
+  'restart',
+  'remote_control',
+  'play_audio',
+  'open_lock',
+  'call_elevator',
+] as const;
 export type DeviceTaskType = (typeof DEVICE_TASK_TYPES)[number];
 
 /** An entity a task carries (a sync task's identifiers and schedules). */
@@ -331,6 +349,7 @@ export const DEVICE_EVENT_TYPES = [
   'alarm_off',
   'tamper',
   'sensor',
+  'floor_called',
 ] as const;
 export type DeviceEventType = (typeof DEVICE_EVENT_TYPES)[number];
 
@@ -373,6 +392,25 @@ export const RemoteControlSessionSchema = z.object({
   expires_at: z.string(),
 });
 export const SessionParamsSchema = z.object({ session: z.uuid() });
+
+/** What the operator does on the remote screen (`POST /devices/remote-control/{session}/input`). */
+export const RemoteInputBodySchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('tap'), x: z.number().int().min(0).max(4096), y: z.number().int().min(0).max(4096) }),
+  z.strictObject({ kind: z.literal('key'), key: z.string().trim().min(1).max(32) }),
+  z.strictObject({ kind: z.literal('open_door'), lock: z.number().int().min(1).max(64).default(1) }),
+]);
+export type RemoteInputBody = z.infer<typeof RemoteInputBodySchema>;
+
+/** A frame of the device's screen as the console receives it on `device-screen.{session}`. */
+export const ScreenFrameEventSchema = z.object({
+  session: z.string(),
+  seq: z.number(),
+  width: z.number(),
+  height: z.number(),
+  format: z.enum(['jpeg', 'png']),
+  data: z.string(),
+});
+export type ScreenFrameEvent = z.infer<typeof ScreenFrameEventSchema>;
 
 // --- IP search -----------------------------------------------------------------------------------
 

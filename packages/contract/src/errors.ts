@@ -88,6 +88,17 @@ export const ERRORS = {
   device_not_mqtt: { status: 409, message: 'device protocol not mqtt, unable to connect' },
   protocol_none: { status: 409, message: 'protocol none makes init, queue restart and sync impossible' },
   invalid_backup_image: { status: 400, message: 'invalid backup image' },
+  // identifiers (spec entities §8)
+  identifier_exists: { status: 409, message: 'identifier with this number and type already in system' },
+  // elevators (spec entities §8)
+  elevator_controller_linked: { status: 409, message: 'elevator controller already linked' },
+  // guest access (spec entities §8)
+  guest_invalid: { status: 404, message: 'invalid identifier' },
+  guest_expired: { status: 410, message: 'identifier expired' },
+  guest_pass_limit: { status: 409, message: 'pass limit reached' },
+  guest_device_problem: { status: 503, message: 'device problem' },
+  guest_device_not_found: { status: 404, message: 'device not found' },
+  guest_limits: { status: 400, message: 'maximum passes count and maximum period limits reached' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -64,12 +64,17 @@ const fourScopes = (family: PermissionFamily, resource: string, plural: string, 
   }
 };
 /** The five-code family (view, view all, create, edit, delete) of schedules, rules and elevators. */
+// Scoped to the holder's groups and those below them: a building's operator keeps the schedules
+// and rules of its entrances, and a project administrator (root group) those of every building.
 const fiveCodes = (family: PermissionFamily, resource: string, plural: string, what: Label) => {
-  scoped(family, `can_view_${plural}`, resource, 'view', 'domain', [`View ${what[0]} of my groups`, `Просмотр: ${what[1]} моих групп`]);
+  scoped(family, `can_view_${plural}`, resource, 'view', 'descendants', [
+    `View ${what[0]} of my groups and below`,
+    `Просмотр: ${what[1]} моих групп и ниже`,
+  ]);
   scoped(family, `can_view_all_${plural}`, resource, 'view', 'all', [`View all ${what[0]}`, `Просмотр всех: ${what[1]}`]);
   plain(family, `can_create_${plural}`, `Create ${what[0]}`, `Создание: ${what[1]}`);
-  scoped(family, `can_edit_${plural}`, resource, 'edit', 'domain', [`Edit ${what[0]}`, `Изменение: ${what[1]}`]);
-  scoped(family, `can_delete_${plural}`, resource, 'delete', 'domain', [`Delete ${what[0]}`, `Удаление: ${what[1]}`]);
+  scoped(family, `can_edit_${plural}`, resource, 'edit', 'descendants', [`Edit ${what[0]}`, `Изменение: ${what[1]}`]);
+  scoped(family, `can_delete_${plural}`, resource, 'delete', 'descendants', [`Delete ${what[0]}`, `Удаление: ${what[1]}`]);
 };
 
 // Project and domain (group) settings
@@ -249,7 +254,10 @@ plain('emergency', 'can_create_emergency_alerts', 'Create emergency alerts', 'С
 plain('emergency', 'can_edit_emergency_alerts', 'Edit emergency alerts', 'Изменение экстренных оповещений');
 plain('emergency', 'can_delete_emergency_alerts', 'Delete emergency alerts', 'Удаление экстренных оповещений');
 plain('emergency', 'can_playback_emergency_alerts', 'Play emergency alerts', 'Воспроизведение экстренных оповещений');
-scoped('emergency', 'can_view_markers', 'markers', 'view', 'domain', ['View markers', 'Просмотр меток']);
+scoped('emergency', 'can_view_markers', 'markers', 'view', 'descendants', [
+  'View markers of my groups and below',
+  'Просмотр меток моих групп и ниже',
+]);
 plain('emergency', 'can_create_markers', 'Create markers', 'Создание меток');
 plain('emergency', 'can_edit_markers', 'Edit markers', 'Изменение меток');
 plain('emergency', 'can_delete_markers', 'Delete markers', 'Удаление меток');

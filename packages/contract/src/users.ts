@@ -49,6 +49,8 @@ export const UserSchema = z.object({
   role_info: z.object({ id: z.number().int(), name: z.string() }).nullable().optional(),
   /** With `with=domains`. */
   domains_info: z.array(z.object({ id: z.number().int(), name: z.string() })).optional(),
+  /** With `with=markers`: the markers on the user that the caller may see. */
+  markers_info: z.array(z.object({ id: z.number().int(), name: z.string(), color: z.string() })).optional(),
   /**
    * May the caller change this user: by their edit permission's scope, or on their own record with
    * edit-own-profile (then all but the administrator's fields: login, role, groups, flags, licences).
@@ -107,6 +109,8 @@ export type CreateUserBody = z.infer<typeof CreateUserBodySchema>;
 
 export const UpdateUserBodySchema = z.strictObject({
   ...userFields,
+  /** Markers on the user (needs "apply markers"); replaces the set. */
+  markers: z.array(IdValueSchema).max(100).optional(),
   login: login.optional(),
   name: userFields.name.optional(),
   domains: userFields.domains.optional(),

@@ -91,6 +91,8 @@ export class SimDevice extends EventEmitter {
   readonly results = new Map<number, TaskUpdateMessage>();
   /** Sounds played and locks opened, for tests. */
   readonly played: string[] = [];
+  /** Lift calls a lift controller was given (floor, relays closed, direction). */
+  readonly calls: { floor: number; ports: readonly number[]; direction: string }[] = [];
   readonly opened: { lock: number; by: string; at: Date }[] = [];
   session: RemoteSession | null = null;
   /** Options that may change while it runs. */
@@ -143,9 +145,16 @@ export class SimDevice extends EventEmitter {
   // --- connection and presence -------------------------------------------------------------------
 
   /** Signs in and comes online; rejects when the broker refuses it (wrong password, unknown device). */
-  async start(): Promise<void> {
-    this.stopped = false;
+  /** Answers IP discovery only (a device on the network, not yet given its password). */
+  async listen(): Promise<void> {
     if (this.opts.discovery && !this.discoveryServer) await this.startDiscovery(this.opts.discovery);
+  }
+
+  /** Connects with `password` (as an installer types it on the device), or the one it was made with. */
+  async start(password?: string): Promise<void> {
+    this.stopped = false;
+    if (password !== undefined) this.opts.password = password;
+    await this.listen();
     await this.connect(this.opts.password);
   }
 
@@ -355,7 +364,8 @@ export class SimDevice extends EventEmitter {
         for (const s of p.schedules) this.synced.schedules.set(s.id, s);
         const errors: SyncAckMessage['errors'] = [];
         for (const i of p.identifiers) {
-          const missing = (i.schedule_ids ?? []).filter((s) => !this.synced.schedules.has(s));
+          const wanted = [...(i.schedule_ids ?? []), ...(i.grants ?? []).flatMap((g) => g.schedule_ids)];
+          const missing = [...new Set(wanted)].filter((s) => !this.synced.schedules.has(s));
           if (missing.length) errors.push({ entity: 'identifier', id: i.id, message: `unknown schedule ${missing.join(', ')}` });
           else this.synced.putIdentifier(i);
         }
@@ -383,6 +393,10 @@ export class SimDevice extends EventEmitter {
         return;
       case 'open_lock':
         await this.openDoor(task.payload.lock, 'task');
+        return;
+      case 'call_elevator':
+        this.calls.push({ floor: task.payload.floor, ports: task.payload.ports, direction: task.payload.direction });
+        await this.event({ type: 'floor_called', data: { floor: task.payload.floor, ports: task.payload.ports } }).catch(() => undefined);
         return;
     }
   }
@@ -427,14 +441,17 @@ export class SimDevice extends EventEmitter {
   async present(value: string, { lock = 1, at = new Date() }: { lock?: number; at?: Date } = {}): Promise<AccessDecision> {
     const decision = decideAccess(this.synced, value, lock, at);
     if (decision.granted) {
+      const kind = this.synced.find(value)?.kind;
+      // Stamped with the instant of the decision: a test clock (`at`) is the door's clock.
       await this.event({
         type: 'access_granted',
+        time: at.toISOString(),
         identifier: value,
-        data: { lock, ...(decision.identifier.kind ? { kind: decision.identifier.kind } : {}) },
+        data: { lock, ...(kind ? { kind } : {}), ...(decision.grant.rule_id ? { rule_id: decision.grant.rule_id } : {}) },
       });
       await this.openDoor(lock, 'identifier', value);
     } else {
-      await this.event({ type: 'access_denied', identifier: value, data: { reason: decision.reason } });
+      await this.event({ type: 'access_denied', time: at.toISOString(), identifier: value, data: { lock, reason: decision.reason } });
     }
     return decision;
   }

@@ -27,7 +27,14 @@ export interface AclTarget {
   creatorMayView?: boolean;
 }
 
-const intArray = (ids: readonly number[]) => sql`ARRAY[${sql.join(ids.length ? ids.map((i) => sql`${i}`) : [sql`0`], sql`, `)}]::int[]`;
+/**
+ * An int[] of ids as ONE query parameter (its text form, `{1,2,3}`): a parameter per id would
+ * overflow PostgreSQL's 65,535 parameters of a statement with a large import or fan-out.
+ */
+const intArray = (ids: readonly number[]) => {
+  const list = ids.map((i) => Math.trunc(Number(i))).filter((i) => Number.isSafeInteger(i));
+  return sql`${`{${list.join(',')}}`}::int[]`;
+};
 
 /** A predicate on groups aliased `g` for a scope: my groups, or my groups and below. */
 export function groupScopeCondition(actor: Actor, scope: 'domain' | 'descendants'): SQL {
@@ -102,4 +109,48 @@ export function userVisible(actor: Actor, userId: SQL, createdBy: SQL): SQL {
 export function groupVisible(actor: Actor, groupPath: SQL): SQL {
   const all = ['can_edit_all_domains', 'can_delete_all_domains', 'can_create_root_domains'].some((c) => actor.permissions.has(c));
   return all ? sql`TRUE` : sql`${groupPath} && ${intArray(actor.groupIds)}`;
+}
+
+/**
+ * Who may receive a realtime event about one row, decided without a query when the event is
+ * delivered: the same rule as `aclPredicate` for a row of a group-scoped resource, written in
+ * memory (the row's group, that group's path of ancestors and its creator travel with the event).
+ */
+export interface RowAudience {
+  resource: string;
+  action: string;
+  groupId: number | null;
+  /** The row's group and every ancestor of it (groups.path). */
+  groupPath: readonly number[];
+  createdBy: number | null;
+  /** A permission the receiver needs as well (for example the one that lists a device's tasks). */
+  permission?: string;
+  /** Any user can view what they created (spec §6); false where that does not hold. Default true. */
+  creatorMayView?: boolean;
+}
+
+/** An event for named users only (a remote-control session's screen is its operator's). */
+export interface UsersAudience {
+  users: readonly number[];
+}
+
+export type Audience = RowAudience | UsersAudience;
+
+export function audienceIncludes(actor: Actor, a: Audience): boolean {
+  if ('users' in a) return a.users.includes(actor.userId);
+  if (a.permission && !actor.permissions.has(a.permission)) return false;
+  const own = a.createdBy !== null && a.createdBy === actor.userId;
+  const creator = own && a.action === 'view' && a.creatorMayView !== false;
+  switch (scopeOf(actor, a.resource, a.action)) {
+    case 'all':
+      return true;
+    case 'descendants':
+      return creator || a.groupPath.some((g) => actor.groupIds.includes(g));
+    case 'domain':
+      return creator || (a.groupId !== null && actor.groupIds.includes(a.groupId));
+    case 'own':
+      return own || creator;
+    default:
+      return creator;
+  }
 }

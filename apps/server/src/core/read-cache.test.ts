@@ -163,6 +163,7 @@ describe('cached reads through the API', () => {
     );
     const unwatched = rows.filter((r) => !r.watched).map((r) => r.table);
     expect(unwatched).toEqual([
+      'access_events',
       'audit_events',
       'device_events',
       'device_status',

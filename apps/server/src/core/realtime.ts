@@ -10,6 +10,7 @@ import {
 } from '@atrium/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { WebSocket } from 'ws';
+import { type Audience, audienceIncludes } from './acl.js';
 import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
 import { SESSIONS_ENDED_SIGNAL } from './sessions.js';
@@ -19,6 +20,8 @@ interface Envelope {
   t: string;
   e: string;
   d: unknown;
+  /** Who may receive it, when not every subscriber of the topic may (core/acl.ts). */
+  a?: Audience;
 }
 
 /** What the hub keeps checking about a socket's sign-in after it connected. */
@@ -131,9 +134,12 @@ export class RealtimeHub {
     this.assemblies.clear();
   }
 
-  /** Sends an event to every subscriber of `topic` in a project, on every instance, whatever its size. */
-  async publish(projectId: number, topic: string, event: string, data: unknown): Promise<void> {
-    const env: Envelope = { t: qualify(projectId, topic), e: event, d: data };
+  /**
+   * Sends an event to every subscriber of `topic` in a project, on every instance, whatever its size;
+   * with an audience, only to the subscribers it includes (checked against each one's current actor).
+   */
+  async publish(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): Promise<void> {
+    const env: Envelope = { t: qualify(projectId, topic), e: event, d: data, ...(audience ? { a: audience } : {}) };
     const text = JSON.stringify(env);
     if (Buffer.byteLength(text) <= NOTIFY_MAX_BYTES) return this.database.notify(text);
     const id = randomUUID();
@@ -329,7 +335,7 @@ export class RealtimeHub {
     const topic = env.t.slice(env.t.indexOf(':') + 1);
     const text = JSON.stringify({ topic, event: env.e, data: env.d } satisfies ServerMessage);
     // One broken socket must not keep the event from the others.
-    for (const c of subs) this.sendText(c, text);
+    for (const c of subs) if (!env.a || audienceIncludes(c.actor, env.a)) this.sendText(c, text);
   }
 
   /** One heartbeat (every HEARTBEAT_MS): ends sockets that did not answer the last ping, pings the rest. */

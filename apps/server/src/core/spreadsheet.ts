@@ -131,3 +131,52 @@ export class ErrorList<T> {
 
 /** The import slots of this process, shared by every area's imports. */
 export const importSlots = new ImportSlots();
+
+/** The text of a cell, whatever form exceljs gives it (rich text, hyperlink, formula result); null when empty. */
+export function cellText(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'object') {
+    const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
+    if (o.richText) return cellText(o.richText.map((r) => r.text).join(''));
+    if (o.text !== undefined) return cellText(o.text);
+    if (o.result !== undefined) return cellText(o.result);
+    return null;
+  }
+  const s = String(v).trim();
+  return s === '' ? null : s;
+}
+
+/**
+ * The rows of an uploaded workbook's first sheet, read as a stream once the file passed `checkXlsx`:
+ * `values` are 1-based like exceljs's (values[1] is column A), empty rows skipped, the row limits
+ * applied. A file that is no xlsx at all answers 400 "file must be an xlsx spreadsheet".
+ */
+export async function* sheetRows(file: string, limits = SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
+  await checkXlsx(file, limits);
+  const { default: ExcelJS } = await import('exceljs');
+  const limitRow = rowLimiter(limits);
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
+    sharedStrings: 'cache',
+    hyperlinks: 'ignore',
+    styles: 'cache',
+    worksheets: 'emit',
+    entries: 'emit',
+  });
+  try {
+    for await (const sheet of reader) {
+      for await (const row of sheet) {
+        const values = row.values as unknown[];
+        limitRow(row.number, values.length);
+        if (!values.some((v) => cellText(v) !== null)) continue;
+        yield { number: row.number, values };
+      }
+      break; // the first sheet only
+    }
+  } catch (e) {
+    if (e instanceof Error && !(e instanceof AppError) && /zip|central directory|invalid|signature/i.test(e.message)) {
+      throw new AppError('invalid_file', [{ field: 'file', message: 'file must be an xlsx spreadsheet' }]);
+    }
+    throw e;
+  }
+}

@@ -3,8 +3,15 @@ import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import BadgeIcon from '@mui/icons-material/Badge';
 import CategoryIcon from '@mui/icons-material/Category';
 import DevicesIcon from '@mui/icons-material/Devices';
+import ElevatorIcon from '@mui/icons-material/Elevator';
+import KeyIcon from '@mui/icons-material/Key';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
+import PolicyIcon from '@mui/icons-material/Policy';
+import QrCodeIcon from '@mui/icons-material/QrCode2';
+import RuleIcon from '@mui/icons-material/Rule';
+import ScheduleIcon from '@mui/icons-material/Schedule';
+import SecurityIcon from '@mui/icons-material/Security';
 import TaskIcon from '@mui/icons-material/Task';
 import TimelineIcon from '@mui/icons-material/Timeline';
 import type { ComponentType } from 'react';
@@ -67,6 +74,64 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list', 'edit', 'create'],
     icon: DevicesIcon,
     load: () => import('../resources/devices'),
+  },
+  {
+    name: 'schedules',
+    menuPaths: ['/schedules'],
+    parts: ['list', 'edit', 'create'],
+    icon: ScheduleIcon,
+    load: () => import('../resources/time-rules'),
+  },
+  {
+    name: 'access-rules',
+    menuPaths: ['/access-rules'],
+    parts: ['list', 'edit', 'create'],
+    icon: RuleIcon,
+    load: () => import('../resources/access-rules'),
+  },
+  {
+    name: 'identifiers',
+    menuPaths: ['/identifiers'],
+    parts: ['list', 'edit', 'create'],
+    icon: KeyIcon,
+    load: () => import('../resources/identifiers'),
+  },
+  {
+    name: 'guest-access',
+    menuPaths: ['/guest-access'],
+    parts: ['list', 'edit', 'create'],
+    icon: QrCodeIcon,
+    load: () => import('../resources/guest-access'),
+  },
+  // The menu's /access-control/events; its pages reach the API's /access-control/logs (ApiRoutes path).
+  {
+    name: 'access-control/events',
+    menuPaths: ['/access-control/events'],
+    parts: ['list'],
+    icon: SecurityIcon,
+    load: () => import('../resources/access-events'),
+  },
+  // Elevator events and access rules before elevators: react-admin matches them as their own resources, not elevator ids.
+  {
+    name: 'elevators/events',
+    menuPaths: ['/elevators/events'],
+    parts: ['list'],
+    icon: TimelineIcon,
+    load: () => import('../resources/elevators/events'),
+  },
+  {
+    name: 'elevators/access-rules',
+    menuPaths: ['/elevators/access-rules'],
+    parts: ['list', 'edit', 'create'],
+    icon: PolicyIcon,
+    load: () => import('../resources/elevators/access-rules'),
+  },
+  {
+    name: 'elevators',
+    menuPaths: ['/elevators'],
+    parts: ['list', 'edit', 'create'],
+    icon: ElevatorIcon,
+    load: () => import('../resources/elevators'),
   },
   { name: 'outbox', menuPaths: ['/outbox'], parts: ['list'], icon: OutboxIcon, load: () => import('../resources/outbox') },
 ];

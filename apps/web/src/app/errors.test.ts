@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createI18nProvider } from '../i18n';
+import '../i18n/areas';
 import { errorText, formErrors, hasTranslation } from './errors';
 import { ApiError } from './http';
 

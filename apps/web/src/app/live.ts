@@ -1,5 +1,7 @@
 import type { ServerMessage } from '@atrium/contract';
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
+import { useRefresh } from 'react-admin';
+import { debounce } from './realtime';
 
 /** The part of the realtime client pages use: one more topic, or one fewer. */
 export interface LiveChannel {
@@ -55,4 +57,11 @@ export function useLiveTopic(topic: string, onMessage: Listener): void {
   const handler = useRef(onMessage);
   handler.current = onMessage;
   useEffect(() => listenLive(topic, (m) => handler.current(m)), [topic]);
+}
+
+/** Refreshes the page's data when its live topic says something changed (at most twice a second). */
+export function useLiveRefresh(topic: string): void {
+  const refresh = useRefresh();
+  const later = useMemo(() => debounce(refresh, 500), [refresh]);
+  useLiveTopic(topic, later);
 }

@@ -18,6 +18,11 @@ export function storedLocale(): AppLocale {
 /** One translation provider for the whole console, signed in or not. */
 export const i18nProvider = createI18nProvider(storedLocale());
 
+/** Reloads the catalogues into the provider after texts were registered (a chunk that brings its own). */
+export function reloadMessages(): Promise<void> {
+  return i18nProvider.changeLocale(i18nProvider.getLocale());
+}
+
 /** Switches the language everywhere and remembers it. */
 export function setAppLocale(locale: AppLocale): void {
   raStore.setItem(LOCALE_KEY, locale);

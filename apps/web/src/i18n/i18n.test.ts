@@ -1,8 +1,8 @@
 import { ERROR_MESSAGES, PERMISSIONS, VALIDATION_MESSAGES } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import { MENU, SECTION_CODES } from '../app/menu-rules';
+import { AREA_MESSAGES } from './areas';
 import { en } from './en';
-import { AREA_MESSAGES } from './index';
 import { ru } from './ru';
 
 /** Every leaf of a catalogue as [dot-joined key, text]. */

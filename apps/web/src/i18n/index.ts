@@ -3,27 +3,21 @@ import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import russianMessages from 'ra-language-russian';
 import * as kitMessages from '../app/kit/messages';
-import * as dashboardMessages from '../pages/dashboardMessages';
-import * as devicesMessages from '../resources/devices/messages';
-import * as domainTypesMessages from '../resources/domain-types/messages';
-import * as groupsMessages from '../resources/groups/messages';
-import * as outboxMessages from '../resources/outbox/messages';
-import * as rolesMessages from '../resources/roles/messages';
-import * as usersMessages from '../resources/users/messages';
 import { en } from './en';
 import { ru } from './ru';
 
-/** Texts kept beside the code they belong to (the kit, each area), each module exporting `{ en, ru }`. */
-export const AREA_MESSAGES: readonly { en: Tree; ru: Tree }[] = [
-  kitMessages,
-  groupsMessages,
-  domainTypesMessages,
-  usersMessages,
-  rolesMessages,
-  devicesMessages,
-  outboxMessages,
-  dashboardMessages,
-];
+/**
+ * Texts kept beside the code they belong to (the kit, each area), each module exporting `{ en, ru }`.
+ * The areas' texts come with the console's code (`i18n/areas.ts`, loaded by App): the sign-in pages
+ * carry only the shell's and the kit's.
+ */
+const registered: { en: Tree; ru: Tree }[] = [kitMessages];
+
+/** Adds texts to the catalogues (once per module); the provider reloads them with `reloadMessages`. */
+export function registerAreaMessages(list: readonly { en: Tree; ru: Tree }[]): void {
+  for (const m of list) if (!registered.includes(m)) registered.push(m);
+  catalogues = build();
+}
 
 export type AppLocale = 'en' | 'ru';
 export const APP_LOCALES: readonly AppLocale[] = ['en', 'ru'];
@@ -47,15 +41,16 @@ export function deepMerge(...sources: Tree[]): Tree {
 }
 
 // react-admin's Russian pack lags its English one: English fills the gaps rather than raw keys.
-const catalogues: Record<AppLocale, TranslationMessages> = {
-  en: deepMerge(englishMessages as unknown as Tree, en, ...AREA_MESSAGES.map((m) => m.en)) as unknown as TranslationMessages,
+const build = (): Record<AppLocale, TranslationMessages> => ({
+  en: deepMerge(englishMessages as unknown as Tree, en, ...registered.map((m) => m.en)) as unknown as TranslationMessages,
   ru: deepMerge(
     englishMessages as unknown as Tree,
     russianMessages as unknown as Tree,
     ru,
-    ...AREA_MESSAGES.map((m) => m.ru),
+    ...registered.map((m) => m.ru),
   ) as unknown as TranslationMessages,
-};
+});
+let catalogues = build();
 
 export const messagesFor = (locale: string): TranslationMessages => catalogues[isAppLocale(locale) ? locale : DEFAULT_APP_LOCALE];
 

@@ -1,7 +1,7 @@
 import { NOTIFICATION_CLASSES, NOTIFICATION_PAGE_SIZE, type NotificationClass, READ_MARK_DELAY_MS } from '@atrium/contract';
 import CircleIcon from '@mui/icons-material/Circle';
 import SettingsIcon from '@mui/icons-material/Settings';
-import { Box, Button, Card, List, ListItemButton, ListItemIcon, ListItemText, Stack, Tab, Tabs, Typography } from '@mui/material';
+import { Box, Button, Card, List, ListItem, ListItemButton, ListItemIcon, ListItemText, Stack, Tab, Tabs, Typography } from '@mui/material';
 import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Title, useLocaleState, useTranslate } from 'react-admin';
@@ -73,24 +73,22 @@ export function NotificationsPage() {
           <List aria-label={translate(`notifications.tabs.${type}`)}>
             {items.map((n) => {
               const target = notificationTarget(n);
+              // Each entry an item of the list (a button alone in a list is no list item to a screen reader).
               return (
-                <ListItemButton
-                  key={n.id}
-                  disabled={!target}
-                  onClick={() => target && navigate(target)}
-                  sx={{ '&.Mui-disabled': { opacity: 1 } }}
-                >
-                  <ListItemIcon sx={{ minWidth: 32 }}>
-                    {n.read_at ? null : (
-                      <CircleIcon color="secondary" sx={{ fontSize: 10 }} titleAccess={translate('notifications.unread')} />
-                    )}
-                  </ListItemIcon>
-                  <ListItemText
-                    primary={notificationText(n, translate)}
-                    secondary={new Date(n.created_at).toLocaleString(locale)}
-                    slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
-                  />
-                </ListItemButton>
+                <ListItem key={n.id} disablePadding>
+                  <ListItemButton disabled={!target} onClick={() => target && navigate(target)} sx={{ '&.Mui-disabled': { opacity: 1 } }}>
+                    <ListItemIcon sx={{ minWidth: 32 }}>
+                      {n.read_at ? null : (
+                        <CircleIcon color="secondary" sx={{ fontSize: 10 }} titleAccess={translate('notifications.unread')} />
+                      )}
+                    </ListItemIcon>
+                    <ListItemText
+                      primary={notificationText(n, translate)}
+                      secondary={new Date(n.created_at).toLocaleString(locale)}
+                      slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
+                    />
+                  </ListItemButton>
+                </ListItem>
               );
             })}
           </List>

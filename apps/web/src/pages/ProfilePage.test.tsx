@@ -6,6 +6,7 @@ import { renderToString } from 'react-dom/server';
 import { MemoryRouter } from 'react-router-dom';
 import { describe, expect, it, vi } from 'vitest';
 import { createI18nProvider } from '../i18n';
+import '../i18n/areas';
 
 const session = vi.hoisted(() => ({ permissions: [] as string[] }));
 vi.mock('../app/SessionContext', () => ({

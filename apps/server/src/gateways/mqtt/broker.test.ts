@@ -61,6 +61,19 @@ describe('embedded MQTT broker', () => {
     expect(refusals).toEqual(expect.arrayContaining(['anonymous', 'bad password', 'bad user name']));
   });
 
+  it('survives the error aedes raises for a will refused after its client left, and keeps serving', async () => {
+    // aedes' will sweep authorises a will with no client; the refusal comes back as an 'error' event.
+    const aedes = broker.aedes as unknown as { authorizePublish: (c: null, p: object, cb: (e?: Error | null) => void) => void };
+    const refused = await new Promise<Error | null | undefined>((resolve) =>
+      aedes.authorizePublish(null, { topic: 'atrium/v1/devices/SN-1/status', payload: Buffer.from('{}') }, resolve),
+    );
+    expect(refused).toBeInstanceOf(Error);
+    broker.aedes.emit('error', new Error('not authorized'));
+    expect(refusals).toContain('broker error: not authorized');
+    const client = await connect(device('SN-1'));
+    await client.endAsync();
+  });
+
   it('lets a device use its own subtree only: no #, no other device, no wildcard above its own', async () => {
     const one = await connect(device('SN-1'));
     expect(await subscribe(one, `${deviceTopic('SN-1', 'tasks')}/#`)).toBe(1);

@@ -1,7 +1,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
 import { deviceSubtree, MQTT_MAX_PACKET_BYTES, MQTT_ROOT, TOPIC_SAFE_SERIAL } from '@atrium/contract';
-import type { DeviceCredentials } from '../../modules/devices/devices.gateway.js';
+import type { DeviceAccounts, DeviceCredentials } from '../../modules/devices/devices.gateway.js';
 
 /** How the embedded broker knows Atrium's own client: it alone may use the whole tree. */
 export interface InternalCredential {
@@ -91,6 +91,13 @@ export interface EmbeddedBrokerOptions {
 
 export interface EmbeddedBroker {
   port: number;
+  /**
+   * The devices' accounts as this broker keeps them: passwords are checked against the devices table
+   * at each sign-in, so there is nothing to store; a device disabled or removed loses its connection.
+   */
+  accounts: DeviceAccounts;
+  /** The aedes instance, for diagnostics and tests. */
+  readonly aedes: NodeJS.EventEmitter;
   close(): Promise<void>;
 }
 
@@ -103,6 +110,8 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   const { Aedes } = await import('aedes');
   const identities = new WeakMap<object, Identity>();
   const refuse = opts.onRefused ?? (() => undefined);
+  /** The connections of each device, to close them when the device is disabled or removed. */
+  const connected = new Map<string, Set<{ close(): void }>>();
   const broker = await Aedes.createBroker({
     authenticate: (client, username, password, done) => {
       const pass = password?.toString('utf8') ?? '';
@@ -129,12 +138,15 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
             return done(authError(BAD_CREDENTIALS, 'bad user name or password'), false);
           }
           identities.set(client, { kind: 'device', serial: username, ...found });
+          connected.set(username, new Set([...(connected.get(username) ?? []), client]));
           done(null, true);
         },
         () => done(authError(3, 'server unavailable'), false),
       );
     },
     authorizePublish: (client, packet, callback) => {
+      // No client: a will the broker publishes long after its client left (aedes' will sweep). Whose
+      // it was cannot be told any more, so it is refused; silence tells the gateway the same.
       const who = client ? identities.get(client) : undefined;
       if (!who) return callback(new Error('not authorized'));
       const ok = who.kind === 'server' ? insideRoot(packet.topic) : insideDeviceSubtree(who.serial, packet.topic);
@@ -152,6 +164,16 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       callback(null, subscription);
     },
   });
+  // A refused clientless will (above) makes aedes emit 'error' from its will sweep: an unheard
+  // 'error' would end the process, so every broker error is reported and the broker goes on.
+  (broker as unknown as NodeJS.EventEmitter).on('error', (err: Error) => refuse(`broker error: ${err.message}`, undefined));
+  broker.on('clientDisconnect', (client) => {
+    const who = identities.get(client);
+    if (who?.kind !== 'device') return;
+    const set = connected.get(who.serial);
+    set?.delete(client);
+    if (set && !set.size) connected.delete(who.serial);
+  });
   const server = net.createServer((socket) => {
     broker.handle(socket);
     guardPacketSize(socket);
@@ -164,8 +186,18 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
     });
   });
   const address = server.address();
+  const kick = async (serial: string) => {
+    for (const client of connected.get(serial) ?? []) client.close();
+  };
   return {
     port: typeof address === 'object' && address ? address.port : opts.port,
+    aedes: broker as unknown as NodeJS.EventEmitter,
+    accounts: {
+      upsertDevice: async () => undefined,
+      enableDevice: async () => undefined,
+      disableDevice: kick,
+      removeDevice: kick,
+    },
     close: async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => broker.close(() => resolve()));

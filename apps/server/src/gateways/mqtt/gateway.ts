@@ -13,7 +13,12 @@ import {
   TOPIC_SAFE_SERIAL,
 } from '@atrium/contract';
 import mqtt, { type MqttClient } from 'mqtt';
-import type { DeviceGateway, DeviceMessageHandlers, DeviceTaskMessage } from '../../modules/devices/devices.gateway.js';
+import {
+  type DeviceGateway,
+  type DeviceMessageHandlers,
+  type DeviceTaskMessage,
+  InvalidTaskError,
+} from '../../modules/devices/devices.gateway.js';
 
 /**
  * The device gateway: Atrium's own client of the MQTT broker (embedded or MQTT_URL). It validates
@@ -24,12 +29,7 @@ import type { DeviceGateway, DeviceMessageHandlers, DeviceTaskMessage } from '..
  */
 
 /** What the gateway calls; the devices service implements it (the optional ones when it has them). */
-export interface GatewayHandlers extends DeviceMessageHandlers {
-  /** A remote-control screen frame (only while a session runs). */
-  onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;
-  /** When each device was last heard from, since the previous flush: one call per flush, never per heartbeat. */
-  onLastSeen?(seen: ReadonlyMap<string, Date>): Promise<void>;
-}
+export type GatewayHandlers = DeviceMessageHandlers;
 
 export interface GatewayLogger {
   info(obj: object, msg: string): void;
@@ -223,7 +223,7 @@ export class MqttGateway implements DeviceGateway {
         { serial, task_id: task.id, type: task.type, issues: parsed.error.issues.slice(0, 5) },
         'mqtt gateway: task does not match the protocol',
       );
-      throw new Error(`task ${task.id} does not match the device protocol`);
+      throw new InvalidTaskError(`task ${task.id} does not match the device protocol: ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
     }
     await this.client.publishAsync(mqttTopics.tasks(serial), JSON.stringify(parsed.data), { qos: 1 });
     this.stats.tasksSent++;

@@ -86,14 +86,15 @@ async function signIn(base: string) {
  * Adds and initialises a device through the API, brings the simulator up with the password init
  * gave, and follows its init and a settings apply to completed, then its status to offline.
  */
-async function deviceLifecycle(base: string, mqttUrl: string, serial: string, beforeSignIn?: (password: string) => Promise<void>) {
+async function deviceLifecycle(base: string, mqttUrl: string, serial: string, accounts?: MosquittoDynsec) {
   const api = await signIn(base);
   const groups = (await api('GET', '/domains')).data as { id: number }[];
   const created = await api('PUT', '/devices', { name: 'Gate', model: 'AP-100', serial_number: serial, domain_id: groups[0]?.id });
   expect(created.status).toBe(200);
   const device = created.data as { id: number };
   const init = (await api('POST', `/devices/${device.id}/init/apply`, {})).data as { password: string; task: { id: number } };
-  await beforeSignIn?.(init.password);
+  // On Mosquitto, the account init made is the device's own: its subtree and nothing else.
+  if (accounts) expect(await accounts.listDevices()).toContain(serial);
 
   const sim = new SimDevice({ url: mqttUrl, serial, password: init.password, heartbeatMs: 200 });
   cleanup.push(() => sim.stop({ graceful: false }));
@@ -116,6 +117,19 @@ async function deviceLifecycle(base: string, mqttUrl: string, serial: string, be
 
   await sim.stop();
   await expect.poll(online, { timeout: 10_000 }).toBe(false);
+
+  // Back again, then switched off MQTT: the broker cuts it off and refuses it from then on.
+  await sim.start();
+  await expect.poll(online, { timeout: 10_000 }).toBe(true);
+  expect((await api('POST', `/devices/${device.id}/protocol`, { protocol: 'http' })).status).toBe(200);
+  await expect.poll(() => sim.connected, { timeout: 10_000 }).toBe(false);
+  await expect.poll(online, { timeout: 10_000 }).toBe(false);
+  const refused = new SimDevice({ url: mqttUrl, serial, password: init.password, reconnectMs: 0 });
+  await expect(refused.start()).rejects.toThrow();
+  await refused.stop({ graceful: false });
+  // Deleted: its account goes with it.
+  expect((await api('DELETE', `/devices/${device.id}`)).status).toBe(200);
+  if (accounts) await expect.poll(() => accounts.listDevices(), { timeout: 10_000 }).not.toContain(serial);
 }
 
 describe('npm start with a device', () => {
@@ -134,10 +148,10 @@ describe('npm start with a device', () => {
       const { base, output } = await startAtrium({ MQTT_URL: url, MQTT_DYNSEC: 'true' });
       expect(output()).toContain(`MQTT: 127.0.0.1:${m.port} (Mosquitto; Atrium manages its dynamic security)`);
       expect(output()).not.toContain(m.admin.password);
-      // The device's account as the devices area makes it when a device is initialised.
+      // Atrium makes, disables and removes the device's account itself; this client only looks.
       const accounts = await MosquittoDynsec.connect({ url });
       cleanup.push(() => accounts.close());
-      await deviceLifecycle(base, m.url, 'MAIN-SIM-2', (password) => accounts.upsertDevice('MAIN-SIM-2', password));
+      await deviceLifecycle(base, m.url, 'MAIN-SIM-2', accounts);
     },
     90_000,
   );

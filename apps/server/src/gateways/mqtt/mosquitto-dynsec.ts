@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deviceSubtree, MQTT_ROOT, TOPIC_SAFE_SERIAL } from '@atrium/contract';
 import mqtt, { type MqttClient } from 'mqtt';
+import type { DeviceAccounts } from '../../modules/devices/devices.gateway.js';
 
 /**
  * Device accounts on an external Mosquitto 2 broker, kept by Atrium through Mosquitto's
@@ -10,16 +11,6 @@ import mqtt, { type MqttClient } from 'mqtt';
  * role `atrium-server` (the whole `atrium/v1/#` tree). Mosquitto 2.0's ACLs have no `%u`
  * substitution, hence one role per device. README "Running on Mosquitto" shows the broker's side.
  */
-
-/** What the devices area calls as devices are created, initialised, switched off MQTT and deleted. */
-export interface DeviceAccounts {
-  /** Creates the device's account, or sets its password and enables it when it exists. */
-  upsertDevice(serial: string, password: string): Promise<void>;
-  /** The device may no longer sign in (protocol changed); its account stays for a later init. */
-  disableDevice(serial: string): Promise<void>;
-  /** Deletes the account and its role (device deleted, or its serial number changed). */
-  removeDevice(serial: string): Promise<void>;
-}
 
 export const DYNSEC_TOPIC = '$CONTROL/dynamic-security/v1';
 export const SERVER_ROLE = 'atrium-server';
@@ -255,6 +246,11 @@ export class MosquittoDynsec implements DeviceAccounts {
         await this.run([{ command: 'addClientRole', username: serial, rolename: deviceRole(serial) }]);
       }
     }
+  }
+
+  async enableDevice(serial: string): Promise<void> {
+    this.assertSerial(serial);
+    await this.run([{ command: 'enableClient', username: serial }], [/not found/i]);
   }
 
   async disableDevice(serial: string): Promise<void> {

@@ -3,6 +3,7 @@
  * MQTT messages into these calls and sends what the service hands it; neither side touches the
  * other's storage.
  */
+import type { RemoteInputMessage, ScreenFrameMessage } from '@atrium/contract';
 
 /** A task as handed to a device. The id is the task's own: a device answers a repeated id once. */
 export interface DeviceTaskMessage {
@@ -11,10 +12,34 @@ export interface DeviceTaskMessage {
   payload: Record<string, unknown>;
 }
 
+/** What an operator does on a remote-control screen (docs/device-protocol.md, `input`). */
+export type DeviceInputMessage = RemoteInputMessage;
+
+/** A task the device protocol cannot carry (a payload that does not match its schema): it will never go. */
+export class InvalidTaskError extends Error {}
+
 /** The gateway, as the devices service uses it. */
 export interface DeviceGateway {
   /** Publishes a task to the device; rejects when it cannot be handed over (no broker, device unknown to it). */
   sendTask(serial: string, task: DeviceTaskMessage): Promise<void>;
+  /** Publishes a remote-control input (tap, key, open door, keep-alive, end) to the device. */
+  sendInput(serial: string, input: DeviceInputMessage): Promise<void>;
+}
+
+/**
+ * The broker's accounts of devices, kept in step with the devices table: Mosquitto's dynamic
+ * security (gateways/mqtt/mosquitto-dynsec.ts) or the embedded broker, which checks passwords
+ * against the table itself and only drops the connections of a device that changed.
+ */
+export interface DeviceAccounts {
+  /** Creates the device's account, or sets its password and enables it when it exists (init). */
+  upsertDevice(serial: string, password: string): Promise<void>;
+  /** The device may sign in again with the password it has (protocol set back to mqtt). */
+  enableDevice(serial: string): Promise<void>;
+  /** The device may no longer sign in (protocol changed); its account stays for a later init. */
+  disableDevice(serial: string): Promise<void>;
+  /** Deletes the account (device deleted, or its serial number changed). */
+  removeDevice(serial: string): Promise<void>;
 }
 
 /** Broker sign-in of a device: username = serial number, password = device password (set at init). */
@@ -54,4 +79,8 @@ export interface DeviceMessageHandlers {
   onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void>;
   onEvent(serial: string, report: EventReport): Promise<void>;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
+  /** A remote-control screen frame (only while a session runs). */
+  onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;
+  /** When each device was last heard from, since the previous flush: one call per flush, never per heartbeat. */
+  onLastSeen?(seen: ReadonlyMap<string, Date>): Promise<void>;
 }

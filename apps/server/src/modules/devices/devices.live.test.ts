@@ -23,9 +23,14 @@ describe('devices, live', () => {
     const gw = new RecordingGateway();
     t.app.services.devices.attachGateway(gw);
     const group = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
-    const roleId = await makeRole(t.database.db, t.project.projectId, []);
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_devices', 'can_view_device_tasks']);
     const told = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [group] });
     const notTold = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [group] });
+    // Subscribed to the same topics, but the device is not theirs to see (another group; no task permission).
+    const elsewhere = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const outsider = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [elsewhere] });
+    const statusOnlyRole = await makeRole(t.database.db, t.project.projectId, ['can_view_devices']);
+    const noTasks = await makeUser(t.database.db, { projectId: t.project.projectId, roleId: statusOnlyRole, groupIds: [group] });
     await t.database.db
       .update(groups)
       .set({
@@ -41,7 +46,13 @@ describe('devices, live', () => {
 
     const toldToken = await login(t.app, told.login, told.password);
     const socket = await connectSocket(base, toldToken);
+    const outsiderSocket = await connectSocket(base, await login(t.app, outsider.login, outsider.password));
+    const noTasksSocket = await connectSocket(base, await login(t.app, noTasks.login, noTasks.password));
     try {
+      for (const s of [outsiderSocket, noTasksSocket]) {
+        expect((await s.subscribe(DEVICE_REALTIME.statusTopic)).event).toBe('subscribed');
+        expect((await s.subscribe(DEVICE_REALTIME.tasksTopic)).event).toBe('subscribed');
+      }
       expect((await socket.subscribe(DEVICE_REALTIME.statusTopic)).event).toBe('subscribed');
       expect((await socket.subscribe(DEVICE_REALTIME.tasksTopic)).event).toBe('subscribed');
       expect((await socket.subscribe(topics.user(told.id))).event).toBe('subscribed');
@@ -70,14 +81,29 @@ describe('devices, live', () => {
       expect((await socket.next((m) => m.event === DEVICE_REALTIME.events.status)).data).toEqual({ id: d.id, online: false });
       const offline = await socket.next((m) => m.event === 'notification');
       expect(offline.data).toMatchObject({ type: 'device_offline', data: { device: 'Gate', device_id: d.id } });
-      // Offline again is no news.
+      // Offline again is no news, also when every instance hears it at once.
+      await t.app.services.devices.onPresence(d.serial_number, { online: true });
+      await Promise.all([1, 2, 3].map(() => t.app.services.devices.onPresence(d.serial_number, { online: false })));
       await t.app.services.devices.onPresence(d.serial_number, { online: false });
+      // The one who may see the device and its tasks heard all of it by now; the others heard only their share.
+      await socket.next((m) => m.event === DEVICE_REALTIME.events.status && (m.data as { online: boolean }).online === false);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(outsiderSocket.inbox.filter((m) => m.topic.startsWith('device'))).toEqual([]);
+      expect(noTasksSocket.inbox.filter((m) => m.topic === DEVICE_REALTIME.tasksTopic && m.event !== 'subscribed')).toEqual([]);
+      expect(noTasksSocket.inbox.filter((m) => m.event === DEVICE_REALTIME.events.status).map((m) => m.data)).toEqual([
+        { id: d.id, online: true },
+        { id: d.id, online: false },
+        { id: d.id, online: true },
+        { id: d.id, online: false },
+      ]);
     } finally {
       socket.close();
+      outsiderSocket.close();
+      noTasksSocket.close();
     }
     const bell = async (u: { login: string; password: string }) =>
       (await client(t.app, await login(t.app, u.login, u.password)).get('/notifications')).json().data.map((n: { type: string }) => n.type);
-    expect((await bell(told)).sort()).toEqual(['device_offline', 'device_task_failed']);
+    expect((await bell(told)).sort()).toEqual(['device_offline', 'device_offline', 'device_task_failed']);
     expect(await bell(notTold)).toEqual([]);
   });
 
@@ -97,9 +123,14 @@ describe('devices, live', () => {
     // Already a device of this server: found, and said so.
     await admin.put('/devices', { name: 'known', model: 'AP-100', serial_number: 'FOUND-3', domain_id: t.project.rootGroupId });
     const socket = await connectSocket(base, await login(t.app, t.adminLogin, t.adminPassword));
+    // Another console on the same request id hears nothing: what a search finds is its caller's.
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_all_devices', 'can_create_devices']);
+    const other = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    const otherSocket = await connectSocket(base, await login(t.app, other.login, other.password));
     try {
       const topic = DEVICE_REALTIME.searchTopic('search-1');
       expect((await socket.subscribe(topic)).event).toBe('subscribed');
+      expect((await otherSocket.subscribe(topic)).event).toBe('subscribed');
       const res = await admin.post('/devices/search', { start_ip: '127.0.0.1', end_ip: '127.0.0.4', request_id: 'search-1', port });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().data).toEqual({ request_id: 'search-1', addresses: 4 });
@@ -113,8 +144,10 @@ describe('devices, live', () => {
         ]),
       );
       expect(found).toHaveLength(2);
+      expect(otherSocket.inbox.filter((m) => m.topic === topic && m.event !== 'subscribed')).toEqual([]);
     } finally {
       socket.close();
+      otherSocket.close();
       one.close();
       three.close();
     }

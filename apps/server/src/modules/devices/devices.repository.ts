@@ -3,7 +3,16 @@ import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
-import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOffset, pageOfIds, sortSql } from '../../core/list-query.js';
+import {
+  containsPattern,
+  filtersSql,
+  inPageOrder,
+  type ListSpec,
+  pageOffset,
+  pageOfIds,
+  sortKeys,
+  sortSql,
+} from '../../core/list-query.js';
 import { deviceEvents, deviceStatus, devices, deviceTasks } from './devices.table.js';
 
 const D = qualifiedColumns(devices);
@@ -56,6 +65,8 @@ const rowColumns = (actor: Actor) => ({
   deletable: sql<boolean>`coalesce(${devicePredicate(actor, 'delete')}, FALSE)`,
 });
 
+export type DeviceBySerial = typeof devices.$inferSelect & { online: boolean; groupPath: number[] };
+
 export type TaskRow = typeof deviceTasks.$inferSelect & { deviceName: string; serialNumber: string };
 
 const T = qualifiedColumns(deviceTasks);
@@ -86,6 +97,15 @@ export const EVENT_LIST: ListSpec = {
   tiebreak: sql`${E.id} DESC`,
 };
 
+/** Event sort fields that are never null, with the SQL type their text form casts back to (keyset paging). */
+const KEYSET_FIELDS: Record<string, string | undefined> = {
+  id: 'bigint',
+  device_id: 'bigint',
+  type: 'text',
+  occurred_at: 'timestamptz',
+  received_at: 'timestamptz',
+};
+
 export interface EventRow {
   id: number;
   deviceId: number;
@@ -104,6 +124,8 @@ export interface NewEvent {
   identifier: string | null;
   data: Record<string, unknown>;
   occurredAt: Date;
+  /** When the server heard of it (a device's clock may be wrong, or a test's). */
+  receivedAt?: Date;
 }
 
 export interface ClaimedTask {
@@ -113,7 +135,15 @@ export interface ClaimedTask {
   payload: Record<string, unknown>;
   projectId: number;
   deviceId: number;
+  /** The device's group, its path and creator: who may hear of the task (core/acl.ts RowAudience). */
+  groupId: number | null;
+  groupPath: number[];
+  createdBy: number | null;
 }
+
+/** What a claimed task answers: the task, its device and who may see the device. */
+const CLAIMED = sql`t.id, d.serial_number AS serial, t.type, t.payload, t.project_id AS "projectId", t.device_id AS "deviceId",
+  d.group_id AS "groupId", (SELECT g.path FROM groups g WHERE g.id = d.group_id) AS "groupPath", d.created_by AS "createdBy"`;
 
 /** States in which a task still waits for its device. */
 const OPEN = sql`('new', 'waiting', 'queued', 'started')`;
@@ -205,30 +235,69 @@ export class DevicesRepository {
     await tx.delete(devices).where(eq(devices.id, id));
   }
 
+  async allSerials(): Promise<string[]> {
+    return (await this.db.select({ s: devices.serialNumber }).from(devices)).map((r) => r.s);
+  }
+
   /** A device by its serial number, on any project: the broker knows devices only by serial. */
-  async bySerial(serial: string): Promise<(typeof devices.$inferSelect & { online: boolean }) | undefined> {
+  async bySerial(serial: string): Promise<DeviceBySerial | undefined> {
     const [r] = await this.db
-      .select({ ...getTableColumns(devices), online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)` })
+      .select({
+        ...getTableColumns(devices),
+        online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)`,
+        groupPath: sql<number[]>`(SELECT g.path FROM groups g WHERE g.id = ${devices.groupId})`,
+      })
       .from(devices)
       .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
       .where(eq(devices.serialNumber, serial));
-    return r as (typeof devices.$inferSelect & { online: boolean }) | undefined;
+    return r ? { ...r, groupPath: (r.groupPath ?? []).map(Number) } : undefined;
   }
 
+  /**
+   * Records what a device said of itself and answers whether its online state changed. Every
+   * instance hears a device's status: the row lock makes exactly one of them see the change (and
+   * tell people about it), whatever the order in which they arrive.
+   */
   async setPresence(
     deviceId: number,
     v: { online: boolean; firmware?: string | null; capabilities?: Record<string, unknown> | null },
-  ): Promise<void> {
-    const set = {
-      online: v.online,
-      lastSeenAt: new Date(),
-      ...(v.firmware !== undefined ? { firmware: v.firmware } : {}),
-      ...(v.capabilities !== undefined ? { capabilities: v.capabilities } : {}),
-    };
-    await this.db
-      .insert(deviceStatus)
-      .values({ deviceId, ...set })
-      .onConflictDoUpdate({ target: deviceStatus.deviceId, set });
+  ): Promise<{ changed: boolean }> {
+    await this.db.insert(deviceStatus).values({ deviceId, online: false }).onConflictDoNothing();
+    const extra = [
+      ...(v.firmware !== undefined ? [sql`firmware = ${v.firmware}`] : []),
+      ...(v.capabilities !== undefined
+        ? [sql`capabilities = ${v.capabilities === null ? null : JSON.stringify(v.capabilities)}::jsonb`]
+        : []),
+    ];
+    const rows = await queryRows<{ was: boolean }>(
+      this.db,
+      sql`UPDATE device_status s SET online = ${v.online}, last_seen_at = now()${sql.join(
+        extra.map((e) => sql`, ${e}`),
+        sql``,
+      )}
+        FROM (SELECT device_id, online AS was FROM device_status WHERE device_id = ${deviceId} FOR UPDATE) p
+        WHERE s.device_id = p.device_id
+        RETURNING p.was`,
+    );
+    return { changed: rows[0] !== undefined && rows[0].was !== v.online };
+  }
+
+  /** When devices were last heard from: one statement for a whole flush of the gateway. */
+  async touchLastSeen(seen: ReadonlyMap<string, Date>): Promise<void> {
+    if (!seen.size) return;
+    const serials = [...seen.keys()];
+    const times = serials.map((s) => seen.get(s)!.toISOString());
+    await this.db.execute(
+      sql`UPDATE device_status s SET last_seen_at = GREATEST(s.last_seen_at, x.at)
+        FROM devices d, unnest(${sql`ARRAY[${sql.join(
+          serials.map((x) => sql`${x}`),
+          sql`, `,
+        )}]::text[]`}, ${sql`ARRAY[${sql.join(
+          times.map((x) => sql`${x}`),
+          sql`, `,
+        )}]::timestamptz[]`}) AS x(serial, at)
+        WHERE d.serial_number = x.serial AND s.device_id = d.id`,
+    );
   }
 
   async syncErrors(deviceId: number): Promise<{ entity: string; id: number; message: string }[] | null> {
@@ -265,6 +334,30 @@ export class DevicesRepository {
   ): Promise<number> {
     const [r] = await tx.insert(deviceTasks).values(v).returning({ id: deviceTasks.id });
     return r!.id;
+  }
+
+  /**
+   * Queues tasks for many devices in one statement (a sync fan-out): waiting for devices that are
+   * offline, new for the others; devices on protocol none are skipped. Answers how many were queued.
+   */
+  async insertTasks(
+    tx: DbOrTx,
+    tasks: readonly { deviceId: number; type: string; payload: Record<string, unknown> }[],
+    createdBy: number | null,
+  ): Promise<number> {
+    if (!tasks.length) return 0;
+    const json = JSON.stringify(tasks.map((t, i) => ({ n: i, device_id: t.deviceId, type: t.type, payload: t.payload })));
+    const rows = await queryRows<{ id: number }>(
+      tx,
+      sql`INSERT INTO device_tasks (project_id, device_id, type, payload, state, created_by)
+        SELECT d.project_id, d.id, x.type, x.payload, CASE WHEN coalesce(s.online, FALSE) THEN 'new' ELSE 'waiting' END, ${createdBy}
+        FROM jsonb_to_recordset(${json}::jsonb) AS x(n int, device_id int, type text, payload jsonb)
+        JOIN devices d ON d.id = x.device_id AND d.protocol <> 'none'
+        LEFT JOIN device_status s ON s.device_id = d.id
+        ORDER BY x.n
+        RETURNING id`,
+    );
+    return rows.length;
   }
 
   private taskSelect(db: DbOrTx) {
@@ -332,7 +425,7 @@ export class DevicesRepository {
         tx,
         sql`UPDATE device_tasks t SET state = 'queued', sent_at = now(), updated_at = now(), attempts = t.attempts + 1
           FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(ids)}) AND t.state IN ('new', 'waiting')
-          RETURNING t.id, d.serial_number AS serial, t.type, t.payload, t.project_id AS "projectId", t.device_id AS "deviceId"`,
+          RETURNING ${CLAIMED}`,
       );
     });
   }
@@ -354,7 +447,7 @@ export class DevicesRepository {
         tx,
         sql`UPDATE device_tasks t SET sent_at = now(), updated_at = now(), attempts = t.attempts + 1
           FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(rows.map((r) => Number(r.id)))})
-          RETURNING t.id, d.serial_number AS serial, t.type, t.payload, t.project_id AS "projectId", t.device_id AS "deviceId"`,
+          RETURNING ${CLAIMED}`,
       );
     });
   }
@@ -390,10 +483,20 @@ export class DevicesRepository {
 
   /** The remote-control task of a session, with its device. */
   async remoteSession(projectId: number, session: string) {
-    const [r] = await queryRows<{ id: number; device_id: number; expires_at: string }>(
+    const [r] = await queryRows<{ id: number; device_id: number; created_by: number | null; expires_at: string }>(
       this.db,
-      sql`SELECT id, device_id, payload->>'expires_at' AS expires_at FROM device_tasks
+      sql`SELECT id, device_id, created_by, payload->>'expires_at' AS expires_at FROM device_tasks
         WHERE project_id = ${projectId} AND type = 'remote_control' AND payload->>'session' = ${session}`,
+    );
+    return r;
+  }
+
+  /** A remote-control session of a device by its id, with who opened it. */
+  async deviceSession(deviceId: number, session: string) {
+    const [r] = await queryRows<{ id: number; created_by: number | null; expires_at: string }>(
+      this.db,
+      sql`SELECT id, created_by, payload->>'expires_at' AS expires_at FROM device_tasks
+        WHERE device_id = ${deviceId} AND type = 'remote_control' AND payload->>'session' = ${session}`,
     );
     return r;
   }
@@ -451,17 +554,23 @@ export class DevicesRepository {
       WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id)`);
   }
 
-  private eventsWhere(actor: Actor, q: Pick<ListQuery, 'filters'>): SQL | undefined {
+  private eventsWhere(actor: Actor, q: Pick<ListQuery, 'filters'> & { devices?: readonly number[] }): SQL | undefined {
     return and(
       eq(deviceEvents.projectId, actor.projectId),
       filtersSql(EVENT_LIST, q),
+      q.devices ? sql`${E.deviceId} = ANY(${intArray([...q.devices])})` : undefined,
       sql`${E.deviceId} IN (SELECT ${D.id} FROM devices WHERE ${D.projectId} = ${actor.projectId} AND ${devicePredicate(actor, 'view')})`,
     );
   }
 
   private eventSelect() {
+    return this.eventSelectWith({});
+  }
+
+  private eventSelectWith<X extends Record<string, SQL>>(extra: X) {
     return this.db
       .select({
+        ...extra,
         id: deviceEvents.id,
         deviceId: deviceEvents.deviceId,
         deviceName: devices.name,
@@ -475,7 +584,10 @@ export class DevicesRepository {
       .innerJoin(devices, eq(devices.id, deviceEvents.deviceId));
   }
 
-  async events(actor: Actor, q: ListQuery): Promise<{ rows: EventRow[]; total: number; estimated: boolean }> {
+  async events(
+    actor: Actor,
+    q: ListQuery & { devices?: readonly number[] },
+  ): Promise<{ rows: EventRow[]; total: number; estimated: boolean }> {
     const where = this.eventsWhere(actor, q);
     const page = await pageOfIds(this.db, { table: deviceEvents, id: sql`${E.id}`, where, spec: EVENT_LIST, query: q });
     const rows = page.ids.length
@@ -490,7 +602,11 @@ export class DevicesRepository {
   }
 
   /** Events in the list's order, one page of `size` at a time, for a streamed download. */
-  async *eventPages(actor: Actor, q: Pick<ListQuery, 'filters' | 'sort'>, size = 1000): AsyncGenerator<EventRow[]> {
+  async *eventPages(
+    actor: Actor,
+    q: Pick<ListQuery, 'filters' | 'sort'> & { devices?: readonly number[] },
+    size = 1000,
+  ): AsyncGenerator<EventRow[]> {
     const order = sortSql(EVENT_LIST, q);
     // The events stored when the download began: later arrivals would shift the pages under it.
     const [top] = await queryRows<{ max: number | null }>(
@@ -498,13 +614,34 @@ export class DevicesRepository {
       sql`SELECT max(id) AS max FROM device_events WHERE project_id = ${actor.projectId}`,
     );
     const where = and(this.eventsWhere(actor, q), sql`${E.id} <= ${Number(top?.max ?? 0)}`);
+    // Sorted by one key that is never null (the default: time, newest first): each page starts after
+    // the last row of the one before, so a download of millions of events never re-reads what it
+    // skipped. Other orders page by offset.
+    const keys = sortKeys(EVENT_LIST, q);
+    const key = keys.length === 1 ? KEYSET_FIELDS[(q.sort ?? EVENT_LIST.defaultSort).replace(/^-/, '')] : undefined;
+    let after: { k: string; id: number } | null = null;
     for (let page = 1; ; page++) {
-      const rows = (await this.eventSelect()
-        .where(where)
-        .orderBy(...order)
-        .limit(size)
-        .offset(pageOffset({ page, size }))) as EventRow[];
-      if (rows.length) yield rows;
+      let rows: (EventRow & { sortKey?: string })[];
+      if (key && keys[0]) {
+        const { expr, desc } = keys[0];
+        const cast = (v: string) => sql`CAST(${v} AS ${sql.raw(key)})`;
+        const next = after
+          ? sql`(${expr} ${sql.raw(desc ? '<' : '>')} ${cast(after.k)} OR (${expr} = ${cast(after.k)} AND ${E.id} < ${after.id}))`
+          : sql`TRUE`;
+        rows = (await this.eventSelectWith({ sortKey: sql<string>`(${expr})::text` })
+          .where(and(where, next))
+          .orderBy(...order)
+          .limit(size)) as (EventRow & { sortKey: string })[];
+        const last = rows.at(-1);
+        if (last) after = { k: last.sortKey as string, id: Number(last.id) };
+      } else {
+        rows = (await this.eventSelect()
+          .where(where)
+          .orderBy(...order)
+          .limit(size)
+          .offset(pageOffset({ page, size }))) as EventRow[];
+      }
+      if (rows.length) yield rows.map(({ sortKey: _k, ...r }) => r);
       if (rows.length < size) return;
     }
   }

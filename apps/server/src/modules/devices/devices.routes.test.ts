@@ -439,6 +439,59 @@ describe('device events and sync errors', () => {
     expect(new Set(seen).size).toBe(5);
   });
 
+  it('records when devices were last heard from, one statement per flush, never moving back in time', async () => {
+    const a = await makeDevice();
+    const b = await makeDevice();
+    await devices().onPresence(a.serial_number, { online: true });
+    await devices().onPresence(b.serial_number, { online: true });
+    const later = new Date(Date.now() + 60_000);
+    await devices().onLastSeen(
+      new Map([
+        [a.serial_number, later],
+        [b.serial_number, later],
+        ['NO-SUCH-DEVICE', later],
+      ]),
+    );
+    const seen = async (id: number) => (await admin.get(`/devices/${id}`)).json().data.last_seen_at as string;
+    expect(await seen(a.id)).toBe(later.toISOString());
+    expect(await seen(b.id)).toBe(later.toISOString());
+    // A late flush from another instance carries an older time: it does not win.
+    await devices().onLastSeen(new Map([[a.serial_number, new Date(Date.now() - 60_000)]]));
+    expect(await seen(a.id)).toBe(later.toISOString());
+  });
+
+  it('pages a download after the last row it sent for every order, ties included, the same rows as one query', async () => {
+    const d = await makeDevice();
+    // 250 events on 7 instants and 3 types, some without an identifier: many ties on every key.
+    const types = ['call', 'door_opened', 'access_denied'];
+    for (let i = 0; i < 250; i++) {
+      await devices().onEvent(d.serial_number, {
+        type: types[i % 3]!,
+        identifier: i % 4 ? `card-${i % 5}` : null,
+        time: `2026-04-0${1 + (i % 7)}T08:00:00Z`,
+      });
+    }
+    await devices().flushEvents();
+    const actor = {
+      userId: t.project.adminId,
+      projectId: t.project.projectId,
+      login: 'admin',
+      roleId: null,
+      permissions: new Set(['can_view_all_devices']),
+      groupIds: [],
+    };
+    const filters = { match: 'match_all' as const, rules: [{ field: 'device_id', operator: 'equals' as const, value: d.id }] };
+    const repo = new DevicesRepository(t.database.db);
+    for (const sort of ['-occurred_at', 'occurred_at', 'type', '-type', '-id', 'received_at', 'identifier', 'type,-occurred_at']) {
+      const paged: number[] = [];
+      for await (const page of repo.eventPages(actor, { filters, sort }, 17)) paged.push(...page.map((e) => Number(e.id)));
+      const whole: number[] = [];
+      for await (const page of repo.eventPages(actor, { filters, sort }, 10_000)) whole.push(...page.map((e) => Number(e.id)));
+      expect(whole, sort).toHaveLength(250);
+      expect(paged, sort).toEqual(whole);
+    }
+  });
+
   it('answers the identifiers and schedules the device refused at its last sync', async () => {
     const d = await makeDevice();
     expect((await admin.get(`/devices/${d.id}/sync-errors`)).json().data).toEqual({ identifiers: [], schedules: [] });

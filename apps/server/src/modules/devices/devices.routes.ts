@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import {
   AddFoundDevicesBodySchema,
   BulkDeleteBodySchema,
@@ -23,28 +22,23 @@ import {
   RawDeviceSchema,
   RemoteControlBodySchema,
   RemoteControlSessionSchema,
+  RemoteInputBodySchema,
   SessionParamsSchema,
   SetProtocolBodySchema,
   SyncErrorsSchema,
   TaskEntitySchema,
   UpdateDeviceBodySchema,
 } from '@atrium/contract';
-import ExcelJS from 'exceljs';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { AppError } from '../../core/errors.js';
+import { sendExport } from '../../core/export.js';
 
 const Ok = dataResponse(z.boolean());
 const RawQuery = z.object({ type: z.enum(DEVICE_TYPES).optional() });
 
 const EVENT_COLUMNS = ['id', 'occurred_at', 'received_at', 'device_id', 'device_name', 'type', 'identifier', 'data'] as const;
 const cell = (e: DeviceEvent, c: (typeof EVENT_COLUMNS)[number]) => (c === 'data' ? JSON.stringify(e.data) : (e[c] ?? ''));
-const csvField = (v: unknown) => {
-  const s = String(v);
-  // Quoted when needed; a leading formula character is defused so a spreadsheet shows it as text.
-  const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-};
 
 export async function devicesRoutes(app: AppInstance): Promise<void> {
   const { devices } = app.services;
@@ -111,34 +105,13 @@ export async function devicesRoutes(app: AppInstance): Promise<void> {
     '/devices/events/download',
     { schema: { tags, querystring: DeviceEventDownloadQuerySchema, produces: ['text/csv', 'application/octet-stream'] } },
     async (req, reply) => {
-      const pages = await devices.eventPages(req.actor, req.query);
-      const out = new PassThrough();
-      const stamp = new Date().toISOString().slice(0, 10);
-      if (req.query.export_format === 'csv') {
-        reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="device-events-${stamp}.csv"`).send(out);
-        void (async () => {
-          out.write(`${EVENT_COLUMNS.join(',')}\n`);
-          for await (const page of pages) {
-            const chunk = page.map((e) => EVENT_COLUMNS.map((c) => csvField(cell(e, c))).join(',')).join('\n');
-            if (!out.write(`${chunk}\n`)) await new Promise((r) => out.once('drain', r));
-          }
-          out.end();
-        })().catch((e) => out.destroy(e as Error));
-        return reply;
-      }
-      reply
-        .type('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
-        .header('content-disposition', `attachment; filename="device-events-${stamp}.xlsx"`)
-        .send(out);
-      void (async () => {
-        const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: false, useSharedStrings: false });
-        const sheet = book.addWorksheet('events');
-        sheet.addRow([...EVENT_COLUMNS]).commit();
-        for await (const page of pages) for (const e of page) sheet.addRow(EVENT_COLUMNS.map((c) => cell(e, c))).commit();
-        sheet.commit();
-        await book.commit();
-      })().catch((e) => out.destroy(e as Error));
-      return reply;
+      return sendExport(reply, {
+        format: req.query.export_format,
+        name: 'device-events',
+        columns: EVENT_COLUMNS,
+        cell: (e: DeviceEvent, c) => cell(e, c as (typeof EVENT_COLUMNS)[number]),
+        pages: await devices.eventPages(req.actor, req.query),
+      });
     },
   );
 
@@ -152,6 +125,18 @@ export async function devicesRoutes(app: AppInstance): Promise<void> {
     '/devices/remote-control/:session',
     { schema: { tags, params: SessionParamsSchema, response: { 200: dataResponse(RemoteControlSessionSchema) } } },
     async (req) => ({ data: await devices.keepRemoteControl(req.ctx, req.params.session) }),
+  );
+  app.delete('/devices/remote-control/:session', { schema: { tags, params: SessionParamsSchema, response: { 200: Ok } } }, async (req) => {
+    await devices.endRemoteControl(req.ctx, req.params.session);
+    return { data: true };
+  });
+  app.post(
+    '/devices/remote-control/:session/input',
+    { schema: { tags, params: SessionParamsSchema, body: RemoteInputBodySchema, response: { 200: Ok } } },
+    async (req) => {
+      await devices.remoteInput(req.ctx, req.params.session, req.body);
+      return { data: true };
+    },
   );
   app.post(
     '/devices/search',

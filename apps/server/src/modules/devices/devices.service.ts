@@ -25,36 +25,54 @@ import {
   VALIDATION_MESSAGES as M,
   numberToIpv4,
   REMOTE_CONTROL_SESSION_SECONDS,
+  type RemoteInputBody,
+  type ScreenFrameMessage,
   scopeCodes,
   type UpdateDeviceBody,
 } from '@atrium/contract';
-import { scopeOf } from '../../core/acl.js';
+import { type Audience, scopeOf } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword, randomPassword, verifyPassword } from '../../core/auth/password.js';
 import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
-import type {
-  DeviceCredentials,
-  DeviceGateway,
-  DeviceMessageHandlers,
-  EventReport,
-  PresenceReport,
-  SyncAckReport,
-  TaskUpdateReport,
+import {
+  type DeviceAccounts,
+  type DeviceCredentials,
+  type DeviceGateway,
+  type DeviceInputMessage,
+  type DeviceMessageHandlers,
+  type EventReport,
+  InvalidTaskError,
+  type PresenceReport,
+  type SyncAckReport,
+  type TaskUpdateReport,
 } from './devices.gateway.js';
 import type { ClaimedTask, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
 
 /** Where the devices area speaks to consoles: the realtime hub and users' notifications. */
 export interface DeviceAnnouncer {
-  publish(projectId: number, topic: string, event: string, data: unknown): Promise<void>;
+  publish(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): Promise<void>;
   notify(
     projectId: number,
     userId: number,
     n: { type: 'device_offline' | 'device_task_failed'; data: Record<string, unknown>; significance: 'important' },
   ): Promise<unknown>;
 }
+
+/** Who may hear of a device's status and tasks: whoever may view the device (and, for tasks, its tasks). */
+const deviceAudience = (
+  d: { groupId: number | null; groupPath: readonly number[]; createdBy: number | null },
+  permission?: string,
+): Audience => ({
+  resource: 'devices',
+  action: 'view',
+  groupId: d.groupId,
+  groupPath: (d.groupPath ?? []).map(Number),
+  createdBy: d.createdBy,
+  ...(permission ? { permission } : {}),
+});
 
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
@@ -161,12 +179,21 @@ export interface DevicesServiceOptions {
 
 export class DevicesService implements DeviceMessageHandlers, DeviceCredentials {
   private gateway: DeviceGateway | null = null;
+  private accounts: DeviceAccounts | null = null;
+  /** Broker account changes not yet applied (the broker was away), oldest first. */
+  private readonly accountChanges: ((a: DeviceAccounts) => Promise<void>)[] = [];
+  private readonly eventListeners: ((events: readonly NewEvent[]) => Promise<void>)[] = [];
+  /** Remote-control sessions frames arrive for, checked against the table at most every few seconds. */
+  private readonly sessions = new Map<
+    string,
+    { serial: string; projectId: number; operator: number | null; expiresAt: number; checkedUntil: number }
+  >();
   private sweepTimer: NodeJS.Timeout | undefined;
   private pending: NewEvent[] = [];
   /** Digests of serial/password pairs that verified recently, with when that ends. */
   private readonly verified = new Map<string, number>();
   /** Events that could not be stored; for diagnostics and the benchmark. */
-  readonly stats = { droppedEvents: 0 };
+  readonly stats = { droppedEvents: 0, listenerErrors: 0 };
   private readonly eventDevices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
@@ -187,6 +214,33 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   attachGateway(gateway: DeviceGateway | null): void {
     this.gateway = gateway;
     if (gateway) void this.pump(null);
+  }
+
+  /** The broker's device accounts (embedded broker or Mosquitto's dynamic security), kept in step with devices. */
+  attachAccounts(accounts: DeviceAccounts | null): void {
+    this.accounts = accounts;
+  }
+
+  /**
+   * Tells the broker about a device that changed after the change is stored. The broker may be away
+   * for a while: what failed is tried again at each sweep, in order, until it goes through.
+   */
+  private async account(change: (a: DeviceAccounts) => Promise<void>): Promise<void> {
+    this.accountChanges.push(change);
+    await this.applyAccountChanges();
+  }
+
+  private async applyAccountChanges(): Promise<void> {
+    const accounts = this.accounts;
+    if (!accounts) return;
+    while (this.accountChanges.length) {
+      try {
+        await this.accountChanges[0]!(accounts);
+      } catch {
+        return;
+      }
+      this.accountChanges.shift();
+    }
   }
 
   start(): void {
@@ -306,7 +360,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (body.type !== undefined || body.model !== undefined) this.assertModel(type, model);
     if (body.domain_id != null && body.domain_id !== before.groupId) await this.assertPlaceable(actor, body.domain_id);
     if (body.domain_id === null) throw invalidField('domain_id', M.required);
-    if (body.serial_number !== undefined && body.serial_number !== before.serialNumber) await this.assertSerialFree(body.serial_number, id);
+    const serialChanged = body.serial_number !== undefined && body.serial_number !== before.serialNumber;
+    if (serialChanged) await this.assertSerialFree(body.serial_number!, id);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, {
         ...(body.name !== undefined ? { name: body.name } : {}),
@@ -315,7 +370,10 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         model,
         ...(body.ip_address !== undefined ? { ipAddress: body.ip_address } : {}),
         ...(body.port !== undefined ? { port: body.port } : {}),
-        ...(body.serial_number !== undefined ? { serialNumber: body.serial_number } : {}),
+        ...(serialChanged
+          ? // Another serial number is another broker account: the device is initialised again under it.
+            { serialNumber: body.serial_number, passwordHash: null, initializedAt: null }
+          : {}),
         ...(body.device_login !== undefined ? { deviceLogin: body.device_login } : {}),
         // A masked or empty password on save means "unchanged" (spec entities §5).
         ...(body.device_password ? { devicePassword: body.device_password } : {}),
@@ -330,6 +388,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       const { device_password: _omit, ...after } = body;
       await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'update', before: toDevice(before), after });
     });
+    if (serialChanged) await this.account((a) => a.removeDevice(before.serialNumber));
     return this.get(actor, id);
   }
 
@@ -339,6 +398,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       await this.repo.remove(tx, id);
       await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'delete', before: toDevice(before) });
     });
+    await this.account((a) => a.removeDevice(before.serialNumber));
   }
 
   bulkDelete(ctx: RequestContext, ids: readonly number[]): Promise<BulkDeleteResult> {
@@ -359,6 +419,12 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         after: { protocol },
       });
     });
+    if (protocol !== before.protocol && (protocol === 'mqtt' || before.protocol === 'mqtt')) {
+      // Only an mqtt device may sign in to the broker.
+      await this.account((a) => (protocol === 'mqtt' ? a.enableDevice(before.serialNumber) : a.disableDevice(before.serialNumber)));
+      // Cut off by the broker, which need not send its will: offline now, as the console should show it.
+      if (protocol !== 'mqtt' && before.online) await this.onPresence(before.serialNumber, { online: false });
+    }
     if (protocol !== 'none') await this.pump(id);
     return this.get(ctx.actor, id);
   }
@@ -374,6 +440,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (d.protocol === 'none') throw new AppError('protocol_none');
     const plain = password ?? randomPassword(24);
     const hash = await hashPassword(plain);
+    // The broker must know the password before the device is told to use it; an account change
+    // still waiting for the broker goes first.
+    await this.applyAccountChanges();
+    if (this.accounts) {
+      try {
+        await this.accounts.upsertDevice(d.serialNumber, plain);
+      } catch {
+        throw new AppError('device_unavailable');
+      }
+    }
     const task = await this.enqueue(ctx, d, 'init', { device_settings: settingsOf(d.settings), management: d.management }, async (tx) => {
       await this.repo.update(tx, id, { passwordHash: hash, initializedAt: new Date() });
     });
@@ -399,6 +475,28 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     });
     await this.pump(d.id);
     return this.getTask(ctx.actor, taskId);
+  }
+
+  /**
+   * Queues tasks for many devices inside the caller's transaction, so that the change they carry and
+   * the tasks commit together (later areas' sync fan-out). Call `dispatch()` once committed.
+   */
+  queueInTx(
+    tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+    tasks: readonly { deviceId: number; type: DeviceTaskType; payload: Record<string, unknown> }[],
+    createdBy: number | null,
+  ): Promise<number> {
+    return this.repo.insertTasks(tx, tasks, createdBy);
+  }
+
+  /** Hands what is ready to the devices now (after a commit that queued tasks). */
+  async dispatch(): Promise<void> {
+    await this.pump(null);
+  }
+
+  /** Who hears of stored device events (access decisions become access events). */
+  onEvents(listener: (events: readonly NewEvent[]) => Promise<void>): void {
+    this.eventListeners.push(listener);
   }
 
   // --- tasks -------------------------------------------------------------------------------------
@@ -473,17 +571,22 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   // --- events ------------------------------------------------------------------------------------
 
-  async listEvents(actor: Actor, q: ListQuery): Promise<{ data: DeviceEvent[]; meta: ListMeta }> {
-    this.assertPermission(actor, 'can_view_device_events');
+  async listEvents(actor: Actor, q: ListQuery, devicesOnly?: readonly number[]): Promise<{ data: DeviceEvent[]; meta: ListMeta }> {
+    // Another area showing the events of its own devices (elevators) has checked its permission.
+    if (!devicesOnly) this.assertPermission(actor, 'can_view_device_events');
     if (q.with.length) throw invalidField('with', M.invalid_value, { value: q.with[0] });
-    const { rows, total, estimated } = await this.repo.events(actor, q);
+    const { rows, total, estimated } = await this.repo.events(actor, { ...q, ...(devicesOnly ? { devices: devicesOnly } : {}) });
     return { data: rows.map(toEvent), meta: { total, page: q.page, size: q.size, ...(estimated ? { estimated } : {}) } };
   }
 
   /** Pages of events for a download; the first page is read before the answer starts, so a bad filter is still a 400. */
-  async eventPages(actor: Actor, q: Pick<ListQuery, 'filters' | 'sort'>): Promise<AsyncGenerator<DeviceEvent[]>> {
-    this.assertPermission(actor, 'can_view_device_events');
-    const pages = this.repo.eventPages(actor, q);
+  async eventPages(
+    actor: Actor,
+    q: Pick<ListQuery, 'filters' | 'sort'>,
+    devicesOnly?: readonly number[],
+  ): Promise<AsyncGenerator<DeviceEvent[]>> {
+    if (!devicesOnly) this.assertPermission(actor, 'can_view_device_events');
+    const pages = this.repo.eventPages(actor, { ...q, ...(devicesOnly ? { devices: devicesOnly } : {}) });
     const first = await pages.next();
     return (async function* () {
       if (first.done) return;
@@ -523,18 +626,106 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return { session, device_id: found.id, task_id: task.id, expires_at };
   }
 
-  /** Keeps a session alive for another 60 s; an ended one is not found. */
-  async keepRemoteControl(ctx: RequestContext, session: string) {
+  /**
+   * A session the caller opened, still running, on a device that is online and reachable. Only
+   * its operator drives it: another user with the session id gets a not found.
+   */
+  private async ownSession(ctx: RequestContext, session: string) {
     const s = await this.repo.remoteSession(ctx.actor.projectId, session);
-    if (!s || Date.parse(s.expires_at) < Date.now()) throw notFound();
+    if (!s || s.created_by !== ctx.actor.userId || Date.parse(s.expires_at) < Date.now()) throw notFound();
     const d = await this.visible(ctx.actor, s.device_id, 'edit');
     if (!d.online) throw new AppError('device_offline');
+    const gateway = this.gateway;
+    if (!gateway) throw new AppError('device_unavailable');
+    return { s, d, gateway };
+  }
+
+  /** Keeps a session alive for another 60 s and tells the device so; an ended one is not found. */
+  async keepRemoteControl(ctx: RequestContext, session: string) {
+    const { s, d, gateway } = await this.ownSession(ctx, session);
     const expires_at = new Date(Date.now() + REMOTE_CONTROL_SESSION_SECONDS * 1000).toISOString();
     await this.db.transaction(async (tx) => {
       await this.repo.extendRemoteSession(tx, s.id, expires_at);
       await recordAudit(tx, ctx, { entity: 'device', entityId: d.id, action: 'remote_control_keepalive', after: { session, expires_at } });
     });
+    this.sessions.delete(session);
+    await this.input(gateway, d.serialNumber, { session, kind: 'keepalive', expires_at });
     return { session, device_id: d.id, task_id: s.id, expires_at };
+  }
+
+  /** A tap, a key or a door opening on the remote screen, handed to the device. */
+  async remoteInput(ctx: RequestContext, session: string, body: RemoteInputBody): Promise<void> {
+    const { d, gateway } = await this.ownSession(ctx, session);
+    if (body.kind === 'open_door') {
+      await recordAudit(this.db, ctx, {
+        entity: 'device',
+        entityId: d.id,
+        action: 'remote_open_door',
+        after: { session, lock: body.lock },
+      });
+    }
+    await this.input(gateway, d.serialNumber, { session, ...body });
+  }
+
+  /** Ends a session now: the device stops streaming, and the session can no longer be kept alive. */
+  async endRemoteControl(ctx: RequestContext, session: string): Promise<void> {
+    const s = await this.repo.remoteSession(ctx.actor.projectId, session);
+    if (!s || s.created_by !== ctx.actor.userId) throw notFound();
+    const d = await this.visible(ctx.actor, s.device_id, 'edit');
+    const ended = new Date().toISOString();
+    await this.db.transaction(async (tx) => {
+      await this.repo.extendRemoteSession(tx, s.id, ended);
+      await recordAudit(tx, ctx, { entity: 'device', entityId: d.id, action: 'remote_control_end', after: { session } });
+    });
+    this.sessions.delete(session);
+    // A device that is away has no stream to stop: its session ran out with the expiry just stored.
+    if (this.gateway && d.online) await this.gateway.sendInput(d.serialNumber, { session, kind: 'end' }).catch(() => undefined);
+    await this.announce(
+      d.projectId,
+      DEVICE_REALTIME.screenTopic(session),
+      DEVICE_REALTIME.events.sessionEnded,
+      { session },
+      { users: [ctx.actor.userId] },
+    );
+  }
+
+  private async input(gateway: DeviceGateway, serial: string, input: DeviceInputMessage): Promise<void> {
+    try {
+      await gateway.sendInput(serial, input);
+    } catch {
+      throw new AppError('device_unavailable');
+    }
+  }
+
+  /**
+   * A frame of a device's screen, relayed to the operator of its session. Frames of an unknown,
+   * ended or foreign session are dropped: a device cannot push images to anyone else.
+   */
+  async onScreenFrame(serial: string, frame: ScreenFrameMessage): Promise<void> {
+    const now = Date.now();
+    let s = this.sessions.get(frame.session);
+    if (!s || s.checkedUntil < now) {
+      const d = await this.eventDevice(serial);
+      const row = d ? await this.repo.deviceSession(d.id, frame.session) : undefined;
+      s = {
+        serial,
+        projectId: d?.projectId ?? 0,
+        operator: row?.created_by ?? null,
+        expiresAt: row ? Date.parse(row.expires_at) : 0,
+        checkedUntil: now + 5000,
+      };
+      if (this.sessions.size > 10_000) this.sessions.clear();
+      this.sessions.set(frame.session, s);
+    }
+    if (s.serial !== serial || s.operator === null || s.expiresAt < now) return;
+    const { session, seq, width, height, format, data } = frame;
+    await this.announce(
+      s.projectId,
+      DEVICE_REALTIME.screenTopic(session),
+      DEVICE_REALTIME.events.screen,
+      { session, seq, width, height, format, data },
+      { users: [s.operator] },
+    );
   }
 
   // --- IP search ---------------------------------------------------------------------------------
@@ -552,6 +743,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const port = body.port ?? DEVICE_DEFAULTS.port;
     const topic = DEVICE_REALTIME.searchTopic(body.request_id);
     const projectId = ctx.actor.projectId;
+    // What a search finds is its caller's: another console on the same request id hears nothing.
+    const searcher: Audience = { users: [ctx.actor.userId] };
     await recordAudit(this.db, ctx, { entity: 'device', action: 'search', after: body });
     const addresses = Array.from({ length: to - from + 1 }, (_, i) => numberToIpv4(from + i));
     void (async () => {
@@ -564,11 +757,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
           if (!answer) continue;
           found++;
           const known = (await this.repo.knownSerials([answer.serial_number])).has(answer.serial_number);
-          await this.announce(projectId, topic, DEVICE_REALTIME.events.found, { ...answer, ip_address: ip, port, known });
+          await this.announce(projectId, topic, DEVICE_REALTIME.events.found, { ...answer, ip_address: ip, port, known }, searcher);
         }
       };
       await Promise.all(Array.from({ length: Math.min(32, addresses.length) }, worker));
-      await this.announce(projectId, topic, DEVICE_REALTIME.events.searchDone, { request_id: body.request_id, found });
+      await this.announce(projectId, topic, DEVICE_REALTIME.events.searchDone, { request_id: body.request_id, found }, searcher);
     })().catch(() => undefined);
     return { request_id: body.request_id, addresses: addresses.length };
   }
@@ -649,6 +842,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   // --- the gateway's side ------------------------------------------------------------------------
 
+  /** Every device's serial number (the broker's accounts are reconciled against them). */
+  async serials(): Promise<Set<string>> {
+    return new Set(await this.repo.allSerials());
+  }
+
   /** Broker sign-in: the serial number and the device password set at init. */
   async verify(serial: string, password: string): Promise<{ projectId: number; deviceId: number } | null> {
     const d = await this.repo.bySerial(serial);
@@ -668,19 +866,28 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   async onPresence(serial: string, report: PresenceReport): Promise<void> {
     const d = await this.repo.bySerial(serial);
     if (!d) return;
-    await this.repo.setPresence(d.id, {
+    const { changed } = await this.repo.setPresence(d.id, {
       online: report.online,
       ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
       ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
     });
-    await this.announce(d.projectId, DEVICE_REALTIME.statusTopic, DEVICE_REALTIME.events.status, { id: d.id, online: report.online });
+    if (changed) {
+      await this.announce(
+        d.projectId,
+        DEVICE_REALTIME.statusTopic,
+        DEVICE_REALTIME.events.status,
+        { id: d.id, online: report.online },
+        deviceAudience(d),
+      );
+    }
     if (report.online) {
       await this.pump(d.id);
       return;
     }
     await this.repo.parkInFlight(this.db, d.id);
-    // Only a change is news: a device that was already offline going offline again tells no one.
-    if (d.online) {
+    // Only a change is news, and every instance hears the status: the one whose write changed the
+    // row tells people, once; a device that was already offline going offline again tells no one.
+    if (changed) {
       for (const u of await this.repo.notifyTargets(d.id, 'notify_about_offline_device')) {
         await this.announcer?.notify(d.projectId, u.user_id, {
           type: 'device_offline',
@@ -691,9 +898,14 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     }
   }
 
-  private async announce(projectId: number, topic: string, event: string, data: unknown): Promise<void> {
+  /** Last-seen times of a gateway flush, in one statement. */
+  async onLastSeen(seen: ReadonlyMap<string, Date>): Promise<void> {
+    await this.repo.touchLastSeen(seen);
+  }
+
+  private async announce(projectId: number, topic: string, event: string, data: unknown, audience: Audience): Promise<void> {
     // Consoles are told on a best-effort basis: the database already holds the truth.
-    await this.announcer?.publish(projectId, topic, event, data).catch(() => undefined);
+    await this.announcer?.publish(projectId, topic, event, data, audience).catch(() => undefined);
   }
 
   async onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void> {
@@ -701,11 +913,13 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (!d) return;
     const done = await this.repo.advance(d.id, report.task_id, report.state, report.error ?? null);
     if (!done) return;
-    await this.announce(d.projectId, DEVICE_REALTIME.tasksTopic, DEVICE_REALTIME.events.task, {
-      id: done.id,
-      device_id: d.id,
-      state: done.state,
-    });
+    await this.announce(
+      d.projectId,
+      DEVICE_REALTIME.tasksTopic,
+      DEVICE_REALTIME.events.task,
+      { id: done.id, device_id: d.id, state: done.state },
+      deviceAudience(d, 'can_view_device_tasks'),
+    );
     if (done.state === 'error') {
       for (const u of await this.repo.notifyTargets(d.id, 'notify_about_device_task_failed')) {
         await this.announcer?.notify(d.projectId, u.user_id, {
@@ -719,6 +933,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   async onEvent(serial: string, report: EventReport): Promise<void> {
+    const receivedAt = new Date();
     const d = await this.eventDevice(serial);
     if (!d) return;
     const at = report.time ? new Date(report.time) : new Date();
@@ -729,6 +944,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       identifier: report.identifier ?? null,
       data: report.data ?? {},
       occurredAt: Number.isNaN(at.getTime()) ? new Date() : at,
+      receivedAt,
     });
     if (this.pending.length >= this.opts.eventBatch) void this.flushEvents();
     else if (!this.flushTimer) {
@@ -761,10 +977,19 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     this.flushing = this.flushing
       .then(() => this.repo.insertEvents(batch))
       .catch(() => this.repo.insertEvents(batch))
-      .catch(() => {
-        // Refused twice (the database is gone): counted, so a lost batch is never silent.
-        this.stats.droppedEvents += batch.length;
-      });
+      .then(
+        async () => {
+          for (const listener of this.eventListeners) {
+            await listener(batch).catch(() => {
+              this.stats.listenerErrors++;
+            });
+          }
+        },
+        () => {
+          // Refused twice (the database is gone): counted, so a lost batch is never silent.
+          this.stats.droppedEvents += batch.length;
+        },
+      );
     return this.flushing;
   }
 
@@ -815,22 +1040,31 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         let state = 'queued';
         try {
           await gateway.sendTask(t.serial, { id: t.id, type: t.type, payload: t.payload });
-        } catch {
-          // Not handed over: it waits, and is sent again when the device is next seen online.
-          await this.repo.setTask(this.db, t.id, { state: 'waiting' });
-          state = 'waiting';
+        } catch (e) {
+          if (e instanceof InvalidTaskError) {
+            // It could never go: it fails now, with the reason, instead of waiting for ever.
+            await this.repo.setTask(this.db, t.id, { state: 'error', error: e.message, finishedAt: new Date() });
+            state = 'error';
+          } else {
+            // Not handed over: it waits, and is sent again when the device is next seen online.
+            await this.repo.setTask(this.db, t.id, { state: 'waiting' });
+            state = 'waiting';
+          }
         }
-        await this.announce(t.projectId, DEVICE_REALTIME.tasksTopic, DEVICE_REALTIME.events.task, {
-          id: t.id,
-          device_id: t.deviceId,
-          state,
-        });
+        await this.announce(
+          t.projectId,
+          DEVICE_REALTIME.tasksTopic,
+          DEVICE_REALTIME.events.task,
+          { id: t.id, device_id: t.deviceId, state },
+          deviceAudience(t, 'can_view_device_tasks'),
+        );
       }),
     );
   }
 
   /** Sends what is ready and what an instance sent without an answer within the lease. */
   async sweep(): Promise<void> {
+    await this.applyAccountChanges();
     if (!this.gateway) return;
     try {
       await this.send(await this.repo.reclaimStale(this.opts.leaseSeconds, 100));

@@ -7,7 +7,7 @@ import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
-import { checkXlsx, ErrorList, rowLimiter } from '../../core/spreadsheet.js';
+import { cellText, checkXlsx, ErrorList, rowLimiter } from '../../core/spreadsheet.js';
 import type { users } from '../users/users.table.js';
 import type { GroupsRepository } from './groups.repository.js';
 import type { RoleAssigner } from './groups.service.js';
@@ -50,21 +50,6 @@ class RowProblem extends Error {
   ) {
     super(code);
   }
-}
-
-/** The text of a cell, whatever form exceljs gives it (rich text, hyperlink, formula result). */
-function cellText(v: unknown): string | null {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'object') {
-    const o = v as { text?: unknown; result?: unknown; richText?: { text: string }[] };
-    if (o.richText) return cellText(o.richText.map((r) => r.text).join(''));
-    if (o.text !== undefined) return cellText(o.text);
-    if (o.result !== undefined) return cellText(o.result);
-    return null;
-  }
-  const s = String(v).trim();
-  return s === '' ? null : s;
 }
 
 const parseId = (v: unknown, field: string): number | null => {

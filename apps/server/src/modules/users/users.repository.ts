@@ -16,6 +16,7 @@ import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
 import { groups } from '../groups/groups.table.js';
+import { markerVisible } from '../markers/markers.service.js';
 import { roles } from '../roles/roles.table.js';
 import { userGroups, users } from './users.table.js';
 
@@ -51,6 +52,7 @@ export type UserRow = typeof users.$inferSelect & {
   deletable: boolean;
   roleName?: string | null;
   domainsInfo?: { id: number; name: string }[];
+  markersInfo?: { id: number; name: string; color: string }[];
 };
 
 const target = userAclTarget(sql`${U.id}`, sql`${U.createdBy}`);
@@ -88,6 +90,16 @@ export function userPredicate(actor: Actor, action: 'view' | 'edit' | 'delete'):
 }
 
 const relationColumns = (actor: Actor, rel: ReadonlySet<string>) => ({
+  // Only the markers the caller may see (a marker of another branch stays unseen).
+  ...(rel.has('markers')
+    ? {
+        markersInfo: sql<
+          { id: number; name: string; color: string }[]
+        >`coalesce((SELECT json_agg(json_build_object('id', markers.id, 'name', markers.name, 'color', markers.color) ORDER BY markers.name, markers.id)
+          FROM user_markers um JOIN markers ON markers.id = um.marker_id
+          WHERE um.user_id = ${U.id} AND ${markerVisible(actor)}), '[]'::json)`,
+      }
+    : {}),
   ...(rel.has('role') ? { roleName: sql<string | null>`(SELECT r.name FROM roles r WHERE r.id = ${U.roleId})` } : {}),
   ...(rel.has('domains')
     ? {
@@ -252,9 +264,14 @@ export class UsersRepository {
   }
 }
 
-function pickRel(r: { roleName?: string | null; domainsInfo?: { id: number; name: string }[] }) {
+function pickRel(r: {
+  roleName?: string | null;
+  domainsInfo?: { id: number; name: string }[];
+  markersInfo?: { id: number; name: string; color: string }[];
+}) {
   return {
     ...(r.roleName !== undefined ? { roleName: r.roleName } : {}),
     ...(r.domainsInfo !== undefined ? { domainsInfo: r.domainsInfo } : {}),
+    ...(r.markersInfo !== undefined ? { markersInfo: r.markersInfo } : {}),
   };
 }

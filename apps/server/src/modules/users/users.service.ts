@@ -78,12 +78,27 @@ export function toUser(u: UserRow, showLicense: boolean): User {
     updated_at: iso(u.updatedAt) as string,
     ...(u.roleName !== undefined ? { role_info: u.roleId && u.roleName !== null ? { id: u.roleId, name: u.roleName } : null } : {}),
     ...(u.domainsInfo !== undefined ? { domains_info: u.domainsInfo } : {}),
+    ...(u.markersInfo !== undefined ? { markers_info: u.markersInfo } : {}),
     can_edit: u.editable,
     can_delete: u.deletable,
   };
 }
 
-const RELATIONS = ['role', 'domains'] as const;
+const RELATIONS = ['role', 'domains', 'markers'] as const;
+
+export type MarkerApplier = (
+  tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  actor: Actor,
+  userId: number,
+  markerIds: readonly number[],
+) => Promise<void>;
+
+/** Runs `change` to some users' groups (or their deletion) and lets the listener see before and after. */
+export type MembershipChange = (
+  tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+  userIds: number[],
+  change: () => Promise<void>,
+) => Promise<void>;
 
 export class UsersService {
   constructor(
@@ -213,20 +228,28 @@ export class UsersService {
     const profile = body.profile ? { ...(before.profile as object), ...body.profile } : undefined;
     const { password: _omit, ...after } = body;
     await this.db.transaction(async (tx) => {
-      await this.repo.update(tx, id, {
-        ...(body.login !== undefined ? { login: body.login } : {}),
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.description !== undefined ? { description: body.description } : {}),
-        ...(body.email !== undefined ? { email: body.email } : {}),
-        ...(body.role !== undefined ? { roleId: body.role } : {}),
-        ...(body.is_group_admin !== undefined ? { isGroupAdmin: body.is_group_admin } : {}),
-        ...(body.elevator_access_disabled !== undefined ? { elevatorAccessDisabled: body.elevator_access_disabled } : {}),
-        ...(body.license_info !== undefined ? { licenseInfo: body.license_info } : {}),
-        ...(profile ? { profile } : {}),
-      });
-      if (body.domains) await this.repo.setGroups(tx, id, body.domains);
+      const write = async () => {
+        await this.repo.update(tx, id, {
+          ...(body.login !== undefined ? { login: body.login } : {}),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.email !== undefined ? { email: body.email } : {}),
+          ...(body.role !== undefined ? { roleId: body.role } : {}),
+          ...(body.is_group_admin !== undefined ? { isGroupAdmin: body.is_group_admin } : {}),
+          ...(body.elevator_access_disabled !== undefined ? { elevatorAccessDisabled: body.elevator_access_disabled } : {}),
+          ...(body.license_info !== undefined ? { licenseInfo: body.license_info } : {}),
+          ...(profile ? { profile } : {}),
+        });
+        if (body.domains) await this.repo.setGroups(tx, id, body.domains);
+      };
+      // Another group is other doors, and elevator access on or off other floors: what the user's
+      // identifiers open changes, so the listener sees the user before and after the write.
+      if ((body.domains || body.elevator_access_disabled !== undefined) && this.membership) await this.membership(tx, [id], write);
+      else await write();
+      if (body.markers !== undefined) await this.markerApplier?.(tx, actor, id, body.markers);
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after });
     });
+    if (body.domains || body.elevator_access_disabled !== undefined) await this.membershipCommitted?.();
     // Once committed: the user's console reloads its profile and reads the new role.
     if (body.role !== undefined && body.role !== before.roleId) {
       await this.roles.userRoleChanged(actor.projectId, { userId: id, previousRoleId: before.roleId, newRoleId: body.role });
@@ -252,13 +275,34 @@ export class UsersService {
     await this.roles.assertMayActOnHolder(actor, u.roleId);
     await this.db.transaction(async (tx) => {
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'delete', before: auditView(u) });
-      await this.repo.delete(tx, id);
+      const remove = () => this.repo.delete(tx, id);
+      if (this.membership) await this.membership(tx, [id], remove);
+      else await remove();
     });
+    await this.membershipCommitted?.();
     await this.files.remove(u.avatarPath);
   }
 
   bulkDelete(ctx: RequestContext, items: readonly number[]): Promise<BulkDeleteResult> {
     return bulkDelete(items, (id) => this.delete(ctx, id));
+  }
+
+  private membership: MembershipChange | undefined;
+  private markerApplier: MarkerApplier | undefined;
+
+  /** The markers area puts markers on users (PATCH /users/{id} with `markers`). */
+  onMarkers(apply: MarkerApplier): void {
+    this.markerApplier = apply;
+  }
+  private membershipCommitted: (() => Promise<void>) | undefined;
+
+  /**
+   * Who must hear of a change to users' groups or their deletion, inside its transaction (the
+   * access area: the doors their identifiers open), and once it committed.
+   */
+  onMembershipChange(around: MembershipChange, committed: () => Promise<void>): void {
+    this.membership = around;
+    this.membershipCommitted = committed;
   }
 
   private async editable(actor: Actor, id: number, selfAllowed = true) {

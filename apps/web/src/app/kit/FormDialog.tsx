@@ -67,6 +67,8 @@ export function FormDialog<T extends Partial<RaRecord> = Record<string, unknown>
     setBusy(true);
     try {
       await onApprove(values as T);
+    } catch {
+      // The dialog stays open; whoever threw has told the user why (an alert, field errors).
     } finally {
       setBusy(false);
     }
@@ -81,9 +83,12 @@ export function FormDialog<T extends Partial<RaRecord> = Record<string, unknown>
       slotProps={{ paper: { sx: { maxWidth: width } } }}
     >
       <Form record={record as RaRecord | undefined} onSubmit={submit} mode="onTouched" reValidateMode="onChange">
-        <DialogTitle id={titleId} sx={{ pr: 1 }}>
+        <DialogTitle sx={{ pr: 1 }}>
           <Stack direction="row" sx={{ alignItems: 'center', gap: 1 }}>
-            <span style={{ flex: 1 }}>{title}</span>
+            {/* The dialog is named by its title alone, not by the buttons beside it. */}
+            <span id={titleId} style={{ flex: 1 }}>
+              {title}
+            </span>
             {actions && actions.length > 0 ? (
               <>
                 <Button size="small" endIcon={<MoreVertIcon />} onClick={(e) => setMenu(e.currentTarget)} aria-haspopup="menu">

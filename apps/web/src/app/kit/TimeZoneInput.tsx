@@ -4,7 +4,8 @@ import { AutocompleteInput, type AutocompleteInputProps } from 'react-admin';
 let choices: { id: string; name: string }[] | undefined;
 /** The IANA zones of this browser, as picker choices (read once). */
 const zoneChoices = () => {
-  choices ??= timeZones().map((z) => ({ id: z, name: z.replace(/_/g, ' ') }));
+  // Browsers list the named zones but not UTC itself, which the server stores by default.
+  choices ??= ['UTC', ...timeZones().filter((z) => z !== 'UTC')].map((z) => ({ id: z, name: z.replace(/_/g, ' ') }));
   return choices;
 };
 

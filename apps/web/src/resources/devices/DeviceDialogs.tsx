@@ -20,7 +20,7 @@ export function InitDialog({ device, open, onClose }: { device: Device; open: bo
     <FormDialog
       open={open}
       title={translate('devices.init.title', { name: device.name })}
-      approveLabel={generated ? 'ra.action.close' : 'devices.init.start'}
+      approveLabel={translate(generated ? 'app.close' : 'devices.init.start')}
       onClose={close}
       onApprove={async (values: { password?: string }) => {
         if (generated) return close();
@@ -80,7 +80,7 @@ export function ProtocolDialog({ device, open, onClose }: { device: Device; open
       width={600}
       title={translate('devices.protocol_dialog.title', { name: device.name })}
       record={{ protocol: device.protocol }}
-      approveLabel="devices.protocol_dialog.save"
+      approveLabel={translate('devices.protocol_dialog.save')}
       onClose={onClose}
       onApprove={async (values: { protocol: DeviceProtocol }) => {
         try {

@@ -2,9 +2,11 @@ import type { Device } from '@atrium/contract';
 import PowerIcon from '@mui/icons-material/PowerSettingsNew';
 import SendIcon from '@mui/icons-material/SettingsRemote';
 import SwapIcon from '@mui/icons-material/SwapHoriz';
+import ScreenIcon from '@mui/icons-material/TapAndPlay';
 import { Button, Chip, Stack } from '@mui/material';
 import { useState } from 'react';
 import { TopToolbar, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
+import { Link } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { EditPage } from '../../app/kit/RecordPage';
 import { useAlert } from '../../app/useAlert';
@@ -58,6 +60,9 @@ function DeviceActions() {
           </Button>
           <Button size="small" startIcon={<SwapIcon />} onClick={() => setDialog('protocol')}>
             {translate('devices.actions.protocol')}
+          </Button>
+          <Button size="small" startIcon={<ScreenIcon />} component={Link} to={`/devices/remote-control?id=${record.id}`}>
+            {translate('devices.actions.remote_control')}
           </Button>
         </Stack>
       ) : null}

@@ -1,12 +1,8 @@
 import { DEVICE_EVENT_TYPES, type DeviceEvent } from '@atrium/contract';
-import DownloadIcon from '@mui/icons-material/Download';
-import { Button } from '@mui/material';
-import { useState } from 'react';
-import { DateField, DateTimeInput, FunctionField, SelectInput, useListContext, useTranslate } from 'react-admin';
-import { filterSource, toFilters, toSort } from '../../app/dataProvider';
-import { downloadFile } from '../../app/kit/download';
+import { DateField, DateTimeInput, FunctionField, SelectInput, useTranslate } from 'react-admin';
+import { filterSource } from '../../app/dataProvider';
+import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
-import { useAlert } from '../../app/useAlert';
 
 const typeChoices = DEVICE_EVENT_TYPES.map((id) => ({ id, name: `devices.events.types.${id}` }));
 const filters = [
@@ -16,39 +12,6 @@ const filters = [
   <DateTimeInput key="to" source={filterSource('occurred_at', 'below')} label="resources.devices/events.fields.to" />,
 ];
 
-/** Downloads the events the list shows (its filters and sort), all pages, as csv or xlsx. */
-function DownloadButtons() {
-  const translate = useTranslate();
-  const alert = useAlert();
-  const { filterValues, sort } = useListContext();
-  const [busy, setBusy] = useState(false);
-  const download = async (format: 'csv' | 'xlsx') => {
-    setBusy(true);
-    try {
-      const f = toFilters(filterValues);
-      await downloadFile(
-        '/devices/events/download',
-        { export_format: format, sort: toSort(sort), ...(f ? { filters: JSON.stringify(f) } : {}) },
-        `device-events.${format}`,
-      );
-    } catch (error) {
-      alert.error(error);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <>
-      <Button size="small" startIcon={<DownloadIcon />} disabled={busy} onClick={() => download('csv')}>
-        {translate('devices.events.download_csv')}
-      </Button>
-      <Button size="small" startIcon={<DownloadIcon />} disabled={busy} onClick={() => download('xlsx')}>
-        {translate('devices.events.download_xlsx')}
-      </Button>
-    </>
-  );
-}
-
 export function DeviceEventList() {
   const translate = useTranslate();
   return (
@@ -57,7 +20,7 @@ export function DeviceEventList() {
       sort={{ field: 'occurred_at', order: 'DESC' }}
       filters={filters}
       rowClick={false}
-      extraActions={<DownloadButtons />}
+      extraActions={<ListDownload path="/devices/events/download" name="device-events" />}
       fit
     >
       <DateField source="occurred_at" showTime />

@@ -1,19 +1,12 @@
 import { DEVICE_REALTIME, DEVICE_TASK_STATES, DEVICE_TYPES, type DeviceTaskState } from '@atrium/contract';
 import { Chip } from '@mui/material';
-import { useMemo } from 'react';
-import { useRecordContext, useRefresh, useTranslate } from 'react-admin';
-import { useLiveTopic } from '../../app/live';
-import { debounce } from '../../app/realtime';
+import { useRecordContext, useTranslate } from 'react-admin';
+import { useLiveRefresh } from '../../app/live';
 
 export const typeChoices = DEVICE_TYPES.map((id) => ({ id, name: `devices.types.${id}` }));
 export const stateChoices = DEVICE_TASK_STATES.map((id) => ({ id, name: `devices.tasks.states.${id}` }));
 
-/** Refreshes the page's data when its live topic says something changed (at most twice a second). */
-export function useLiveRefresh(topic: string): void {
-  const refresh = useRefresh();
-  const later = useMemo(() => debounce(refresh, 500), [refresh]);
-  useLiveTopic(topic, later);
-}
+export { useLiveRefresh };
 
 /** The live online/offline status of a device row. */
 export function OnlineField(_: { source?: string; label?: string; sortable?: boolean }) {

@@ -1,0 +1,1 @@
+ALTER TABLE "identifiers" ADD COLUMN "photo_path" text;

@@ -1,0 +1,294 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  type AccessIdentifier,
+  type CreateGuestBody,
+  decideAccess,
+  GUEST_IDENTIFIER_NAME,
+  type GuestInfo,
+  type Identifier,
+  type ScheduleSpec,
+  type UpdateGuestBody,
+} from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import { intArray } from '../../core/acl.js';
+import { recordAudit } from '../../core/audit.js';
+import type { Actor, RequestContext } from '../../core/context.js';
+import { type Db, queryRows } from '../../core/db/client.js';
+import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import type { DevicesService } from '../devices/devices.service.js';
+import type { AccessRepository } from './access.repository.js';
+import { identifiers } from './access.table.js';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+const DAY_MS = 86_400_000;
+/** A guest's QR value: not guessable, and apart from card numbers. */
+const newValue = () => `G${randomBytes(12).toString('hex').toUpperCase()}`;
+const newKey = () => randomBytes(18).toString('base64url');
+/** A door of a key, as its page names it: opaque, and only valid among the key's own doors. */
+const doorToken = (key: string, deviceId: number, lock: number) =>
+  createHmac('sha256', key).update(`${deviceId}:${lock}`).digest('base64url').slice(0, 32);
+
+interface GuestRow {
+  id: number;
+  project_id: number;
+  name: string;
+  value: string;
+  key_message: string | null;
+  is_active: boolean;
+  revoked: boolean;
+  period_restrict_active: boolean;
+  period_restrict_from: string | null;
+  period_restrict_to: string | null;
+  passes_restrict_active: boolean;
+  passes_restrict_max_count: number;
+  passes_restrict_passes_count: number;
+}
+
+/**
+ * Guest access (spec entities §3, §5, §8): a resident or an operator grants a guest a QR identifier
+ * on rules available for guests, within the guest limits of their groups; the guest's public page
+ * (by an unguessable key) shows the QR, its validity and passes left, and opens the key's doors.
+ * The page reveals nothing of other keys: every failure of a key answers the same "invalid identifier".
+ */
+export class GuestAccess {
+  constructor(
+    private readonly db: Db,
+    private readonly repo: AccessRepository,
+    private readonly devices: DevicesService,
+    private readonly hooks: {
+      sync: (tx: Tx, ids: number[], devicesBefore: number[]) => Promise<void>;
+      get: (actor: Actor, id: number) => Promise<Identifier>;
+      publicUrl: string;
+    },
+  ) {}
+
+  /** The tightest guest limits of the groups the actor belongs to and those above them (null: none). */
+  private async limits(actor: Actor): Promise<{ maxCount: number | null; maxDays: number | null }> {
+    const [r] = await queryRows<{ max_count: number | null; max_days: number | null }>(
+      this.db,
+      sql`SELECT min((g.guest_identifier_limits->>'max_passes_count')::int) AS max_count,
+          min((g.guest_identifier_limits->>'max_period_days')::int) AS max_days
+        FROM groups g WHERE g.project_id = ${actor.projectId}
+          AND g.id IN (SELECT unnest(m.path) FROM groups m WHERE m.id = ANY(${intArray(actor.groupIds)}))`,
+    );
+    return { maxCount: r?.max_count ?? null, maxDays: r?.max_days ?? null };
+  }
+
+  private async assertWithinLimits(
+    actor: Actor,
+    v: { restrictPeriod: boolean; from: string | null; to: string | null; restrictCount: boolean; limit: number },
+  ) {
+    const { maxCount, maxDays } = await this.limits(actor);
+    const tooManyPasses = maxCount !== null && (!v.restrictCount || v.limit > maxCount);
+    const days = v.restrictPeriod && v.from && v.to ? (Date.parse(v.to) - Date.parse(v.from)) / DAY_MS : Number.POSITIVE_INFINITY;
+    const tooLong = maxDays !== null && days > maxDays;
+    if (tooManyPasses || tooLong) {
+      throw new AppError('guest_limits', [
+        {
+          field: tooManyPasses ? 'pass_limit' : 'valid_to',
+          message: 'maximum passes count and maximum period limits reached',
+          params: { max_count: maxCount, max_days: maxDays },
+        },
+      ]);
+    }
+  }
+
+  /** Rules the actor may give a guest (access.repository guestRulePredicate). */
+  private async assertGuestRules(actor: Actor, ruleIds: number[]) {
+    const allowed = await this.repo.visibleIds(actor, 'guest_rules', ruleIds);
+    const bad = ruleIds.filter((id) => !allowed.has(id));
+    if (bad.length) throw new AppError('invalid_related_entity', [{ field: 'access_rules', entity: 'access_rules', ids: bad }]);
+  }
+
+  async create(ctx: RequestContext, body: CreateGuestBody): Promise<{ identifier: Identifier; key: string; url: string }> {
+    const { actor } = ctx;
+    if (!actor.permissions.has('can_create_guest_identifiers')) throw prohibited([{ permission: 'can_create_guest_identifiers' }]);
+    await this.assertGuestRules(actor, body.access_rules);
+    const from = body.restrict_period ? (body.valid_from ?? null) : null;
+    const to = body.restrict_period ? (body.valid_to ?? null) : null;
+    await this.assertWithinLimits(actor, {
+      restrictPeriod: body.restrict_period,
+      from,
+      to,
+      restrictCount: body.restrict_pass_count,
+      limit: body.pass_limit,
+    });
+    const key = newKey();
+    const id = await this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(identifiers)
+        .values({
+          projectId: actor.projectId,
+          name: body.name ?? GUEST_IDENTIFIER_NAME,
+          type: 'qr',
+          value: newValue(),
+          // A guest's key is not its grantor's: it opens only the rules given here.
+          ownerId: null,
+          periodRestrictActive: body.restrict_period,
+          periodFrom: from ? new Date(from) : null,
+          periodTo: to ? new Date(to) : null,
+          passesRestrictActive: body.restrict_pass_count,
+          passesMax: body.restrict_pass_count ? body.pass_limit : 0,
+          passesSince: body.restrict_pass_count ? new Date() : null,
+          guestType: body.guest_type,
+          guestKey: key,
+          keyMessage: body.key_message ?? null,
+          createdBy: actor.userId,
+        })
+        .returning({ id: identifiers.id });
+      const identifierId = row!.id;
+      await this.repo.setRulesOf(tx, 'identifier', identifierId, body.access_rules);
+      await this.hooks.sync(tx, [identifierId], []);
+      await recordAudit(tx, ctx, { entity: 'identifier', entityId: identifierId, action: 'create_guest', after: { ...body } });
+      return identifierId;
+    });
+    await this.devices.dispatch();
+    return { identifier: await this.hooks.get(actor, id), key, url: `${this.hooks.publicUrl}/guest-access/${key}` };
+  }
+
+  async update(ctx: RequestContext, id: number, body: UpdateGuestBody): Promise<Identifier> {
+    const { actor } = ctx;
+    if (!actor.permissions.has('can_create_guest_identifiers')) throw prohibited([{ permission: 'can_create_guest_identifiers' }]);
+    const [g] = await queryRows<GuestRow & { created_by: number | null; guest_type: string | null }>(
+      this.db,
+      sql`SELECT id, project_id, created_by, guest_type, period_restrict_active, period_restrict_from, period_restrict_to,
+          passes_restrict_active, passes_restrict_max_count FROM identifiers WHERE id = ${id} AND project_id = ${actor.projectId}`,
+    );
+    // One's own guests, or any with "view all" and the edit permission.
+    const mine =
+      g?.created_by === actor.userId ||
+      (actor.permissions.has('can_view_all_identifiers') && actor.permissions.has('can_edit_identifiers'));
+    if (!g?.guest_type || !mine) throw notFound();
+    if (body.access_rules) await this.assertGuestRules(actor, body.access_rules);
+    const restrictPeriod = body.restrict_period ?? g.period_restrict_active;
+    const from = restrictPeriod
+      ? body.valid_from !== undefined
+        ? body.valid_from
+        : g.period_restrict_from && new Date(g.period_restrict_from).toISOString()
+      : null;
+    const to = restrictPeriod
+      ? body.valid_to !== undefined
+        ? body.valid_to
+        : g.period_restrict_to && new Date(g.period_restrict_to).toISOString()
+      : null;
+    if (restrictPeriod && (!from || !to || Date.parse(from) >= Date.parse(to))) throw invalidField('valid_to', 'validation.invalid_value');
+    const restrictCount = body.restrict_pass_count ?? g.passes_restrict_active;
+    const limit = restrictCount ? (body.pass_limit ?? g.passes_restrict_max_count) : 0;
+    await this.assertWithinLimits(actor, { restrictPeriod, from: from ?? null, to: to ?? null, restrictCount, limit });
+    await this.db.transaction(async (tx) => {
+      const devicesBefore = await this.repo.devicesOfIdentifiers(tx, [id]);
+      await tx
+        .update(identifiers)
+        .set({
+          periodRestrictActive: restrictPeriod,
+          periodFrom: from ? new Date(from) : null,
+          periodTo: to ? new Date(to) : null,
+          passesRestrictActive: restrictCount,
+          passesMax: limit,
+          ...(body.key_message !== undefined ? { keyMessage: body.key_message } : {}),
+          ...(body.guest_type !== undefined ? { guestType: body.guest_type } : {}),
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          updatedAt: new Date(),
+        })
+        .where(sql`${identifiers.id} = ${id}`);
+      if (body.access_rules) await this.repo.setRulesOf(tx, 'identifier', id, body.access_rules);
+      await this.hooks.sync(tx, [id], devicesBefore);
+      await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'update_guest', after: { ...body } });
+    });
+    await this.devices.dispatch();
+    return this.hooks.get(actor, id);
+  }
+
+  // --- the public page -----------------------------------------------------------------------------
+
+  private async byKey(key: string): Promise<GuestRow> {
+    const [g] = await queryRows<GuestRow>(
+      this.db,
+      sql`SELECT id, project_id, name, value, key_message, is_active, revoked_at IS NOT NULL AS revoked,
+          period_restrict_active, period_restrict_from, period_restrict_to,
+          passes_restrict_active, passes_restrict_max_count, passes_restrict_passes_count
+        FROM identifiers WHERE guest_key = ${key}`,
+    );
+    if (!g?.is_active || g.revoked) throw new AppError('guest_invalid');
+    if (g.period_restrict_active && g.period_restrict_to && new Date(g.period_restrict_to) <= new Date())
+      throw new AppError('guest_expired');
+    return g;
+  }
+
+  private async doors(g: GuestRow, key: string) {
+    const rows = await queryRows<{ device_id: number; name: string; lock_number: number; online: boolean }>(
+      this.db,
+      sql`SELECT DISTINCT rd.device_id, d.name, rd.lock_number, coalesce(s.online, FALSE) AS online
+        FROM access_rule_identifiers x JOIN access_rules r ON r.id = x.rule_id AND NOT r.prohibition
+        JOIN access_rule_devices rd ON rd.rule_id = r.id JOIN devices d ON d.id = rd.device_id
+        LEFT JOIN device_status s ON s.device_id = d.id
+        WHERE x.identifier_id = ${g.id} ORDER BY d.name, rd.lock_number`,
+    );
+    return rows.map((r) => ({
+      ...r,
+      device_id: Number(r.device_id),
+      lock_number: Number(r.lock_number),
+      token: doorToken(key, Number(r.device_id), Number(r.lock_number)),
+    }));
+  }
+
+  async info(key: string): Promise<GuestInfo> {
+    const g = await this.byKey(key);
+    const iso = (v: string | null) => (v ? new Date(v).toISOString() : null);
+    return {
+      name: g.name,
+      qr: g.value,
+      key_message: g.key_message,
+      valid_from: g.period_restrict_active ? iso(g.period_restrict_from) : null,
+      valid_to: g.period_restrict_active ? iso(g.period_restrict_to) : null,
+      passes_left: g.passes_restrict_active ? Math.max(0, g.passes_restrict_max_count - g.passes_restrict_passes_count) : null,
+      doors: (await this.doors(g, key)).map((d) => ({ token: d.token, name: d.name, lock: d.lock_number })),
+    };
+  }
+
+  /** Opens one of the key's doors (an open-lock task), as the door itself would decide, and counts the pass. */
+  async open(key: string, token: string, ip: string, requestId: string): Promise<{ opened: true; passes_left: number | null }> {
+    const g = await this.byKey(key);
+    if (g.passes_restrict_active && g.passes_restrict_passes_count >= g.passes_restrict_max_count) throw new AppError('guest_pass_limit');
+    const door = (await this.doors(g, key)).find((d) => d.token === token);
+    if (!door) throw new AppError('guest_device_not_found');
+    // The same decision the door makes: schedules and validity included.
+    const part = (await this.repo.syncParts(this.db, [door.device_id], [g.id])).get(door.device_id);
+    const synced = part?.identifiers.find((i) => i.id === g.id) as AccessIdentifier | undefined;
+    const specs = new Map((await this.repo.syncSchedules(this.db, part?.scheduleIds ?? [])).map((s) => [s.id, s as ScheduleSpec]));
+    const decision = decideAccess(synced, (id) => specs.get(id), door.lock_number, new Date());
+    if (!decision.granted) {
+      if (decision.reason === 'passes') throw new AppError('guest_pass_limit');
+      if (decision.reason === 'expired' || decision.reason === 'not_yet_valid') throw new AppError('guest_expired');
+      throw new AppError('guest_invalid');
+    }
+    if (!door.online) throw new AppError('guest_device_problem');
+    const ctx = { actor: null, ip, requestId };
+    let left: number | null = null;
+    await this.db.transaction(async (tx) => {
+      const counted = await queryRows<{ left: number; exhausted: boolean }>(
+        tx,
+        sql`UPDATE identifiers SET passes_restrict_passes_count = passes_restrict_passes_count + 1, updated_at = now()
+          WHERE id = ${g.id} AND passes_restrict_active AND passes_restrict_passes_count < passes_restrict_max_count
+          RETURNING passes_restrict_max_count - passes_restrict_passes_count AS left,
+            passes_restrict_passes_count >= passes_restrict_max_count AS exhausted`,
+      );
+      if (g.passes_restrict_active) {
+        // Two opens racing for the last pass: one wins.
+        if (!counted[0]) throw new AppError('guest_pass_limit');
+        left = Number(counted[0].left);
+        if (counted[0].exhausted) await this.hooks.sync(tx, [g.id], []);
+      }
+      await this.devices.queueInTx(tx, [{ deviceId: door.device_id, type: 'open_lock', payload: { lock: door.lock_number } }], null);
+      await recordAudit(tx, ctx, {
+        entity: 'identifier',
+        entityId: g.id,
+        action: 'guest_open',
+        after: { device_id: door.device_id, lock: door.lock_number },
+      });
+    });
+    await this.devices.dispatch();
+    return { opened: true, passes_left: left };
+  }
+}

@@ -1,0 +1,83 @@
+import type { DeviceType } from '@atrium/contract';
+import { SimDevice, type SimDeviceOptions } from '@atrium/device-sim';
+import { sql } from 'drizzle-orm';
+import { expect } from 'vitest';
+import { queryRows } from '../src/core/db/client.js';
+import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from '../src/gateways/mqtt/broker.js';
+import { MqttGateway } from '../src/gateways/mqtt/gateway.js';
+import type { TestApp } from './helpers.js';
+import { adminClient } from './helpers.js';
+
+/**
+ * A test app wired to a real embedded broker and Atrium's own gateway, as `npm start` wires them,
+ * with simulated devices made through the API (created, initialised, online): the test double of
+ * every area that speaks to devices.
+ */
+export interface DeviceHarness {
+  broker: EmbeddedBroker;
+  url: string;
+  /** Creates a device through the API, initialises it and brings its simulator online. */
+  device(opts: {
+    serial: string;
+    type?: DeviceType;
+    model?: string;
+    groupId?: number;
+    sim?: Partial<SimDeviceOptions>;
+  }): Promise<{ id: number; serial: string; sim: SimDevice }>;
+  /** Waits until every sync task of a device is completed. */
+  synced(deviceId: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
+  const internal = newInternalCredential();
+  const broker = await startEmbeddedBroker({ port: 0, host: '127.0.0.1', credentials: t.app.services.devices, internal });
+  t.app.services.devices.attachAccounts(broker.accounts);
+  const url = `mqtt://127.0.0.1:${broker.port}`;
+  const gateway = await MqttGateway.connect({ url, ...internal, handlers: t.app.services.devices });
+  t.app.services.devices.attachGateway(gateway);
+  const sims: SimDevice[] = [];
+  return {
+    broker,
+    url,
+    async device({ serial, type = 'panel', model, groupId = t.project.rootGroupId, sim: extra = {} }) {
+      const admin = await adminClient(t);
+      const created = await admin.put('/devices', {
+        name: serial,
+        type,
+        model: model ?? (type === 'panel' ? 'AP-100' : undefined),
+        serial_number: serial,
+        domain_id: groupId,
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      const d = created.json().data as { id: number; model: string };
+      const { password } = (await admin.post(`/devices/${d.id}/init/apply`, {})).json().data as { password: string };
+      const sim = new SimDevice({ url, serial, password, type, model: d.model, heartbeatMs: 500, ...extra });
+      sims.push(sim);
+      await sim.start();
+      await expect.poll(async () => (await admin.get(`/devices/${d.id}`)).json().data.online, { timeout: 10_000 }).toBe(true);
+      await expect.poll(() => sim.initialized, { timeout: 10_000 }).toBe(true);
+      return { id: d.id, serial, sim };
+    },
+    async synced(deviceId) {
+      await expect
+        .poll(
+          async () =>
+            (
+              await queryRows<{ n: number }>(
+                t.database.db,
+                sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${deviceId} AND type = 'sync' AND state <> 'completed'`,
+              )
+            )[0]?.n,
+          { timeout: 10_000 },
+        )
+        .toBe(0);
+    },
+    async close() {
+      for (const s of sims) await s.stop({ graceful: false });
+      t.app.services.devices.attachGateway(null);
+      await gateway.close();
+      await broker.close();
+    },
+  };
+}

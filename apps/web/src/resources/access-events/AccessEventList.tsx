@@ -1,0 +1,125 @@
+import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent } from '@atrium/contract';
+import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
+import { Button, Chip } from '@mui/material';
+import {
+  AutocompleteInput,
+  DateField,
+  DateTimeInput,
+  FunctionField,
+  ReferenceInput,
+  SelectInput,
+  useLocaleState,
+  useRecordContext,
+  useTranslate,
+} from 'react-admin';
+import { Link } from 'react-router-dom';
+import { filterSource } from '../../app/dataProvider';
+import { ApiRoutes } from '../../app/kit/apiRoutes';
+import { ListDownload } from '../../app/kit/ListDownload';
+import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { useLiveRefresh } from '../../app/live';
+import { reasonKey } from './explain';
+
+/** The menu's /access-control/events is the API's /access-control/logs. */
+export const ACCESS_EVENTS = 'access-control/events';
+const ROUTES = { [ACCESS_EVENTS]: { path: 'access-control/logs' } };
+
+const grantedChoices = [
+  { id: true, name: 'access_events.results.granted' },
+  { id: false, name: 'access_events.results.refused' },
+];
+const reasonChoices = ACCESS_REFUSALS.map((id) => ({ id, name: `access_events.reasons.${id}` }));
+const byName = (q: string) => (q ? { 'name@has': q } : {});
+
+const filters = [
+  <SelectInput key="granted" source="granted" label="resources.access-control/events.fields.granted" choices={grantedChoices} alwaysOn />,
+  <ReferenceInput key="device_id" source="device_id" reference="devices" perPage={25} sort={{ field: 'name', order: 'ASC' }}>
+    <AutocompleteInput label="resources.access-control/events.fields.device_id" filterToQuery={byName} />
+  </ReferenceInput>,
+  <SelectInput key="reason" source="reason" label="resources.access-control/events.fields.reason" choices={reasonChoices} />,
+  <DateTimeInput key="from" source={filterSource('occurred_at', 'above')} label="resources.access-control/events.fields.from" />,
+  <DateTimeInput key="to" source={filterSource('occurred_at', 'below')} label="resources.access-control/events.fields.to" />,
+];
+
+/** The address of the explanation of a refused event: who, which door and lock, when. */
+export function explainPath(
+  e: Pick<AccessEvent, 'identifier_id' | 'user_id' | 'device_id' | 'lock_number' | 'occurred_at'>,
+): string | null {
+  const who = e.identifier_id !== null ? `identifier_id=${e.identifier_id}` : e.user_id !== null ? `user_id=${e.user_id}` : null;
+  if (!who) return null;
+  return `/access-control/explain?${who}&device_id=${e.device_id}&lock=${e.lock_number}&at=${encodeURIComponent(e.occurred_at)}`;
+}
+
+function ResultField(_: { source?: string; label?: string; sortable?: boolean }) {
+  const translate = useTranslate();
+  const e = useRecordContext<AccessEvent>();
+  if (!e) return null;
+  return (
+    <Chip
+      size="small"
+      color={e.granted ? 'success' : 'error'}
+      variant={e.granted ? 'outlined' : 'filled'}
+      label={translate(e.granted ? 'access_events.granted' : 'access_events.refused')}
+    />
+  );
+}
+
+/** "Why?" on a refused row whose identifier or person is known: opens the explanation prefilled. */
+function WhyField(_: { label?: string; sortable?: boolean }) {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const e = useRecordContext<AccessEvent>();
+  const to = e && !e.granted ? explainPath(e) : null;
+  if (!e || !to) return null;
+  return (
+    <Button
+      size="small"
+      startIcon={<HelpOutlineIcon />}
+      component={Link}
+      to={to}
+      aria-label={translate('access_events.why_label', { time: new Date(e.occurred_at).toLocaleString(locale) })}
+    >
+      {translate('access_events.why')}
+    </Button>
+  );
+}
+
+function AccessEventListView() {
+  const translate = useTranslate();
+  // New decisions of the doors show up as they happen.
+  useLiveRefresh(ACCESS_REALTIME.eventsTopic);
+  return (
+    <ListPage
+      title={translate('access_events.title')}
+      sort={{ field: 'occurred_at', order: 'DESC' }}
+      filters={filters}
+      rowClick={false}
+      extraActions={<ListDownload path="/access-control/logs/download" name="access-events" />}
+      omit={['id', 'value', 'direction']}
+      fit
+    >
+      <EllipsisField source="id" />
+      <DateField source="occurred_at" showTime />
+      <EllipsisField source="device_name" sortable={false} />
+      <EllipsisField source="lock_number" />
+      <ResultField source="granted" />
+      <FunctionField
+        source="reason"
+        render={(e: AccessEvent) => (e.granted || !e.reason ? '' : translate(reasonKey(e.reason), { _: e.reason }))}
+      />
+      <EllipsisField source="identifier_name" sortable={false} />
+      <EllipsisField source="user_name" sortable={false} />
+      <EllipsisField source="value" />
+      <EllipsisField source="direction" sortable={false} />
+      <WhyField label="resources.access-control/events.fields.why" sortable={false} />
+    </ListPage>
+  );
+}
+
+export function AccessEventList() {
+  return (
+    <ApiRoutes routes={ROUTES}>
+      <AccessEventListView />
+    </ApiRoutes>
+  );
+}

@@ -1,0 +1,449 @@
+// `npm run bench -- devices`: Atrium with its embedded MQTT broker (aedes) on PostgreSQL and a fleet
+// of simulated devices (tools/device-sim, real MQTT clients) in this process. Four figures, each with
+// a baseline measured in the same run:
+//   1. BENCH_DEVICES (10,000) devices connected at once: time until the server has them all online,
+//      and the server's RSS against its RSS with none connected;
+//   2. events at BENCH_EVENT_RATE (20,000/s) for BENCH_EVENT_SECONDS (60 s): stored / sent and the
+//      stored rate against COPY FROM STDIN of as many rows into a copy of the events table;
+//   3. a settings apply to BENCH_SETTINGS_DEVICES (1,000) online devices: until every task is
+//      completed, against the time of its HTTP POSTs alone;
+//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route.
+// Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_SETTINGS_DEVICES, BENCH_PG.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { Fleet } from '@atrium/device-sim';
+import pg from 'pg';
+import { hashPassword, verifyPassword } from '../apps/server/src/core/auth/password.js';
+import { type Figures, load, print, type Servers, startServers } from './lib.js';
+
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000);
+const EVENT_SECONDS = Number(process.env.BENCH_EVENT_SECONDS ?? 60);
+const EVENT_RATE = Number(process.env.BENCH_EVENT_RATE ?? 20_000);
+const SETTINGS_DEVICES = Math.min(DEVICES, Number(process.env.BENCH_SETTINGS_DEVICES ?? 1_000));
+const PASSWORD = 'bench-device-password';
+const MODEL = 'AP-100'; // the catalogue's first panel: what the simulator announces by default
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const serialOf = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
+const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`;
+
+/** Resident memory of a process (kB), as the kernel counts it. */
+function rssKb(pid: number): number {
+  if (!existsSync(`/proc/${pid}`)) return Number.NaN; // the server exited
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/** CPU time (user + system, seconds) a process has used so far; the kernel counts in ticks of 1/100 s. */
+function cpuSeconds(pid: number): number {
+  if (!existsSync(`/proc/${pid}`)) return Number.NaN;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Polls `probe` until it answers true or `ms` pass; resolves with whether it did. */
+async function until(probe: () => Promise<boolean>, ms: number, every = 200): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await probe()) return true;
+    await sleep(every);
+  }
+  return probe();
+}
+
+async function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** Runs `work` over `items` with at most `concurrency` at a time. */
+async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+interface Row {
+  figure: string;
+  value: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+}
+
+function table(rows: Row[]): void {
+  const w = [48, 22, 46, 9];
+  console.log(`\n${'figure'.padEnd(w[0]!)}${'value'.padEnd(w[1]!)}${'baseline (same run)'.padEnd(w[2]!)}${'ratio'.padEnd(w[3]!)}target`);
+  for (const r of rows) {
+    console.log(`${r.figure.padEnd(w[0]!)}${r.value.padEnd(w[1]!)}${r.baseline.padEnd(w[2]!)}${r.ratio.padEnd(w[3]!)}${r.target}`);
+  }
+}
+
+/** The devices straight into the migrated schema: one argon2id hash of the one password for all of them. */
+async function seedDevices(db: pg.Client, count: number): Promise<{ hashMs: number; verifyMs: number }> {
+  let t = performance.now();
+  const hash = await hashPassword(PASSWORD);
+  const hashMs = performance.now() - t;
+  t = performance.now();
+  if (!(await verifyPassword(hash, PASSWORD))) throw new Error('the seeded hash does not verify');
+  const verifyMs = performance.now() - t;
+  const { rows } = await db.query(`SELECT min(id) AS id FROM groups WHERE project_id = 1`);
+  await db.query(
+    // management as PUT /devices gives it: a task's payload carries it, and the protocol requires both fields.
+    `INSERT INTO devices (project_id, group_id, name, type, model, serial_number, password_hash, protocol, management, initialized_at)
+     SELECT 1, $1, 'Device ' || lpad(((i * 7919) % $3)::text, 6, '0') || ' ' || i, 'panel', $4, 'BENCH-' || lpad(i::text, 6, '0'), $2, 'mqtt',
+       '{"heartbeat": 30, "realtime_logging": false}'::jsonb, now()
+     FROM generate_series(1, $3) i`,
+    [rows[0].id, hash, count, MODEL],
+  );
+  await db.query('VACUUM ANALYZE devices');
+  return { hashMs, verifyMs };
+}
+
+async function count(db: pg.Client, sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await db.query(sql, params);
+  return Number(rows[0].n);
+}
+
+/** 1. Every device connected at once; resolves when the server has them all online. */
+async function connectFleet(servers: Servers, db: pg.Client, rows: Row[]): Promise<Fleet | null> {
+  const url = servers.mqttUrl as string;
+  const port = Number(new URL(url).port);
+  if (!(await until(() => portOpen(port), 30_000))) throw new Error(`the embedded broker did not listen on ${url}`);
+  await sleep(2000); // let the idle server settle before reading its memory
+  const before = rssKb(servers.pid);
+  const fleet = new Fleet({
+    url,
+    devices: Array.from({ length: DEVICES }, (_, i) => ({ serial: serialOf(i + 1), password: PASSWORD, type: 'panel' as const })),
+    concurrency: 200,
+  });
+  console.log(`connecting ${DEVICES} devices to ${url} (200 at a time)…`);
+  const cpu0 = cpuSeconds(servers.pid);
+  const t0 = performance.now();
+  const refused = await fleet.start();
+  const tConnected = performance.now() - t0;
+  const allOnline = await until(
+    async () => (await count(db, `SELECT count(*) AS n FROM device_status WHERE online`)) >= DEVICES - refused.length,
+    300_000,
+    250,
+  );
+  const tOnline = performance.now() - t0;
+  const online = await count(db, `SELECT count(*) AS n FROM device_status WHERE online`);
+  const after = rssKb(servers.pid);
+  const cpu = cpuSeconds(servers.pid) - cpu0;
+  if (refused.length) console.log(`refused by the broker: ${refused.length} (first: ${refused[0]?.serial}: ${refused[0]?.error})`);
+  console.log(
+    `clients connected and online-announced in ${secs(tConnected)}; the server had ${online}/${DEVICES} online after ${secs(tOnline)}${allOnline ? '' : ' (gave up waiting)'}; server CPU ${cpu.toFixed(1)} s (${Math.round((cpu / (tOnline / 1000)) * 100)}% of one core)`,
+  );
+  rows.push({
+    figure: `${DEVICES} devices online (server's view)`,
+    value: secs(tOnline),
+    baseline: `${Math.round(DEVICES / (tOnline / 1000))} devices/s`,
+    ratio: '',
+    target: `${online}/${DEVICES} online`,
+  });
+  rows.push({
+    figure: `server RSS with ${DEVICES} connected`,
+    value: mib(after),
+    baseline: `${mib(before)} with none connected`,
+    ratio: `${(after / before).toFixed(2)}×`,
+    target: `${(((after - before) * 1024) / DEVICES / 1024).toFixed(1)} KiB per device`,
+  });
+  return fleet;
+}
+
+/** 4. The devices list against the bare route. */
+async function listLatency(servers: Servers, auth: Record<string, string>, rows: Row[]): Promise<void> {
+  const { base } = servers;
+  const pages = Math.max(1, Math.floor(DEVICES / 20));
+  const listUrl = `${base}/api/v0/devices?page=${Math.min(3, pages)}&size=20&sort=name`;
+  const probe = await fetch(listUrl, { headers: auth });
+  if (!probe.ok) {
+    console.log(`devices list not measured: GET /devices answered ${probe.status} ${await probe.text()}`);
+    return;
+  }
+  const body = await probe.json();
+  console.log(`\ndevices list: ${body.data.length} rows of ${body.meta.total}${body.meta.estimated ? ' (estimated)' : ''}`);
+  let asked = 0;
+  const eachPage = (req: { path?: string }) => ({ ...req, path: `/api/v0/devices?page=${1 + (asked++ % pages)}&size=20&sort=name` });
+  const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl });
+  const out: Figures[] = [];
+  out.push(await load('GET /devices (name, 20) same page', { url: listUrl, headers: auth }));
+  out.push(await load('GET /devices … each page in turn', { url: listUrl, headers: auth, requests: [{ setupRequest: eachPage }] }));
+  out.push(
+    await load('GET /devices … each page, 1 conn', { url: listUrl, headers: auth, connections: 1, requests: [{ setupRequest: eachPage }] }),
+  );
+  print(out, baseline);
+  for (const f of out) {
+    rows.push({
+      figure: `list p95: ${f.name.replace('GET /devices ', '').replace('… ', '')}`,
+      value: `${f.p95} ms`,
+      baseline: `bare p95 ${baseline.p95} ms, ${baseline.rps} req/s`,
+      ratio: `${(f.rps / baseline.rps).toFixed(3)}`,
+      target: `${f.rps} req/s, ${f.errors} errors (ratio: × bare rps)`,
+    });
+  }
+}
+
+/** 3. A settings apply to SETTINGS_DEVICES online devices, 50 HTTP requests at a time. */
+async function settingsApply(servers: Servers, auth: Record<string, string>, db: pg.Client, rows: Row[]): Promise<void> {
+  const { rows: ids } = await db.query(
+    `SELECT d.id FROM devices d JOIN device_status s ON s.device_id = d.id WHERE s.online ORDER BY d.id LIMIT $1`,
+    [SETTINGS_DEVICES],
+  );
+  const before = await count(db, `SELECT count(*) AS n FROM device_tasks WHERE type = 'apply_settings'`);
+  let failed = 0;
+  let firstFailure = '';
+  console.log(`\napplying settings to ${ids.length} online devices (50 requests at a time)…`);
+  const t0 = performance.now();
+  await pool(
+    ids.map((r) => r.id as number),
+    50,
+    async (id) => {
+      const res = await fetch(`${servers.base}/api/v0/devices/${id}/settings/apply`, { method: 'POST', headers: auth });
+      if (!res.ok) {
+        failed++;
+        firstFailure ||= `${res.status} ${await res.text()}`;
+      } else await res.arrayBuffer();
+    },
+  );
+  const tPosts = performance.now() - t0;
+  const want = before + ids.length - failed;
+  const done = () => count(db, `SELECT count(*) AS n FROM device_tasks WHERE type = 'apply_settings' AND state IN ('completed', 'error')`);
+  const finished = await until(async () => (await done()) >= want, 120_000, 50);
+  const tDone = performance.now() - t0;
+  const completed = await count(db, `SELECT count(*) AS n FROM device_tasks WHERE type = 'apply_settings' AND state = 'completed'`);
+  const states = await db.query(
+    `SELECT state, count(*)::int AS n FROM device_tasks WHERE type = 'apply_settings' GROUP BY state ORDER BY state`,
+  );
+  console.log(
+    `POSTs answered after ${secs(tPosts)} (${failed} failed${firstFailure ? `: ${firstFailure.slice(0, 200)}` : ''}); tasks by state: ${states.rows.map((r) => `${r.state} ${r.n}`).join(', ')}${finished ? '' : ' (gave up waiting)'}`,
+  );
+  rows.push({
+    figure: `settings apply to ${ids.length}: all completed`,
+    value: secs(tDone),
+    baseline: `${secs(tPosts)} for the ${ids.length} POSTs alone`,
+    ratio: `${(tDone / tPosts).toFixed(2)}×`,
+    target: `< 10 s: ${tDone < 10_000 && completed - before >= ids.length ? 'met' : 'NOT met'} (${completed - before} completed)`,
+  });
+}
+
+/** The same rows into a scratch copy of device_events (same columns, defaults, indexes and foreign key) with COPY FROM STDIN (psql's \copy). */
+async function copyBaseline(url: string, db: pg.Client, deviceIds: readonly number[], n: number): Promise<{ ms: number; how: string }> {
+  await db.query(`DROP TABLE IF EXISTS bench_events_copy`);
+  await db.query(`CREATE TABLE bench_events_copy (LIKE device_events INCLUDING DEFAULTS INCLUDING INDEXES)`);
+  await db.query(`ALTER TABLE bench_events_copy ADD FOREIGN KEY (device_id) REFERENCES devices(id) ON DELETE CASCADE`);
+  const now = Date.now();
+  const line = (i: number) => {
+    const id = deviceIds[i % deviceIds.length] as number;
+    const data = JSON.stringify({ sensor: 'bench', value: i, event_id: `${serialOf(id)}-${i}` });
+    return `1\t${id}\tsensor\t\\N\t${data}\t${new Date(now + i).toISOString()}\n`;
+  };
+  const t0 = performance.now();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const psql = spawn(
+        'psql',
+        [
+          url,
+          '-q',
+          '-v',
+          'ON_ERROR_STOP=1',
+          '-c',
+          '\\copy bench_events_copy (project_id, device_id, type, identifier, data, occurred_at) FROM STDIN',
+        ],
+        { stdio: ['pipe', 'ignore', 'inherit'] },
+      );
+      psql.once('error', reject);
+      psql.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql exited with ${code}`))));
+      void (async () => {
+        const chunk: string[] = [];
+        for (let i = 0; i < n; i++) {
+          chunk.push(line(i));
+          if (chunk.length === 2000 || i === n - 1) {
+            if (!psql.stdin.write(chunk.join(''))) await new Promise((r) => psql.stdin.once('drain', r));
+            chunk.length = 0;
+          }
+        }
+        psql.stdin.end();
+      })().catch(reject);
+    });
+    const ms = performance.now() - t0;
+    const copied = await count(db, `SELECT count(*) AS n FROM bench_events_copy`);
+    if (copied !== n) throw new Error(`COPY stored ${copied} of ${n}`);
+    return { ms, how: 'COPY FROM STDIN (psql \\copy)' };
+  } catch (e) {
+    // No psql on this machine: multi-row INSERTs of 1,000 rows instead (the label says so).
+    console.log(`COPY through psql failed (${(e as Error).message}); baseline falls back to multi-row INSERT`);
+    await db.query(`TRUNCATE bench_events_copy`);
+    const t1 = performance.now();
+    for (let from = 0; from < n; from += 1000) {
+      const values: string[] = [];
+      const params: unknown[] = [];
+      for (let i = from; i < Math.min(n, from + 1000); i++) {
+        const [, id, , , data, at] = line(i).trimEnd().split('\t');
+        params.push(Number(id), data, at);
+        const k = params.length;
+        values.push(`(1, $${k - 2}, 'sensor', NULL, $${k - 1}::jsonb, $${k}::timestamptz)`);
+      }
+      await db.query(
+        `INSERT INTO bench_events_copy (project_id, device_id, type, identifier, data, occurred_at) VALUES ${values.join(', ')}`,
+        params,
+      );
+    }
+    return { ms: performance.now() - t1, how: 'multi-row INSERT ×1000 (no COPY available)' };
+  } finally {
+    await db.query(`DROP TABLE IF EXISTS bench_events_copy`);
+  }
+}
+
+/** 2. Events at EVENT_RATE spread round-robin over the fleet for EVENT_SECONDS. */
+async function events(servers: Servers, fleet: Fleet, db: pg.Client, rows: Row[]): Promise<void> {
+  const total = Math.round(EVENT_RATE * EVENT_SECONDS);
+  const devices = fleet.devices.filter((d) => d.connected);
+  const { rows: idRows } = await db.query(`SELECT id FROM devices ORDER BY id LIMIT $1`, [devices.length]);
+  const copy = await copyBaseline(
+    servers.url,
+    db,
+    idRows.map((r) => r.id as number),
+    total,
+  );
+  const copyRate = total / (copy.ms / 1000);
+  console.log(`\nbaseline: ${total} rows by ${copy.how} in ${secs(copy.ms)} (${Math.round(copyRate)} rows/s)`);
+
+  const before = await count(db, `SELECT count(*) AS n FROM device_events`);
+  console.log(`publishing ${total} events (QoS 1) from ${devices.length} devices at ${EVENT_RATE}/s for ${EVENT_SECONDS} s…`);
+  let sent = 0;
+  let acked = 0;
+  let failed = 0;
+  let firstError = '';
+  let behind = 0; // ticks where the generator found itself more than a tick's worth behind schedule
+  const rssBefore = rssKb(servers.pid);
+  let rssPeak = rssBefore;
+  const cpu0 = cpuSeconds(servers.pid);
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - t0) / 1000) * EVENT_RATE));
+      if (due - sent > EVENT_RATE / 50) behind++;
+      while (sent < due) {
+        const i = sent++;
+        const d = devices[i % devices.length];
+        d?.event({ type: 'sensor', data: { sensor: 'bench', value: i } }).then(
+          () => acked++,
+          (e: Error) => {
+            failed++;
+            firstError ||= e.message;
+          },
+        );
+      }
+      if (sent >= total) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 5);
+  });
+  const tSent = performance.now() - t0;
+  // Until every row is stored (or nothing more arrives): acknowledgements (PUBACK: the broker has the
+  // event) and stored rows are followed together, since the broker may acknowledge long after the send.
+  let tAcked = Number.NaN;
+  let stored = 0;
+  let tStored = tSent;
+  let last = -1;
+  let still = Date.now();
+  await until(
+    async () => {
+      rssPeak = Math.max(rssPeak, rssKb(servers.pid) || 0);
+      if (Number.isNaN(tAcked) && acked + failed >= sent) tAcked = performance.now() - t0;
+      stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
+      if (stored !== last) {
+        last = stored;
+        still = Date.now();
+        tStored = performance.now() - t0;
+      }
+      const quiet = Date.now() - still;
+      if (!existsSync(`/proc/${servers.pid}`)) {
+        console.log('the server process exited while events were being stored');
+        return true;
+      }
+      return stored >= sent - failed || (quiet > 15_000 && !Number.isNaN(tAcked)) || quiet > 60_000;
+    },
+    900_000,
+    250,
+  );
+  const storedRate = stored / (tStored / 1000);
+  const cpu = cpuSeconds(servers.pid) - cpu0;
+  console.log(
+    `sent ${sent} in ${secs(tSent)} (${Math.round(sent / (tSent / 1000))}/s${behind ? `, generator behind schedule in ${behind} ticks` : ''}); acknowledged ${acked}${Number.isNaN(tAcked) ? '' : ` (all after ${secs(tAcked)})`}${failed ? `, ${failed} failed (${firstError})` : ''}; stored ${stored} after ${secs(tStored)}`,
+  );
+  console.log(
+    `server during events: RSS ${mib(rssBefore)} before, ${mib(rssPeak)} at most; CPU ${cpu.toFixed(1)} s over ${secs(tStored)} (${Math.round((cpu / (tStored / 1000)) * 100)}% of one core, ${((cpu * 1e6) / Math.max(1, stored)).toFixed(0)} µs per stored event)`,
+  );
+  rows.push({
+    figure: `events stored / sent`,
+    value: `${stored} / ${sent}`,
+    baseline: '',
+    ratio: (stored / sent).toFixed(4),
+    target: `no loss: ${stored === sent ? 'met' : `NOT met (${sent - stored} lost)`}`,
+  });
+  rows.push({
+    figure: `events sent rate (target ${EVENT_RATE}/s)`,
+    value: `${Math.round(sent / (tSent / 1000))}/s`,
+    baseline: '',
+    ratio: '',
+    target: `over ${secs(tSent)}`,
+  });
+  rows.push({
+    figure: `events stored rate (first sent → last stored)`,
+    value: `${Math.round(storedRate)}/s`,
+    baseline: `${Math.round(copyRate)} rows/s ${copy.how}`,
+    ratio: (storedRate / copyRate).toFixed(3),
+    target: `≥ 0.3: ${storedRate / copyRate >= 0.3 ? 'met' : 'NOT met'}`,
+  });
+}
+
+export async function run(): Promise<void> {
+  const servers = await startServers('atrium_bench_devices', { embeddedMqtt: true });
+  const db = new pg.Client({ connectionString: servers.url });
+  await db.connect();
+  let fleet: Fleet | null = null;
+  const rows: Row[] = [];
+  try {
+    console.log(`seeding ${DEVICES} devices (protocol mqtt, one argon2id hash of one password)…`);
+    const t0 = Date.now();
+    const { hashMs, verifyMs } = await seedDevices(db, DEVICES);
+    console.log(
+      `seeded in ${((Date.now() - t0) / 1000).toFixed(1)} s (one hash ${hashMs.toFixed(0)} ms, one verify ${verifyMs.toFixed(0)} ms)`,
+    );
+    const auth = await servers.auth();
+
+    fleet = await connectFleet(servers, db, rows);
+    if (fleet) {
+      await listLatency(servers, auth, rows);
+      await settingsApply(servers, auth, db, rows);
+      if (EVENT_SECONDS > 0) await events(servers, fleet, db, rows);
+    }
+    console.log(`\nserver RSS at the end: ${mib(rssKb(servers.pid))}`);
+    table(rows);
+    console.log(
+      `\nnote: every seeded device has the same password hash, and the server remembers a verified (hash, password) pair,\n` +
+        `so only the first sign-in paid argon2id (${verifyMs.toFixed(0)} ms here); ${DEVICES} devices with their own passwords would add\n` +
+        `about ${((DEVICES * verifyMs) / 1000).toFixed(0)} s of argon2id CPU on their first connect (spread over libuv's 4 threads).`,
+    );
+  } finally {
+    servers.stop();
+    await db.end().catch(() => undefined);
+    if (fleet) await Promise.race([fleet.stop({ graceful: false }), sleep(5000)]);
+  }
+}
