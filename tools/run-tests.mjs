@@ -44,6 +44,15 @@ function vitest(name, dir, env = {}) {
   failed += broken;
   if (!ok && r.numFailedTests === 0 && broken === 0) failed++;
   lines.push(`${ok ? 'ok  ' : 'FAIL'} ${name}: ${r.numPassedTests} passed, ${r.numFailedTests + broken} failed`);
+  // Name what failed in the summary: CI keeps only the tail of the output.
+  for (const f of r.testResults) {
+    const file = path.relative(root, f.name);
+    if (f.status === 'failed' && f.assertionResults.length === 0)
+      lines.push(`       ${file}: ${(f.message ?? '').split('\n')[0].slice(0, 300)}`);
+    for (const a of f.assertionResults.filter((x) => x.status === 'failed')) {
+      lines.push(`       ${file} › ${a.fullName}: ${(a.failureMessages?.[0] ?? '').split('\n')[0].slice(0, 300)}`);
+    }
+  }
 }
 
 function playwright() {

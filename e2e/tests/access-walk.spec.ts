@@ -43,6 +43,7 @@ test('schedules, an access rule and a card in the console decide what the simula
     await sideMenu(page).getByRole('menuitem', { name: 'Schedules', exact: true }).click();
     await expect(page).toHaveURL(/\/schedules$/);
     await page.getByRole('link', { name: 'Create' }).click();
+    await expect(page).toHaveURL(/\/schedules\/create$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Weekdays ${stamp}`);
     await page.getByRole('combobox', { name: 'Group' }).click();
     await page
@@ -58,7 +59,10 @@ test('schedules, an access rule and a card in the console decide what the simula
 
     // The access rule: the panel's lock 1, the resident, the schedule.
     await sideMenu(page).getByRole('menuitem', { name: 'Access rules', exact: true }).click();
+    // The schedules list also has a Create link: wait for the access rules list before clicking.
+    await expect(page).toHaveURL(/\/access-rules$/);
     await page.getByRole('link', { name: 'Create' }).click();
+    await expect(page).toHaveURL(/\/access-rules\/create$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Entrance ${stamp}`);
     await page.getByRole('combobox', { name: 'Device' }).fill(`Entrance ${stamp}`);
     await page
@@ -81,7 +85,9 @@ test('schedules, an access rule and a card in the console decide what the simula
 
     // The resident's card.
     await sideMenu(page).getByRole('menuitem', { name: 'Identifiers', exact: true }).click();
+    await expect(page).toHaveURL(/\/identifiers$/);
     await page.getByRole('link', { name: 'Create' }).click();
+    await expect(page).toHaveURL(/\/identifiers\/create$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Card ${stamp}`);
     await page.getByRole('textbox', { name: /Number|Value/ }).fill('CAFE01');
     await page.getByRole('combobox', { name: 'Owner' }).fill(`Resident ${stamp}`);
