@@ -10,6 +10,9 @@ const port = Number(process.env.E2E_PORT ?? 8299);
 export const smtpPort = Number(process.env.E2E_SMTP_PORT ?? port - 1);
 // The embedded MQTT broker of the server (devices sign in there with their serial and device password).
 export const mqttPort = Number(process.env.E2E_MQTT_PORT ?? port - 2);
+// The SIP server of the server: UDP and TCP, and the WebSocket the browsers' dialers register over.
+export const sipPort = Number(process.env.E2E_SIP_PORT ?? port - 3);
+export const sipWsPort = Number(process.env.E2E_SIP_WS_PORT ?? port - 4);
 export const smtpLogin = { user: 'e2e-mailer', password: 'e2e-mail-password' };
 export const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
@@ -57,6 +60,9 @@ export default defineConfig({
       ADMIN_PASSWORD: 'e2e-admin-password',
       MQTT_PORT: String(mqttPort),
       MQTT_HOST: '127.0.0.1',
+      SIP_PORT: String(sipPort),
+      SIP_WS_PORT: String(sipWsPort),
+      SIP_HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       SMTP_URL: `smtp://${smtpLogin.user}:${smtpLogin.password}@127.0.0.1:${smtpPort}`,
       SMTP_FROM: 'Atrium e2e <atrium@e2e.example>',

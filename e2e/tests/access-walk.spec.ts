@@ -43,7 +43,7 @@ test('schedules, an access rule and a card in the console decide what the simula
     await sideMenu(page).getByRole('menuitem', { name: 'Schedules', exact: true }).click();
     await expect(page).toHaveURL(/\/schedules$/);
     await page.getByRole('link', { name: 'Create' }).click();
-    await expect(page).toHaveURL(/\/schedules\/create$/);
+    await expect(page).toHaveURL(/\/schedules\/(create|add)$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Weekdays ${stamp}`);
     await page.getByRole('combobox', { name: 'Group' }).click();
     await page
@@ -62,7 +62,7 @@ test('schedules, an access rule and a card in the console decide what the simula
     // The schedules list also has a Create link: wait for the access rules list before clicking.
     await expect(page).toHaveURL(/\/access-rules$/);
     await page.getByRole('link', { name: 'Create' }).click();
-    await expect(page).toHaveURL(/\/access-rules\/create$/);
+    await expect(page).toHaveURL(/\/access-rules\/(create|add)$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Entrance ${stamp}`);
     await page.getByRole('combobox', { name: 'Device' }).fill(`Entrance ${stamp}`);
     await page
@@ -87,7 +87,7 @@ test('schedules, an access rule and a card in the console decide what the simula
     await sideMenu(page).getByRole('menuitem', { name: 'Identifiers', exact: true }).click();
     await expect(page).toHaveURL(/\/identifiers$/);
     await page.getByRole('link', { name: 'Create' }).click();
-    await expect(page).toHaveURL(/\/identifiers\/create$/);
+    await expect(page).toHaveURL(/\/identifiers\/(create|add)$/);
     await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Card ${stamp}`);
     await page.getByRole('textbox', { name: /Number|Value/ }).fill('CAFE01');
     await page.getByRole('combobox', { name: 'Owner' }).fill(`Resident ${stamp}`);
@@ -211,6 +211,17 @@ test('a guest pass for two passes opens the door twice from the guest page, then
     await expect(guest.getByText('The pass limit of this key is reached')).toBeVisible();
     expect(sim.opened.length).toBe(2);
     await snapshot(guest, 'guest-limit');
+
+    // The grantor revokes the guest from the list; the guest's page then says the key is invalid.
+    await page.keyboard.press('Escape');
+    await sideMenu(page).getByRole('menuitem', { name: 'Guest access', exact: true }).click();
+    await expect(page).toHaveURL(/\/guest-access$/);
+    await page.getByRole('button', { name: 'Revoke Guest identifier' }).first().click();
+    await page.getByRole('dialog', { name: 'Revoke the identifier?' }).getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByText('The identifier is revoked')).toBeVisible();
+    await snapshot(page, 'guest-list-revoked');
+    await guest.reload();
+    await expect(guest.getByText('This guest key is not valid')).toBeVisible();
     await guestContext.close();
   } finally {
     await sim.stop({ graceful: false });

@@ -80,6 +80,9 @@ import { RegistrationService } from './modules/registration/registration.service
 import { RolesRepository } from './modules/roles/roles.repository.js';
 import { rolesRoutes } from './modules/roles/roles.routes.js';
 import { RolesService } from './modules/roles/roles.service.js';
+import { settingsRoutes } from './modules/settings/apple-wallet.routes.js';
+import { AppleWalletService } from './modules/settings/apple-wallet.service.js';
+import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { type InviteSender, UsersService } from './modules/users/users.service.js';
@@ -111,6 +114,7 @@ export interface Services {
   access: AccessService;
   markers: MarkersService;
   elevators: ElevatorsService;
+  appleWallet: AppleWalletService;
 }
 
 declare module 'fastify' {
@@ -121,6 +125,7 @@ declare module 'fastify' {
     realtime: RealtimeHub;
     files: FileStore;
     readCache: ReadCache;
+    sipWs: { port: number | null };
   }
   interface FastifyRequest {
     actor: Actor;
@@ -185,6 +190,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  /** The SIP server's WebSocket port once it listens (main.ts sets it); the CSP lets the dialer reach it. */
+  const sipWs: { port: number | null } = { port: null };
   // One JSON parser for every body (core/json-body.ts): empty is none; NUL, __proto__ and deep nesting are a 400.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
@@ -229,6 +236,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     publish: (...a) => realtime.publish(...a),
+    ukey2License: async () => {
+      const { ukey2 } = await licenses.serverFeatures();
+      return { enabled: ukey2.is_enabled, count: ukey2.license_count };
+    },
   });
   const services: Services = {
     ...administrationServices(database.db, realtime, files, () => services.registration),
@@ -244,6 +255,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     markers: new MarkersService(database.db),
     access,
     elevators: new ElevatorsService(database.db, devices, access),
+    appleWallet: new AppleWalletService(database.db),
   };
   services.users.onMarkers((tx, actor, userId, ids) => services.markers.applyToUser(tx, actor, userId, ids));
   // A user's groups decide the doors their identifiers open.
@@ -252,6 +264,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     () => services.devices.dispatch(),
   );
   app.decorate('config', config);
+  app.decorate('sipWs', sipWs);
   app.decorate('database', database);
   app.decorate('services', services);
   app.decorate('realtime', realtime);
@@ -294,7 +307,14 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP below).
   await app.register(fastifyHelmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CONSOLE_CSP },
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        ...CONSOLE_CSP,
+        // The web dialer's SIP WebSocket, on its own port (spec comms §7: 8443), once the SIP server listens.
+        connectSrc: ["'self'", () => (sipWs.port ? `ws://*:${sipWs.port} wss://*:${sipWs.port}` : "'self'")],
+      },
+    },
     // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
     crossOriginEmbedderPolicy: false,
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
@@ -356,7 +376,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(devicesRoutes);
       await typed.register(accessRoutes);
       await typed.register(markersRoutes);
+      await typed.register(settingsRoutes);
       await typed.register(elevatorsRoutes);
+      await typed.register(telephonyRoutes);
       await typed.register(outboxRoutes);
       await typed.register(dashboardRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());

@@ -81,6 +81,14 @@ const EnvSchema = z.object({
   MQTT_HOST: z.string().min(1).optional(),
   MQTT_DYNSEC: z.enum(['true', 'false'], 'MQTT_DYNSEC must be true or false').default('false'),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
+  // The SIP server (registrar and proxy): UDP and TCP on SIP_PORT, WebSocket for browsers on SIP_WS_PORT (0: any free port).
+  SIP_ENABLED: z.enum(['true', 'false'], 'SIP_ENABLED must be true or false').default('true'),
+  SIP_PORT: port('SIP_PORT', 5060, 0),
+  SIP_WS_PORT: port('SIP_WS_PORT', 8443, 0),
+  SIP_HOST: z.string().min(1).optional(),
+  SIP_PUBLIC_HOST: z.string().min(1).optional(),
+  SIP_TLS_CERT: z.string().min(1).optional(),
+  SIP_TLS_KEY: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ADMIN_LOGIN: z.string().min(1).max(255).optional(),
@@ -114,6 +122,19 @@ export interface Config {
   smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
   /** Fastify's trustProxy: whose X-Forwarded-For is believed (TRUST_PROXY; default none). */
   trustProxy: boolean | string[];
+  /**
+   * The SIP server: where it binds (SIP_HOST, default HOST), the address phones and browsers reach
+   * it at (SIP_PUBLIC_HOST, default PUBLIC_URL's host), its ports, and a certificate and key (PEM
+   * files) that make the WebSocket port wss.
+   */
+  sip: {
+    enabled: boolean;
+    host: string;
+    publicHost: string;
+    port: number;
+    wsPort: number;
+    tls: { certFile: string; keyFile: string } | null;
+  };
   /** PostgreSQL time-outs (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS); undefined: the defaults of core/db/client.ts. */
   dbTimeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number };
 }
@@ -132,6 +153,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (Boolean(e.SIP_TLS_CERT) !== Boolean(e.SIP_TLS_KEY)) {
+    throw new ConfigError('Invalid configuration:\n  SIP_TLS_CERT and SIP_TLS_KEY go together: the certificate and its key, as PEM files');
+  }
   if (e.MQTT_DYNSEC === 'true' && !e.MQTT_URL) {
     throw new ConfigError(
       'Invalid configuration:\n  MQTT_DYNSEC=true needs MQTT_URL: the Mosquitto broker, with its dynamic-security admin account in it',
@@ -154,6 +178,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),
     smtp: e.SMTP_URL ? smtpFromUrl(e.SMTP_URL, e.SMTP_FROM) : null,
     trustProxy: e.TRUST_PROXY,
+    sip: {
+      enabled: e.SIP_ENABLED === 'true',
+      host: e.SIP_HOST ?? e.HOST,
+      publicHost: e.SIP_PUBLIC_HOST ?? new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).hostname,
+      port: e.SIP_PORT,
+      wsPort: e.SIP_WS_PORT,
+      tls: e.SIP_TLS_CERT && e.SIP_TLS_KEY ? { certFile: path.resolve(e.SIP_TLS_CERT), keyFile: path.resolve(e.SIP_TLS_KEY) } : null,
+    },
     dbTimeouts: {
       ...(e.DB_STATEMENT_TIMEOUT_MS ? { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS } : {}),
       ...(e.DB_ACQUIRE_TIMEOUT_MS ? { acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } : {}),

@@ -7,6 +7,7 @@ import { type EmbeddedBroker, type InternalCredential, newInternalCredential, st
 import { MqttGateway } from './gateways/mqtt/gateway.js';
 import { MosquittoDynsec } from './gateways/mqtt/mosquitto-dynsec.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
+import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip-runtime.js';
 
 /** Resolves true when nothing listens on host:port. */
 function portFree(port: number, host: string): Promise<boolean> {
@@ -32,6 +33,22 @@ async function startBroker(config: Config, credentials: DeviceCredentials, inter
   }
   // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
   return startEmbeddedBroker({ port: config.mqttPort, host: config.mqttHost, credentials, internal });
+}
+
+/** Starts the SIP server unless it is switched off or one of its ports is taken (then says what to do). */
+async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRuntime | null> {
+  if (!config.sip.enabled) return null;
+  const taken = await takenSipPort(config.sip.host, config.sip.port, config.sip.wsPort);
+  if (taken) {
+    console.warn(
+      `\n! SIP port ${taken} is already in use (another SIP server is probably running there).\n` +
+        `  Atrium is running without its SIP server, so phones and the web dialer cannot register yet. Either:\n` +
+        `    - choose other ports:  SIP_PORT=5070 SIP_WS_PORT=8444 npm start\n` +
+        `    - or switch it off:    SIP_ENABLED=false npm start\n`,
+    );
+    return null;
+  }
+  return startSip(app, config);
 }
 
 /**
@@ -125,6 +142,7 @@ async function main(): Promise<void> {
   const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
   if (broker) app.services.devices.attachAccounts(broker.accounts);
   const gateway = startGateway(config, broker, internal, app);
+  const sip = await startSipIfFree(config, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });
 
@@ -132,6 +150,15 @@ async function main(): Promise<void> {
   const lines = [``, `Atrium is running at ${config.publicUrl}`, `  database: ${where}`];
   lines.push(
     `  MQTT: ${config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : broker ? `embedded broker on ${config.mqttHost}:${broker.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
+  );
+  lines.push(
+    `  SIP: ${
+      sip
+        ? `UDP and TCP ${config.sip.host}:${sip.server.ports.udp}, WebSocket ${config.sip.tls ? 'wss' : 'ws'}://${config.sip.publicHost}:${sip.server.ports.ws} (virtual numbers register with their number and SIP password)`
+        : config.sip.enabled
+          ? 'not running (see above)'
+          : 'off (SIP_ENABLED=false)'
+    }`,
   );
   lines.push(`  API docs: ${config.publicUrl}/api/docs`);
   if (boot.created) {
@@ -153,6 +180,7 @@ async function main(): Promise<void> {
 
   const shutdown = async () => {
     await gateway?.close();
+    await sip?.close();
     mosquitto?.stop();
     await (await mosquitto?.ready.catch(() => null))?.close();
     await app.close();
@@ -167,7 +195,7 @@ async function main(): Promise<void> {
 main().catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'EADDRINUSE')
-    console.error(`A port Atrium needs is already in use: ${err.message}. Set PORT or MQTT_PORT to a free one.`);
+    console.error(`A port Atrium needs is already in use: ${err.message}. Set PORT, MQTT_PORT, SIP_PORT or SIP_WS_PORT to a free one.`);
   else console.error(`Atrium could not start: ${err.message ?? String(e)}`);
   process.exit(1);
 });

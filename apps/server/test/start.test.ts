@@ -36,6 +36,9 @@ function start(env: Record<string, string>, dataDir = mkdtempSync(path.join(tmpd
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'error',
+      // Any free SIP ports: several servers start here, beside whatever holds 5060.
+      SIP_PORT: '0',
+      SIP_WS_PORT: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -81,6 +84,7 @@ describe('npm start (src/main.ts)', () => {
     const out = await waitForText(s, /password: (\S+)\s+\(shown only this once/);
     expect(out).toContain(`Atrium is running at http://localhost:${port}`);
     expect(out).toContain(`embedded broker on 127.0.0.1:${mqttPort}`);
+    expect(out).toMatch(/SIP: UDP and TCP 127\.0\.0\.1:\d+, WebSocket ws:\/\/localhost:\d+/);
     expect(out).toContain('login:    admin');
     const password = /password: (\S+)\s+\(shown only this once/.exec(out)?.[1] ?? '';
     expect(password.length).toBeGreaterThanOrEqual(12);
@@ -136,6 +140,24 @@ describe('npm start (src/main.ts)', () => {
       expect(out).toContain('MQTT_PORT=1884 npm start');
       expect(out).toContain('password: the one given in ADMIN_PASSWORD');
       expect(out).not.toMatch(/\n\s+at /); // no stack trace
+      expect((await fetch(`http://127.0.0.1:${port}/api/v0/info`)).status).toBe(200);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('keeps serving when a SIP port is taken, and says how to choose others', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const wsPort = (taken.address() as net.AddressInfo).port;
+    try {
+      const port = await freePort();
+      const s = start({ PORT: String(port), MQTT_URL: 'mqtt://127.0.0.1:1', SIP_WS_PORT: String(wsPort) });
+      const out = await waitForText(s, 'Atrium is running at');
+      expect(out).toContain(`SIP port TCP ${wsPort} (WebSocket) is already in use`);
+      expect(out).toContain('SIP_PORT=5070 SIP_WS_PORT=8444 npm start');
+      expect(out).toContain('SIP: not running (see above)');
+      expect(out).not.toMatch(/\n\s+at /);
       expect((await fetch(`http://127.0.0.1:${port}/api/v0/info`)).status).toBe(200);
     } finally {
       taken.close();

@@ -1,4 +1,4 @@
-import { QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryClient } from '@tanstack/react-query';
 import { type ComponentType, lazy, useMemo, useState } from 'react';
 import { Admin, CustomRoutes, Resource } from 'react-admin';
 import { Route } from 'react-router-dom';
@@ -45,9 +45,15 @@ const retry = (count: number, error: unknown) => !(error instanceof ApiError && 
 
 /** The signed-in console: react-admin with our layout, the shell's pages and every built area. */
 export function App() {
-  const [queryClient] = useState(
-    () => new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: false, staleTime: 10_000 } } }),
-  );
+  const [queryClient] = useState(() => {
+    // Answers are fresh for 10 s, but a change makes every cached answer stale: a list read before a
+    // create or an edit would otherwise come back without it (react-admin marks what it patched as fresh).
+    const client: QueryClient = new QueryClient({
+      defaultOptions: { queries: { retry, refetchOnWindowFocus: false, staleTime: 10_000 } },
+      mutationCache: new MutationCache({ onSuccess: () => client.invalidateQueries() }),
+    });
+    return client;
+  });
   const authProvider = useMemo(() => createAuthProvider(queryClient), [queryClient]);
   const resources = useMemo(
     () =>

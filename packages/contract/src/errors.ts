@@ -99,6 +99,29 @@ export const ERRORS = {
   guest_device_problem: { status: 503, message: 'device problem' },
   guest_device_not_found: { status: 404, message: 'device not found' },
   guest_limits: { status: 400, message: 'maximum passes count and maximum period limits reached' },
+  // telephony (spec comms §8)
+  unable_to_call_own_number: { status: 400, message: 'unable to call your number' },
+  cannot_communicate_with_himself: { status: 400, message: 'user cannot communicate with himself' },
+  device_has_virtual_number: { status: 409, message: 'device already has virtual number' },
+  virtual_number_not_free: { status: 409, message: 'virtual number is not free' },
+  sip_proxy_error: { status: 503, message: 'error sending number to sip proxy' },
+  sip_numbers_limit: { status: 403, message: 'total sip numbers limit reached' },
+  sip_numbers_user_limit: { status: 403, message: 'sip numbers per user limit reached' },
+  group_sip_number_exists: { status: 409, message: 'sip number for the group exists' },
+  cannot_delete_group_number: { status: 409, message: 'cannot delete group numbers' },
+  cannot_delete_master_number: { status: 409, message: 'cannot delete user master numbers' },
+  sip_trunk_uri_is_server: { status: 400, message: 'sip trunk uri equals server address' },
+  sip_service_start_failed: { status: 409, message: 'error starting sip service' },
+  /** The SIP licence feature (or trunks, or the web dialer) is off for the server and the user. */
+  sip_disabled: { status: 403, message: 'action prohibited' },
+  // UKEY2 keys against the UKEY2 licence (spec entities §8)
+  ukey2_not_licensed: { status: 403, message: 'ukey2 is not licensed' },
+  ukey2_limit_project: { status: 400, message: 'exceeding the maximum ukey2 in the project' },
+  ukey2_limit_group: { status: 400, message: 'exceeding the maximum ukey2 in the group' },
+  // Apple Wallet passes of identifiers
+  apple_wallet_not_configured: { status: 409, message: 'apple wallet is not configured' },
+  apple_wallet_qr_only: { status: 400, message: 'apple wallet passes are made for qr identifiers only' },
+  apple_wallet_cannot_sign: { status: 400, message: 'the apple wallet certificate and key cannot sign a pass' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

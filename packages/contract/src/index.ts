@@ -1,5 +1,6 @@
 export * from './access.js';
 export * from './access-control.js';
+export * from './apple-wallet.js';
 export * from './auth.js';
 export * from './constants.js';
 export * from './dashboard.js';
@@ -21,6 +22,7 @@ export * from './realtime.js';
 export * from './registration.js';
 export * from './roles.js';
 export * from './settings.js';
+export * from './telephony.js';
 export * from './time-zones.js';
 export * from './users.js';
 export * from './validators.js';

@@ -247,6 +247,7 @@ scoped('telephony', 'can_view_descendant_virtual_numbers', 'virtual_numbers', 'v
   'Просмотр виртуальных номеров моих и дочерних групп',
 ]);
 fourScopes('telephony', 'sip_trunks', 'sip_trunks', ['SIP trunks', 'SIP-транки']);
+plain('telephony', 'can_view_call_history', 'View call history', 'Просмотр истории вызовов');
 
 // Emergency alerts and markers
 plain('emergency', 'can_view_emergency_alerts', 'View emergency alerts', 'Просмотр экстренных оповещений');

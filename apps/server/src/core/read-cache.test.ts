@@ -165,6 +165,8 @@ describe('cached reads through the API', () => {
     expect(unwatched).toEqual([
       'access_events',
       'audit_events',
+      'call_history',
+      'call_records',
       'device_events',
       'device_status',
       'device_tasks',

@@ -3,10 +3,14 @@ import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import BadgeIcon from '@mui/icons-material/Badge';
 import CategoryIcon from '@mui/icons-material/Category';
 import DevicesIcon from '@mui/icons-material/Devices';
+import DialpadIcon from '@mui/icons-material/Dialpad';
 import ElevatorIcon from '@mui/icons-material/Elevator';
+import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
+import ForwardIcon from '@mui/icons-material/PhoneForwarded';
+import PhoneInTalkIcon from '@mui/icons-material/PhoneInTalk';
 import PolicyIcon from '@mui/icons-material/Policy';
 import QrCodeIcon from '@mui/icons-material/QrCode2';
 import RuleIcon from '@mui/icons-material/Rule';
@@ -132,6 +136,35 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list', 'edit', 'create'],
     icon: ElevatorIcon,
     load: () => import('../resources/elevators'),
+  },
+  // Telephony (spec comms §2): the console's virtual numbers are the API's /sip-numbers, call history its /calls/history/items.
+  {
+    name: 'virtual-numbers',
+    menuPaths: ['/virtual-numbers'],
+    parts: ['list', 'edit', 'create'],
+    icon: DialpadIcon,
+    load: () => import('../resources/virtual-numbers'),
+  },
+  {
+    name: 'forward-rules',
+    menuPaths: ['/forward-rules'],
+    parts: ['list', 'edit', 'create'],
+    icon: ForwardIcon,
+    load: () => import('../resources/forward-rules'),
+  },
+  {
+    name: 'sip-trunks',
+    menuPaths: ['/sip-trunks'],
+    parts: ['list', 'edit', 'create'],
+    icon: PhoneInTalkIcon,
+    load: () => import('../resources/sip-trunks'),
+  },
+  {
+    name: 'call-history',
+    menuPaths: ['/call-history'],
+    parts: ['list'],
+    icon: HistoryIcon,
+    load: () => import('../resources/call-history'),
   },
   { name: 'outbox', menuPaths: ['/outbox'], parts: ['list'], icon: OutboxIcon, load: () => import('../resources/outbox') },
 ];

@@ -19,6 +19,14 @@ describe('error display rule', () => {
     expect(errorText(new Error('action prohibited'), t)).toBe('Action prohibited');
     expect(errorText({ message: 'method prohibited' }, t)).toBe('Method prohibited');
   });
+  it('fills a message’s variable parts from the detail that repeats it', () => {
+    const message = 'exceeding the maximum ukey2 in the group';
+    const error = new ApiError(400, message, {
+      message,
+      details: [{ field: 'owner_id', message, params: { domain: 'Tower B', max_count: 3 } }],
+    });
+    expect(errorText(error, t)).toBe('The group Tower B already has all the UKEY2 keys its licence allows (3)');
+  });
   it('shows the raw message when it has no translation', () => {
     expect(errorText(new ApiError(418, 'The Teapot Is Busy', { message: 'The Teapot Is Busy' }), t)).toBe('The Teapot Is Busy');
   });

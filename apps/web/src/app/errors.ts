@@ -65,7 +65,9 @@ export function errorText(error: unknown, translate: Translate): string {
     if (entities.length > 0) return translate('errors.invalid_related_entities', { entities: entities.join(', ') });
   }
   const key = `errors.http.${normalized}`;
-  return hasTranslation(translate, key) ? translate(key) : message;
+  // A message with variable parts (a limit, a group's name) takes them from the detail that repeats it.
+  const params = fieldDetails(error).find((d) => d.message.trim().toLowerCase() === normalized && d.params)?.params ?? {};
+  return hasTranslation(translate, key) ? translate(key, params) : message;
 }
 
 /** Logs a failed call (spec core §8) and answers the text to show. */

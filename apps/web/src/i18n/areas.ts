@@ -1,17 +1,22 @@
 import * as kitMessages from '../app/kit/messages';
+import * as dialerMessages from '../dialer/messages';
 import * as dashboardMessages from '../pages/dashboardMessages';
 import * as accessEventsMessages from '../resources/access-events/messages';
 import * as accessRulesMessages from '../resources/access-rules/messages';
+import * as callHistoryMessages from '../resources/call-history/messages';
 import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
 import * as elevatorsMessages from '../resources/elevators/messages';
+import * as forwardRulesMessages from '../resources/forward-rules/messages';
 import * as groupsMessages from '../resources/groups/messages';
 import * as guestAccessMessages from '../resources/guest-access/messages';
 import * as identifiersMessages from '../resources/identifiers/messages';
 import * as outboxMessages from '../resources/outbox/messages';
 import * as rolesMessages from '../resources/roles/messages';
+import * as sipTrunksMessages from '../resources/sip-trunks/messages';
 import * as timeRulesMessages from '../resources/time-rules/messages';
 import * as usersMessages from '../resources/users/messages';
+import * as virtualNumbersMessages from '../resources/virtual-numbers/messages';
 import { registerAreaMessages } from './index';
 
 /** Every area's texts (the console's chunk loads this module; the sign-in pages never do). */
@@ -28,8 +33,13 @@ export const AREA_MESSAGES = [
   timeRulesMessages,
   accessRulesMessages,
   elevatorsMessages,
+  virtualNumbersMessages,
+  forwardRulesMessages,
+  sipTrunksMessages,
+  callHistoryMessages,
   outboxMessages,
   dashboardMessages,
+  dialerMessages,
 ] as const;
 
 registerAreaMessages(AREA_MESSAGES);

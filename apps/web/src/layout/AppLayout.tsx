@@ -3,6 +3,7 @@ import { Alert, Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
 import { Layout, Notification, useTranslate } from 'react-admin';
 import { SessionProvider } from '../app/SessionContext';
+import { Dialer } from '../dialer/Dialer';
 import { AppBar } from './AppBar';
 import { FloatingButtons, FloatingButtonsProvider } from './FloatingButtons';
 import { ImportantPopups } from './ImportantPopups';
@@ -38,6 +39,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
     <SessionProvider loading={<PageLoader />} failed={(retry) => <ProfileFailed retry={retry} />}>
       <FloatingButtonsProvider>
         <RealtimeBridge />
+        <Dialer />
         <Layout appBar={AppBar} menu={SideMenu} sx={{ '& .RaLayout-content': { p: { xs: 1, sm: 2 } } }}>
           <LicenseWarnings />
           {children}

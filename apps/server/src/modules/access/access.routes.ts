@@ -273,6 +273,20 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
       .header('cache-control', 'private, no-store')
       .send(await access.identifierQr(req.actor, req.params.id)),
   );
+  // The identifier's Apple Wallet pass, signed with the project's Apple Wallet settings.
+  app.get(
+    '/identifiers/:id/pkpass',
+    { schema: { tags: ids, params: IdParamsSchema, produces: ['application/vnd.apple.pkpass'] } },
+    async (req, reply) => {
+      const identifier = await access.getIdentifier(req.actor, req.params.id);
+      const pass = await app.services.appleWallet.pass(req.actor.projectId, identifier);
+      return reply
+        .type('application/vnd.apple.pkpass')
+        .header('content-disposition', `attachment; filename="identifier-${identifier.id}.pkpass"`)
+        .header('cache-control', 'private, no-store')
+        .send(pass);
+    },
+  );
   app.post(
     '/identifiers/:id/revoke',
     { schema: { tags: ids, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
@@ -307,6 +321,20 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   } as const;
   app.patch('/guest-access/:id', updateGuest, async (req) => ({ data: await access.guests.update(req.ctx, req.params.id, req.body) }));
   app.patch('/identifiers/guest/:id', updateGuest, async (req) => ({ data: await access.guests.update(req.ctx, req.params.id, req.body) }));
+  app.post(
+    '/guest-access/:id/revoke',
+    { schema: { tags: guests, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
+    async (req) => ({ data: await access.guests.revoke(req.ctx, req.params.id) }),
+  );
+  app.delete('/guest-access/:id', { schema: { tags: guests, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {
+    await access.guests.remove(req.ctx, req.params.id);
+    return { data: true };
+  });
+  app.post(
+    '/guest-access/delete',
+    { schema: { tags: guests, body: BulkDeleteBodySchema, response: { 200: dataResponse(BulkDeleteResultSchema) } } },
+    async (req) => ({ data: await access.guests.removeMany(req.ctx, req.body.items) }),
+  );
   app.get(
     '/guest-access/access-rules',
     { schema: { tags: guests, querystring: SearchQuery, response: { 200: listResponse(AccessRuleSchema) } } },

@@ -42,6 +42,7 @@ import type { AccessRepository, AccessRuleRow, IdentifierRow, TimeRuleRow } from
 import { accessRules, identifiers, timeRules } from './access.table.js';
 import { GuestAccess } from './guest-access.js';
 import { IdentifierImport } from './identifier-import.js';
+import { assertUkey2WithinLicense, type Ukey2License } from './ukey2-license.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -154,9 +155,10 @@ export class AccessService {
     private readonly repo: AccessRepository,
     private readonly devices: DevicesService,
     private readonly notifier: AccessNotifier | null = null,
-    opts: { dataDir?: string; publicUrl?: string; publish?: Publish } = {},
+    opts: { dataDir?: string; publicUrl?: string; publish?: Publish; ukey2License?: () => Promise<Ukey2License> } = {},
   ) {
     this.publish = opts.publish ?? null;
+    this.ukey2License = opts.ukey2License ?? (async () => ({ enabled: true, count: null }));
     devices.onEvents((events) => this.onDeviceEvents(events));
     this.guests = new GuestAccess(db, repo, devices, {
       sync: (tx, ids, devicesBefore) => this.syncIdentifiers(tx, null, ids, devicesBefore),
@@ -168,8 +170,16 @@ export class AccessService {
       opts.dataDir ?? 'data',
       (tx, ids, devicesBefore) => this.syncIdentifiers(tx, null, ids, devicesBefore),
       (tx, ids) => this.repo.devicesOfIdentifiers(tx, ids),
+      this.ukey2License,
+      assertUkey2WithinLicense,
     );
   }
+
+  /**
+   * The UKEY2 licence, read before a transaction that may add UKEY2 keys: read inside it, on the
+   * embedded database's single connection, it would wait for the transaction that waits for it.
+   */
+  private readonly ukey2License: () => Promise<Ukey2License>;
 
   async importIdentifiers(ctx: RequestContext, upload: string, id: string): Promise<IdentifierImportResult> {
     const result = await this.importer.attempt(ctx, upload, id);
@@ -530,6 +540,7 @@ export class AccessService {
     const value = this.value(type, body.value);
     await this.assertLinks(actor, { users: body.owner_id ? [body.owner_id] : undefined, access_rules: body.access_rules });
     await this.assertValueFree(actor.projectId, type, value);
+    const ukey2 = type === 'ukey2' ? await this.ukey2License() : null;
     const id = await this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(identifiers)
@@ -551,6 +562,7 @@ export class AccessService {
         })
         .returning({ id: identifiers.id });
       const identifierId = row!.id;
+      if (ukey2) await assertUkey2WithinLicense(tx, actor.projectId, ukey2);
       if (body.access_rules?.length) await this.repo.setRulesOf(tx, 'identifier', identifierId, body.access_rules);
       await this.syncIdentifiers(tx, actor, [identifierId], []);
       await recordAudit(tx, ctx, { entity: 'identifier', entityId: identifierId, action: 'create', after: { ...body, value } });
@@ -570,6 +582,8 @@ export class AccessService {
     const from = body.period_restrict_from !== undefined ? body.period_restrict_from : iso(before.periodFrom);
     const to = body.period_restrict_to !== undefined ? body.period_restrict_to : iso(before.periodTo);
     if (from && to && Date.parse(from) >= Date.parse(to)) throw invalidField('period_restrict_to', M.invalid_value);
+    // A key that becomes UKEY2, or a UKEY2 key that changes hands, is counted again.
+    const ukey2 = type === 'ukey2' && (before.type !== 'ukey2' || body.owner_id !== undefined) ? await this.ukey2License() : null;
     await this.db.transaction(async (tx) => {
       const devicesBefore = await this.repo.devicesOfIdentifiers(tx, [id]);
       const limitChanged = body.passes_restrict_active !== undefined || body.passes_restrict_max_count !== undefined;
@@ -596,6 +610,7 @@ export class AccessService {
           updatedAt: new Date(),
         })
         .where(sql`${identifiers.id} = ${id}`);
+      if (ukey2) await assertUkey2WithinLicense(tx, actor.projectId, ukey2);
       if (body.access_rules) await this.repo.setRulesOf(tx, 'identifier', id, body.access_rules);
       await this.syncIdentifiers(tx, actor, [id], devicesBefore);
       await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'update', before: toIdentifier(before), after: body });

@@ -661,9 +661,35 @@ describe('guest access', () => {
     const unknown = await anon.get(`/guest-access/key/${'A'.repeat(24)}`);
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().message).toBe('invalid identifier');
-    // Revoked: invalid.
-    ok(await admin.post(`/identifiers/${grant.identifier.id}/revoke`));
+    // The resident revokes their guest (no identifier permissions needed): the page says invalid, the door forgets it.
+    const revoked = ok<{ is_revoked: boolean }>(await res.post(`/guest-access/${grant.identifier.id}/revoke`));
+    expect(revoked.is_revoked).toBe(true);
     expect((await anon.get(`/guest-access/key/${grant.key}`)).json().message).toBe('invalid identifier');
+    await synced(door.id);
+    expect(await door.sim.present(grant.identifier.value, { lock: 2 })).toMatchObject({ granted: false });
+    // Someone else's guest, a plain identifier, an unknown id: not found for the resident.
+    const neighbour = await makeUser(t.database.db, {
+      projectId: t.project.projectId,
+      roleId: await makeRole(t.database.db, t.project.projectId, ['can_create_guest_identifiers']),
+      groupIds: [flat],
+    });
+    const other = client(t.app, await login(t.app, neighbour.login, neighbour.password));
+    expect((await other.post(`/guest-access/${grant.identifier.id}/revoke`)).statusCode).toBe(404);
+    expect((await other.delete(`/guest-access/${grant.identifier.id}`)).statusCode).toBe(404);
+    const card = ok<{ id: number }>(await admin.put('/identifiers', { name: 'Not a guest', value: '0F0E0D0C' }));
+    expect((await res.delete(`/guest-access/${card.id}`)).statusCode).toBe(404);
+    // The resident deletes their guests in bulk; what is not theirs is reported, not deleted.
+    const second = ok<{ identifier: { id: number } }>(
+      await res.put('/guest-access', { access_rules: [guestRule.id], ...period, restrict_pass_count: true, pass_limit: 1 }),
+    );
+    const bulk = ok<{ deleted: number[]; not_deleted: { id: number }[] }>(
+      await res.post('/guest-access/delete', { items: [grant.identifier.id, second.identifier.id, card.id] }),
+    );
+    expect(bulk.deleted.sort()).toEqual([grant.identifier.id, second.identifier.id].sort());
+    expect(bulk.not_deleted.map((n) => n.id)).toEqual([card.id]);
+    expect((await admin.get(`/identifiers/${grant.identifier.id}`)).statusCode).toBe(404);
+    await synced(door.id);
+    expect(door.sim.synced.find(grant.identifier.value)).toBeFalsy();
     // Without the permission, no guests.
     const plain = await makeUser(t.database.db, {
       projectId: t.project.projectId,

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import {
   type AccessIdentifier,
+  type BulkDeleteResult,
   type CreateGuestBody,
   decideAccess,
   GUEST_IDENTIFIER_NAME,
@@ -12,6 +13,7 @@ import {
 import { sql } from 'drizzle-orm';
 import { intArray } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
+import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
@@ -147,19 +149,60 @@ export class GuestAccess {
     return { identifier: await this.hooks.get(actor, id), key, url: `${this.hooks.publicUrl}/guest-access/${key}` };
   }
 
+  /**
+   * A guest key the caller may change: one they granted, or any with "view all" and `also` (the
+   * edit or delete permission of identifiers). Anything else is not found, so ids reveal nothing.
+   */
+  private async ownGuest(actor: Actor, id: number, also: 'can_edit_identifiers' | 'can_delete_identifiers') {
+    if (!actor.permissions.has('can_create_guest_identifiers') && !actor.permissions.has(also)) {
+      throw prohibited([{ permission: 'can_create_guest_identifiers' }]);
+    }
+    const [g] = await queryRows<GuestRow & { created_by: number | null; guest_type: string | null; revoked_at: string | null }>(
+      this.db,
+      sql`SELECT id, project_id, created_by, guest_type, period_restrict_active, period_restrict_from, period_restrict_to,
+          passes_restrict_active, passes_restrict_max_count, revoked_at FROM identifiers WHERE id = ${id} AND project_id = ${actor.projectId}`,
+    );
+    const mine =
+      (g?.created_by === actor.userId && actor.permissions.has('can_create_guest_identifiers')) ||
+      (actor.permissions.has('can_view_all_identifiers') && actor.permissions.has(also));
+    if (!g?.guest_type || !mine) throw notFound();
+    return g;
+  }
+
+  /** Revokes a guest key: its page then says it is invalid and no door opens for it. */
+  async revoke(ctx: RequestContext, id: number): Promise<Identifier> {
+    const g = await this.ownGuest(ctx.actor, id, 'can_edit_identifiers');
+    if (!g.revoked_at) {
+      await this.db.transaction(async (tx) => {
+        await tx.update(identifiers).set({ revokedAt: new Date(), updatedAt: new Date() }).where(sql`${identifiers.id} = ${id}`);
+        await this.hooks.sync(tx, [id], []);
+        await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'revoke_guest' });
+      });
+      await this.devices.dispatch();
+    }
+    return this.hooks.get(ctx.actor, id);
+  }
+
+  /** Deletes a guest key, and tells its doors to forget it. */
+  async remove(ctx: RequestContext, id: number): Promise<void> {
+    await this.ownGuest(ctx.actor, id, 'can_delete_identifiers');
+    await this.db.transaction(async (tx) => {
+      const devicesBefore = await this.repo.devicesOfIdentifiers(tx, [id]);
+      await tx.delete(identifiers).where(sql`${identifiers.id} = ${id}`);
+      await this.hooks.sync(tx, [id], devicesBefore);
+      await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'delete_guest' });
+    });
+    await this.devices.dispatch();
+  }
+
+  async removeMany(ctx: RequestContext, ids: readonly number[]): Promise<BulkDeleteResult> {
+    return bulkDelete(ids, (id) => this.remove(ctx, id));
+  }
+
   async update(ctx: RequestContext, id: number, body: UpdateGuestBody): Promise<Identifier> {
     const { actor } = ctx;
     if (!actor.permissions.has('can_create_guest_identifiers')) throw prohibited([{ permission: 'can_create_guest_identifiers' }]);
-    const [g] = await queryRows<GuestRow & { created_by: number | null; guest_type: string | null }>(
-      this.db,
-      sql`SELECT id, project_id, created_by, guest_type, period_restrict_active, period_restrict_from, period_restrict_to,
-          passes_restrict_active, passes_restrict_max_count FROM identifiers WHERE id = ${id} AND project_id = ${actor.projectId}`,
-    );
-    // One's own guests, or any with "view all" and the edit permission.
-    const mine =
-      g?.created_by === actor.userId ||
-      (actor.permissions.has('can_view_all_identifiers') && actor.permissions.has('can_edit_identifiers'));
-    if (!g?.guest_type || !mine) throw notFound();
+    const g = await this.ownGuest(actor, id, 'can_edit_identifiers');
     if (body.access_rules) await this.assertGuestRules(actor, body.access_rules);
     const restrictPeriod = body.restrict_period ?? g.period_restrict_active;
     const from = restrictPeriod

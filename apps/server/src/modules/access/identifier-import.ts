@@ -11,9 +11,10 @@ import {
 import { sql } from 'drizzle-orm';
 import { recordAudit } from '../../core/audit.js';
 import type { RequestContext } from '../../core/context.js';
-import { type Db, queryRows } from '../../core/db/client.js';
+import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { cellText, ErrorList, sheetRows } from '../../core/spreadsheet.js';
+import type { Ukey2License } from './ukey2-license.js';
 
 /** How long an attempt that found duplicates waits for its continue call. */
 const PENDING_TTL_MS = 60 * 60 * 1000;
@@ -64,6 +65,10 @@ export class IdentifierImport {
     /** Syncs written identifiers to the doors concerned, in the import's transaction. */
     private readonly sync: (tx: Parameters<Parameters<Db['transaction']>[0]>[0], ids: number[], devicesBefore: number[]) => Promise<void>,
     private readonly devicesOf: (tx: Parameters<Parameters<Db['transaction']>[0]>[0], ids: number[]) => Promise<number[]>,
+    /** The UKEY2 licence, read before the import's transaction (see AccessService.ukey2License). */
+    private readonly ukey2License: () => Promise<Ukey2License>,
+    /** Checks the UKEY2 counts after the rows are written, in the import's transaction: a breach undoes the import. */
+    private readonly ukey2Within: (tx: DbOrTx, projectId: number, license: Ukey2License) => Promise<void>,
   ) {}
 
   private pendingDir(projectId: number) {
@@ -154,6 +159,7 @@ export class IdentifierImport {
   private async write(ctx: RequestContext, file: string, action: 'skip' | 'replace'): Promise<IdentifierImportResult> {
     const errors = new ErrorList<RowError>();
     const result = emptyResult();
+    const ukey2 = await this.ukey2License();
     await this.db.transaction(async (tx) => {
       const written: number[] = [];
       const devicesBefore = new Set<number>();
@@ -218,7 +224,10 @@ export class IdentifierImport {
           written.push(...rows.map((r) => Number(r.id)));
         }
       });
-      if (written.length) await this.sync(tx, written, [...devicesBefore]);
+      if (written.length) {
+        await this.ukey2Within(tx, ctx.actor.projectId, ukey2);
+        await this.sync(tx, written, [...devicesBefore]);
+      }
       await recordAudit(tx, ctx, {
         entity: 'identifier',
         action: 'import',

@@ -35,6 +35,10 @@ export class ProfileRepository {
           { id: number; name: string }[]
         >`coalesce((SELECT json_agg(json_build_object('id', g.id, 'name', g.name) ORDER BY g.name, g.id)
           FROM ${userGroups} ug JOIN ${groups} g ON g.id = ug.group_id WHERE ug.user_id = ${users.id}), '[]'::json)`,
+        // The user's master virtual number: the one the web dialer registers with.
+        sipNumber: sql<
+          string | null
+        >`(SELECT n.number FROM sip_numbers n WHERE n.user_id = ${users.id} AND n.purpose = 'master_sip_number')`,
       })
       .from(users)
       .innerJoin(projects, eq(projects.id, users.projectId))

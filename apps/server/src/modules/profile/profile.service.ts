@@ -77,7 +77,7 @@ export class ProfileService {
   async get(actor: Actor): Promise<Profile> {
     const [row, server] = await Promise.all([this.repo.full(actor.userId, actor.projectId), this.licenses.serverFeatures()]);
     if (!row) throw new AppError('unauthenticated');
-    const { user: u, role, project, domains } = row;
+    const { user: u, role, project, domains, sipNumber } = row;
     const licenseInfo = { ...emptyLicenseInfo(), ...(u.licenseInfo as Partial<LicenseInfo> | null) } as LicenseInfo;
     const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, licenseInfo, f));
     return {
@@ -91,7 +91,7 @@ export class ProfileService {
       role: role ? { id: role.id, name: role.name, permissions: role.isBuiltin ? [...PERMISSION_CODES] : role.permissions } : null,
       domains,
       project,
-      profile: profileFields(u.profile),
+      profile: { ...profileFields(u.profile), sip_number: sipNumber },
       license_info: licenseInfo,
       license_state: { features, restrictors: [], expiring: { sip: null, mobile_app: null } },
     };

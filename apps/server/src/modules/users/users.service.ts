@@ -24,6 +24,7 @@ import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
 import { endSessions } from '../../core/sessions.js';
+import { assignMasterNumber } from '../telephony/sip-numbers.service.js';
 import type { UserRow, UsersRepository } from './users.repository.js';
 
 /** What the registration module offers for "send registration link" (app.services.registration). */
@@ -185,6 +186,8 @@ export class UsersService {
         createdBy: actor.userId,
       });
       await this.repo.setGroups(tx, userId, body.domains);
+      // The master virtual number is the number's own record (modules/telephony); the profile names it.
+      if (body.profile?.sip_number_id) await assignMasterNumber(tx, actor.projectId, userId, body.profile.sip_number_id);
       const { password: _omit, ...after } = body;
       await recordAudit(tx, ctx, { entity: 'user', entityId: userId, action: 'create', after });
       return userId;
@@ -241,6 +244,7 @@ export class UsersService {
           ...(profile ? { profile } : {}),
         });
         if (body.domains) await this.repo.setGroups(tx, id, body.domains);
+        if (body.profile?.sip_number_id !== undefined) await assignMasterNumber(tx, actor.projectId, id, body.profile.sip_number_id);
       };
       // Another group is other doors, and elevator access on or off other floors: what the user's
       // identifiers open changes, so the listener sees the user before and after the write.

@@ -149,10 +149,12 @@ export interface BulkDeleteWithConfirmProps {
   flags?: readonly BulkDeleteFlag[];
   /** Extra text to show after the call (e.g. who still uses a role); null when nothing to add. */
   describe?: (answer: BulkDeleteAnswer, translate: (key: string, options?: Record<string, unknown>) => string) => string | null;
+  /** The API collection to delete from when it is not the resource's own (`POST /<path>/delete`). */
+  path?: string;
 }
 
 /** Bulk delete with a confirmation, through `POST …/delete {items}`; reports what was not deleted and why. */
-export function BulkDeleteWithConfirm({ flags, describe }: BulkDeleteWithConfirmProps = {}) {
+export function BulkDeleteWithConfirm({ flags, describe, path }: BulkDeleteWithConfirmProps = {}) {
   const translate = useTranslate();
   const resource = useResourceContext();
   const dataProvider = useDataProvider();
@@ -167,12 +169,12 @@ export function BulkDeleteWithConfirm({ flags, describe }: BulkDeleteWithConfirm
 
   const call = async (): Promise<{ notDeleted: { id: unknown; message: string }[]; answer: BulkDeleteAnswer }> => {
     if (!resource) return { notDeleted: [], answer: {} };
-    if (!flags?.length) {
+    if (!flags?.length && !path) {
       const result = await dataProvider.deleteMany(resource, { ids: selectedIds });
       return { notDeleted: result.meta?.notDeleted ?? [], answer: {} };
     }
     // With options the call goes out as is, so the area's extras in the answer reach `describe`.
-    const body = await (dataProvider as unknown as AtriumDataProvider).request<{ data?: BulkDeleteAnswer }>(`/${resource}/delete`, {
+    const body = await (dataProvider as unknown as AtriumDataProvider).request<{ data?: BulkDeleteAnswer }>(`/${path ?? resource}/delete`, {
       method: 'POST',
       query: values,
       body: { items: selectedIds },

@@ -1,4 +1,5 @@
 import type { Identifier } from '@atrium/contract';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useDataProvider, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
@@ -20,12 +21,15 @@ export function GuestCreate() {
   const translate = useTranslate();
   const dp = useDataProvider<AtriumDataProvider>();
   const navigate = useNavigate();
+  const queryClient = useQueryClient();
   const allowed = useCanGrant();
   const [record] = useState(() => newGuestValues());
   const [grant, setGrant] = useState<GuestGrant | null>(null);
   const { limits, onSubmit } = useGuestSave(async (values: GuestFormValues) => {
     const body = await dp.request<{ data: GuestGrant }>('/guest-access', { method: 'PUT', body: createGuestBody(values) });
     setGrant(body.data);
+    // The grant is not react-admin's own create: the cached list would not show it for a while.
+    await queryClient.invalidateQueries({ queryKey: ['guest-access'] });
   });
   return (
     <CreatePage allowed={allowed} title={translate('guest_access.create_title')}>

@@ -4,8 +4,9 @@ import { Button } from '@mui/material';
 import { DateField, FunctionField, TextInput, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
-import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { RevokedField, useCanGrant, useDateTimeText } from './shared';
+import { BulkDeleteWithConfirm, EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { RevokeRowButton } from '../identifiers/Revoke';
+import { RevokedField, useCanGrant, useDateTimeText, useGuestRights } from './shared';
 import { passesLeft } from './transform';
 
 // The grantor's guests are identifiers (`GET /identifiers?onlyGuest=1`); search is a plain parameter too.
@@ -19,11 +20,14 @@ const filters = [<TextInput key="search" source="search" label="resources.guest-
 
 /** The spec's edit route is `/guest-access/:id/edit`. */
 const editPath = (id: unknown) => `/guest-access/${String(id)}/edit`;
+/** A guest is revoked and deleted through guest access: a resident has no identifier permissions. */
+const revokePath = (id: unknown) => `/guest-access/${encodeURIComponent(String(id))}/revoke`;
 
 function GuestListView() {
   const translate = useTranslate();
   const dateText = useDateTimeText();
   const canGrant = useCanGrant();
+  const rights = useGuestRights();
   const period = (i: Identifier) => {
     if (!i.period_restrict_active) return translate('guest_access.always');
     return [
@@ -39,7 +43,8 @@ function GuestListView() {
       filter={ONLY_GUESTS}
       sort={{ field: 'created_at', order: 'DESC' }}
       filters={filters}
-      canDelete={false}
+      canDelete={rights.remove}
+      bulkActions={rights.remove ? <BulkDeleteWithConfirm path="guest-access" /> : undefined}
       rowClick={editPath}
       extraActions={
         canGrant ? (
@@ -70,6 +75,7 @@ function GuestListView() {
       />
       <RevokedField source="is_revoked" />
       <DateField source="created_at" showTime />
+      <RevokeRowButton label=" " sortable={false} path={revokePath} allowed={rights.revoke} />
     </ListPage>
   );
 }

@@ -10,6 +10,20 @@ export function useCanGrant(): boolean {
   return useSessionData().can('can_create_guest_identifiers');
 }
 
+/**
+ * Whether the caller may revoke or delete this guest key (server guest-access.ts `ownGuest`): one
+ * they granted, or any with "view all" and the identifiers' edit (revoke) or delete permission.
+ */
+export function useGuestRights(): { revoke: (i: Identifier) => boolean; remove: boolean } {
+  const { profile, can } = useSessionData();
+  const all = can('can_view_all_identifiers');
+  const granter = can('can_create_guest_identifiers');
+  return {
+    revoke: (i) => (granter && i.created_by === profile.id) || (all && can('can_edit_identifiers')),
+    remove: granter || (all && can('can_delete_identifiers')),
+  };
+}
+
 /** An instant in the viewer's language and local time. */
 export function useDateTimeText(): (iso: string | null | undefined) => string {
   const [locale] = useLocaleState();

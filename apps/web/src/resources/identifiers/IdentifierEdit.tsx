@@ -6,6 +6,7 @@ import { TopToolbar, useRecordContext, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { EditPage } from '../../app/kit/RecordPage';
 import { IdentifierForm } from './IdentifierForm';
+import { QrPreviewButton } from './QrPreview';
 import { RevokeButton } from './Revoke';
 import { useIdentifierFormat } from './shared';
 import { identifierBody } from './transform';
@@ -26,6 +27,7 @@ function IdentifierActions() {
           {translate('identifiers.why')}
         </Button>
       ) : null}
+      <QrPreviewButton />
       <RevokeButton />
     </TopToolbar>
   );

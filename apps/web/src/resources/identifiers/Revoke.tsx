@@ -6,8 +6,12 @@ import { type Identifier as RaId, useDataProvider, useListContext, useRecordCont
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { useAlert } from '../../app/useAlert';
 
+/** Where one identifier is revoked: `/identifiers/{id}/revoke`, or a guest's `/guest-access/{id}/revoke`. */
+export type RevokePath = (id: RaId) => string;
+const identifierRevokePath: RevokePath = (id) => `/identifiers/${encodeURIComponent(String(id))}/revoke`;
+
 /** Revokes identifiers one after the other (the API revokes one per call); answers how many were. */
-function useRevoke() {
+function useRevoke(path: RevokePath = identifierRevokePath) {
   const dp = useDataProvider<AtriumDataProvider>();
   const alert = useAlert();
   const refresh = useRefresh();
@@ -17,7 +21,7 @@ function useRevoke() {
     let done = 0;
     try {
       for (const id of ids) {
-        await dp.request(`/identifiers/${encodeURIComponent(String(id))}/revoke`, { method: 'POST' });
+        await dp.request(path(id), { method: 'POST' });
         done += 1;
       }
       alert.success('identifiers.revoke.done', { smart_count: done });
@@ -101,13 +105,24 @@ export function RevokeButton() {
   );
 }
 
-/** A row's Revoke (the row itself opens the edit page: the click stops here). */
-export function RevokeRowButton(_: { label?: string; sortable?: boolean }) {
+/**
+ * A row's Revoke (the row itself opens the edit page: the click stops here). `path` and `allowed`
+ * serve lists whose rows are revoked elsewhere (a resident's guests).
+ */
+export function RevokeRowButton({
+  path,
+  allowed = (r) => r.can_edit,
+}: {
+  label?: string;
+  sortable?: boolean;
+  path?: RevokePath;
+  allowed?: (record: Identifier) => boolean;
+}) {
   const translate = useTranslate();
   const record = useRecordContext<Identifier>();
   const [open, setOpen] = useState(false);
-  const { revoke, busy } = useRevoke();
-  if (!record || record.is_revoked || !record.can_edit) return null;
+  const { revoke, busy } = useRevoke(path);
+  if (!record || record.is_revoked || !allowed(record)) return null;
   const label = translate('identifiers.revoke.row', { name: record.name });
   return (
     <>

@@ -63,6 +63,16 @@ export const en = {
       restrictions: 'Restrictions',
       access: 'Access rules',
     },
+    qr: {
+      action: 'QR code',
+      title: 'QR code of %{name}',
+      alt: 'QR code of %{name}',
+      loading: 'Loading the QR code',
+      failed: 'The QR code could not be loaded',
+      inactive: 'This identifier is revoked or inactive: its code opens no door.',
+      wallet: 'Apple Wallet pass',
+      png: 'Download PNG',
+    },
     revoke: {
       action: 'Revoke',
       action_selected: 'Revoke selected',
@@ -190,6 +200,16 @@ export const ru: typeof en = {
       general: 'Основное',
       restrictions: 'Ограничения',
       access: 'Правила доступа',
+    },
+    qr: {
+      action: 'QR-код',
+      title: 'QR-код: %{name}',
+      alt: 'QR-код идентификатора %{name}',
+      loading: 'QR-код загружается',
+      failed: 'Не удалось загрузить QR-код',
+      inactive: 'Идентификатор отозван или неактивен: его код не открывает ни одну дверь.',
+      wallet: 'Пропуск Apple Wallet',
+      png: 'Скачать PNG',
     },
     revoke: {
       action: 'Отозвать',

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { REALTIME_EVENTS, TELEPHONY_DEFAULTS, topics } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import type { Audience } from '../../core/acl.js';
+import { type Db, queryRows } from '../../core/db/client.js';
+import type { SipCallEvent, SipCallObserver } from '../../sip/types.js';
+import { ownerIsConcierge } from './call-rules.js';
+import { type CallRow, toCallRecord } from './calls.service.js';
+import { callInfoOf } from './sip-numbers.service.js';
+
+export interface CallRecorderDeps {
+  publish(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): Promise<void>;
+  /** Queues an open_lock task to a panel (DTMF '#' from the other party of its call). */
+  openLock(deviceId: number, call: { id: string; from: string }): Promise<void>;
+  log?: { error(obj: unknown, msg: string): void };
+}
+
+/** The number before a dash: a forked contact's user part is `number-suffix`. */
+export const baseNumber = (n: string): string => n.split('-')[0] ?? n;
+
+/**
+ * Turns the SIP proxy's call events into call records and call history rows, and tells every
+ * number of a call of each change on `calls-management.{number}` (CallUpdated, only to the
+ * number's owner). Events of one call are applied in order; `flush()` waits for all of them.
+ */
+export class CallRecorder implements SipCallObserver {
+  private tail: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly deps: CallRecorderDeps,
+  ) {}
+
+  onCallEvent(event: SipCallEvent): void {
+    this.tail = this.tail
+      .then(() => this.apply(event))
+      .catch((err: unknown) => this.deps.log?.error({ err, event: event.type }, 'call event not recorded'));
+  }
+
+  /** Resolves once every event received so far is written. */
+  flush(): Promise<void> {
+    return this.tail;
+  }
+
+  private async apply(e: SipCallEvent): Promise<void> {
+    const at = new Date(e.at);
+    if (e.type === 'created') {
+      const [p] = await queryRows<{ project_id: number; awaiting: boolean }>(
+        this.db,
+        sql`SELECT n.project_id, coalesce((SELECT ${ownerIsConcierge('c')} FROM sip_numbers c WHERE c.number = ${e.callee}), FALSE) AS awaiting
+          FROM sip_numbers n WHERE n.number IN (${e.caller}, ${e.callee}) ORDER BY (n.number = ${e.caller}) DESC LIMIT 1`,
+      );
+      if (!p) return;
+      const info = await callInfoOf(this.db, e.caller);
+      // The speech id names the call for the dialer; one already used (a retried or reused id) gets the Call-ID beside it.
+      const speech = e.speechId?.trim().slice(0, 100) || randomUUID();
+      const [used] = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM call_records WHERE id = ${speech}`);
+      const id = used ? `${speech}:${e.callId}` : speech;
+      await this.db.execute(sql`INSERT INTO call_records (id, project_id, sip_call_id, status, type, caller, callee, sos, info, numbers, created_at)
+        VALUES (${id}, ${p.project_id}, ${e.callId}, 'new', ${p.awaiting ? 'awaiting' : 'normal'}, ${e.caller}, ${e.callee}, ${e.sos},
+          ${JSON.stringify(info)}::jsonb, ${`{${[e.caller, e.callee].join(',')}}`}::text[], ${at})
+        ON CONFLICT DO NOTHING`);
+      return this.publish(e.callId);
+    }
+    if (e.type === 'ringing' || e.type === 'forwarded') {
+      const numbers = `{${e.numbers.map(baseNumber).join(',')}}`;
+      await this.db.execute(sql`UPDATE call_records SET
+          numbers = ARRAY(SELECT DISTINCT x FROM unnest(numbers || ${numbers}::text[]) x),
+          status = CASE WHEN status = 'new' THEN 'calling' ELSE status END
+        WHERE sip_call_id = ${e.callId}`);
+      return this.publish(e.callId);
+    }
+    if (e.type === 'answered') {
+      await this.db.execute(sql`UPDATE call_records SET status = 'answered', answered_by = ${baseNumber(e.by)}, answered_at = ${at}
+        WHERE sip_call_id = ${e.callId} AND status <> 'destroyed'`);
+      return this.publish(e.callId);
+    }
+    if (e.type === 'dtmf') {
+      if (e.digit !== TELEPHONY_DEFAULTS.door_dtmf.digit) return;
+      return this.openDoor(e.callId, baseNumber(e.from));
+    }
+    // ended
+    const [c] = await queryRows<CallRow & { answered_at: Date | string | null }>(
+      this.db,
+      sql`UPDATE call_records SET status = 'destroyed', ended_at = ${at} WHERE sip_call_id = ${e.callId} RETURNING *`,
+    );
+    if (!c) return;
+    const duration = c.answered_at ? Math.max(0, Math.round((e.at - new Date(c.answered_at).getTime()) / 1000)) : 0;
+    await this.db.execute(sql`INSERT INTO call_history
+        (project_id, call_id, from_number, to_number, from_user_id, from_name, to_user_id, to_name, status, duration, type, sos, answered_by, created_at)
+      SELECT ${c.project_id}, ${c.id}, ${c.caller}, ${c.callee}, fu.id, coalesce(fu.name, fd.name, f.name), tu.id, coalesce(tu.name, td.name, t.name),
+        ${e.outcome}, ${duration}, ${c.type}, ${c.sos}, ${c.answered_by}, ${c.created_at}
+      FROM (SELECT 1) one
+      LEFT JOIN sip_numbers f ON f.number = ${c.caller} LEFT JOIN users fu ON fu.id = f.user_id LEFT JOIN devices fd ON fd.id = f.device_id
+      LEFT JOIN sip_numbers t ON t.number = ${c.callee} LEFT JOIN users tu ON tu.id = t.user_id LEFT JOIN devices td ON td.id = t.device_id`);
+    return this.publish(e.callId);
+  }
+
+  /** DTMF '#' from a user's number on a call with a panel: the panel opens its door. */
+  private async openDoor(callId: string, from: string): Promise<void> {
+    const [c] = await queryRows<CallRow>(this.db, sql`SELECT * FROM call_records WHERE sip_call_id = ${callId} AND status <> 'destroyed'`);
+    if (!c) return;
+    const parties = [c.caller, c.callee, c.answered_by].filter((n): n is string => !!n);
+    if (!parties.includes(from)) return;
+    const rows = await queryRows<{ device_id: number | null; user_id: number | null; number: string }>(
+      this.db,
+      sql`SELECT n.device_id, n.user_id, n.number FROM sip_numbers n LEFT JOIN devices d ON d.id = n.device_id
+        WHERE n.number = ANY(${`{${parties.join(',')}}`}::text[]) AND n.project_id = ${c.project_id}
+          AND (n.number = ${from} OR d.type = 'panel')`,
+    );
+    const sender = rows.find((r) => r.number === from);
+    if (!sender || sender.user_id === null) return;
+    for (const r of rows) {
+      if (r.number !== from && r.device_id !== null) await this.deps.openLock(Number(r.device_id), { id: c.id, from });
+    }
+  }
+
+  /** CallUpdated to every number of the call, each heard only by the number's owner. */
+  private async publish(callId: string): Promise<void> {
+    const [c] = await queryRows<CallRow>(this.db, sql`SELECT * FROM call_records WHERE sip_call_id = ${callId}`);
+    if (!c) return;
+    const numbers = [...new Set([c.caller, c.callee, ...c.numbers, ...(c.answered_by ? [c.answered_by] : [])])];
+    const owners = await queryRows<{ number: string; user_id: number }>(
+      this.db,
+      sql`SELECT number, user_id FROM sip_numbers WHERE number = ANY(${`{${numbers.join(',')}}`}::text[]) AND user_id IS NOT NULL`,
+    );
+    const record = toCallRecord(c);
+    for (const o of owners) {
+      await this.deps.publish(Number(c.project_id), topics.callsManagement(o.number), REALTIME_EVENTS.callUpdated, record, {
+        users: [Number(o.user_id)],
+      });
+    }
+  }
+}

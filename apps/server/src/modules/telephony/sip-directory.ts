@@ -1,0 +1,241 @@
+import { type ForwardRules, TELEPHONY_DEFAULTS, WEEK_DAYS, type WeekDay } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import { type DbOrTx, queryRows } from '../../core/db/client.js';
+import {
+  SIP_HEADERS,
+  type SipDirectory,
+  type SipInviteInfo,
+  type SipRoute,
+  type SipStage,
+  type SipTarget,
+  type SipTrunkRoute,
+} from '../../sip/types.js';
+import { type Caller, callablePredicate, loadCaller } from './call-rules.js';
+
+const reject = (status: number, reason: string): SipRoute => ({ kind: 'reject', status, reason });
+
+/** X-Sos-Call: any of 1, true, yes (case-insensitive). */
+export const isSosHeader = (value: string | undefined): boolean => !!value && /^(1|true|yes)$/i.test(value.trim());
+
+/** Week day and second of the day of `at` in a time zone (UTC when the zone is unknown). */
+export function zonedDayAndSecond(at: Date, timeZone: string | null): { day: WeekDay; second: number } {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: timeZone ?? 'UTC',
+      weekday: 'short',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      hourCycle: 'h23',
+    }).formatToParts(at);
+  } catch {
+    return zonedDayAndSecond(at, 'UTC');
+  }
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '0';
+  const day = get('weekday').toLowerCase().slice(0, 3) as WeekDay;
+  return {
+    day: WEEK_DAYS.includes(day) ? day : 'mon',
+    second: Number(get('hour')) * 3600 + Number(get('minute')) * 60 + Number(get('second')),
+  };
+}
+
+interface CalleeRow {
+  id: number;
+  number: string;
+  user_id: number | null;
+  is_active: boolean;
+  is_reserved: boolean;
+  callable: boolean;
+  forward_mode: 'disabled' | 'manual' | 'picked';
+  forward_rules: ForwardRules;
+  forward_group: { params: Record<string, unknown>; forward_rules: ForwardRules } | null;
+  time_zone: string | null;
+}
+
+/**
+ * The SIP server's view of Atrium's tables (sip/types.ts): who may register, and where an
+ * authenticated call goes — the call rules of spec comms §6, then the callee's forward mode
+ * (disabled, manual with its own rules, picked with a forward rule group), interception, and
+ * outside numbers through a SIP trunk of the caller's groups.
+ *
+ * Stages come in this order: 'initial'; then, when the number forwards on no answer, the
+ * 'no_answer' stage (rung after the initial stage's timeout); then, when it forwards on error, the
+ * 'error' stage (rung when every target of the stages before failed).
+ */
+export class TelephonyDirectory implements SipDirectory {
+  constructor(
+    private readonly db: DbOrTx,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async credentials(number: string): Promise<{ password: string } | null> {
+    const [r] = await queryRows<{ password: string }>(
+      this.db,
+      sql`SELECT password FROM sip_numbers WHERE number = ${number} AND is_active AND NOT is_reserved`,
+    );
+    return r ? { password: r.password } : null;
+  }
+
+  async route(invite: SipInviteInfo): Promise<SipRoute> {
+    const caller = await loadCaller(this.db, invite.caller);
+    if (!caller) return reject(403, 'Forbidden');
+    const dialled = invite.callee.trim();
+    if (dialled === caller.number) return reject(403, 'Unable to call your number');
+    const sos = isSosHeader(invite.headers[SIP_HEADERS.sos.toLowerCase()]);
+    const [callee] = await queryRows<CalleeRow>(
+      this.db,
+      sql`SELECT n.id, n.number, n.user_id, n.is_active, n.is_reserved, n.forward_mode, n.forward_rules,
+          ${callablePredicate(caller)} AS callable,
+          (SELECT json_build_object('params', f.params, 'forward_rules', f.forward_rules) FROM forward_groups f
+            WHERE f.id = n.forward_group_id) AS forward_group,
+          (SELECT p.settings->>'time_zone' FROM projects p WHERE p.id = n.project_id) AS time_zone
+        FROM sip_numbers n WHERE n.number = ${dialled} AND n.project_id = ${caller.projectId}`,
+    );
+    if (!callee) {
+      const trunk = /^\+?[0-9]{3,20}$/.test(dialled) ? await this.trunkFor(caller.projectId, caller.lineage) : null;
+      if (!trunk) return reject(404, 'Not Found');
+      return {
+        kind: 'fork',
+        callee: dialled,
+        sos,
+        stages: [{ targets: [{ kind: 'trunk', number: dialled, trunk }], timeoutSeconds: null, reason: 'initial' }],
+      };
+    }
+    if (!callee.is_active || callee.is_reserved) return reject(480, 'Temporarily Unavailable');
+    if (caller.userId !== null && callee.user_id !== null && Number(callee.user_id) === caller.userId) {
+      return reject(403, 'User cannot communicate with himself');
+    }
+    if (!callee.callable) return reject(403, 'Forbidden');
+    const owner = await loadCaller(this.db, callee.number);
+    const lineage = owner?.lineage ?? [];
+    const stages = await this.stages(caller, callee, lineage);
+    const interceptors = await this.interceptors(caller, callee);
+    const initial = stages[0] as SipStage;
+    for (const n of interceptors) if (!hasNumber(initial.targets, n)) initial.targets.push({ kind: 'number', number: n });
+    return { kind: 'fork', callee: callee.number, sos, stages: stages.filter((s) => s.targets.length > 0) };
+  }
+
+  /** The forward mode's stages (spec comms §3, §4): the callee, then the rules of the number or its group. */
+  private async stages(caller: Caller, callee: CalleeRow, lineage: number[]): Promise<SipStage[]> {
+    const self: SipTarget = { kind: 'number', number: callee.number };
+    let initial: SipStage = { targets: [self], timeoutSeconds: null, reason: 'initial' };
+    let rules: ForwardRules | null = null;
+    if (callee.forward_mode === 'manual') rules = callee.forward_rules;
+    if (callee.forward_mode === 'picked' && callee.forward_group) {
+      const p = callee.forward_group.params as {
+        numbers?: string[];
+        timeout?: number;
+        days?: WeekDay[];
+        period?: { from: number; to: number };
+        trunk_numbers?: string[];
+        trunk_id?: number | null;
+      };
+      const { day, second } = zonedDayAndSecond(this.now(), callee.time_zone);
+      const days = p.days ?? [...WEEK_DAYS];
+      const period = p.period ?? { from: 0, to: 86_400 };
+      if (days.includes(day) && second >= period.from && second < period.to) {
+        const targets: SipTarget[] = [self];
+        for (const n of p.numbers ?? []) if (n !== caller.number && !hasNumber(targets, n)) targets.push({ kind: 'number', number: n });
+        const trunk = p.trunk_numbers?.length && p.trunk_id ? await this.trunkById(caller.projectId, p.trunk_id) : null;
+        if (trunk) for (const n of p.trunk_numbers ?? []) targets.push({ kind: 'trunk', number: n, trunk });
+        initial = { targets, timeoutSeconds: p.timeout ?? TELEPHONY_DEFAULTS.group_forward_timeout, reason: 'initial' };
+        rules = callee.forward_group.forward_rules;
+      }
+    }
+    const stages: SipStage[] = [initial];
+    if (!rules) return stages;
+    const noAnswer = rules.redirect_if_no_answer;
+    if (noAnswer?.numbers.length) {
+      const targets = await this.targets(caller, noAnswer.numbers, lineage);
+      if (targets.length) {
+        // The initial stage rings for the rule's timeout (or the group's, when shorter) before the forward.
+        const timeout = noAnswer.timeout ?? TELEPHONY_DEFAULTS.no_answer_timeout;
+        initial.timeoutSeconds = initial.timeoutSeconds === null ? timeout : Math.min(initial.timeoutSeconds, timeout);
+        stages.push({ targets, timeoutSeconds: null, reason: 'no_answer' });
+      }
+    }
+    const onError = rules.redirect_if_error;
+    if (onError?.numbers.length) {
+      const targets = await this.targets(caller, onError.numbers, lineage);
+      if (targets.length) stages.push({ targets, timeoutSeconds: null, reason: 'error' });
+    }
+    return stages;
+  }
+
+  /** Forward numbers as targets: Atrium numbers as they are, outside numbers through a trunk of the callee's groups. */
+  private async targets(caller: Caller, numbers: string[], lineage: number[]): Promise<SipTarget[]> {
+    const known = new Set(
+      (
+        await queryRows<{ number: string }>(
+          this.db,
+          sql`SELECT number FROM sip_numbers WHERE project_id = ${caller.projectId} AND is_active AND NOT is_reserved
+            AND number = ANY(${`{${numbers.join(',')}}`}::text[])`,
+        )
+      ).map((r) => r.number),
+    );
+    const out: SipTarget[] = [];
+    let trunk: SipTrunkRoute | null | undefined;
+    for (const n of numbers) {
+      if (n === caller.number) continue;
+      if (known.has(n)) {
+        if (!hasNumber(out, n)) out.push({ kind: 'number', number: n });
+        continue;
+      }
+      if (trunk === undefined) trunk = await this.trunkFor(caller.projectId, lineage);
+      if (trunk) out.push({ kind: 'trunk', number: n, trunk });
+    }
+    return out;
+  }
+
+  /** Master numbers of users intercepting the callee's groups (not the caller's, not the callee's). */
+  private async interceptors(caller: Caller, callee: CalleeRow): Promise<string[]> {
+    const rows = await queryRows<{ number: string }>(
+      this.db,
+      sql`SELECT DISTINCT m.number FROM call_interceptions ci
+        JOIN users u ON u.id = ci.user_id JOIN roles r ON r.id = u.role_id
+        JOIN sip_numbers m ON m.user_id = ci.user_id AND m.purpose = 'master_sip_number' AND m.is_active AND NOT m.is_reserved
+        JOIN sip_numbers n ON n.id = ${callee.id}
+        WHERE ci.is_active AND ci.project_id = ${caller.projectId}
+          AND (r.is_builtin OR 'can_intercept_calls' = ANY(r.permissions))
+          AND m.number <> ${caller.number} AND m.number <> n.number
+          AND (n.user_id IS NULL OR n.user_id <> ci.user_id)
+          AND CASE WHEN n.user_id IS NOT NULL
+              THEN EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = n.user_id AND ug.group_id = ANY(ci.group_ids))
+            WHEN n.device_id IS NOT NULL
+              THEN EXISTS (SELECT 1 FROM devices d WHERE d.id = n.device_id AND d.group_id = ANY(ci.group_ids))
+            ELSE n.group_id = ANY(ci.group_ids) END
+        ORDER BY m.number`,
+    );
+    return rows.map((r) => r.number);
+  }
+
+  private async trunkFor(projectId: number, lineage: number[]): Promise<SipTrunkRoute | null> {
+    return this.trunk(
+      sql`t.project_id = ${projectId} AND EXISTS (SELECT 1 FROM sip_trunk_groups x WHERE x.trunk_id = t.id
+        AND x.group_id = ANY(${`{${lineage.join(',')}}`}::int[]))`,
+    );
+  }
+
+  private trunkById(projectId: number, id: number): Promise<SipTrunkRoute | null> {
+    return this.trunk(sql`t.project_id = ${projectId} AND t.id = ${id}`);
+  }
+
+  private async trunk(where: ReturnType<typeof sql>): Promise<SipTrunkRoute | null> {
+    const [t] = await queryRows<{
+      id: number;
+      termination_uri: string;
+      login: string | null;
+      password: string | null;
+      outgoing_number: string;
+    }>(
+      this.db,
+      sql`SELECT t.id, t.termination_uri, t.login, t.password, t.outgoing_number FROM sip_trunks t WHERE ${where} ORDER BY t.id LIMIT 1`,
+    );
+    return t
+      ? { id: Number(t.id), terminationUri: t.termination_uri, login: t.login, password: t.password, outgoingNumber: t.outgoing_number }
+      : null;
+  }
+}
+
+const hasNumber = (targets: SipTarget[], n: string) => targets.some((t) => t.kind === 'number' && t.number === n);

@@ -1,0 +1,103 @@
+import dgram from 'node:dgram';
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import type { SipStatus } from '@atrium/contract';
+import type { AppInstance } from '../../app.js';
+import type { Config } from '../../config.js';
+import { type SipServer, startSipServer } from '../../sip/index.js';
+import type { SipControl } from './calls.service.js';
+import { telephonyOf } from './telephony.js';
+
+export interface SipRuntime {
+  server: SipServer;
+  close(): Promise<void>;
+}
+
+/** Resolves the first of Atrium's SIP ports something else holds (UDP or TCP), or null. */
+export async function takenSipPort(host: string, port: number, wsPort: number): Promise<string | null> {
+  const tcpFree = (p: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = net.createServer();
+      srv.once('error', () => resolve(false));
+      srv.once('listening', () => srv.close(() => resolve(true)));
+      srv.listen(p, host);
+    });
+  const udpFree = (p: number) =>
+    new Promise<boolean>((resolve) => {
+      const sock = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
+      sock.once('error', () => resolve(false));
+      sock.bind(p, host, () => sock.close(() => resolve(true)));
+    });
+  if (port !== 0 && !(await udpFree(port))) return `UDP ${port}`;
+  if (port !== 0 && !(await tcpFree(port))) return `TCP ${port}`;
+  if (wsPort !== 0 && !(await tcpFree(wsPort))) return `TCP ${wsPort} (WebSocket)`;
+  return null;
+}
+
+/**
+ * Starts the SIP registrar and proxy inside Atrium, on the telephony tables (the directory and the
+ * call recorder of modules/telephony), and hands the console's SIP service calls (status, reinit,
+ * restart, stop a call, the dialer's endpoint) their control. Reinit and restart close and reopen the
+ * listening sockets on the same ports; registrations are kept by the phones, which register again.
+ */
+export async function startSip(app: AppInstance, config: Config): Promise<SipRuntime> {
+  const tel = telephonyOf(app);
+  const tls = config.sip.tls ? { cert: await readFile(config.sip.tls.certFile), key: await readFile(config.sip.tls.keyFile) } : undefined;
+  let ports = { udp: config.sip.port, tcp: config.sip.port, ws: config.sip.wsPort };
+  const open = async (): Promise<SipServer> => {
+    const server = await startSipServer({
+      host: config.sip.host,
+      publicHost: config.sip.publicHost,
+      udpPort: ports.udp,
+      tcpPort: ports.tcp,
+      wsPort: ports.ws,
+      ...(tls ? { tls } : {}),
+      realm: config.sip.publicHost,
+      directory: tel.directory,
+      observer: tel.recorder,
+      log: app.log.child({ component: 'sip' }),
+    });
+    // A restart binds the same ports again, even when the first start was given any free one.
+    ports = { ...server.ports };
+    app.sipWs.port = server.ports.ws;
+    return server;
+  };
+  let server = await open();
+  let startedAt = new Date();
+  const restart = async () => {
+    await server.close();
+    server = await open();
+    startedAt = new Date();
+  };
+  const wsScheme = tls ? 'wss' : 'ws';
+  const control: SipControl = {
+    status: (): SipStatus => ({
+      is_running: true,
+      started_at: startedAt.toISOString(),
+      instances: [
+        {
+          type: 'embedded',
+          ip_address: config.sip.publicHost,
+          status: 'running',
+          registrations: server.registrationCount(),
+          active_calls: server.activeCalls().length,
+        },
+      ],
+    }),
+    reinit: restart,
+    restartInstance: async () => restart(),
+    stopCall: (callId) => server.endCall(callId),
+    endpoint: () => ({ domain: config.sip.publicHost, wsUrl: `${wsScheme}://${config.sip.publicHost}:${server.ports.ws}` }),
+  };
+  tel.calls.attachSip(control);
+  return {
+    get server() {
+      return server;
+    },
+    close: async () => {
+      tel.calls.attachSip(null);
+      await server.close();
+      await tel.recorder.flush();
+    },
+  };
+}

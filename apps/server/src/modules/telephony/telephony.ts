@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { AppInstance } from '../../app.js';
+import { CallRecorder } from './call-recorder.js';
+import { CallsService } from './calls.service.js';
+import { ForwardRulesService } from './forward-rules.service.js';
+import { TelephonyDirectory } from './sip-directory.js';
+import { SipLicense } from './sip-license.js';
+import { SipNumbersService } from './sip-numbers.service.js';
+
+export interface Telephony {
+  numbers: SipNumbersService;
+  forwardRules: ForwardRulesService;
+  calls: CallsService;
+  /** The SIP server's SipDirectory. */
+  directory: TelephonyDirectory;
+  /** The SIP server's SipCallObserver. */
+  recorder: CallRecorder;
+}
+
+// Keyed by the shared services: a plugin's encapsulated instance is another object than the app.
+const built = new WeakMap<object, Telephony>();
+
+/**
+ * The telephony services of one app, built once from its shared decorations. main.ts hands
+ * `directory` and `recorder` to the SIP server and the server to `calls.attachSip(...)`.
+ */
+export function telephonyOf(app: AppInstance): Telephony {
+  const known = built.get(app.services);
+  if (known) return known;
+  const db = app.database.db;
+  const license = new SipLicense(app.services.licenses);
+  const numbers = new SipNumbersService(db, license);
+  const secret = () => (app.config.jwtSecret ? Promise.resolve(app.config.jwtSecret) : app.services.projects.jwtSecret());
+  const calls = new CallsService(db, license, numbers, app.services.devices, secret, app.config.publicUrl, (...a) =>
+    app.services.notifications.notify(...a),
+  );
+  const recorder = new CallRecorder(db, {
+    publish: (...a) => app.realtime.publish(...a),
+    openLock: async (deviceId, call) => {
+      await calls.openLock({ actor: null, ip: 'sip', requestId: `sip-${call.id}-${randomUUID().slice(0, 8)}` }, deviceId);
+    },
+    log: app.log,
+  });
+  const t: Telephony = {
+    numbers,
+    forwardRules: new ForwardRulesService(db, license, app.config.publicUrl),
+    calls,
+    directory: new TelephonyDirectory(db),
+    recorder,
+  };
+  built.set(app.services, t);
+  return t;
+}

@@ -1,0 +1,350 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseUri, tagOf, userOf } from './address.js';
+import { authorize, parseAuthHeader } from './digest.js';
+import { createResponse, cseqOf, type SipRequest, type SipResponse } from './message.js';
+import { type SipServer, startSipServer } from './server.js';
+import { MemoryDirectory, makeRequest, RecordingObserver, registerContact, silentLog, UdpPeer } from './testing.js';
+import type { SipTrunkRoute } from './types.js';
+
+/** The forking proxy at the protocol level, with bare UDP peers as panel, phones and trunk. */
+
+let server: SipServer;
+let directory: MemoryDirectory;
+let observer: RecordingObserver;
+const peers: UdpPeer[] = [];
+
+beforeEach(async () => {
+  directory = new MemoryDirectory();
+  directory.passwords.set('101', 'Panel101');
+  observer = new RecordingObserver();
+  server = await startSipServer({
+    host: '127.0.0.1',
+    udpPort: 0,
+    tcpPort: 0,
+    wsPort: 0,
+    realm: 'atrium.test',
+    directory,
+    observer,
+    log: silentLog,
+    timers: { t1Ms: 50 },
+  });
+});
+
+afterEach(async () => {
+  for (const p of peers.splice(0)) p.close();
+  await server.close();
+});
+
+async function peer(): Promise<UdpPeer> {
+  const p = await UdpPeer.open();
+  peers.push(p);
+  return p;
+}
+
+async function phone(number: string): Promise<UdpPeer> {
+  const p = await peer();
+  directory.passwords.set(number, `Pw${number}x`);
+  expect(await registerContact(server.ports.udp, number, `Pw${number}x`, p.port)).toBe(200);
+  return p;
+}
+
+let callCounter = 0;
+
+/** The panel 101 INVITEs `callee` and answers the 407; returns the INVITE it sent last. */
+async function dial(panel: UdpPeer, callee: string, opts: { password?: string; maxForwards?: string } = {}): Promise<SipRequest> {
+  callCounter++;
+  const base = {
+    port: panel.port,
+    from: '<sip:101@atrium.test>;tag=panel',
+    to: `<sip:${callee}@atrium.test>`,
+    callId: `call-${callCounter}-${panel.port}`,
+    extra: [['Contact', `<sip:101@127.0.0.1:${panel.port}>`]] as Array<[string, string]>,
+  };
+  const uri = `sip:${callee}@127.0.0.1:${server.ports.udp}`;
+  const first = makeRequest('INVITE', uri, { ...base, cseq: 1 });
+  panel.send(first, server.ports.udp);
+  const challenge = await panel.response();
+  expect(challenge.status).toBe(407);
+  const ack = makeRequest('ACK', uri, { ...base, to: challenge.headers.get('to') ?? '', cseq: 1 });
+  ack.headers.set('Via', first.headers.get('via') ?? '');
+  panel.send(ack, server.ports.udp);
+  const params = parseAuthHeader(challenge.headers.get('proxy-authenticate') ?? '');
+  if (!params) throw new Error('no challenge');
+  const auth = authorize(params, { username: '101', password: opts.password ?? 'Panel101' }, 'INVITE', uri);
+  const extra = [...base.extra, ['Proxy-Authorization', auth] as [string, string]];
+  const second = makeRequest('INVITE', uri, { ...base, cseq: 2, extra });
+  if (opts.maxForwards) second.headers.set('Max-Forwards', opts.maxForwards);
+  panel.send(second, server.ports.udp);
+  return second;
+}
+
+/** A phone's answer to the INVITE it got, sent back to the server. */
+function reply(p: UdpPeer, invite: SipRequest, status: number, reason: string, tag = `tag${p.port}`): SipResponse {
+  const res = createResponse(invite, status, reason, tag);
+  for (const rr of invite.headers.getAll('record-route')) res.headers.add('Record-Route', rr);
+  res.headers.add('Contact', `<sip:phone@127.0.0.1:${p.port}>`);
+  p.send(res, server.ports.udp);
+  return res;
+}
+
+async function nextRequest(p: UdpPeer, method: string): Promise<SipRequest> {
+  for (;;) {
+    const req = await p.request();
+    if (req.method === method) return req;
+  }
+}
+
+describe('proxy authentication and routing', () => {
+  it('answers 403 to a wrong password and 483 when Max-Forwards is spent', async () => {
+    const panel = await peer();
+    const invite = await dial(panel, '201', { password: 'nope' });
+    const forbidden = await panel.response();
+    expect(forbidden.status).toBe(403);
+    const ack = makeRequest('ACK', invite.uri, {
+      port: panel.port,
+      from: invite.headers.get('from') ?? '',
+      to: forbidden.headers.get('to') ?? '',
+      callId: invite.headers.get('call-id') ?? '',
+      cseq: cseqOf(invite).seq,
+    });
+    ack.headers.set('Via', invite.headers.get('via') ?? '');
+    panel.send(ack, server.ports.udp);
+    expect(await panel.silent(150)).toBe(true);
+    await dial(panel, '201', { maxForwards: '0' });
+    expect((await panel.response()).status).toBe(483);
+  });
+
+  it('answers the directory rejection and records a failed call', async () => {
+    directory.routes.set('101', { kind: 'reject', status: 403, reason: 'Cannot call own number' });
+    const panel = await peer();
+    await dial(panel, '101');
+    const res = await panel.response();
+    expect(res.status).toBe(403);
+    expect(tagOf(res.headers.get('to'))).toBeTruthy();
+    expect(observer.types()).toEqual(['created', 'ended']);
+    expect(observer.events[1]).toMatchObject({ outcome: 'failed', status: 403 });
+  });
+
+  it('answers 480 (noanswer) when the number has no contacts', async () => {
+    const panel = await peer();
+    await dial(panel, '201');
+    expect((await panel.response()).status).toBe(480);
+    expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'noanswer', status: 480 });
+  });
+});
+
+describe('cancellation', () => {
+  it('records created then cancel when the caller cancels while the directory is still routing', async () => {
+    directory.routeDelayMs = 200;
+    const p = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    await new Promise((r) => setTimeout(r, 50));
+    const cancel = makeRequest('CANCEL', invite.uri, {
+      port: panel.port,
+      from: invite.headers.get('from') ?? '',
+      to: invite.headers.get('to') ?? '',
+      callId: invite.headers.get('call-id') ?? '',
+      cseq: cseqOf(invite).seq,
+    });
+    cancel.headers.set('Via', invite.headers.get('via') ?? '');
+    panel.send(cancel, server.ports.udp);
+    const statuses = [(await panel.response()).status, (await panel.response()).status].sort();
+    expect(statuses).toEqual([200, 487]);
+    await observer.waitFor('ended');
+    expect(observer.types()).toEqual(['created', 'ended']);
+    expect(observer.events[1]).toMatchObject({ outcome: 'cancel', status: 487 });
+    expect(await p.silent(300)).toBe(true);
+  });
+});
+
+describe('forking', () => {
+  it('rings every contact at once, takes the first 200 and cancels the other', async () => {
+    const a = await phone('201');
+    const b = await peer();
+    expect(await registerContact(server.ports.udp, '201', 'Pw201x', b.port)).toBe(200);
+    const panel = await peer();
+    await dial(panel, '201');
+    const [inviteA, inviteB] = await Promise.all([nextRequest(a, 'INVITE'), nextRequest(b, 'INVITE')]);
+    expect(inviteA.headers.get('x-speech-id')).toBe(inviteA.headers.get('call-id'));
+    reply(a, inviteA, 180, 'Ringing');
+    reply(b, inviteB, 180, 'Ringing');
+    reply(b, inviteB, 200, 'OK');
+    const cancel = await nextRequest(a, 'CANCEL');
+    expect(cancel.headers.get('reason')).toMatch(/cause=200/);
+    reply(a, cancel, 200, 'OK');
+    reply(a, inviteA, 487, 'Request Terminated');
+    const ackForA = await nextRequest(a, 'ACK');
+    expect(cseqOf(ackForA).method).toBe('ACK');
+    let res = await panel.response();
+    while (res.status < 200) res = await panel.response();
+    expect(res.status).toBe(200);
+    expect(res.headers.getAll('via')).toHaveLength(1);
+    expect(await observer.waitFor('answered')).toMatchObject({ by: '201' });
+  });
+
+  it('goes to the error stage when every fork of a stage fails', async () => {
+    const first = await phone('201');
+    const second = await phone('202');
+    directory.routes.set('201', {
+      kind: 'fork',
+      callee: '201',
+      sos: true,
+      stages: [
+        { targets: [{ kind: 'number', number: '201' }], timeoutSeconds: 10, reason: 'initial' },
+        { targets: [{ kind: 'number', number: '203' }], timeoutSeconds: 10, reason: 'no_answer' },
+        { targets: [{ kind: 'number', number: '202' }], timeoutSeconds: null, reason: 'error' },
+      ],
+    });
+    const panel = await peer();
+    await dial(panel, '201');
+    const firstInvite = await nextRequest(first, 'INVITE');
+    expect(firstInvite.headers.get('x-sos-call')).toBe('true');
+    expect(firstInvite.headers.get('x-target-callee')).toBe('201');
+    reply(first, firstInvite, 503, 'Service Unavailable');
+    const invite = await nextRequest(second, 'INVITE');
+    expect(invite.headers.get('x-target-callee')).toBe('201');
+    reply(second, invite, 486, 'Busy Here');
+    let res = await panel.response();
+    while (res.status < 200) res = await panel.response();
+    expect(res.status).toBe(486);
+    expect(observer.events[0]).toMatchObject({ type: 'created', sos: true });
+    expect(await observer.waitFor('forwarded')).toMatchObject({ reason: 'error', numbers: ['202'] });
+    expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'busy', status: 486 });
+  });
+
+  it('retransmits the INVITE over UDP until the phone answers', async () => {
+    const p = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201');
+    const first = await nextRequest(p, 'INVITE');
+    const again = await nextRequest(p, 'INVITE');
+    expect(again.headers.get('via')).toBe(first.headers.get('via'));
+    reply(p, first, 180, 'Ringing');
+    expect(await p.silent(200)).toBe(true);
+  });
+
+  it('stops a ringing call from the console: CANCEL to the phone, 487 to the panel', async () => {
+    const p = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201');
+    const invite = await nextRequest(p, 'INVITE');
+    reply(p, invite, 180, 'Ringing');
+    const ringing = await observer.waitFor('ringing');
+    expect(await server.endCall(ringing.callId)).toBe(true);
+    await nextRequest(p, 'CANCEL');
+    let res = await panel.response();
+    while (res.status < 200) res = await panel.response();
+    expect(res.status).toBe(487);
+    expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'cancel' });
+  });
+});
+
+describe('trunks', () => {
+  it('sends an outside call to the trunk as its outgoing number and answers its 401', async () => {
+    const trunkPeer = await peer();
+    const trunk: SipTrunkRoute = {
+      id: 1,
+      terminationUri: `sip:127.0.0.1:${trunkPeer.port}`,
+      login: 'atrium',
+      password: 'TrunkPw1',
+      outgoingNumber: '+74950000000',
+    };
+    directory.routes.set('89161234567', {
+      kind: 'fork',
+      callee: '89161234567',
+      sos: false,
+      stages: [{ targets: [{ kind: 'trunk', number: '89161234567', trunk }], timeoutSeconds: null, reason: 'initial' }],
+    });
+    const panel = await peer();
+    const sent = await dial(panel, '89161234567');
+    const first = await nextRequest(trunkPeer, 'INVITE');
+    expect(first.uri).toBe(`sip:89161234567@127.0.0.1:${trunkPeer.port}`);
+    expect(userOf(first.headers.get('from'))).toBe('+74950000000');
+    expect(first.headers.get('proxy-authorization')).toBeUndefined();
+    const challenge = createResponse(first, 401, 'Unauthorized', 'trunk401');
+    challenge.headers.add('WWW-Authenticate', 'Digest realm="carrier", nonce="n0nce", qop="auth"');
+    trunkPeer.send(challenge, server.ports.udp);
+    await nextRequest(trunkPeer, 'ACK');
+    const second = await nextRequest(trunkPeer, 'INVITE');
+    const creds = parseAuthHeader(second.headers.get('authorization') ?? '');
+    expect(creds?.params.get('username')).toBe('atrium');
+    expect(creds?.params.get('realm')).toBe('carrier');
+    expect(cseqOf(second).seq).toBe(cseqOf(first).seq + 1);
+    reply(trunkPeer, second, 200, 'OK');
+    let res = await panel.response();
+    while (res.status < 200) res = await panel.response();
+    expect(res.status).toBe(200);
+    // The caller sees its own CSeq back, whatever the trunk leg used.
+    expect(cseqOf(res).seq).toBe(cseqOf(sent).seq);
+    expect(parseUri(res.headers.get('contact')?.slice(1, -1) ?? '')?.port).toBe(trunkPeer.port);
+    expect(await observer.waitFor('answered')).toMatchObject({ by: '89161234567' });
+  });
+});
+
+describe('in-dialog relay', () => {
+  it("relays a re-INVITE (hold), DTMF from the callee and the callee's BYE by the dialog", async () => {
+    const p = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    const forwarded = await nextRequest(p, 'INVITE');
+    reply(p, forwarded, 200, 'OK', 'phone-tag');
+    let ok = await panel.response();
+    while (ok.status < 200) ok = await panel.response();
+    expect(ok.status).toBe(200);
+    const route = ok.headers.getAll('record-route').reverse();
+    expect(route).toEqual([`<sip:127.0.0.1:${server.ports.udp};lr>`]);
+    const phoneUri = `sip:phone@127.0.0.1:${p.port}`;
+    const panelDialog = (method: string, cseq: number) => {
+      const req = makeRequest(method, phoneUri, {
+        port: panel.port,
+        from: invite.headers.get('from') ?? '',
+        to: ok.headers.get('to') ?? '',
+        callId: invite.headers.get('call-id') ?? '',
+        cseq,
+        extra: route.map((r): [string, string] => ['Route', r]),
+      });
+      panel.send(req, server.ports.udp);
+      return req;
+    };
+    panelDialog('ACK', 2);
+    const ack = await nextRequest(p, 'ACK');
+    expect(ack.headers.get('route')).toBeUndefined();
+
+    panelDialog('INVITE', 3);
+    const reinvite = await nextRequest(p, 'INVITE');
+    expect(tagOf(reinvite.headers.get('to'))).toBe('phone-tag');
+    reply(p, reinvite, 200, 'OK', 'phone-tag');
+    let reOk = await panel.response();
+    while (reOk.status < 200) reOk = await panel.response();
+    expect(cseqOf(reOk)).toEqual({ seq: 3, method: 'INVITE' });
+    panelDialog('ACK', 3);
+    await nextRequest(p, 'ACK');
+
+    const phoneDialog = (method: string, cseq: number, extra: Array<[string, string]> = [], body = '') => {
+      const req = makeRequest(method, `sip:101@127.0.0.1:${panel.port}`, {
+        port: p.port,
+        from: ok.headers.get('to') ?? '',
+        to: invite.headers.get('from') ?? '',
+        callId: invite.headers.get('call-id') ?? '',
+        cseq,
+        extra: [...forwarded.headers.getAll('record-route').map((r): [string, string] => ['Route', r]), ...extra],
+        body,
+      });
+      p.send(req, server.ports.udp);
+      return req;
+    };
+    phoneDialog('INFO', 1, [['Content-Type', 'application/dtmf']], '5');
+    const info = await nextRequest(panel, 'INFO');
+    panel.send(createResponse(info, 200, 'OK'), server.ports.udp);
+    expect((await p.response()).status).toBe(200);
+    expect(await observer.waitFor('dtmf')).toMatchObject({ from: '201', digit: '5' });
+
+    phoneDialog('BYE', 2);
+    const bye = await nextRequest(panel, 'BYE');
+    panel.send(createResponse(bye, 200, 'OK'), server.ports.udp);
+    expect((await p.response()).status).toBe(200);
+    expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'answered', status: 200 });
+    expect(server.activeCalls()).toEqual([]);
+  });
+});

@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { tagOf } from './address.js';
+import { DigestAuthenticator } from './auth.js';
+import type { SipActiveCall } from './call.js';
+import { DialogRelay } from './dialog.js';
+import { NonceIssuer } from './digest.js';
+import { LocalAddress } from './local-address.js';
+import type { SipRequest } from './message.js';
+import { SipProxy } from './proxy.js';
+import { Registrar, type RegistrarOptions } from './registrar.js';
+import { resolveTimers, type SipLogger, type SipTimerOptions, TimerSet } from './server-types.js';
+import { type ServerTransaction, TransactionLayer } from './transaction.js';
+import { type Destination, SipTransports } from './transport.js';
+import type { SipCallObserver, SipContact, SipDirectory } from './types.js';
+
+export interface SipServerOptions {
+  /** Address to bind; also the host we put in Via and Record-Route unless publicHost is given. */
+  host: string;
+  /** 0 binds an ephemeral port; the bound ports are in SipServer.ports. */
+  udpPort: number;
+  tcpPort: number;
+  /** WebSocket port: wss when `tls` is given, plain ws otherwise. */
+  wsPort: number;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** The address phones reach us at, when `host` is a wildcard or behind NAT. */
+  publicHost?: string;
+  realm: string;
+  directory: SipDirectory;
+  observer: SipCallObserver;
+  log: SipLogger;
+  timers?: SipTimerOptions;
+  registrar?: RegistrarOptions;
+  /** How long a digest nonce stays fresh before stale=true, default 300 s. */
+  nonceTtlSeconds?: number;
+}
+
+export interface SipServer {
+  ports: { udp: number; tcp: number; ws: number };
+  contacts(number: string): SipContact[];
+  /** Contacts registered now, over every number. */
+  registrationCount(): number;
+  /** Stops a call: BYE to both sides once answered, CANCEL and 487 while ringing. False if unknown. */
+  endCall(callId: string): Promise<boolean>;
+  activeCalls(): SipActiveCall[];
+  close(): Promise<void>;
+}
+
+const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, PRACK, REGISTER';
+
+export async function startSipServer(opts: SipServerOptions): Promise<SipServer> {
+  const { log } = opts;
+  const timerSet = new TimerSet();
+  const timers = resolveTimers(opts.timers);
+  // The handlers run only once start() resolved; by then the layers below are built.
+  const transports = new SipTransports(opts, log, {
+    onMessage: (msg, flow) => layer.receive(msg, flow),
+    onFlowClosed: (flow) => registrar.flowClosed(flow),
+  });
+  await transports.start();
+
+  const local = new LocalAddress(opts.publicHost ?? (opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host), transports);
+  const auth = new DigestAuthenticator(opts.realm, opts.directory, new NonceIssuer((opts.nonceTtlSeconds ?? 300) * 1000));
+  const registrar = new Registrar(auth, opts.observer, log, timerSet, opts.registrar);
+  let relay: DialogRelay | null = null;
+  let proxy: SipProxy | null = null;
+
+  const failed = (tx: ServerTransaction) => (err: unknown) => {
+    log.error({ err, method: tx.request.method }, 'sip request handling failed');
+    tx.reply(500, 'Server Internal Error');
+  };
+
+  const onRequest = (req: SipRequest, tx: ServerTransaction | null, flow: Destination): void => {
+    // RFC 3261 §16.4: Route entries naming us (one, or two after a double Record-Route) come off.
+    for (let top = req.headers.get('route'); top && local.isLocalUri(top); top = req.headers.get('route')) req.headers.shift('route');
+    if (tagOf(req.headers.get('to'))) {
+      relay?.onRequest(req, tx);
+      return;
+    }
+    if (!tx) return;
+    switch (req.method) {
+      case 'REGISTER':
+        registrar.handle(req, tx, flow).catch(failed(tx));
+        return;
+      case 'INVITE':
+        if (Number(req.headers.get('max-forwards') ?? 70) <= 0) tx.reply(483, 'Too Many Hops');
+        else proxy?.onInvite(req, tx, flow).catch(failed(tx));
+        return;
+      case 'OPTIONS':
+        tx.reply(200, 'OK', (res) => {
+          res.headers.add('Allow', ALLOW);
+          res.headers.add('Accept', 'application/sdp');
+        });
+        return;
+      case 'BYE':
+      case 'INFO':
+      case 'UPDATE':
+      case 'PRACK':
+        tx.reply(481, 'Call/Transaction Does Not Exist');
+        return;
+      default:
+        tx.reply(405, 'Method Not Allowed', (res) => res.headers.add('Allow', ALLOW));
+    }
+  };
+
+  const layer = new TransactionLayer(
+    transports,
+    timerSet,
+    timers,
+    randomBytes(6).toString('hex'),
+    {
+      onRequest,
+      onCancel: (tx) => {
+        if (!relay?.onCancel(tx)) proxy?.onCancel(tx);
+      },
+    },
+    log,
+  );
+  const deps = {
+    layer,
+    local,
+    registrar,
+    auth,
+    directory: opts.directory,
+    observer: opts.observer,
+    log,
+    timerSet,
+    timers,
+    hasFlow: (dest: Destination) => transports.hasFlow(dest),
+  };
+  proxy = new SipProxy(deps);
+  relay = new DialogRelay(deps, proxy);
+  const dialogRelay = relay;
+  proxy.onLateAnswer = (call, dialog) => dialogRelay.hangUpLate(call, dialog);
+
+  const activeProxy = proxy;
+  log.info({ ports: transports.ports, realm: opts.realm, host: local.host }, 'sip server listening');
+  return {
+    ports: transports.ports,
+    contacts: (number) => registrar.contacts(number),
+    registrationCount: () => registrar.registrationCount(),
+    endCall: (callId) => dialogRelay.endCall(callId),
+    activeCalls: () => activeProxy.activeCalls(),
+    close: async () => {
+      timerSet.stop();
+      layer.close();
+      await transports.close();
+    },
+  };
+}

@@ -1,0 +1,284 @@
+import dgram from 'node:dgram';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import net from 'node:net';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { formatVia, parseVia } from './address.js';
+import { parseMessage, type SipMessage, StreamFramer, serializeMessage } from './message.js';
+import type { SipLogger } from './server-types.js';
+
+/**
+ * UDP, TCP and WebSocket (RFC 7118, subprotocol `sip`) transports. A stream connection is a flow:
+ * requests to a contact registered over TCP or WS go back over that very connection, since a
+ * browser or a NATed panel cannot be reached any other way.
+ */
+
+export type TransportName = 'udp' | 'tcp' | 'ws' | 'wss';
+
+export interface Destination {
+  transport: TransportName;
+  address: string;
+  port: number;
+}
+
+export interface TransportOptions {
+  host: string;
+  udpPort: number;
+  tcpPort: number;
+  wsPort: number;
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+export interface TransportHandlers {
+  onMessage(msg: SipMessage, flow: Destination): void;
+  onFlowClosed(flow: Destination): void;
+}
+
+interface StreamConnection {
+  write(data: Buffer): void;
+  close(): void;
+}
+
+export const flowKey = (d: Destination): string => `${d.transport}:${d.address}:${d.port}`;
+
+export const isReliable = (transport: TransportName): boolean => transport !== 'udp';
+
+const plainAddress = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
+
+export class SipTransports {
+  readonly ports = { udp: 0, tcp: 0, ws: 0 };
+  readonly wsTransport: 'ws' | 'wss';
+  private udp: dgram.Socket | null = null;
+  private tcp: net.Server | null = null;
+  private http: HttpServer | null = null;
+  private wss: WebSocketServer | null = null;
+  private readonly streams = new Map<string, StreamConnection>();
+  private readonly sockets = new Set<net.Socket>();
+  private closed = false;
+
+  constructor(
+    private readonly opts: TransportOptions,
+    private readonly log: SipLogger,
+    private readonly handlers: TransportHandlers,
+  ) {
+    this.wsTransport = opts.tls ? 'wss' : 'ws';
+  }
+
+  async start(): Promise<void> {
+    const results = await Promise.allSettled([this.startUdp(), this.startTcp(), this.startWs()]);
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) {
+      // One port taken must not leave the other two bound.
+      await this.close();
+      throw failure.reason;
+    }
+  }
+
+  private startUdp(): Promise<void> {
+    const socket = dgram.createSocket(net.isIPv6(this.opts.host) ? 'udp6' : 'udp4');
+    this.udp = socket;
+    socket.on('message', (data, rinfo) => {
+      this.receive(data, { transport: 'udp', address: plainAddress(rinfo.address), port: rinfo.port });
+    });
+    socket.on('error', (err) => this.log.warn({ err }, 'sip udp socket error'));
+    return new Promise((resolve, reject) => {
+      socket.once('error', reject);
+      socket.bind(this.opts.udpPort, this.opts.host, () => {
+        socket.off('error', reject);
+        this.ports.udp = socket.address().port;
+        resolve();
+      });
+    });
+  }
+
+  private startTcp(): Promise<void> {
+    const server = net.createServer((socket) => this.adoptTcp(socket));
+    this.tcp = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.tcpPort, this.opts.host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        this.ports.tcp = typeof address === 'object' && address ? address.port : 0;
+        resolve();
+      });
+    });
+  }
+
+  private adoptTcp(socket: net.Socket): Destination {
+    const flow: Destination = { transport: 'tcp', address: plainAddress(socket.remoteAddress), port: socket.remotePort ?? 0 };
+    const key = flowKey(flow);
+    const framer = new StreamFramer();
+    this.sockets.add(socket);
+    this.streams.set(key, { write: (data) => socket.write(data), close: () => socket.destroy() });
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => {
+      // RFC 5626 §4.4.1 keep-alive: a CRLFCRLF ping is answered with a CRLF pong.
+      if (chunk.length === 4 && chunk.toString('latin1') === '\r\n\r\n') {
+        socket.write('\r\n');
+        return;
+      }
+      const messages = framer.push(chunk);
+      if (messages === 'overflow') {
+        this.log.warn({ flow: key }, 'sip tcp message over the size limit; closing');
+        socket.destroy();
+        return;
+      }
+      for (const m of messages) this.receive(m, flow);
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      this.streams.delete(key);
+      if (!this.closed) this.handlers.onFlowClosed(flow);
+    });
+    return flow;
+  }
+
+  private startWs(): Promise<void> {
+    const server = this.opts.tls ? createHttpsServer({ cert: this.opts.tls.cert, key: this.opts.tls.key }) : createHttpServer();
+    this.http = server;
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    const wss = new WebSocketServer({
+      server,
+      maxPayload: 64 * 1024,
+      handleProtocols: (protocols) => (protocols.has('sip') ? 'sip' : false),
+    });
+    this.wss = wss;
+    wss.on('connection', (ws, req) => this.adoptWs(ws, plainAddress(req.socket.remoteAddress), req.socket.remotePort ?? 0));
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.wsPort, this.opts.host, () => {
+        server.off('error', reject);
+        const address = server.address();
+        this.ports.ws = typeof address === 'object' && address ? address.port : 0;
+        resolve();
+      });
+    });
+  }
+
+  private adoptWs(ws: WebSocket, address: string, port: number): void {
+    const flow: Destination = { transport: this.wsTransport, address, port };
+    const key = flowKey(flow);
+    if (ws.protocol !== 'sip') {
+      ws.close(1002, 'subprotocol sip required');
+      return;
+    }
+    this.streams.set(key, { write: (data) => ws.send(data.toString('utf8')), close: () => ws.terminate() });
+    // RFC 7118 §5: one SIP message per WebSocket message, text or binary.
+    ws.on('message', (data) => {
+      const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+      this.receive(buf, flow);
+    });
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => {
+      this.streams.delete(key);
+      if (!this.closed) this.handlers.onFlowClosed(flow);
+    });
+  }
+
+  private receive(data: Buffer, flow: Destination): void {
+    if (this.closed) return;
+    const msg = parseMessage(data);
+    if (!msg) {
+      if (data.toString('latin1').trim().length > 0)
+        this.log.debug({ flow: flowKey(flow), bytes: data.length }, 'sip message dropped: unparsable');
+      return;
+    }
+    if (msg.kind === 'request') stampReceived(msg, flow);
+    try {
+      this.handlers.onMessage(msg, flow);
+    } catch (err) {
+      this.log.error({ err }, 'sip message handler failed');
+    }
+  }
+
+  /** Whether a stream flow to this destination is open (a WS flow cannot be re-created by us). */
+  hasFlow(dest: Destination): boolean {
+    return dest.transport === 'udp' || this.streams.has(flowKey(dest));
+  }
+
+  /** Sends; returns false when the destination cannot be reached (no flow, closed). */
+  send(dest: Destination, msg: SipMessage): boolean {
+    if (this.closed) return false;
+    const data = serializeMessage(msg);
+    if (dest.transport === 'udp') {
+      this.udp?.send(data, dest.port, dest.address, (err) => {
+        if (err) this.log.debug({ err, to: flowKey(dest) }, 'sip udp send failed');
+      });
+      return true;
+    }
+    const stream = this.streams.get(flowKey(dest));
+    if (stream) {
+      stream.write(data);
+      return true;
+    }
+    if (dest.transport !== 'tcp') return false;
+    // Outbound TCP (trunks): connect, then adopt the socket as a flow like an inbound one.
+    const socket = net.connect({ host: dest.address, port: dest.port });
+    socket.once('connect', () => {
+      const flow = this.adoptTcp(socket);
+      if (flowKey(flow) !== flowKey(dest))
+        this.streams.set(flowKey(dest), { write: (d) => socket.write(d), close: () => socket.destroy() });
+      socket.write(data);
+    });
+    socket.once('error', (err) => this.log.debug({ err, to: flowKey(dest) }, 'sip tcp connect failed'));
+    this.sockets.add(socket);
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const stream of this.streams.values()) stream.close();
+    this.streams.clear();
+    for (const socket of this.sockets) socket.destroy();
+    const waits: Promise<void>[] = [];
+    if (this.udp) {
+      const udp = this.udp;
+      waits.push(new Promise((resolve) => udp.close(() => resolve())));
+    }
+    if (this.tcp) {
+      const tcp = this.tcp;
+      waits.push(new Promise((resolve) => tcp.close(() => resolve())));
+    }
+    if (this.wss) {
+      const wss = this.wss;
+      for (const client of wss.clients) client.terminate();
+      waits.push(new Promise((resolve) => wss.close(() => resolve())));
+    }
+    if (this.http) {
+      const http = this.http;
+      http.closeAllConnections();
+      waits.push(new Promise((resolve) => http.close(() => resolve())));
+    }
+    await Promise.all(waits);
+  }
+}
+
+/** RFC 3261 §18.2.1 and RFC 3581: note where a request really came from in its top Via. */
+function stampReceived(msg: SipMessage, flow: Destination): void {
+  const top = msg.headers.get('via');
+  const via = top ? parseVia(top) : null;
+  if (!via) return;
+  if (via.host !== flow.address) via.params.set('received', flow.address);
+  if (via.params.has('rport')) {
+    via.params.set('rport', String(flow.port));
+    via.params.set('received', flow.address);
+  }
+  msg.headers.shift('via');
+  msg.headers.prepend('Via', formatVia(via));
+}
+
+/** Where a response to a request that arrived over `flow` goes (RFC 3261 §18.2.2, RFC 3581). */
+export function responseDestination(viaValue: string | undefined, flow: Destination): Destination {
+  if (flow.transport !== 'udp') return flow;
+  const via = viaValue ? parseVia(viaValue) : null;
+  if (!via) return flow;
+  const rport = via.params.get('rport');
+  const address = via.params.get('received') ?? via.host;
+  const port = rport ? Number(rport) : (via.port ?? 5060);
+  return { transport: 'udp', address, port };
+}

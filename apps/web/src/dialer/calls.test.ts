@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import {
+  activeCall,
+  answeredNumber,
+  callsReducer,
+  canHold,
+  canResume,
+  isDisabled,
+  mapServerStatus,
+  nextSweepIn,
+  returnCandidate,
+  ringingCall,
+  startConfirmation,
+} from './calls';
+import type { DialerCall, ServerCall } from './types';
+
+const OWN = '100';
+const server = (id: number, status: ServerCall['status'], extra: Partial<ServerCall> = {}): ServerCall => ({
+  id: String(id),
+  status,
+  type: 'awaiting',
+  caller: '500',
+  callee: '900',
+  answered_by: null,
+  sos: false,
+  created_at: 1_700_000_000,
+  info: { address: null, user: null },
+  ...extra,
+});
+const run = (...actions: Parameters<typeof callsReducer>[1][]): DialerCall[] => actions.reduce<DialerCall[]>(callsReducer, []);
+const one = (calls: DialerCall[], id: string) => calls.find((c) => c.speechId === id) as DialerCall;
+
+describe('server status map', () => {
+  it('maps each server status', () => {
+    expect(['new', 'calling', 'destroyed', 'answered', 'waiting', 'answered_waiting'].map(mapServerStatus)).toEqual([
+      'new',
+      'calling',
+      'destroyed',
+      'active',
+      'paused',
+      'processed_paused',
+    ]);
+  });
+
+  it('reads the number before the dash of answered_by', () => {
+    expect(answeredNumber('101-abc')).toBe('101');
+    expect(answeredNumber('101')).toBe('101');
+    expect(answeredNumber(null)).toBeNull();
+  });
+});
+
+describe('outgoing call', () => {
+  it('is calling, accepted makes it active with a start time, an end destroys it and it leaves 5 s later', () => {
+    let calls = run({ type: 'outgoing', speechId: 'a', number: '200', video: false, now: 0 });
+    expect(one(calls, 'a')).toMatchObject({ status: 'calling', direction: 'outgoing', hasSIPSession: true, isSelected: true });
+    calls = callsReducer(calls, { type: 'accepted', speechId: 'a', now: 1000 });
+    expect(one(calls, 'a')).toMatchObject({ status: 'active', started: 1000 });
+    calls = callsReducer(calls, { type: 'sessionEnded', speechId: 'a', now: 2000 });
+    expect(one(calls, 'a')).toMatchObject({ status: 'destroyed', hasSIPSession: false, endedAt: 2000 });
+    expect(nextSweepIn(calls, 3000)).toBe(4000);
+    expect(callsReducer(calls, { type: 'sweep', now: 6999 })).toHaveLength(1);
+    expect(callsReducer(calls, { type: 'sweep', now: 7000 })).toHaveLength(0);
+  });
+});
+
+describe('incoming call', () => {
+  it('rings until accepted', () => {
+    let calls = run({
+      type: 'incoming',
+      speechId: 'b',
+      number: '300',
+      callee: OWN,
+      callType: 'normal',
+      sosCall: true,
+      parentId: null,
+      video: false,
+      now: 0,
+    });
+    expect(ringingCall(calls)?.speechId).toBe('b');
+    expect(one(calls, 'b').sosCall).toBe(true);
+    calls = callsReducer(calls, { type: 'accepted', speechId: 'b', now: 10 });
+    expect(ringingCall(calls)).toBeNull();
+    expect(activeCall(calls)?.speechId).toBe('b');
+  });
+});
+
+describe('awaiting calls', () => {
+  it('adds queued calls from the server, pauses and resumes through joining', () => {
+    let calls = run({
+      type: 'serverList',
+      calls: [server(1, 'waiting'), server(2, 'answered_waiting', { answered_by: `${OWN}-x` })],
+      ownNumber: OWN,
+      now: 0,
+    });
+    expect(calls.map((c) => [c.speechId, c.type, c.status])).toEqual([
+      ['1', 'awaiting', 'paused'],
+      ['2', 'awaiting', 'processed_paused'],
+    ]);
+    expect(canResume(one(calls, '1'), OWN)).toBe(true);
+    calls = callsReducer(calls, { type: 'joining', speechId: '1' });
+    // the server still says waiting while this browser joins
+    calls = callsReducer(calls, { type: 'server', call: server(1, 'waiting'), ownNumber: OWN, now: 1 });
+    expect(one(calls, '1').status).toBe('joining');
+    calls = callsReducer(calls, { type: 'accepted', speechId: '1', now: 2 });
+    expect(canHold(one(calls, '1'), OWN)).toBe(true);
+    calls = callsReducer(calls, { type: 'paused', speechId: '1' });
+    // the media session ends on pause: the call stays, paused
+    calls = callsReducer(calls, { type: 'sessionEnded', speechId: '1', now: 3 });
+    expect(one(calls, '1')).toMatchObject({ status: 'paused', hasSIPSession: false, endedAt: null });
+  });
+
+  it('disables a call answered by another user and offers no hold', () => {
+    let calls = run({ type: 'server', call: server(7, 'answered', { answered_by: '101-q' }), ownNumber: OWN, now: 0 });
+    const call = one(calls, '7');
+    expect(call.answeredBy).toBe('101');
+    expect(isDisabled(call, OWN)).toBe(true);
+    expect(canHold(call, OWN)).toBe(false);
+    expect(canResume(call, OWN)).toBe(false);
+    calls = callsReducer(calls, { type: 'server', call: server(7, 'destroyed'), ownNumber: OWN, now: 50 });
+    expect(one(calls, '7')).toMatchObject({ status: 'destroyed', endedAt: 50 });
+  });
+
+  it('ignores a destroyed record it never knew', () => {
+    expect(run({ type: 'server', call: server(9, 'destroyed'), ownNumber: OWN, now: 0 })).toEqual([]);
+  });
+});
+
+describe('only one active call', () => {
+  it('asks with cancellation wording for a normal call and hold wording for an awaiting one', () => {
+    expect(startConfirmation([])).toBeNull();
+    let calls = run({ type: 'outgoing', speechId: 'a', number: '200', video: false, now: 0 }, { type: 'accepted', speechId: 'a', now: 1 });
+    expect(startConfirmation(calls)).toEqual({ speechId: 'a', number: '200', wording: 'cancel' });
+    calls = run(
+      { type: 'serverList', calls: [server(1, 'waiting')], ownNumber: OWN, now: 0 },
+      { type: 'joining', speechId: '1' },
+      { type: 'accepted', speechId: '1', now: 1 },
+    );
+    expect(startConfirmation(calls)).toEqual({ speechId: '1', number: '500', wording: 'hold' });
+  });
+
+  it('offers to return to the previous call when others end one and more than one was going on', () => {
+    const calls = run(
+      { type: 'serverList', calls: [server(1, 'waiting')], ownNumber: OWN, now: 0 },
+      { type: 'outgoing', speechId: 'b', number: '200', video: false, now: 0 },
+      { type: 'accepted', speechId: 'b', now: 1 },
+    );
+    expect(returnCandidate(calls, 'b', OWN)?.speechId).toBe('1');
+    const alone = run(
+      { type: 'outgoing', speechId: 'b', number: '200', video: false, now: 0 },
+      { type: 'accepted', speechId: 'b', now: 1 },
+    );
+    expect(returnCandidate(alone, 'b', OWN)).toBeNull();
+  });
+});
+
+describe('per-call settings', () => {
+  it('toggles microphone and volume mute of one call only', () => {
+    let calls = run(
+      { type: 'outgoing', speechId: 'a', number: '200', video: false, now: 0 },
+      {
+        type: 'incoming',
+        speechId: 'b',
+        number: '300',
+        callee: OWN,
+        callType: 'normal',
+        sosCall: false,
+        parentId: null,
+        video: false,
+        now: 0,
+      },
+    );
+    calls = callsReducer(calls, { type: 'toggleMute', speechId: 'a', what: 'mic' });
+    calls = callsReducer(calls, { type: 'toggleMute', speechId: 'b', what: 'volume' });
+    expect(one(calls, 'a').settings).toEqual({ mic: { muted: true }, volume: { muted: false } });
+    expect(one(calls, 'b').settings).toEqual({ mic: { muted: false }, volume: { muted: true } });
+    calls = callsReducer(calls, { type: 'toggleMute', speechId: 'a', what: 'mic' });
+    expect(one(calls, 'a').settings.mic.muted).toBe(false);
+  });
+});
