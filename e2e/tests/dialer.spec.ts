@@ -1,9 +1,5 @@
-// NEEDS, before it can pass (issue 12): the SIP server started by the app (`npm start`) with its
-// WebSocket transport on SIP_WS_PORT (plain ws in this run: no certificate), the telephony routes
-// (PUT /sip-numbers, GET /calls/dialer/credentials answering that ws_url, /sip-numbers/contacts,
-// /calls/history/dialer/{number}, /calls/management/*, /calls/interception), the profile's sip_number
-// set from the user's master number, the console's CSP allowing connect-src to the SIP WebSocket,
-// and `<Dialer />` mounted in AppLayout with the dialer's messages registered (apps/web/src/dialer).
+// Two softphones (JsSIP in Chromium, fake camera and microphone) register with Atrium's SIP server
+// over its WebSocket and call each other through the console's dialer.
 import type { Browser, Page } from '@playwright/test';
 import { ADMIN, Api, expect, makeUser, signInFromLogin, test } from './support/console';
 

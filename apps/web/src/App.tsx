@@ -47,10 +47,12 @@ const retry = (count: number, error: unknown) => !(error instanceof ApiError && 
 export function App() {
   const [queryClient] = useState(() => {
     // Answers are fresh for 10 s, but a change makes every cached answer stale: a list read before a
-    // create or an edit would otherwise come back without it (react-admin marks what it patched as fresh).
+    // create or an edit would otherwise come back without it (react-admin marks what it patched as
+    // fresh). Nothing is fetched now (the page on screen follows react-admin's own update, and a
+    // deleted record must not be asked for again): what is stale is fetched when next shown.
     const client: QueryClient = new QueryClient({
       defaultOptions: { queries: { retry, refetchOnWindowFocus: false, staleTime: 10_000 } },
-      mutationCache: new MutationCache({ onSuccess: () => client.invalidateQueries() }),
+      mutationCache: new MutationCache({ onSuccess: () => client.invalidateQueries({ refetchType: 'none' }) }),
     });
     return client;
   });

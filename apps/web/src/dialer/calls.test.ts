@@ -120,6 +120,11 @@ describe('awaiting calls', () => {
     expect(one(calls, '7')).toMatchObject({ status: 'destroyed', endedAt: 50 });
   });
 
+  it('keeps a call the user placed to a concierge normal, though it waits in the concierge’s queue', () => {
+    const calls = run({ type: 'server', call: server(11, 'answered', { caller: OWN, callee: '900' }), ownNumber: OWN, now: 0 });
+    expect(one(calls, '11')).toMatchObject({ direction: 'outgoing', type: 'normal' });
+  });
+
   it('ignores a destroyed record it never knew', () => {
     expect(run({ type: 'server', call: server(9, 'destroyed'), ownNumber: OWN, now: 0 })).toEqual([]);
   });

@@ -154,7 +154,8 @@ function fromServer(existing: DialerCall | undefined, call: ServerCall, ownNumbe
   // The server can say answered before this browser's session is up: the session decides here.
   if (existing?.hasSIPSession && existing.status === 'calling' && status === 'active' && existing.direction === 'outgoing')
     status = 'calling';
-  const type = existing?.type === 'awaiting' ? 'awaiting' : serverType(call);
+  // A call waits in a concierge's queue: for the caller it stays the normal call they placed.
+  const type = existing?.type === 'awaiting' ? 'awaiting' : base.direction === 'outgoing' ? 'normal' : serverType(call);
   const info = call.info ? { address: call.info.address, user: call.info.user } : base.info;
   const next: DialerCall = {
     ...base,
