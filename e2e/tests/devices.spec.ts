@@ -40,6 +40,10 @@ test('an installer adds a panel, applies its settings and sees the task wait for
   await page.getByRole('button', { name: 'Apply settings' }).click();
   await expect(page.getByText('The settings are queued for the device')).toBeVisible();
   await snapshot(page, 'device-edit');
+  // The panel's forwards: the numbers it may ring, as a spreadsheet.
+  const forwards = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Forwards' }).click();
+  expect((await forwards).suggestedFilename()).toMatch(/^device-\d+-forwards-.*\.xlsx$/);
 
   await sideMenu(page).getByRole('menuitem', { name: 'Device tasks' }).click();
   const row = page.getByRole('row').filter({ hasText: 'Entrance 1' });

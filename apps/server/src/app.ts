@@ -125,7 +125,7 @@ declare module 'fastify' {
     realtime: RealtimeHub;
     files: FileStore;
     readCache: ReadCache;
-    sipWs: { port: number | null };
+    sipWs: { port: number | null; udp: number | null };
   }
   interface FastifyRequest {
     actor: Actor;
@@ -190,8 +190,11 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
-  /** The SIP server's WebSocket port once it listens (main.ts sets it); the CSP lets the dialer reach it. */
-  const sipWs: { port: number | null } = { port: null };
+  /**
+   * The SIP server's ports once it listens (modules/telephony/sip-runtime.ts sets them): the CSP lets
+   * the dialer reach the WebSocket; panels' forwards name the UDP port.
+   */
+  const sipWs: { port: number | null; udp: number | null } = { port: null, udp: null };
   // One JSON parser for every body (core/json-body.ts): empty is none; NUL, __proto__ and deep nesting are a 400.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {

@@ -500,3 +500,38 @@ export const RestartSipInstanceBodySchema = z.strictObject({
   type: z.string().trim().min(1).max(64),
   ip_address: z.string().trim().min(1).max(255),
 });
+
+// --- a device's forwards (GET /devices/{id}/forwards/settings, GET /devices/{id}/forwards) ----------
+
+/** One number a door panel may ring, with where its calls go on (spec entities §7 "forwards"). */
+export const DeviceForwardNumberSchema = z.object({
+  number: z.string(),
+  name: z.string().nullable(),
+  /** Whose number it is: the group's own, or a resident's master number. */
+  purpose: z.enum(['group_sip_number', 'master_sip_number']),
+  owner: z.string().nullable(),
+  /** How the panel dials it: sip:<number>@<address>;transport=<protocol>. */
+  uri: z.string(),
+  forward_mode: z.enum(FORWARD_MODES),
+  forward_rules: ForwardRulesSchema,
+  forward_group: z.string().nullable(),
+});
+export const DeviceForwardEntrySchema = z.object({
+  domain_id: z.number().int(),
+  domain: z.string(),
+  /** The group's logical address (an apartment's number on the panel's keypad), when it has one. */
+  logic_address: z.number().int().nullable(),
+  numbers: z.array(DeviceForwardNumberSchema),
+});
+export const DeviceForwardsSchema = z.object({
+  device_id: z.number().int(),
+  serial_number: z.string(),
+  /** The panel's own virtual number (what it registers as), if it has one. */
+  sip_number: z.string().nullable(),
+  /** Where the panel sends its calls: Atrium's SIP server, and the transport. */
+  address: z.string(),
+  protocol: z.enum(['UDP', 'TCP', 'TLS']),
+  entries: z.array(DeviceForwardEntrySchema),
+});
+export type DeviceForwards = z.infer<typeof DeviceForwardsSchema>;
+export const DeviceForwardsExportQuerySchema = z.strictObject({ export_format: z.enum(['csv', 'xlsx']).default('xlsx') });

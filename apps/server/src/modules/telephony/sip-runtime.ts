@@ -60,6 +60,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     // A restart binds the same ports again, even when the first start was given any free one.
     ports = { ...server.ports };
     app.sipWs.port = server.ports.ws;
+    app.sipWs.udp = server.ports.udp;
     return server;
   };
   let server = await open();

@@ -10,6 +10,8 @@ import {
   CreateForwardGroupBodySchema,
   CreateSipNumberBodySchema,
   CreateSipTrunkBodySchema,
+  DeviceForwardsExportQuerySchema,
+  DeviceForwardsSchema,
   DeviceTokenParamsSchema,
   DialerCredentialsSchema,
   DialerHistoryQuerySchema,
@@ -36,6 +38,8 @@ import {
 } from '@atrium/contract';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
+import { sendExport } from '../../core/export.js';
+import { FORWARD_COLUMNS, forwardRows } from './device-forwards.js';
 import { telephonyOf } from './telephony.js';
 
 const Ok = dataResponse(z.boolean());
@@ -47,7 +51,39 @@ const WithQuerySchema = ListQuerySchema.pick({ with: true });
  * "delete" are no ids).
  */
 export async function telephonyRoutes(app: AppInstance): Promise<void> {
-  const { numbers, forwardRules, calls } = telephonyOf(app);
+  const { numbers, forwardRules, calls, deviceForwards } = telephonyOf(app);
+
+  // --- a door panel's forwards (spec entities §7) ---------------------------------------------
+  const dev = ['devices'];
+  app.get(
+    '/devices/:id/forwards/settings',
+    { schema: { tags: dev, params: IdParamsSchema, response: { 200: dataResponse(DeviceForwardsSchema) } } },
+    async (req) => ({ data: await deviceForwards.of(req.actor, req.params.id) }),
+  );
+  app.get(
+    '/devices/:id/forwards',
+    {
+      schema: {
+        tags: dev,
+        params: IdParamsSchema,
+        querystring: DeviceForwardsExportQuerySchema,
+        produces: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'text/csv'],
+      },
+    },
+    async (req, reply) => {
+      const forwards = await deviceForwards.of(req.actor, req.params.id);
+      const rows = forwardRows(forwards);
+      return sendExport(reply, {
+        format: req.query.export_format,
+        name: `device-${forwards.device_id}-forwards`,
+        columns: FORWARD_COLUMNS,
+        cell: (r, c) => r[c as (typeof FORWARD_COLUMNS)[number]],
+        pages: (async function* () {
+          yield rows;
+        })(),
+      });
+    },
+  );
 
   // --- virtual numbers ------------------------------------------------------------------------
   const vn = ['virtual numbers'];

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppInstance } from '../../app.js';
 import { CallRecorder } from './call-recorder.js';
 import { CallsService } from './calls.service.js';
+import { DeviceForwardsService } from './device-forwards.js';
 import { ForwardRulesService } from './forward-rules.service.js';
 import { TelephonyDirectory } from './sip-directory.js';
 import { SipLicense } from './sip-license.js';
@@ -15,6 +16,8 @@ export interface Telephony {
   directory: TelephonyDirectory;
   /** The SIP server's SipCallObserver. */
   recorder: CallRecorder;
+  /** Door panels' forwards: the numbers they ring and where calls go on. */
+  deviceForwards: DeviceForwardsService;
 }
 
 // Keyed by the shared services: a plugin's encapsulated instance is another object than the app.
@@ -47,6 +50,10 @@ export function telephonyOf(app: AppInstance): Telephony {
     calls,
     directory: new TelephonyDirectory(db),
     recorder,
+    deviceForwards: new DeviceForwardsService(db, app.services.devices, () => {
+      const port = app.sipWs.udp ?? app.config.sip.port;
+      return { address: port === 5060 || !port ? app.config.sip.publicHost : `${app.config.sip.publicHost}:${port}`, protocol: 'UDP' };
+    }),
   };
   built.set(app.services, t);
   return t;

@@ -1,4 +1,5 @@
 import type { Device } from '@atrium/contract';
+import DownloadIcon from '@mui/icons-material/Download';
 import PowerIcon from '@mui/icons-material/PowerSettingsNew';
 import SendIcon from '@mui/icons-material/SettingsRemote';
 import SwapIcon from '@mui/icons-material/SwapHoriz';
@@ -8,6 +9,7 @@ import { useState } from 'react';
 import { TopToolbar, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { downloadFile } from '../../app/kit/download';
 import { EditPage } from '../../app/kit/RecordPage';
 import { useAlert } from '../../app/useAlert';
 import { InitDialog, ProtocolDialog } from './DeviceDialogs';
@@ -41,6 +43,17 @@ function DeviceActions() {
       setBusy(false);
     }
   };
+  // The panel's phonebook: the numbers it may ring and where calls go on (spec entities §7), as a spreadsheet.
+  const forwards = async () => {
+    setBusy(true);
+    try {
+      await downloadFile(`/devices/${record.id}/forwards`, { export_format: 'xlsx' }, `device-${record.id}-forwards.xlsx`);
+    } catch (error) {
+      alert.error(error);
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
     <TopToolbar sx={{ alignItems: 'center' }}>
       <Chip
@@ -50,6 +63,11 @@ function DeviceActions() {
         label={translate(record.online ? 'devices.online' : 'devices.offline')}
         data-testid="device-status"
       />
+      {record.type === 'panel' ? (
+        <Button size="small" startIcon={<DownloadIcon />} disabled={busy} onClick={forwards}>
+          {translate('devices.actions.forwards')}
+        </Button>
+      ) : null}
       {record.can_edit ? (
         <Stack direction="row" sx={{ gap: 1 }}>
           <Button size="small" startIcon={<SendIcon />} disabled={busy || !managed} onClick={apply}>

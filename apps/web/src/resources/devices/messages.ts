@@ -136,6 +136,7 @@ export const en = {
       settings_queued: 'The settings are queued for the device',
       protocol_changed: 'Protocol changed',
       remote_control: 'Remote control',
+      forwards: 'Forwards',
     },
     init: {
       title: 'Initialise %{name}',
@@ -365,6 +366,7 @@ export const ru: typeof en = {
       settings_queued: 'Настройки поставлены в очередь для устройства',
       protocol_changed: 'Протокол изменён',
       remote_control: 'Удалённое управление',
+      forwards: 'Переадресации',
     },
     init: {
       title: 'Инициализация %{name}',
