@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { VALIDATION_MESSAGES as M } from './validators.js';
 
-// Apple Wallet settings (spec comms §3 and §7: GET and PATCH /general-settings/apple-wallet): how an
+// Apple Wallet settings (spec comms §3 and §7: GET and PATCH /settings/apple-wallet): how an
 // identifier's pass looks, and what signs it. Apple signs nothing for us: the pass is signed with the
 // project's Pass Type ID certificate and key, chained to Apple's WWDR intermediate certificate.
 

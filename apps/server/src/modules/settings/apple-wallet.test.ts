@@ -64,11 +64,11 @@ function chain(passphrase?: string) {
 
 describe('Apple Wallet', () => {
   it('keeps the settings, never reads the key back, and lets only project administrators see or change them', async () => {
-    const empty = (await admin.get('/general-settings/apple-wallet')).json().data;
+    const empty = (await admin.get('/settings/apple-wallet')).json().data;
     expect(empty).toMatchObject({ developer_name: 'Atrium', is_configured: false, has_private_key: false, private_key: null });
 
     const c = chain('secret-pass');
-    const saved = await admin.patch('/general-settings/apple-wallet', {
+    const saved = await admin.patch('/settings/apple-wallet', {
       developer_name: 'Riverside Towers',
       background_color: '#102030',
       backfields: [{ name: 'Concierge', value: '+1 555 0100' }],
@@ -90,11 +90,11 @@ describe('Apple Wallet', () => {
     expect(saved.body).not.toContain('secret-pass');
 
     // The masked key sent back as null leaves it in place.
-    const again = (await admin.patch('/general-settings/apple-wallet', { developer_name: 'Riverside', private_key: null })).json().data;
+    const again = (await admin.patch('/settings/apple-wallet', { developer_name: 'Riverside', private_key: null })).json().data;
     expect(again).toMatchObject({ developer_name: 'Riverside', has_private_key: true, is_configured: true });
 
     // Bad input: named fields, nothing written.
-    const bad = await admin.patch('/general-settings/apple-wallet', {
+    const bad = await admin.patch('/settings/apple-wallet', {
       team_identifier: 'short',
       background_color: 'red',
       certificate: 'not a pem',
@@ -106,7 +106,7 @@ describe('Apple Wallet', () => {
         .details.map((d: { field: string }) => d.field)
         .sort(),
     ).toEqual(['background_color', 'certificate', 'team_identifier']);
-    expect((await admin.get('/general-settings/apple-wallet')).json().data.team_identifier).toBe('ABCDE12345');
+    expect((await admin.get('/settings/apple-wallet')).json().data.team_identifier).toBe('ABCDE12345');
 
     // The audit row holds no secret.
     const audit = await queryRows<{ after: unknown }>(
@@ -120,13 +120,13 @@ describe('Apple Wallet', () => {
     const roleId = await makeRole(t.database.db, t.project.projectId, ['can_view_all_identifiers']);
     const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
     const other = client(t.app, await login(t.app, u.login, u.password));
-    expect((await other.get('/general-settings/apple-wallet')).statusCode).toBe(403);
-    expect((await other.patch('/general-settings/apple-wallet', { developer_name: 'Mine' })).statusCode).toBe(403);
+    expect((await other.get('/settings/apple-wallet')).statusCode).toBe(403);
+    expect((await other.patch('/settings/apple-wallet', { developer_name: 'Mine' })).statusCode).toBe(403);
     const viewer = await makeRole(t.database.db, t.project.projectId, ['can_view_project_settings']);
     const v = await makeUser(t.database.db, { projectId: t.project.projectId, roleId: viewer });
     const reader = client(t.app, await login(t.app, v.login, v.password));
-    expect((await reader.get('/general-settings/apple-wallet')).statusCode).toBe(200);
-    expect((await reader.patch('/general-settings/apple-wallet', { developer_name: 'Mine' })).statusCode).toBe(403);
+    expect((await reader.get('/settings/apple-wallet')).statusCode).toBe(200);
+    expect((await reader.patch('/settings/apple-wallet', { developer_name: 'Mine' })).statusCode).toBe(403);
   });
 
   it('signs a QR identifier’s pass: every file in the manifest with its SHA-1, the signature verified by OpenSSL', async () => {
@@ -155,7 +155,7 @@ describe('Apple Wallet', () => {
     expect(pass.generic.backFields[0]).toMatchObject({ label: 'Concierge', value: '+1 555 0100' });
 
     // The detached PKCS#7 signature over manifest.json verifies against the chain's authority.
-    const wwdr = (await admin.get('/general-settings/apple-wallet')).json().data.wwdr_certificate as string;
+    const wwdr = (await admin.get('/settings/apple-wallet')).json().data.wwdr_certificate as string;
     writeFileSync(path.join(work, 'manifest.json'), await zip.file('manifest.json')!.async('nodebuffer'));
     writeFileSync(path.join(work, 'signature'), await zip.file('signature')!.async('nodebuffer'));
     writeFileSync(path.join(work, 'wwdr.pem'), wwdr);
@@ -206,19 +206,19 @@ describe('Apple Wallet', () => {
 
     // A key that is not the certificate's, a wrong passphrase, a certificate another authority issued: refused on save, nothing written.
     const other = chain();
-    const wrongKey = await admin.patch('/general-settings/apple-wallet', { private_key: other.key, private_key_passphrase: '' });
+    const wrongKey = await admin.patch('/settings/apple-wallet', { private_key: other.key, private_key_passphrase: '' });
     expect(wrongKey.statusCode).toBe(400);
     expect(wrongKey.json()).toMatchObject({
       message: 'the apple wallet certificate and key cannot sign a pass',
       details: [{ field: 'private_key' }],
     });
-    const wrongPass = await admin.patch('/general-settings/apple-wallet', { private_key_passphrase: 'not-it' });
+    const wrongPass = await admin.patch('/settings/apple-wallet', { private_key_passphrase: 'not-it' });
     expect(wrongPass.json().details[0].field).toBe('private_key_passphrase');
-    const wrongCa = await admin.patch('/general-settings/apple-wallet', { wwdr_certificate: other.wwdr });
+    const wrongCa = await admin.patch('/settings/apple-wallet', { wwdr_certificate: other.wwdr });
     expect(wrongCa.json().details[0].field).toBe('wwdr_certificate');
     expect((await admin.get(`/identifiers/${qr.id}/pkpass`)).statusCode).toBe(200);
 
-    await admin.patch('/general-settings/apple-wallet', { certificate: '' });
+    await admin.patch('/settings/apple-wallet', { certificate: '' });
     const none = await admin.get(`/identifiers/${qr.id}/pkpass`);
     expect(none.statusCode).toBe(409);
     expect(none.json().message).toBe('apple wallet is not configured');
