@@ -7,6 +7,7 @@ import DialpadIcon from '@mui/icons-material/Dialpad';
 import ElevatorIcon from '@mui/icons-material/Elevator';
 import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
+import LabelIcon from '@mui/icons-material/Label';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
 import ForwardIcon from '@mui/icons-material/PhoneForwarded';
@@ -16,6 +17,7 @@ import QrCodeIcon from '@mui/icons-material/QrCode2';
 import RuleIcon from '@mui/icons-material/Rule';
 import ScheduleIcon from '@mui/icons-material/Schedule';
 import SecurityIcon from '@mui/icons-material/Security';
+import SettingsIcon from '@mui/icons-material/Settings';
 import TaskIcon from '@mui/icons-material/Task';
 import TimelineIcon from '@mui/icons-material/Timeline';
 import type { ComponentType } from 'react';
@@ -137,6 +139,15 @@ export const AREAS: readonly AreaDefinition[] = [
     icon: ElevatorIcon,
     load: () => import('../resources/elevators'),
   },
+  // Project settings (spec comms §3): the tabs that exist so far; markers are managed there and at /markers.
+  {
+    name: 'general-settings',
+    menuPaths: ['/general-settings'],
+    parts: ['list'],
+    icon: SettingsIcon,
+    load: () => import('../resources/general-settings'),
+  },
+  { name: 'markers', menuPaths: [], parts: ['list', 'edit', 'create'], icon: LabelIcon, load: () => import('../resources/markers') },
   // Telephony (spec comms §2): the console's virtual numbers are the API's /sip-numbers, call history its /calls/history/items.
   {
     name: 'virtual-numbers',

@@ -8,9 +8,11 @@ import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
 import * as elevatorsMessages from '../resources/elevators/messages';
 import * as forwardRulesMessages from '../resources/forward-rules/messages';
+import * as generalSettingsMessages from '../resources/general-settings/messages';
 import * as groupsMessages from '../resources/groups/messages';
 import * as guestAccessMessages from '../resources/guest-access/messages';
 import * as identifiersMessages from '../resources/identifiers/messages';
+import * as markersMessages from '../resources/markers/messages';
 import * as outboxMessages from '../resources/outbox/messages';
 import * as rolesMessages from '../resources/roles/messages';
 import * as sipTrunksMessages from '../resources/sip-trunks/messages';
@@ -37,6 +39,8 @@ export const AREA_MESSAGES = [
   forwardRulesMessages,
   sipTrunksMessages,
   callHistoryMessages,
+  markersMessages,
+  generalSettingsMessages,
   outboxMessages,
   dashboardMessages,
   dialerMessages,
