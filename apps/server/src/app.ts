@@ -42,6 +42,7 @@ import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
 import { accessRoutes } from './modules/access/access.routes.js';
 import { AccessService } from './modules/access/access.service.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
@@ -384,6 +385,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(telephonyRoutes);
       await typed.register(outboxRoutes);
       await typed.register(dashboardRoutes);
+      await typed.register(auditRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },

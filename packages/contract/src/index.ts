@@ -1,6 +1,7 @@
 export * from './access.js';
 export * from './access-control.js';
 export * from './apple-wallet.js';
+export * from './audit.js';
 export * from './auth.js';
 export * from './constants.js';
 export * from './dashboard.js';

@@ -8,6 +8,7 @@ import ElevatorIcon from '@mui/icons-material/Elevator';
 import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
 import LabelIcon from '@mui/icons-material/Label';
+import ManageHistoryIcon from '@mui/icons-material/ManageHistory';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
 import ForwardIcon from '@mui/icons-material/PhoneForwarded';
@@ -138,6 +139,14 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list', 'edit', 'create'],
     icon: ElevatorIcon,
     load: () => import('../resources/elevators'),
+  },
+  // The menu's /audit-events; its pages reach the API's /audit/items (ApiRoutes path).
+  {
+    name: 'audit-events',
+    menuPaths: ['/audit-events'],
+    parts: ['list'],
+    icon: ManageHistoryIcon,
+    load: () => import('../resources/audit-events'),
   },
   // Project settings (spec comms §3): the tabs that exist so far; markers are managed there and at /markers.
   {

@@ -3,6 +3,7 @@ import * as dialerMessages from '../dialer/messages';
 import * as dashboardMessages from '../pages/dashboardMessages';
 import * as accessEventsMessages from '../resources/access-events/messages';
 import * as accessRulesMessages from '../resources/access-rules/messages';
+import * as auditEventsMessages from '../resources/audit-events/messages';
 import * as callHistoryMessages from '../resources/call-history/messages';
 import * as devicesMessages from '../resources/devices/messages';
 import * as domainTypesMessages from '../resources/domain-types/messages';
@@ -42,6 +43,7 @@ export const AREA_MESSAGES = [
   markersMessages,
   generalSettingsMessages,
   outboxMessages,
+  auditEventsMessages,
   dashboardMessages,
   dialerMessages,
 ] as const;

@@ -16,5 +16,12 @@ export const auditEvents = pgTable(
     requestId: text('request_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('audit_events_project').on(t.projectId, t.id)],
+  (t) => [
+    index('audit_events_project').on(t.projectId, t.id),
+    // The audit list (modules/audit): newest first and time ranges; then who, what and which request.
+    index('audit_events_project_created').on(t.projectId, t.createdAt, t.id),
+    index('audit_events_project_user').on(t.projectId, t.userId, t.createdAt),
+    index('audit_events_project_entity').on(t.projectId, t.entity, t.entityId, t.createdAt),
+    index('audit_events_project_request').on(t.projectId, t.requestId),
+  ],
 );

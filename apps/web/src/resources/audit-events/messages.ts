@@ -1,0 +1,71 @@
+export const en = {
+  resources: {
+    'audit-events': {
+      name: 'Audit event |||| Audit log',
+      fields: {
+        id: 'ID',
+        created_at: 'Time',
+        user_id: 'Who',
+        user: 'Who',
+        entity: 'What',
+        entity_id: 'Record ID',
+        action: 'Action',
+        request_id: 'Request ID',
+        ip: 'IP address',
+        from: 'From',
+        to: 'To',
+      },
+    },
+  },
+  audit_events: {
+    title: 'Audit log',
+    system: 'System',
+    deleted_user: 'Deleted user #%{id}',
+    details: 'Change #%{id}',
+    open: 'Show the change of %{time}',
+    close: 'Close',
+    before: 'Before',
+    after: 'After',
+    nothing: 'Nothing recorded',
+    changed: 'changed',
+    changed_count: '%{smart_count} key changed |||| %{smart_count} keys changed',
+    same_request: 'Everything this request changed',
+    loading: 'Loading…',
+  },
+};
+
+export const ru: typeof en = {
+  resources: {
+    'audit-events': {
+      name: 'Событие аудита |||| Журнал аудита',
+      fields: {
+        id: 'ID',
+        created_at: 'Время',
+        user_id: 'Кто',
+        user: 'Кто',
+        entity: 'Что',
+        entity_id: 'ID записи',
+        action: 'Действие',
+        request_id: 'ID запроса',
+        ip: 'IP-адрес',
+        from: 'С',
+        to: 'По',
+      },
+    },
+  },
+  audit_events: {
+    title: 'Журнал аудита',
+    system: 'Система',
+    deleted_user: 'Удалённый пользователь #%{id}',
+    details: 'Изменение #%{id}',
+    open: 'Показать изменение от %{time}',
+    close: 'Закрыть',
+    before: 'До',
+    after: 'После',
+    nothing: 'Ничего не записано',
+    changed: 'изменено',
+    changed_count: 'Изменён %{smart_count} ключ |||| Изменено %{smart_count} ключа |||| Изменено %{smart_count} ключей',
+    same_request: 'Всё, что изменил этот запрос',
+    loading: 'Загрузка…',
+  },
+};

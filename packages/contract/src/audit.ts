@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ListQuerySchema } from './list-query.js';
+
+// Audit events (spec entities §2, §7: /audit-events, GET /audit/items): the row every change records.
+
+/** Fields an audit list may filter on (the list's `filters` JSON). */
+export const AUDIT_FILTER_FIELDS = ['id', 'user_id', 'entity', 'entity_id', 'action', 'request_id', 'created_at'] as const;
+/** Fields an audit list may sort on. */
+export const AUDIT_SORT_FIELDS = ['created_at', 'id'] as const;
+
+/** The permission that shows the whole project's audit log. */
+export const AUDIT_PERMISSION = 'can_view_audit';
+
+/** An audit event id in a path: a bigserial, so beyond the int4 bound of other ids. */
+export const AuditIdParamsSchema = z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) });
+
+/** Who made a change: null when nobody signed in did (a system task) or the person is gone. */
+export const AuditUserSchema = z.object({ id: z.number(), name: z.string(), login: z.string() });
+
+export const AuditEventSchema = z.object({
+  id: z.number(),
+  created_at: z.string(),
+  /** The author's id as recorded, kept when the person has since been deleted. */
+  user_id: z.number().nullable(),
+  user: AuditUserSchema.nullable(),
+  entity: z.string(),
+  entity_id: z.string().nullable(),
+  action: z.string(),
+  /** The record before the change (secrets masked); null for a create. */
+  before: z.unknown(),
+  /** What the change set (secrets masked); null for a delete. */
+  after: z.unknown(),
+  ip: z.string().nullable(),
+  request_id: z.string().nullable(),
+});
+export type AuditEvent = z.infer<typeof AuditEventSchema>;
+
+/** `GET /audit/items`: page, size, sort (`-created_at` by default), filters on {@link AUDIT_FILTER_FIELDS}. */
+export const AuditListQuerySchema = ListQuerySchema;
+export type AuditListQuery = z.infer<typeof AuditListQuerySchema>;
+
+/** `GET /audit/items/download`: the list's filters and sort, every page, as csv or xlsx. */
+export const AuditDownloadQuerySchema = ListQuerySchema.omit({ page: true, size: true, with: true }).extend({
+  export_format: z.enum(['csv', 'xlsx']).default('csv'),
+});
+export type AuditDownloadQuery = z.infer<typeof AuditDownloadQuerySchema>;
+
+/** Columns of the download, in order; before and after are JSON text. */
+export const AUDIT_EXPORT_COLUMNS = [
+  'id',
+  'created_at',
+  'user_id',
+  'user_login',
+  'user_name',
+  'entity',
+  'entity_id',
+  'action',
+  'before',
+  'after',
+  'ip',
+  'request_id',
+] as const;
