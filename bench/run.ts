@@ -5,6 +5,7 @@ const known: Record<string, () => Promise<unknown>> = {
   users: () => import('./users.js').then((m) => m.run()),
   devices: () => import('./devices.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),
+  sip: () => import('./sip.js').then((m) => m.run()),
 };
 const job = known[which];
 if (!job) {

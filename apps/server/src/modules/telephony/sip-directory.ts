@@ -1,6 +1,8 @@
 import { type ForwardRules, TELEPHONY_DEFAULTS, WEEK_DAYS, type WeekDay } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
+import type { ReadCache } from '../../core/read-cache.js';
 import {
   SIP_HEADERS,
   type SipDirectory,
@@ -64,25 +66,61 @@ interface CalleeRow {
  * 'error' stage (rung when every target of the stages before failed).
  */
 export class TelephonyDirectory implements SipDirectory {
+  /**
+   * Every REGISTER and INVITE reads a number's secret and every INVITE its route; what does not
+   * depend on the time of the call is kept in memory under the read cache's generation
+   * (core/read-cache.ts): any write answered by this instance or heard on the change feed drops
+   * it, and nothing is kept while changes may go unheard.
+   */
+  private readonly secrets: Kept<{ password: string } | null>;
+  private readonly routes: Kept<{ route: SipRoute; timed: boolean }>;
+  private readonly callers: Kept<Caller | null>;
+  private readonly interceptorsOf: Kept<string[]>;
+
   constructor(
     private readonly db: DbOrTx,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    cache?: Pick<ReadCache, 'begin'>,
+  ) {
+    // Without the read cache (tests of the directory alone) every request reads the tables.
+    const generation = cache ? () => cache.begin() : () => undefined;
+    this.secrets = new Kept(100_000, generation);
+    this.routes = new Kept(10_000, generation);
+    this.callers = new Kept(100_000, generation);
+    this.interceptorsOf = new Kept(10_000, generation);
+  }
 
-  async credentials(number: string): Promise<{ password: string } | null> {
-    const [r] = await queryRows<{ password: string }>(
-      this.db,
-      sql`SELECT password FROM sip_numbers WHERE number = ${number} AND is_active AND NOT is_reserved`,
-    );
-    return r ? { password: r.password } : null;
+  credentials(number: string): Promise<{ password: string } | null> {
+    return this.secrets.get(number, async () => {
+      const [r] = await queryRows<{ password: string }>(
+        this.db,
+        sql`SELECT password FROM sip_numbers WHERE number = ${number} AND is_active AND NOT is_reserved`,
+      );
+      return r ? { password: r.password } : null;
+    });
   }
 
   async route(invite: SipInviteInfo): Promise<SipRoute> {
-    const caller = await loadCaller(this.db, invite.caller);
-    if (!caller) return reject(403, 'Forbidden');
-    const dialled = invite.callee.trim();
-    if (dialled === caller.number) return reject(403, 'Unable to call your number');
     const sos = isSosHeader(invite.headers[SIP_HEADERS.sos.toLowerCase()]);
+    const { route } = await this.routes.get(
+      `${invite.caller}\n${invite.callee.trim()}`,
+      () => this.resolve(invite, sos),
+      // A forward group's days and hours make its route depend on the time of the call.
+      (r) => !r.timed,
+    );
+    return withSos(route, sos);
+  }
+
+  private loadCaller(number: string): Promise<Caller | null> {
+    return this.callers.get(number, () => loadCaller(this.db, number));
+  }
+
+  private async resolve(invite: SipInviteInfo, sos: boolean): Promise<{ route: SipRoute; timed: boolean }> {
+    const untimed = (route: SipRoute) => ({ route, timed: false });
+    const caller = await this.loadCaller(invite.caller);
+    if (!caller) return untimed(reject(403, 'Forbidden'));
+    const dialled = invite.callee.trim();
+    if (dialled === caller.number) return untimed(reject(403, 'Unable to call your number'));
     const [callee] = await queryRows<CalleeRow>(
       this.db,
       sql`SELECT n.id, n.number, n.user_id, n.is_active, n.is_reserved, n.forward_mode, n.forward_rules,
@@ -94,26 +132,27 @@ export class TelephonyDirectory implements SipDirectory {
     );
     if (!callee) {
       const trunk = /^\+?[0-9]{3,20}$/.test(dialled) ? await this.trunkFor(caller.projectId, caller.lineage) : null;
-      if (!trunk) return reject(404, 'Not Found');
-      return {
+      if (!trunk) return untimed(reject(404, 'Not Found'));
+      return untimed({
         kind: 'fork',
         callee: dialled,
         sos,
         stages: [{ targets: [{ kind: 'trunk', number: dialled, trunk }], timeoutSeconds: null, reason: 'initial' }],
-      };
+      });
     }
-    if (!callee.is_active || callee.is_reserved) return reject(480, 'Temporarily Unavailable');
+    if (!callee.is_active || callee.is_reserved) return untimed(reject(480, 'Temporarily Unavailable'));
     if (caller.userId !== null && callee.user_id !== null && Number(callee.user_id) === caller.userId) {
-      return reject(403, 'User cannot communicate with himself');
+      return untimed(reject(403, 'User cannot communicate with himself'));
     }
-    if (!callee.callable) return reject(403, 'Forbidden');
-    const owner = await loadCaller(this.db, callee.number);
-    const lineage = owner?.lineage ?? [];
-    const stages = await this.stages(caller, callee, lineage);
-    const interceptors = await this.interceptors(caller, callee);
+    if (!callee.callable) return untimed(reject(403, 'Forbidden'));
+    const [owner, interceptors] = await Promise.all([this.loadCaller(callee.number), this.interceptors(caller, callee)]);
+    const stages = await this.stages(caller, callee, owner?.lineage ?? []);
     const initial = stages[0] as SipStage;
     for (const n of interceptors) if (!hasNumber(initial.targets, n)) initial.targets.push({ kind: 'number', number: n });
-    return { kind: 'fork', callee: callee.number, sos, stages: stages.filter((s) => s.targets.length > 0) };
+    return {
+      route: { kind: 'fork', callee: callee.number, sos, stages: stages.filter((s) => s.targets.length > 0) },
+      timed: callee.forward_mode === 'picked' && callee.forward_group !== null,
+    };
   }
 
   /** The forward mode's stages (spec comms §3, §4): the callee, then the rules of the number or its group. */
@@ -190,24 +229,27 @@ export class TelephonyDirectory implements SipDirectory {
 
   /** Master numbers of users intercepting the callee's groups (not the caller's, not the callee's). */
   private async interceptors(caller: Caller, callee: CalleeRow): Promise<string[]> {
-    const rows = await queryRows<{ number: string }>(
-      this.db,
-      sql`SELECT DISTINCT m.number FROM call_interceptions ci
-        JOIN users u ON u.id = ci.user_id JOIN roles r ON r.id = u.role_id
-        JOIN sip_numbers m ON m.user_id = ci.user_id AND m.purpose = 'master_sip_number' AND m.is_active AND NOT m.is_reserved
-        JOIN sip_numbers n ON n.id = ${callee.id}
-        WHERE ci.is_active AND ci.project_id = ${caller.projectId}
-          AND (r.is_builtin OR 'can_intercept_calls' = ANY(r.permissions))
-          AND m.number <> ${caller.number} AND m.number <> n.number
-          AND (n.user_id IS NULL OR n.user_id <> ci.user_id)
-          AND CASE WHEN n.user_id IS NOT NULL
-              THEN EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = n.user_id AND ug.group_id = ANY(ci.group_ids))
-            WHEN n.device_id IS NOT NULL
-              THEN EXISTS (SELECT 1 FROM devices d WHERE d.id = n.device_id AND d.group_id = ANY(ci.group_ids))
-            ELSE n.group_id = ANY(ci.group_ids) END
-        ORDER BY m.number`,
-    );
-    return rows.map((r) => r.number);
+    const all = await this.interceptorsOf.get(`${caller.projectId}\n${callee.id}`, async () => {
+      const rows = await queryRows<{ number: string }>(
+        this.db,
+        sql`SELECT DISTINCT m.number FROM call_interceptions ci
+          JOIN users u ON u.id = ci.user_id JOIN roles r ON r.id = u.role_id
+          JOIN sip_numbers m ON m.user_id = ci.user_id AND m.purpose = 'master_sip_number' AND m.is_active AND NOT m.is_reserved
+          JOIN sip_numbers n ON n.id = ${callee.id}
+          WHERE ci.is_active AND ci.project_id = ${caller.projectId}
+            AND (r.is_builtin OR 'can_intercept_calls' = ANY(r.permissions))
+            AND m.number <> n.number
+            AND (n.user_id IS NULL OR n.user_id <> ci.user_id)
+            AND CASE WHEN n.user_id IS NOT NULL
+                THEN EXISTS (SELECT 1 FROM user_groups ug WHERE ug.user_id = n.user_id AND ug.group_id = ANY(ci.group_ids))
+              WHEN n.device_id IS NOT NULL
+                THEN EXISTS (SELECT 1 FROM devices d WHERE d.id = n.device_id AND d.group_id = ANY(ci.group_ids))
+              ELSE n.group_id = ANY(ci.group_ids) END
+          ORDER BY m.number`,
+      );
+      return rows.map((r) => r.number);
+    });
+    return all.filter((n) => n !== caller.number);
   }
 
   private async trunkFor(projectId: number, lineage: number[]): Promise<SipTrunkRoute | null> {
@@ -237,5 +279,37 @@ export class TelephonyDirectory implements SipDirectory {
       : null;
   }
 }
+
+/**
+ * Answers kept under the read cache's rule: an entry carries the generation current when its read
+ * started and is used only while that generation is still current, so a read that started before
+ * a change is never used after it.
+ */
+class Kept<T> {
+  private readonly entries: LRUCache<string, { value: T; generation: number }>;
+
+  constructor(
+    max: number,
+    private readonly generation: () => number | undefined,
+  ) {
+    this.entries = new LRUCache({ max });
+  }
+
+  async get(key: string, read: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    const current = this.generation();
+    const hit = this.entries.get(key);
+    if (hit && current !== undefined && hit.generation === current) return hit.value;
+    const value = await read();
+    if (current !== undefined && current === this.generation() && keep(value)) this.entries.set(key, { value, generation: current });
+    return value;
+  }
+}
+
+/** A copy of a kept route for one call: the proxy owns what it is given, and the SOS flag is the call's own. */
+const withSos = (route: SipRoute, sos: boolean): SipRoute => {
+  const copy = structuredClone(route);
+  if (copy.kind === 'fork') copy.sos = sos;
+  return copy;
+};
 
 const hasNumber = (targets: SipTarget[], n: string) => targets.some((t) => t.kind === 'number' && t.number === n);

@@ -48,7 +48,7 @@ export function telephonyOf(app: AppInstance): Telephony {
     numbers,
     forwardRules: new ForwardRulesService(db, license, app.config.publicUrl),
     calls,
-    directory: new TelephonyDirectory(db),
+    directory: new TelephonyDirectory(db, undefined, app.readCache),
     recorder,
     deviceForwards: new DeviceForwardsService(db, app.services.devices, () => {
       const port = app.sipWs.udp ?? app.config.sip.port;
