@@ -13,6 +13,9 @@ export const mqttPort = Number(process.env.E2E_MQTT_PORT ?? port - 2);
 // The SIP server of the server: UDP and TCP, and the WebSocket the browsers' dialers register over.
 export const sipPort = Number(process.env.E2E_SIP_PORT ?? port - 3);
 export const sipWsPort = Number(process.env.E2E_SIP_WS_PORT ?? port - 4);
+// The media relay's control port: tests/media-relay.spec.ts starts rtpengine there (support/rtpengine.ts);
+// while nothing listens, the server sends media end to end and the other specs are unaffected.
+export const rtpenginePort = Number(process.env.E2E_RTPENGINE_PORT ?? port - 5);
 export const smtpLogin = { user: 'e2e-mailer', password: 'e2e-mail-password' };
 export const baseURL = `http://127.0.0.1:${port}`;
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
@@ -63,6 +66,7 @@ export default defineConfig({
       SIP_PORT: String(sipPort),
       SIP_WS_PORT: String(sipWsPort),
       SIP_HOST: '127.0.0.1',
+      RTPENGINE_URL: `udp:127.0.0.1:${rtpenginePort}`,
       LOG_LEVEL: 'warn',
       SMTP_URL: `smtp://${smtpLogin.user}:${smtpLogin.password}@127.0.0.1:${smtpPort}`,
       SMTP_FROM: 'Atrium e2e <atrium@e2e.example>',

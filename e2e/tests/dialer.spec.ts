@@ -1,7 +1,7 @@
 // Two softphones (JsSIP in Chromium, fake camera and microphone) register with Atrium's SIP server
 // over its WebSocket and call each other through the console's dialer.
-import type { Browser, Page } from '@playwright/test';
-import { ADMIN, Api, expect, makeUser, signInFromLogin, test } from './support/console';
+import { ADMIN, Api, expect, test } from './support/console';
+import { callCard, dialerButton, registered, softphone } from './support/dialer';
 
 test.use({
   launchOptions: {
@@ -19,37 +19,14 @@ test.use({
 });
 
 const CALLERS = ['can_call_all', 'can_receive_calls_as_concierge', 'can_intercept_calls'];
-let seq = 0;
-
-/** A user with a master virtual number, signed in in a browser of their own. */
-async function softphone(browser: Browser, admin: Api, name: string): Promise<{ page: Page; number: string; name: string }> {
-  const user = await makeUser(admin, { permissions: CALLERS, name });
-  const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
-  const number = `7${Date.now().toString().slice(-5)}${++seq}`;
-  await admin.call('PUT', '/sip-numbers', {
-    number,
-    password: `Sip${number}pass`,
-    domain_id: profile.domains[0]?.id,
-    user_id: user.id,
-    purpose: 'master_sip_number',
-  });
-  const context = await browser.newContext({ permissions: ['microphone', 'camera'] });
-  const page = await context.newPage();
-  await signInFromLogin(page, user);
-  return { page, number, name };
-}
-
-const dialerButton = (page: Page) => page.locator('[data-floating-button="dialer"]');
-const registered = (page: Page) => page.locator('[data-registration="registered"]');
-const callCard = (page: Page) => page.getByTestId('dialer-call');
 
 test('an operator calls a concierge from the contacts; the concierge answers, they talk, and the call leaves 5 s after it ends', async ({
   browser,
   request,
 }) => {
   const admin = await Api.signIn(request, ADMIN);
-  const operator = await softphone(browser, admin, `Olga Operator ${Date.now()}`);
-  const concierge = await softphone(browser, admin, `Conrad Concierge ${Date.now()}`);
+  const operator = await softphone(browser, admin, `Olga Operator ${Date.now()}`, CALLERS);
+  const concierge = await softphone(browser, admin, `Conrad Concierge ${Date.now()}`, CALLERS);
   await expect(registered(operator.page)).toBeVisible({ timeout: 20_000 });
   await expect(registered(concierge.page)).toBeVisible({ timeout: 20_000 });
   await expect(dialerButton(operator.page)).toHaveAttribute('aria-label', 'Dialer: ready');
@@ -92,7 +69,7 @@ test('the keypad shows its placeholder, refuses the own number, and video on an 
   request,
 }) => {
   const admin = await Api.signIn(request, ADMIN);
-  const operator = await softphone(browser, admin, `Oscar Operator ${Date.now()}`);
+  const operator = await softphone(browser, admin, `Oscar Operator ${Date.now()}`, CALLERS);
   await expect(registered(operator.page)).toBeVisible({ timeout: 20_000 });
   await dialerButton(operator.page).click();
   const keypad = operator.page.getByTestId('dialer-keypad');

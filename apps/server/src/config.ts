@@ -89,6 +89,11 @@ const EnvSchema = z.object({
   SIP_PUBLIC_HOST: z.string().min(1).optional(),
   SIP_TLS_CERT: z.string().min(1).optional(),
   SIP_TLS_KEY: z.string().min(1).optional(),
+  // rtpengine's NG control socket: the media relay between WebRTC browsers and plain-RTP panels.
+  RTPENGINE_URL: z
+    .string()
+    .regex(/^(udp:)?(\[[^\]]+\]|[^:\s]+):\d{1,5}$/, 'RTPENGINE_URL must look like udp:127.0.0.1:22222')
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ADMIN_LOGIN: z.string().min(1).max(255).optional(),
@@ -134,6 +139,8 @@ export interface Config {
     port: number;
     wsPort: number;
     tls: { certFile: string; keyFile: string } | null;
+    /** rtpengine's NG control address (RTPENGINE_URL); absent: no media relay, media end to end. */
+    rtpengineUrl?: string;
   };
   /** PostgreSQL time-outs (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS); undefined: the defaults of core/db/client.ts. */
   dbTimeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number };
@@ -185,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.SIP_PORT,
       wsPort: e.SIP_WS_PORT,
       tls: e.SIP_TLS_CERT && e.SIP_TLS_KEY ? { certFile: path.resolve(e.SIP_TLS_CERT), keyFile: path.resolve(e.SIP_TLS_KEY) } : null,
+      ...(e.RTPENGINE_URL ? { rtpengineUrl: e.RTPENGINE_URL } : {}),
     },
     dbTimeouts: {
       ...(e.DB_STATEMENT_TIMEOUT_MS ? { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS } : {}),

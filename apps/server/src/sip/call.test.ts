@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Branch, bestResponse, dtmfDigit, outcomeOf } from './call.js';
+import { type Branch, bestResponse, dtmfDigit, outcomeOf, sdpHolds } from './call.js';
 import { SipHeaders, type SipResponse } from './message.js';
 
 const response = (status: number): SipResponse => ({
@@ -57,5 +57,24 @@ describe('dtmfDigit', () => {
     expect(dtmfDigit('application/dtmf', Buffer.from('*'))).toBe('*');
     expect(dtmfDigit('application/sdp', Buffer.from('Signal=#'))).toBeNull();
     expect(dtmfDigit('application/dtmf-relay', Buffer.from('Signal=xyz'))).toBeNull();
+  });
+});
+
+describe('sdpHolds', () => {
+  const sdp = (...lines: string[]) =>
+    Buffer.from(['v=0', 'o=- 1 1 IN IP4 10.0.0.1', 's=-', 'c=IN IP4 10.0.0.1', 't=0 0', ...lines, ''].join('\r\n'));
+  const type = 'application/sdp';
+  it('reads hold from sendonly or inactive media, or a 0.0.0.0 address', () => {
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0', 'a=sendonly'))).toBe(true);
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0', 'a=inactive', 'm=video 0 RTP/AVP 96'))).toBe(true);
+    expect(sdpHolds(type, sdp('a=sendonly', 'm=audio 4000 RTP/AVP 0'))).toBe(true);
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0', 'c=IN IP4 0.0.0.0'))).toBe(true);
+  });
+  it('reads resume from sendrecv or no direction, and nothing from an offerless re-INVITE', () => {
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0', 'a=sendrecv'))).toBe(false);
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0'))).toBe(false);
+    expect(sdpHolds(type, sdp('m=audio 4000 RTP/AVP 0', 'a=sendonly', 'm=video 4002 RTP/AVP 96', 'a=sendrecv'))).toBe(false);
+    expect(sdpHolds(undefined, Buffer.alloc(0))).toBeNull();
+    expect(sdpHolds('application/dtmf-relay', Buffer.from('Signal=#'))).toBeNull();
   });
 });

@@ -138,3 +138,30 @@ function normaliseDigit(raw: string): string | null {
   if (raw === '11') return '#';
   return /^[0-9*#A-Da-d]$/.test(raw) ? raw.toUpperCase() : null;
 }
+
+/**
+ * Whether an SDP offer puts the other side on hold (RFC 3264 §8.4): every media stream in use is
+ * sendonly or inactive, or (RFC 2543 style) its connection address is 0.0.0.0. Null when there is
+ * no SDP (an offerless re-INVITE, whose offer comes in the 2xx).
+ */
+export function sdpHolds(contentType: string | undefined, body: Buffer): boolean | null {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/sdp' || body.length === 0) return null;
+  const lines = body.toString('utf8').split(/\r?\n/);
+  const directionOf = (ls: string[]) => ls.map((l) => /^a=(sendrecv|sendonly|recvonly|inactive)\s*$/.exec(l.trim())?.[1]).find(Boolean);
+  const connectionOf = (ls: string[]) => ls.map((l) => /^c=IN IP[46] (\S+)/.exec(l.trim())?.[1]).find(Boolean);
+  const firstMedia = lines.findIndex((l) => l.startsWith('m='));
+  const session = firstMedia < 0 ? lines : lines.slice(0, firstMedia);
+  const media: string[][] = [];
+  for (const line of firstMedia < 0 ? [] : lines.slice(firstMedia)) {
+    if (line.startsWith('m=')) media.push([line]);
+    else media[media.length - 1]?.push(line);
+  }
+  const used = media.filter((m) => !/^m=\S+ 0 /.test(m[0] ?? ''));
+  if (used.length === 0) return null;
+  return used.every((m) => {
+    const direction = directionOf(m) ?? directionOf(session) ?? 'sendrecv';
+    const address = connectionOf(m) ?? connectionOf(session);
+    return direction === 'sendonly' || direction === 'inactive' || address === '0.0.0.0';
+  });
+}

@@ -1,6 +1,7 @@
 import { tagOf } from './address.js';
-import { type Call, type CalleeDialog, type DialogLeg, dtmfDigit } from './call.js';
-import { cseqOf, SipHeaders, type SipRequest } from './message.js';
+import { type Call, type CalleeDialog, type DialogLeg, dtmfDigit, sdpHolds } from './call.js';
+import { mediaKindOf } from './media-relay.js';
+import { cseqOf, SipHeaders, type SipRequest, type SipResponse } from './message.js';
 import { type ProxyDeps, relayResponse, type SipProxy } from './proxy.js';
 import type { ClientTransaction, ServerTransaction } from './transaction.js';
 
@@ -12,6 +13,8 @@ import type { ClientTransaction, ServerTransaction } from './transaction.js';
  */
 export class DialogRelay {
   private readonly forwardedInvites = new Map<ServerTransaction, ClientTransaction>();
+  /** The numbers holding each call (their re-INVITE's offer was sendonly or inactive). */
+  private readonly holding = new WeakMap<Call, Set<string>>();
 
   constructor(
     private readonly d: ProxyDeps,
@@ -58,17 +61,51 @@ export class DialogRelay {
       this.d.layer.sender.send(dest, forwarded);
       return;
     }
-    const clientTx = this.d.layer.sendRequest(forwarded, dest, {
-      onResponse: (res) => {
-        tx.respond(relayResponse(res, offset));
-        if (res.status >= 200) this.forwardedInvites.delete(tx);
-      },
-      onFailure: (status) => {
-        tx.reply(status, status === 408 ? 'Request Timeout' : 'Service Unavailable');
-        this.forwardedInvites.delete(tx);
-      },
-    });
-    if (req.method === 'INVITE') this.forwardedInvites.set(tx, clientTx);
+    // A re-INVITE's offer says whether its sender holds the call (JsSIP's hold()/unhold()); it
+    // counts once the other side accepts it.
+    const holds = req.method === 'INVITE' ? sdpHolds(req.headers.get('content-type'), req.body) : null;
+    // A re-INVITE's or UPDATE's offer and its answer go through the media relay, when there is one.
+    const media = this.d.media;
+    const offers = !!media?.carries(req) && (req.method === 'INVITE' || req.method === 'UPDATE');
+    const sdp = {
+      callId: call.callId,
+      fromTag: fromTag ?? '',
+      toTag,
+      from: mediaKindOf(sender.flow.transport, req.body),
+      to: mediaKindOf(dest.transport),
+    };
+    const respond = (res: SipResponse) => {
+      if (!offers || !media?.carries(res) || res.status >= 300) {
+        tx.respond(res);
+        return;
+      }
+      void media.rewrite('answer', res, { ...sdp, from: sdp.to, to: sdp.from }).then((answered) => tx.respond(answered));
+    };
+    const send = (request: SipRequest) => {
+      const clientTx = this.d.layer.sendRequest(request, dest, {
+        onResponse: (res) => {
+          if (holds !== null && res.status >= 200 && res.status < 300) this.noteHold(call, sender.number, holds);
+          respond(relayResponse(res, offset));
+          if (res.status >= 200) this.forwardedInvites.delete(tx);
+        },
+        onFailure: (status) => {
+          tx.reply(status, status === 408 ? 'Request Timeout' : 'Service Unavailable');
+          this.forwardedInvites.delete(tx);
+        },
+      });
+      if (req.method === 'INVITE') this.forwardedInvites.set(tx, clientTx);
+    };
+    if (offers && media) void media.rewrite('offer', forwarded, sdp).then(send);
+    else send(forwarded);
+  }
+
+  private noteHold(call: Call, by: string, holds: boolean): void {
+    const holding = this.holding.get(call) ?? new Set<string>();
+    this.holding.set(call, holding);
+    if (holds === holding.has(by) || call.state !== 'answered') return;
+    if (holds) holding.add(by);
+    else holding.delete(by);
+    this.proxy.emit({ type: holds ? 'held' : 'resumed', callId: call.callId, by, at: Date.now() });
   }
 
   /** A CANCEL for a re-INVITE we relayed; false when the INVITE is not one of ours. */

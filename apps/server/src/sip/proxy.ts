@@ -4,6 +4,7 @@ import type { DigestAuthenticator } from './auth.js';
 import { type Branch, bestResponse, type Call, type CalleeDialog, type DialogLeg, outcomeOf, type SipActiveCall } from './call.js';
 import { authorize, parseAuthHeader } from './digest.js';
 import { type LocalAddress, resolveUri } from './local-address.js';
+import { mediaKindOf, type SdpRelay } from './media-relay.js';
 import { cseqOf, type SipRequest, type SipResponse } from './message.js';
 import type { Registrar } from './registrar.js';
 import type { SipLogger, SipTimers, TimerSet } from './server-types.js';
@@ -28,6 +29,8 @@ export interface ProxyDeps {
   timerSet: TimerSet;
   timers: SipTimers;
   hasFlow(dest: Destination): boolean;
+  /** rtpengine, when configured: every SDP offer and answer goes through it. */
+  media: SdpRelay | null;
 }
 
 export function loopHash(req: SipRequest): string {
@@ -244,6 +247,46 @@ export class SipProxy {
       headers.set('To', `<sip:${branch.number}@${host}>`);
     }
     const request: SipRequest = { kind: 'request', method: 'INVITE', uri: requestUri, headers, body: call.invite.body };
+    const media = this.d.media;
+    if (media?.carries(request)) {
+      branch.dest = dest;
+      const sdp = this.mediaLegs(call, branch, 'offer');
+      void media.rewrite('offer', request, sdp).then((relayed) => {
+        if (call.state === 'ended' || call.answer || branch.cancelled) {
+          branch.localFailure = 487;
+          this.checkStage(call);
+          return;
+        }
+        this.send(call, branch, relayed, dest);
+      });
+      return;
+    }
+    this.send(call, branch, request, dest);
+  }
+
+  /** Who speaks which media on a branch: the caller's side and the callee's (see media-relay.ts). */
+  private mediaLegs(call: Call, branch: Branch, op: 'offer' | 'answer', answerSdp?: Buffer) {
+    const caller = mediaKindOf(call.callerLeg.flow.transport, call.invite.body);
+    const callee = mediaKindOf(branch.dest?.transport ?? 'udp', answerSdp);
+    // Forks of one offer are told apart by rtpengine's via-branch; the branch's index is stable.
+    const viaBranch = `b${call.branches.indexOf(branch)}`;
+    return op === 'offer'
+      ? { callId: call.callId, fromTag: call.callerTag, viaBranch, from: caller, to: callee }
+      : { callId: call.callId, fromTag: call.callerTag, viaBranch, from: callee, to: caller };
+  }
+
+  /** The caller's side of a branch's 18x or 2xx, its SDP through the media relay when there is one. */
+  private respondToCaller(call: Call, branch: Branch, res: SipResponse, relayed: SipResponse): void {
+    const media = this.d.media;
+    if (!media?.carries(relayed)) {
+      call.serverTx.respond(relayed);
+      return;
+    }
+    const sdp = { ...this.mediaLegs(call, branch, 'answer', res.body), toTag: tagOf(res.headers.get('to')) ?? '' };
+    void media.rewrite('answer', relayed, sdp).then((answered) => call.serverTx.respond(answered));
+  }
+
+  private send(call: Call, branch: Branch, request: SipRequest, dest: Destination): void {
     branch.request = request;
     branch.dest = dest;
     branch.tx = this.d.layer.sendRequest(request, dest, {
@@ -264,7 +307,7 @@ export class SipProxy {
         call.ringing.add(branch.number);
         this.emit({ type: 'ringing', callId: call.callId, numbers: [...call.ringing], at: Date.now() });
       }
-      call.serverTx.respond(relayResponse(res, branch.cseqOffset));
+      this.respondToCaller(call, branch, res, relayResponse(res, branch.cseqOffset));
       return;
     }
     if (res.status < 300) {
@@ -339,7 +382,7 @@ export class SipProxy {
       }
     }
     branch.final = branch.final ?? res;
-    call.serverTx.respond(relayed);
+    this.respondToCaller(call, branch, res, relayed);
   }
 
   private cancelBranch(branch: Branch, reason?: string): void {
@@ -415,6 +458,7 @@ export class SipProxy {
     call.stopStageTimer = null;
     for (const b of call.branches) this.cancelBranch(b);
     this.emit({ type: 'ended', callId: call.callId, outcome, status, at: Date.now() });
+    this.d.media?.delete(call.callId);
     // Kept a while so retransmissions and late responses still find the dialog.
     this.d.timerSet.after(64 * this.d.timers.t1, () => {
       if (this.calls.get(call.callId) === call) this.calls.delete(call.callId);

@@ -5,6 +5,7 @@ import type { SipActiveCall } from './call.js';
 import { DialogRelay } from './dialog.js';
 import { NonceIssuer } from './digest.js';
 import { LocalAddress } from './local-address.js';
+import { SdpRelay } from './media-relay.js';
 import type { SipRequest } from './message.js';
 import { SipProxy } from './proxy.js';
 import { Registrar, type RegistrarOptions } from './registrar.js';
@@ -32,6 +33,8 @@ export interface SipServerOptions {
   registrar?: RegistrarOptions;
   /** How long a digest nonce stays fresh before stale=true, default 300 s. */
   nonceTtlSeconds?: number;
+  /** rtpengine's NG control socket (`udp:127.0.0.1:22222`); absent: media goes end to end. */
+  rtpengineUrl?: string;
 }
 
 export interface SipServer {
@@ -61,6 +64,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
   const local = new LocalAddress(opts.publicHost ?? (opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host), transports);
   const auth = new DigestAuthenticator(opts.realm, opts.directory, new NonceIssuer((opts.nonceTtlSeconds ?? 300) * 1000));
   const registrar = new Registrar(auth, opts.observer, log, timerSet, opts.registrar);
+  const media = opts.rtpengineUrl ? await SdpRelay.connect(opts.rtpengineUrl, log) : null;
   let relay: DialogRelay | null = null;
   let proxy: SipProxy | null = null;
 
@@ -126,6 +130,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
     timerSet,
     timers,
     hasFlow: (dest: Destination) => transports.hasFlow(dest),
+    media,
   };
   proxy = new SipProxy(deps);
   relay = new DialogRelay(deps, proxy);
@@ -144,6 +149,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
       timerSet.stop();
       layer.close();
       await transports.close();
+      await media?.close();
     },
   };
 }

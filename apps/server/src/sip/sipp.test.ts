@@ -125,6 +125,16 @@ describe('SIP server with SIPp', () => {
     expect(await observer.waitFor('dtmf')).toMatchObject({ from: '101', digit: '#' });
   });
 
+  it('sees the answerer hold the call (re-INVITE sendonly) and resume it (sendrecv)', async () => {
+    const phone = await callee('201', 'uas-answer-hold-resume.xml');
+    const panel = await caller('uac-call-held-resumed.xml', '201');
+    await Promise.all([expectSuccess(panel), expectSuccess(phone)]);
+    expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'answered' });
+    expect(observer.types()).toEqual(['created', 'ringing', 'answered', 'held', 'resumed', 'ended']);
+    expect(await observer.waitFor('held')).toMatchObject({ by: '201' });
+    expect(await observer.waitFor('resumed')).toMatchObject({ by: '201' });
+  });
+
   it('stops an answered call from the console with a BYE to both sides', async () => {
     const phone = await callee('201', 'uas-answer.xml');
     const panel = await caller('uac-wait-bye.xml', '201');

@@ -89,6 +89,12 @@ export type SipCallEvent =
   | { type: 'forwarded'; callId: string; reason: 'no_answer' | 'error'; numbers: string[]; at: number }
   /** In-dialog DTMF seen by the proxy (SIP INFO application/dtmf-relay or application/dtmf). */
   | { type: 'dtmf'; callId: string; from: string; digit: string; at: number }
+  /**
+   * An answered call put on hold: `by` (a party's number) sent a re-INVITE whose SDP is sendonly
+   * or inactive, and the other side accepted it (2xx). `resumed`: `by` took it back to sendrecv.
+   */
+  | { type: 'held'; callId: string; by: string; at: number }
+  | { type: 'resumed'; callId: string; by: string; at: number }
   | { type: 'ended'; callId: string; outcome: SipCallOutcome; status: number | null; at: number };
 
 export interface SipCallObserver {

@@ -55,6 +55,17 @@ function CallVideo({ handle }: { handle: CallHandle }) {
 
 const titleOf = (call: DialerCall) => (call.info?.user ? `${call.info.user} (${call.number})` : call.number);
 
+/**
+ * The status as a person reads it: an incoming call that is `calling` rings here; a call placed
+ * here and held by the other side is simply on hold (the "answered" of processed_paused is the
+ * holder's queue wording).
+ */
+function statusLabel(call: DialerCall): string {
+  if (call.status === 'calling' && call.direction === 'incoming') return 'dialer.calls.status.ringing';
+  if (call.status === 'processed_paused' && call.type !== 'awaiting') return 'dialer.calls.status.paused';
+  return `dialer.calls.status.${call.status}`;
+}
+
 function Action({
   label,
   onClick,
@@ -126,7 +137,7 @@ function CallCard({
           <Stack direction="row" spacing={1} sx={{ mt: 0.5, flexWrap: 'wrap' }}>
             {call.sosCall ? <Chip size="small" color="error" label={t('dialer.calls.sos')} /> : null}
             <Chip size="small" variant="outlined" label={t(`dialer.calls.${kind}`)} />
-            <Chip size="small" color={talking ? 'success' : 'default'} label={t(`dialer.calls.status.${call.status}`)} />
+            <Chip size="small" color={talking ? 'success' : 'default'} label={t(statusLabel(call))} />
             {answeredByOther(call, ownNumber) ? <Chip size="small" color="warning" label={t('dialer.calls.answered_by_another')} /> : null}
           </Stack>
         </CardContent>
@@ -218,10 +229,16 @@ export function CallsPane({ ownNumber, snapshot, engine }: { ownNumber: string; 
           {!selectedHandle?.remoteStream?.hasVideo ? (
             <Stack sx={{ position: 'absolute', inset: 0, alignItems: 'center', justifyContent: 'center', color: 'common.white', gap: 1 }}>
               <Avatar sx={{ width: 72, height: 72, bgcolor: selected.sosCall ? 'error.main' : 'primary.main' }}>
-                {selected.sosCall ? <SosIcon fontSize="large" /> : <CallIcon fontSize="large" />}
+                {selected.sosCall ? (
+                  <SosIcon fontSize="large" />
+                ) : selected.status === 'paused' || selected.status === 'processed_paused' ? (
+                  <PauseIcon fontSize="large" />
+                ) : (
+                  <CallIcon fontSize="large" />
+                )}
               </Avatar>
               <Typography variant="h6">{titleOf(selected)}</Typography>
-              <Typography variant="body2">{t(`dialer.calls.status.${selected.status}`)}</Typography>
+              <Typography variant="body2">{t(statusLabel(selected))}</Typography>
             </Stack>
           ) : null}
           <IconButton

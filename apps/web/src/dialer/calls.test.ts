@@ -85,7 +85,7 @@ describe('incoming call', () => {
 });
 
 describe('awaiting calls', () => {
-  it('adds queued calls from the server, pauses and resumes through joining', () => {
+  it('adds queued calls from the server, holds an answered one in its session and resumes it through joining', () => {
     let calls = run({
       type: 'serverList',
       calls: [server(1, 'waiting'), server(2, 'answered_waiting', { answered_by: `${OWN}-x` })],
@@ -96,17 +96,35 @@ describe('awaiting calls', () => {
       ['1', 'awaiting', 'paused'],
       ['2', 'awaiting', 'processed_paused'],
     ]);
-    expect(canResume(one(calls, '1'), OWN)).toBe(true);
-    calls = callsReducer(calls, { type: 'joining', speechId: '1' });
-    // the server still says waiting while this browser joins
-    calls = callsReducer(calls, { type: 'server', call: server(1, 'waiting'), ownNumber: OWN, now: 1 });
-    expect(one(calls, '1').status).toBe('joining');
-    calls = callsReducer(calls, { type: 'accepted', speechId: '1', now: 2 });
-    expect(canHold(one(calls, '1'), OWN)).toBe(true);
-    calls = callsReducer(calls, { type: 'paused', speechId: '1' });
-    // the media session ends on pause: the call stays, paused
-    calls = callsReducer(calls, { type: 'sessionEnded', speechId: '1', now: 3 });
-    expect(one(calls, '1')).toMatchObject({ status: 'paused', hasSIPSession: false, endedAt: null });
+    // Without a session here there is nothing to take back: a proxy cannot join a call anew.
+    expect(canResume(one(calls, '2'), OWN)).toBe(false);
+    calls = callsReducer(calls, {
+      type: 'incoming',
+      speechId: '3',
+      number: '500',
+      callee: OWN,
+      callType: 'awaiting',
+      sosCall: false,
+      parentId: null,
+      video: false,
+      now: 1,
+    });
+    calls = callsReducer(calls, { type: 'accepted', speechId: '3', now: 2 });
+    expect(canHold(one(calls, '3'), OWN)).toBe(true);
+    calls = callsReducer(calls, { type: 'held', speechId: '3' });
+    // held in its session: answered and waiting, the session kept
+    expect(one(calls, '3')).toMatchObject({ status: 'processed_paused', hasSIPSession: true, endedAt: null });
+    expect(canResume(one(calls, '3'), OWN)).toBe(true);
+    calls = callsReducer(calls, { type: 'joining', speechId: '3' });
+    // the server still says answered_waiting while the re-INVITE goes
+    calls = callsReducer(calls, { type: 'server', call: server(3, 'answered_waiting', { answered_by: OWN }), ownNumber: OWN, now: 3 });
+    expect(one(calls, '3').status).toBe('joining');
+    calls = callsReducer(calls, { type: 'accepted', speechId: '3', now: 4 });
+    expect(one(calls, '3').status).toBe('active');
+    // the session is the call: when it ends, the call has ended
+    calls = callsReducer(calls, { type: 'held', speechId: '3' });
+    calls = callsReducer(calls, { type: 'sessionEnded', speechId: '3', now: 5 });
+    expect(one(calls, '3')).toMatchObject({ status: 'destroyed', hasSIPSession: false, endedAt: 5 });
   });
 
   it('disables a call answered by another user and offers no hold', () => {
@@ -145,7 +163,19 @@ describe('only one active call', () => {
 
   it('offers to return to the previous call when others end one and more than one was going on', () => {
     const calls = run(
-      { type: 'serverList', calls: [server(1, 'waiting')], ownNumber: OWN, now: 0 },
+      {
+        type: 'incoming',
+        speechId: '1',
+        number: '500',
+        callee: OWN,
+        callType: 'awaiting',
+        sosCall: false,
+        parentId: null,
+        video: false,
+        now: 0,
+      },
+      { type: 'accepted', speechId: '1', now: 0 },
+      { type: 'held', speechId: '1' },
       { type: 'outgoing', speechId: 'b', number: '200', video: false, now: 0 },
       { type: 'accepted', speechId: 'b', now: 1 },
     );

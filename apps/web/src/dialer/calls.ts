@@ -22,14 +22,20 @@ export function answeredNumber(answeredBy: string | null | undefined): string | 
   return n || null;
 }
 
-export const answeredByOther = (call: DialerCall, ownNumber: string): boolean => call.answeredBy !== null && call.answeredBy !== ownNumber;
+/** An incoming call someone else picked up (for a call placed here, answered_by is just who took it). */
+export const answeredByOther = (call: DialerCall, ownNumber: string): boolean =>
+  call.direction === 'incoming' && call.answeredBy !== null && call.answeredBy !== ownNumber;
 
 /** Spec comms §2: hold shows only for awaiting calls that nobody else answered, while they talk. */
 export const canHold = (call: DialerCall, ownNumber: string): boolean =>
   call.type === 'awaiting' && !answeredByOther(call, ownNumber) && call.status === 'active' && call.hasSIPSession;
 
+/** A held awaiting call is taken back in its own session (a proxy cannot join a call anew). */
 export const canResume = (call: DialerCall, ownNumber: string): boolean =>
-  call.type === 'awaiting' && !answeredByOther(call, ownNumber) && (call.status === 'paused' || call.status === 'processed_paused');
+  call.type === 'awaiting' &&
+  !answeredByOther(call, ownNumber) &&
+  (call.status === 'paused' || call.status === 'processed_paused') &&
+  call.hasSIPSession;
 
 /** Calls answered by another user are disabled (spec comms §2). */
 export const isDisabled = (call: DialerCall, ownNumber: string): boolean => answeredByOther(call, ownNumber) && !call.hasSIPSession;
@@ -88,7 +94,7 @@ export type CallsAction =
   | { type: 'sessionEnded'; speechId: string; now: number }
   | { type: 'server'; call: ServerCall; ownNumber: string; now: number }
   | { type: 'serverList'; calls: readonly ServerCall[]; ownNumber: string; now: number }
-  | { type: 'paused'; speechId: string }
+  | { type: 'held'; speechId: string }
   | { type: 'joining'; speechId: string }
   | { type: 'select'; speechId: string }
   | { type: 'toggleMute'; speechId: string; what: 'mic' | 'volume' }
@@ -156,7 +162,8 @@ function fromServer(existing: DialerCall | undefined, call: ServerCall, ownNumbe
     status = 'calling';
   // A call waits in a concierge's queue: for the caller it stays the normal call they placed.
   const type = existing?.type === 'awaiting' ? 'awaiting' : base.direction === 'outgoing' ? 'normal' : serverType(call);
-  const info = call.info ? { address: call.info.address, user: call.info.user } : base.info;
+  // The record's info describes the caller: the callee's card keeps what it knows of whom it called.
+  const info = call.info && base.direction === 'incoming' ? { address: call.info.address, user: call.info.user } : base.info;
   const next: DialerCall = {
     ...base,
     type,
@@ -207,11 +214,7 @@ export function callsReducer(calls: readonly DialerCall[], action: CallsAction):
         action.speechId,
       );
     case 'sessionEnded':
-      return update(calls, action.speechId, (c) =>
-        c.type === 'awaiting' && (c.status === 'paused' || c.status === 'processed_paused')
-          ? { ...c, hasSIPSession: false }
-          : destroy(c, action.now),
-      );
+      return update(calls, action.speechId, (c) => destroy(c, action.now));
     case 'server': {
       const existing = calls.find((c) => c.speechId === serverKey(action.call));
       const next = fromServer(existing, action.call, action.ownNumber, action.now);
@@ -223,8 +226,9 @@ export function callsReducer(calls: readonly DialerCall[], action: CallsAction):
       for (const call of action.calls) out = callsReducer(out, { type: 'server', call, ownNumber: action.ownNumber, now: action.now });
       return out;
     }
-    case 'paused':
-      return update(calls, action.speechId, (c) => ({ ...c, status: 'paused', hasSIPSession: false, fullscreen: false }));
+    // Held after being answered: the server's answered_waiting.
+    case 'held':
+      return update(calls, action.speechId, (c) => ({ ...c, status: 'processed_paused', fullscreen: false }));
     case 'joining':
       return selectOnly(
         update(calls, action.speechId, (c) => ({ ...c, status: 'joining', hasSIPSession: true })),

@@ -10,6 +10,12 @@ class FakeHandle implements CallHandle {
   answer = vi.fn(() => this.fire('accepted'));
   end = vi.fn((_h?: CallHeaders) => this.fire('ended', { originator: 'local' }));
   setMicMuted = vi.fn();
+  hold = vi.fn(() => true);
+  /** The far side accepts the re-INVITE when the test says so. */
+  unhold = vi.fn((done: () => void) => {
+    this.unholdDone = done;
+  });
+  unholdDone: (() => void) | null = null;
   openDoor = vi.fn();
   sendDtmf = vi.fn();
   constructor(
@@ -139,35 +145,71 @@ describe('dialer engine', () => {
     expect(engine.get().calls[0]).toMatchObject({ status: 'active', sosCall: true });
   });
 
-  it('holds an awaiting call (media ends, call stays paused) and resumes it by joining', async () => {
-    const { engine, phone, outgoing, api } = setup([record('q1', 'waiting')]);
-    await vi.runOnlyPendingTimersAsync();
-    expect(engine.get().calls[0]).toMatchObject({ speechId: 'q1', status: 'paused', type: 'awaiting' });
-    engine.resume('q1');
-    expect(phone.call).toHaveBeenCalledWith('500', {
-      video: false,
-      headers: { speechId: 'q1', speechType: 'awaiting', targetCallee: '500', sos: false },
-    });
-    expect(engine.get().calls[0]?.status).toBe('joining');
-    outgoing[0]?.fire('accepted');
-    expect(engine.get().calls[0]?.status).toBe('active');
+  it('holds an answered awaiting call in its session and resumes it through joining', () => {
+    const { engine, phone, incoming, api } = setup();
+    const h = new FakeHandle('incoming', '500', headers({ speechId: 'q1', speechType: 'awaiting' }));
+    incoming(h);
+    engine.accept('q1');
     engine.hold('q1');
-    expect(outgoing[0]?.end).toHaveBeenCalledWith({ speechId: 'q1', speechType: 'awaiting' });
-    expect(engine.get().calls[0]).toMatchObject({ status: 'paused', hasSIPSession: false });
+    // the session stays (the call lives in it through the proxy), held as the server's answered_waiting
+    expect(h.hold).toHaveBeenCalledTimes(1);
+    expect(h.end).not.toHaveBeenCalled();
+    expect(engine.get().calls[0]).toMatchObject({ status: 'processed_paused', hasSIPSession: true, type: 'awaiting' });
+    engine.serverUpdate(record('q1', 'answered_waiting', { answered_by: OWN }));
+    expect(engine.get().calls[0]?.status).toBe('processed_paused');
+    engine.resume('q1');
+    expect(h.unhold).toHaveBeenCalledTimes(1);
+    expect(phone.call).not.toHaveBeenCalled();
+    // the server still says answered_waiting until the re-INVITE is accepted
+    engine.serverUpdate(record('q1', 'answered_waiting', { answered_by: OWN }));
+    expect(engine.get().calls[0]?.status).toBe('joining');
+    h.unholdDone?.();
+    expect(engine.get().calls[0]?.status).toBe('active');
+    engine.end('q1');
+    expect(h.end).toHaveBeenCalled();
     expect(api.stopCall).not.toHaveBeenCalled();
+  });
+
+  it('holds the awaiting call when another is answered, and ends a held call whose other side hangs up', () => {
+    const { engine, incoming } = setup();
+    const first = new FakeHandle('incoming', '500', headers({ speechId: 'q1', speechType: 'awaiting' }));
+    const second = new FakeHandle('incoming', '501', headers({ speechId: 'q2', speechType: 'awaiting' }));
+    incoming(first);
+    engine.accept('q1');
+    incoming(second);
+    engine.accept('q2');
+    expect(first.hold).toHaveBeenCalled();
+    expect(engine.get().calls.map((c) => [c.speechId, c.status])).toEqual([
+      ['q1', 'processed_paused'],
+      ['q2', 'active'],
+    ]);
+    first.fire('ended', { originator: 'remote' });
+    expect(engine.get().calls[0]).toMatchObject({ status: 'destroyed', hasSIPSession: false });
+  });
+
+  it('stops on the server an awaiting call it only knows from the server', async () => {
+    const { engine, api } = setup([record('q1', 'answered_waiting', { answered_by: OWN })]);
+    await vi.runOnlyPendingTimersAsync();
+    expect(engine.get().calls[0]).toMatchObject({ status: 'processed_paused', hasSIPSession: false });
+    engine.resume('q1');
+    expect(engine.get().calls[0]?.status).toBe('processed_paused');
     engine.end('q1');
     expect(api.stopCall).toHaveBeenCalledWith('q1');
   });
 
-  it('offers to return to the previous call when the other side hangs up', async () => {
-    const { engine, outgoing } = setup([record('q1', 'waiting')]);
-    await vi.runOnlyPendingTimersAsync();
-    engine.dial('200', { video: false });
+  it('offers to return to the held call when the other side hangs up', () => {
+    const { engine, outgoing, incoming } = setup();
+    const h = new FakeHandle('incoming', '500', headers({ speechId: 'q1', speechType: 'awaiting' }));
+    incoming(h);
+    engine.accept('q1');
+    engine.dial('200', { video: false, confirmed: true });
+    expect(h.hold).toHaveBeenCalled();
     outgoing[0]?.fire('accepted');
     outgoing[0]?.fire('ended', { originator: 'remote' });
     expect(engine.get().returnTo?.speechId).toBe('q1');
     engine.resume('q1');
     expect(engine.get().returnTo).toBeNull();
+    expect(h.unhold).toHaveBeenCalled();
   });
 
   it('mutes the microphone of one call through its session', () => {

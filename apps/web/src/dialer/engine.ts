@@ -25,6 +25,10 @@ export interface CallHandle {
   answer(): void;
   end(headers?: CallHeaders): void;
   setMicMuted(muted: boolean): void;
+  /** Holds the call in its session (re-INVITE sendonly); false when it cannot now. */
+  hold(): boolean;
+  /** Takes a held call back (re-INVITE sendrecv); `done` once the other side accepted it. */
+  unhold(done: () => void): void;
   openDoor(): void;
   sendDtmf(tones: string): void;
   on(event: 'accepted' | 'confirmed' | 'ended' | 'failed', listener: (e: { originator?: string; cause?: string }) => void): void;
@@ -290,40 +294,44 @@ export class DialerEngine {
     handle.answer();
   }
 
-  /** Ends, rejects or cancels a call; an awaiting call is stopped on the server too. */
+  /**
+   * Ends, rejects or cancels a call. An awaiting call this browser has no session of (listed by
+   * the server) is stopped on the server.
+   */
   end(speechId: string): void {
     const call = this.call(speechId);
     const handle = this.handles.get(speechId);
     if (handle) handle.end();
-    if (call && call.type === 'awaiting' && call.status !== 'destroyed') {
+    else if (call && call.type === 'awaiting' && call.status !== 'destroyed') {
       this.deps.api.stopCall(speechId).catch((e) => this.deps.onError(e));
     }
     if (!handle && call && call.status !== 'destroyed' && call.type === 'normal')
       this.dispatch({ type: 'sessionEnded', speechId, now: this.now() });
   }
 
-  /** Holds an awaiting call: its media session ends and it waits on the server (paused). */
+  /**
+   * Holds an awaiting call in its session (spec comms §4 pause): a re-INVITE puts the other side
+   * on hold through the proxy, which records the call answered_waiting; the session stays, since
+   * ending it would end the call (the proxy keeps no leg of its own).
+   */
   hold(speechId: string): void {
     const call = this.call(speechId);
-    if (!call || !canHold(call, this.deps.ownNumber)) return;
     const handle = this.handles.get(speechId);
-    this.handles.delete(speechId);
-    this.dispatch({ type: 'paused', speechId });
-    handle?.end({ speechId, speechType: 'awaiting' });
+    if (!call || !handle || !canHold(call, this.deps.ownNumber)) return;
+    if (handle.hold()) this.dispatch({ type: 'held', speechId });
   }
 
-  /** Resumes a paused awaiting call: joining, then active once the media is up. */
+  /** Resumes a held awaiting call: joining, then active once the other side accepts the re-INVITE. */
   resume(speechId: string): void {
     const call = this.call(speechId);
-    if (!call || !canResume(call, this.deps.ownNumber) || !this.phone) return;
+    const handle = this.handles.get(speechId);
+    if (!call || !handle || !canResume(call, this.deps.ownNumber)) return;
     this.interruptActive(speechId);
-    const handle = this.phone.call(call.number, {
-      video: call.video,
-      headers: { speechId, speechType: 'awaiting', targetCallee: call.number, sos: call.sosCall },
-    });
-    this.attach(speechId, handle);
     this.dispatch({ type: 'joining', speechId });
     if (this.snapshot.returnTo?.speechId === speechId) this.emit({ returnTo: null });
+    handle.unhold(() => {
+      if (this.handles.get(speechId) === handle) this.dispatch({ type: 'accepted', speechId, now: this.now() });
+    });
   }
 
   dismissReturn(): void {

@@ -50,6 +50,7 @@ export const en = {
       status: {
         new: 'New',
         calling: 'Calling',
+        ringing: 'Ringing',
         joining: 'Joining',
         active: 'In call',
         paused: 'On hold',
@@ -170,6 +171,7 @@ export const ru: typeof en = {
       status: {
         new: 'Новый',
         calling: 'Вызов',
+        ringing: 'Входящий вызов',
         joining: 'Подключение',
         active: 'Разговор',
         paused: 'На удержании',

@@ -31,6 +31,19 @@ class FakeSession extends Emitter implements SessionLike {
   sendDTMF = vi.fn();
   mute = vi.fn();
   unmute = vi.fn();
+  held = false;
+  hold = vi.fn(() => {
+    if (this.held) return false;
+    this.held = true;
+    return true;
+  });
+  unhold = vi.fn((_o?: object, done?: () => void) => {
+    if (!this.held) return false;
+    this.held = false;
+    done?.();
+    return true;
+  });
+  isOnHold = () => ({ local: this.held, remote: false });
   isEnded = () => false;
 }
 
@@ -147,6 +160,24 @@ describe('SIP phone', () => {
     expect(ua.session.unmute).toHaveBeenCalledWith({ audio: true });
     call.end({ speechType: 'awaiting' });
     expect(ua.session.terminate).toHaveBeenCalledWith({ extraHeaders: ['X-Speech-Type: awaiting'] });
+  });
+
+  it('holds and resumes in the session (re-INVITEs), so the call survives in the proxy', () => {
+    const { p, ua } = phone();
+    p.start();
+    const call = p.call('200', { video: false, headers: {} });
+    expect(call.hold()).toBe(true);
+    // a second hold while held: still held, no new re-INVITE
+    expect(call.hold()).toBe(true);
+    expect(ua.session.hold).toHaveBeenCalledTimes(2);
+    const done = vi.fn();
+    call.unhold(done);
+    expect(ua.session.unhold).toHaveBeenCalledTimes(1);
+    expect(done).toHaveBeenCalledTimes(1);
+    // not held: nothing to send, done at once
+    call.unhold(done);
+    expect(done).toHaveBeenCalledTimes(2);
+    expect(ua.session.terminate).not.toHaveBeenCalled();
   });
 
   it('writes no header it was not given', () => {

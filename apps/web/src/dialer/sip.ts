@@ -49,6 +49,10 @@ export interface SessionLike {
   terminate(options?: object): void;
   sendDTMF(tones: string, options?: object): void;
   mute(options?: { audio?: boolean; video?: boolean }): void;
+  /** A re-INVITE with a sendonly offer; false when the session cannot re-offer now. */
+  hold(options?: object, done?: () => void): boolean;
+  unhold(options?: object, done?: () => void): boolean;
+  isOnHold(): { local: boolean; remote: boolean };
   unmute(options?: { audio?: boolean; video?: boolean }): void;
   isEnded(): boolean;
   on(event: string, listener: (...args: never[]) => void): unknown;
@@ -141,6 +145,21 @@ export class PhoneCall {
     } catch {
       // already ending: JsSIP throws on a second terminate
     }
+  }
+
+  /**
+   * Holds the call in the session (a re-INVITE whose offer is sendonly, RFC 3264 §8.4): the
+   * session and the call through the proxy stay, the proxy records the call as waiting.
+   */
+  hold(): boolean {
+    if (this.isEnded) return false;
+    return this.session.hold() || this.session.isOnHold().local;
+  }
+
+  /** Takes the held call back (a re-INVITE back to sendrecv); `done` once the other side accepted it. */
+  unhold(done: () => void): void {
+    if (this.isEnded) return;
+    if (!this.session.unhold({}, done) && !this.session.isOnHold().local) done();
   }
 
   setMicMuted(muted: boolean): void {

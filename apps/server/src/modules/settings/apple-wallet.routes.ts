@@ -5,13 +5,9 @@ import type { AppInstance } from '../../app.js';
 export async function settingsRoutes(app: AppInstance): Promise<void> {
   const { appleWallet } = app.services;
   const tags = ['project settings'];
-  app.get(
-    '/settings/apple-wallet',
-    { schema: { tags, response: { 200: dataResponse(AppleWalletSettingsSchema) } } },
-    async (req) => ({
-      data: await appleWallet.get(req.actor),
-    }),
-  );
+  app.get('/settings/apple-wallet', { schema: { tags, response: { 200: dataResponse(AppleWalletSettingsSchema) } } }, async (req) => ({
+    data: await appleWallet.get(req.actor),
+  }));
   app.patch(
     '/settings/apple-wallet',
     { schema: { tags, body: UpdateAppleWalletBodySchema, response: { 200: dataResponse(AppleWalletSettingsSchema) } } },

@@ -75,6 +75,21 @@ export class CallRecorder implements SipCallObserver {
         WHERE sip_call_id = ${e.callId} AND status <> 'destroyed'`);
       return this.publish(e.callId);
     }
+    if (e.type === 'held' || e.type === 'resumed') {
+      // Spec comms §4 awaiting calls: the concierge who answered a queued call puts it back to
+      // wait (answered_waiting) and takes it again (answered). Only the answerer's hold counts:
+      // the dialer offers resume to that user alone, and a normal call held stays answered.
+      // `waiting` is never written: a stateful proxy has no queue leg to join, so a queued call
+      // that rings with nobody answering yet stays `calling` and is picked up by answering it.
+      const [from, to] = e.type === 'held' ? ['answered', 'answered_waiting'] : ['answered_waiting', 'answered'];
+      const changed = await queryRows<{ id: string }>(
+        this.db,
+        sql`UPDATE call_records SET status = ${to} WHERE sip_call_id = ${e.callId} AND status = ${from}
+          AND type = 'awaiting' AND answered_by = ${baseNumber(e.by)} RETURNING id`,
+      );
+      if (changed.length > 0) await this.publish(e.callId);
+      return;
+    }
     if (e.type === 'dtmf') {
       if (e.digit !== TELEPHONY_DEFAULTS.door_dtmf.digit) return;
       return this.openDoor(e.callId, baseNumber(e.from));

@@ -19,6 +19,9 @@ const PANEL_PW = 'PanelPass123';
 const CONCIERGE_PW = 'Concierge123';
 /** The concierge's console (set by the first test). */
 let conciergeConsole: ReturnType<typeof client>;
+let conciergeToken: string;
+/** The app's realtime address (it listens once). */
+let sockets: string;
 
 beforeAll(async () => {
   t = await buildTestApp();
@@ -62,7 +65,8 @@ describe('calls through Atrium’s SIP server', () => {
 
     // The concierge's console hears the call on calls-management.3100.
     const token = await login(t.app, concierge.login, concierge.password);
-    const sockets = await listenForSockets(t.app);
+    conciergeToken = token;
+    sockets = await listenForSockets(t.app);
     const ws = await connectSocket(sockets, token);
     expect(await ws.subscribe('calls-management.3100')).toMatchObject({ event: 'subscribed' });
 
@@ -113,6 +117,53 @@ describe('calls through Atrium’s SIP server', () => {
     expect(callerDone.code, callerDone.errors).toBe(0);
     expect(phoneDone.code, phoneDone.errors).toBe(0);
     await expect.poll(listed, { timeout: 5000 }).toEqual([]);
+  });
+
+  it('a concierge holds the queued call and resumes it: answered_waiting, then answered, live', async () => {
+    const ws = await connectSocket(sockets, conciergeToken);
+    expect(await ws.subscribe('calls-management.3100')).toMatchObject({ event: 'subscribed' });
+    const phone = await sipp('uas-answer-hold-resume.xml', ['-s', '3100']);
+    expect(await registerContact(sip.server.ports.udp, '3100', CONCIERGE_PW, phone.port)).toBe(200);
+    const call = await sipp('uac-call-held-resumed.xml', ['-s', '3100', '-key', 'caller', '3001', '-au', '3001', '-ap', PANEL_PW]);
+    const [callerDone, phoneDone] = await Promise.all([call.done, phone.done]);
+    expect(callerDone.code, callerDone.errors).toBe(0);
+    expect(phoneDone.code, phoneDone.errors).toBe(0);
+    // CallUpdated in order: answered, put back to wait by the concierge, taken again, ended.
+    const status = (m: { event: string; data?: unknown }) => (m.event === 'CallUpdated' ? (m.data as { status?: string }).status : null);
+    await ws.next((m) => status(m) === 'answered');
+    const held = await ws.next((m) => status(m) === 'answered_waiting');
+    expect(held.data).toMatchObject({ type: 'awaiting', answered_by: '3100' });
+    await ws.next((m) => status(m) === 'answered');
+    await ws.next((m) => status(m) === 'destroyed');
+    ws.close();
+    const mine = (await conciergeConsole.get('/calls/history/dialer/3100')).json().data;
+    expect(mine[0]).toMatchObject({ status: 'answered', type: 'awaiting' });
+  });
+
+  it('a normal call held by its callee stays answered: only a queued call waits', async () => {
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_call_all']);
+    const resident = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    const res = await admin.put('/sip-numbers', {
+      domain_id: t.project.rootGroupId,
+      number: '3200',
+      password: 'Resident123',
+      user_id: resident.id,
+      purpose: 'master_sip_number',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const ws = await connectSocket(sockets, await login(t.app, resident.login, resident.password));
+    expect(await ws.subscribe('calls-management.3200')).toMatchObject({ event: 'subscribed' });
+    const phone = await sipp('uas-answer-hold-resume.xml', ['-s', '3200']);
+    expect(await registerContact(sip.server.ports.udp, '3200', 'Resident123', phone.port)).toBe(200);
+    const call = await sipp('uac-call-held-resumed.xml', ['-s', '3200', '-key', 'caller', '3001', '-au', '3001', '-ap', PANEL_PW]);
+    const [callerDone, phoneDone] = await Promise.all([call.done, phone.done]);
+    expect(callerDone.code, callerDone.errors).toBe(0);
+    expect(phoneDone.code, phoneDone.errors).toBe(0);
+    const status = (m: { event: string; data?: unknown }) => (m.event === 'CallUpdated' ? (m.data as { status?: string }).status : null);
+    const ended = await ws.next((m) => status(m) === 'destroyed');
+    expect(ended.data).toMatchObject({ type: 'normal', answered_by: '3200' });
+    expect(ws.inbox.filter((m) => status(m) === 'answered_waiting')).toEqual([]);
+    ws.close();
   });
 
   it('says it is running, with its registrations', async () => {

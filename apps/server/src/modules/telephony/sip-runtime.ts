@@ -56,6 +56,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       directory: tel.directory,
       observer: tel.recorder,
       log: app.log.child({ component: 'sip' }),
+      ...(config.sip.rtpengineUrl ? { rtpengineUrl: config.sip.rtpengineUrl } : {}),
     });
     // A restart binds the same ports again, even when the first start was given any free one.
     ports = { ...server.ports };

@@ -1,0 +1,57 @@
+import type { Browser, Page } from '@playwright/test';
+import { type Api, expect, makeUser, signInFromLogin } from './console';
+
+/** The web dialer in a browser: a user's softphone, its button, its call cards. */
+
+let seq = 0;
+
+/** A virtual number not used yet (numbers are unique in a project). */
+export const newNumber = (prefix: string): string => `${prefix}${Date.now().toString().slice(-5)}${++seq}`;
+
+export async function groupOf(admin: Api): Promise<number> {
+  const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
+  const id = profile.domains[0]?.id;
+  if (!id) throw new Error('the administrator has no group');
+  return id;
+}
+
+export interface Softphone {
+  page: Page;
+  number: string;
+  numberId: number;
+  name: string;
+}
+
+/**
+ * A user holding `permissions` with a master virtual number, signed in in a browser of their own
+ * (microphone and camera allowed), the dialer registered.
+ */
+export async function softphone(browser: Browser, admin: Api, name: string, permissions: string[]): Promise<Softphone> {
+  const user = await makeUser(admin, { permissions, name });
+  const number = newNumber('7');
+  const sip = await admin.call<{ id: number }>('PUT', '/sip-numbers', {
+    number,
+    password: `Sip${number}pass`,
+    domain_id: await groupOf(admin),
+    user_id: user.id,
+    purpose: 'master_sip_number',
+  });
+  const context = await browser.newContext({ permissions: ['microphone', 'camera'] });
+  const page = await context.newPage();
+  await signInFromLogin(page, user);
+  await expect(registered(page)).toBeVisible({ timeout: 20_000 });
+  return { page, number, numberId: sip.id, name };
+}
+
+export const dialerButton = (page: Page) => page.locator('[data-floating-button="dialer"]');
+export const registered = (page: Page) => page.locator('[data-registration="registered"]');
+export const ringing = (page: Page) => page.locator('[data-ringing="true"]');
+export const callCard = (page: Page) => page.getByTestId('dialer-call');
+
+/** Dials `number` on the keypad (opening the dialer first when it is closed). */
+export async function dial(page: Page, number: string): Promise<void> {
+  if (!(await page.getByTestId('dialer-keypad').isVisible())) await dialerButton(page).click();
+  const keypad = page.getByTestId('dialer-keypad');
+  for (const digit of number) await keypad.getByRole('button', { name: digit, exact: true }).click();
+  await page.getByRole('button', { name: 'Voice call' }).click();
+}
