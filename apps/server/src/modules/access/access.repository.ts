@@ -620,45 +620,100 @@ export class AccessRepository {
         ? sql`(i.name ILIKE ${containsPattern(q.search)} OR u.name ILIKE ${containsPattern(q.search)} OR d.name ILIKE ${containsPattern(q.search)} OR r.name ILIKE ${containsPattern(q.search)})`
         : undefined,
     ].filter((f): f is SQL => f !== undefined);
-    const from = sql`FROM (${ruleIdentifiers(sql`i.project_id = ${p} AND i.is_active AND i.revoked_at IS NULL`)}) reach
+    const reachable = sql`i.project_id = ${p} AND i.is_active AND i.revoked_at IS NULL`;
+    const from = (extra: SQL[]) => {
+      const where = [...filters, ...extra];
+      return sql`FROM (${ruleIdentifiers(reachable)}) reach
       JOIN access_rules r ON r.id = reach.rule_id AND r.project_id = ${p}
       JOIN identifiers i ON i.id = reach.identifier_id
       JOIN access_rule_devices rd ON rd.rule_id = r.id
       JOIN devices ON devices.id = rd.device_id AND ${devicePredicate(actor, 'view')}
       JOIN devices d ON d.id = devices.id
       LEFT JOIN users u ON u.id = i.owner_id
-      ${filters.length ? sql`WHERE ${sql.join(filters, sql` AND `)}` : sql``}`;
-    const desc = q.sort.startsWith('-');
-    const key = { user_name: sql`u.name`, device_name: sql`d.name`, rule_name: sql`r.name` }[q.sort.replace(/^-/, '') as 'user_name'];
-    const rows = await queryRows<{
-      user_id: number | null;
-      user_name: string | null;
-      identifier_id: number;
-      identifier_name: string;
-      identifier_type: string;
-      device_id: number;
-      device_name: string;
-      lock_number: number;
-      rule_id: number;
-      rule_name: string;
-      prohibition: boolean;
-      schedules: { id: number; name: string }[];
-    }>(
-      this.db,
-      sql`SELECT i.owner_id AS user_id, u.name AS user_name, i.id AS identifier_id, i.name AS identifier_name, i.type AS identifier_type,
+      ${where.length ? sql`WHERE ${sql.join(where, sql` AND `)}` : sql``}`;
+    };
+    const sortKey = q.sort.replace(/^-/, '') as 'user_name' | 'device_name' | 'rule_name';
+    const dir = sql.raw(q.sort.startsWith('-') ? 'DESC NULLS LAST' : 'ASC NULLS LAST');
+    // Each order first groups the lines of one person's identifier, one door or one rule (the "pivot"),
+    // then orders within it; the pivot is what the fast paging below counts.
+    const order = {
+      user_name: sql`u.name ${dir}, i.id, d.id, rd.lock_number, r.id`,
+      device_name: sql`d.name ${dir}, d.id, i.id, rd.lock_number, r.id`,
+      rule_name: sql`r.name ${dir}, r.id, i.id, d.id, rd.lock_number`,
+    }[sortKey];
+    const select = (extra: SQL[], limit: number, offset: number) =>
+      queryRows<{
+        user_id: number | null;
+        user_name: string | null;
+        identifier_id: number;
+        identifier_name: string;
+        identifier_type: string;
+        device_id: number;
+        device_name: string;
+        lock_number: number;
+        rule_id: number;
+        rule_name: string;
+        prohibition: boolean;
+        schedules: { id: number; name: string }[];
+      }>(
+        this.db,
+        sql`SELECT i.owner_id AS user_id, u.name AS user_name, i.id AS identifier_id, i.name AS identifier_name, i.type AS identifier_type,
           d.id AS device_id, d.name AS device_name, rd.lock_number, r.id AS rule_id, r.name AS rule_name, r.prohibition,
           coalesce((SELECT jsonb_agg(jsonb_build_object('id', t.id, 'name', t.name) ORDER BY t.name, t.id)
             FROM access_rule_time_rules x JOIN time_rules t ON t.id = x.time_rule_id WHERE x.rule_id = r.id), '[]'::jsonb) AS schedules
-        ${from}
-        ORDER BY ${key} ${sql.raw(desc ? 'DESC NULLS LAST' : 'ASC NULLS LAST')}, i.id, d.id, rd.lock_number, r.id
-        LIMIT ${page.limit} OFFSET ${page.offset}`,
-    );
+        ${from(extra)}
+        ORDER BY ${order}
+        LIMIT ${limit} OFFSET ${offset}`,
+      );
+    let rows: Awaited<ReturnType<typeof select>>;
     let total = 0;
     let estimated = false;
-    if (withTotal) {
-      const [c] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM (SELECT 1 ${from} LIMIT 10001) x`);
-      total = Number(c?.n ?? 0);
-      estimated = total > 10_000;
+    if (filters.length) {
+      // A filter narrows the matrix to one person, door, rule or a search: one query pages it.
+      rows = await select([], page.limit, page.offset);
+      if (withTotal) {
+        const [c] = await queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM (SELECT 1 ${from([])} LIMIT 10001) x`);
+        total = Number(c?.n ?? 0);
+        estimated = total > 10_000;
+      }
+    } else {
+      // The whole matrix may hold millions of lines (10,000 people × 1,000 doors): ordering all of them
+      // for one page is out of the question. Lines per pivot are counted from two small sets — which
+      // identifiers each rule reaches, and which doors and locks of each rule the caller sees — and a
+      // running sum finds the few pivots that hold the page; only their lines are then read. The total
+      // is exact.
+      const ri = sql`SELECT rule_id, identifier_id FROM (${ruleIdentifiers(reachable)}) x`;
+      const rd = sql`SELECT rd.rule_id, rd.device_id, count(*)::bigint AS locks FROM access_rule_devices rd
+        JOIN access_rules r ON r.id = rd.rule_id AND r.project_id = ${p}
+        JOIN devices ON devices.id = rd.device_id AND ${devicePredicate(actor, 'view')}
+        GROUP BY rd.rule_id, rd.device_id`;
+      const pivot = {
+        user_name: sql`SELECT i.id AS k, u.name AS sort_name, sum(rl.lines)::bigint AS lines
+          FROM ri JOIN (SELECT rule_id, sum(locks) AS lines FROM rd GROUP BY rule_id) rl ON rl.rule_id = ri.rule_id
+          JOIN identifiers i ON i.id = ri.identifier_id LEFT JOIN users u ON u.id = i.owner_id GROUP BY i.id, u.name`,
+        device_name: sql`SELECT d.id AS k, d.name AS sort_name, sum(rd.locks * rc.n)::bigint AS lines
+          FROM rd JOIN (SELECT rule_id, count(*) AS n FROM ri GROUP BY rule_id) rc ON rc.rule_id = rd.rule_id
+          JOIN devices d ON d.id = rd.device_id GROUP BY d.id, d.name`,
+        rule_name: sql`SELECT r.id AS k, r.name AS sort_name, sum(rd.locks)::bigint * max(rc.n) AS lines
+          FROM rd JOIN (SELECT rule_id, count(*) AS n FROM ri GROUP BY rule_id) rc ON rc.rule_id = rd.rule_id
+          JOIN access_rules r ON r.id = rd.rule_id GROUP BY r.id, r.name`,
+      }[sortKey];
+      const end = page.offset + page.limit;
+      const spans = await queryRows<{ k: number; before: string; total: string }>(
+        this.db,
+        sql`WITH ri AS (${ri}), rd AS (${rd}), pv AS (${pivot}),
+          cum AS (SELECT k, lines, sum(lines) OVER (ORDER BY sort_name ${dir}, k ROWS UNBOUNDED PRECEDING) - lines AS before FROM pv WHERE lines > 0)
+        SELECT k, before, (SELECT coalesce(sum(lines), 0) FROM pv) AS total FROM cum
+        WHERE before < ${end} AND before + lines > ${page.offset}
+        UNION ALL SELECT NULL, NULL, (SELECT coalesce(sum(lines), 0) FROM pv)
+        ORDER BY before NULLS LAST`,
+      );
+      total = Number(spans[0]?.total ?? 0);
+      const keys = spans.filter((x) => x.k !== null).map((x) => Number(x.k));
+      if (keys.length) {
+        const pivotColumn = { user_name: sql`i.id`, device_name: sql`d.id`, rule_name: sql`r.id` }[sortKey];
+        rows = await select([sql`${pivotColumn} = ANY(${intArray(keys)})`], page.limit, page.offset - Number(spans[0]?.before ?? 0));
+      } else rows = [];
     }
     return {
       rows: rows.map((r) => ({
