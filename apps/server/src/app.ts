@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { VALIDATION_MESSAGES } from '@atrium/contract';
+import { featureEnabled, VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
@@ -244,6 +244,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       const { ukey2 } = await licenses.serverFeatures();
       return { enabled: ukey2.is_enabled, count: ukey2.license_count };
     },
+    faceIdForGuests: async () => featureEnabled(await licenses.serverFeatures(), 'face_id_guests'),
   });
   const services: Services = {
     ...administrationServices(database.db, realtime, files, () => services.registration),

@@ -144,7 +144,16 @@ export const TASK_PAYLOAD_SCHEMAS = {
     repeat: z.number().int().min(1).max(100).default(1),
     volume: z.number().int().min(0).max(100).optional(),
   }),
-  open_lock: z.looseObject({ lock: lock.default(1), seconds: z.number().int().min(1).max(600).optional() }),
+  open_lock: z.looseObject({
+    lock: lock.default(1),
+    seconds: z.number().int().min(1).max(600).optional(),
+    /**
+     * Face ID (a guest's open with face ID licensed and the device recognising faces): the device opens
+     * only once it sees this identifier's face (its photo at `photo_url`); otherwise the task fails with
+     * error `face_not_recognized`.
+     */
+    face: z.object({ identifier_id: id, photo_url: z.url({ protocol: /^https?$/ }) }).optional(),
+  }),
   /** A lift controller calls the lift to a floor: it closes the relays (`ports`) that serve it. */
   call_elevator: z.looseObject({
     floor: z.number().int().min(-20).max(300),

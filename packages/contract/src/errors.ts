@@ -98,6 +98,7 @@ export const ERRORS = {
   guest_pass_limit: { status: 409, message: 'pass limit reached' },
   guest_device_problem: { status: 503, message: 'device problem' },
   guest_device_not_found: { status: 404, message: 'device not found' },
+  guest_face_not_recognized: { status: 403, message: 'face not recognized' },
   guest_limits: { status: 400, message: 'maximum passes count and maximum period limits reached' },
   // telephony (spec comms §8)
   unable_to_call_own_number: { status: 400, message: 'unable to call your number' },

@@ -30,6 +30,8 @@ Misbehaviour (once every device is online):
 While running, type on stdin:
   present SERIAL IDENTIFIER [LOCK]   an identifier is presented at the reader (decided from synced data)
   call SERIAL TO                     a visitor calls
+  face SERIAL IDENTIFIER_ID|none     a holder's face in front of the camera (none: nobody); an open_lock
+                                     asking for a face opens only while that face is shown
   event SERIAL TYPE [JSON-DATA]      any event (door_opened, alarm_on, alarm_off, tamper, sensor, …)
   offline SERIAL SECONDS             an offline period
   status                             who is online, tasks done, identifiers held
@@ -191,6 +193,19 @@ rl.on('line', (line) => {
         if (d && args[1]) await d.call(args[1]);
         return;
       }
+      case 'face': {
+        const d = find(args[0]);
+        if (!d) return;
+        const who = args[1];
+        if (who === 'none') d.showFace(null);
+        else if (who && /^[1-9]\d*$/.test(who)) d.showFace(Number(who));
+        else {
+          console.log('face SERIAL IDENTIFIER_ID|none');
+          return;
+        }
+        console.log(`${d.serial}: faces ${d.faces.size ? [...d.faces].join(', ') : 'none'}`);
+        return;
+      }
       case 'event': {
         const d = find(args[0]);
         if (d && args[1])
@@ -217,7 +232,7 @@ rl.on('line', (line) => {
       case undefined:
         return;
       default:
-        console.log(`unknown command ${cmd} (present, call, event, offline, status, quit)`);
+        console.log(`unknown command ${cmd} (present, call, face, event, offline, status, quit)`);
     }
   })().catch((e: Error) => console.log(`error: ${e.message}`));
 });

@@ -75,6 +75,9 @@ export interface RemoteSession {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** A task the device could not do, with the error it answers (e.g. `face_not_recognized`). */
+class TaskFailure extends Error {}
+
 export class SimDevice extends EventEmitter {
   readonly serial: string;
   readonly type: DeviceType;
@@ -94,6 +97,8 @@ export class SimDevice extends EventEmitter {
   /** Lift calls a lift controller was given (floor, relays closed, direction). */
   readonly calls: { floor: number; ports: readonly number[]; direction: string }[] = [];
   readonly opened: { lock: number; by: string; at: Date }[] = [];
+  /** Identifiers whose holders' faces are in front of its camera (an open_lock with `face` needs its one there). */
+  readonly faces = new Set<number>();
   session: RemoteSession | null = null;
   /** Options that may change while it runs. */
   failureRate: number;
@@ -338,7 +343,14 @@ export class SimDevice extends EventEmitter {
         await this.finish({ task_id: task.id, state: 'error', error: 'simulated failure' });
         return;
       }
-      const after = await this.perform(task);
+      let after: (() => Promise<void>) | undefined;
+      try {
+        after = await this.perform(task);
+      } catch (e) {
+        if (!(e instanceof TaskFailure)) throw e;
+        await this.finish({ task_id: task.id, state: 'error', error: e.message });
+        return;
+      }
       await this.finish({ task_id: task.id, state: 'completed' });
       await after?.();
     } finally {
@@ -391,9 +403,13 @@ export class SimDevice extends EventEmitter {
       case 'play_audio':
         this.played.push(task.payload.url ?? task.payload.name ?? 'default');
         return;
-      case 'open_lock':
+      case 'open_lock': {
+        // Face ID: the door opens only for the face it was told to see.
+        const face = task.payload.face;
+        if (face && !this.faces.has(face.identifier_id)) throw new TaskFailure('face_not_recognized');
         await this.openDoor(task.payload.lock, 'task');
         return;
+      }
       case 'call_elevator':
         this.calls.push({ floor: task.payload.floor, ports: task.payload.ports, direction: task.payload.direction });
         await this.event({ type: 'floor_called', data: { floor: task.payload.floor, ports: task.payload.ports } }).catch(() => undefined);
@@ -454,6 +470,22 @@ export class SimDevice extends EventEmitter {
       await this.event({ type: 'access_denied', time: at.toISOString(), identifier: value, data: { lock, reason: decision.reason } });
     }
     return decision;
+  }
+
+  /**
+   * A face in front of the camera: the holder of this identifier (added to those already there), or
+   * `null` when everyone walks away. An open_lock task with `face` completes only while its face is shown.
+   */
+  showFace(identifierId: number | null): void {
+    if (identifierId === null) this.faces.clear();
+    else this.faces.add(identifierId);
+    this.emit('faces', [...this.faces]);
+  }
+
+  /** One face leaves the camera. */
+  hideFace(identifierId: number): void {
+    this.faces.delete(identifierId);
+    this.emit('faces', [...this.faces]);
   }
 
   /** A visitor calls an apartment or a number from the panel. */

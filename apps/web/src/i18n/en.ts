@@ -440,6 +440,7 @@ export const en = {
       'pass limit reached': 'The pass limit of this key is reached',
       'device problem': 'The door cannot be reached right now',
       'device not found': 'Door not found',
+      'face not recognized': 'Your face was not recognised at the door; look into its camera and try again',
       'elevator controller already linked': 'This lift controller already serves another elevator',
       'unable to call your number': 'You cannot call your own number',
       'user cannot communicate with himself': 'You cannot call yourself',

@@ -442,6 +442,7 @@ export const ru: Messages = {
       'pass limit reached': 'Лимит проходов по этому ключу исчерпан',
       'device problem': 'Дверь сейчас недоступна',
       'device not found': 'Дверь не найдена',
+      'face not recognized': 'Лицо не распознано у двери; посмотрите в камеру и попробуйте снова',
       'elevator controller already linked': 'Этот контроллер лифта уже обслуживает другой лифт',
       'unable to call your number': 'Нельзя позвонить на свой номер',
       'user cannot communicate with himself': 'Нельзя позвонить самому себе',

@@ -78,6 +78,21 @@ describe('device-sim command line', () => {
     await expect.poll(() => events.map((e) => e.report.type)).toEqual(['door_opened', 'access_denied', 'call']);
     child.stdin.write('status\n');
     await expect.poll(() => out).toMatch(/CLI-1 barrier\/BR-1 online tasks=1/);
+    // Face ID: an open_lock asking for a face fails while nobody (or someone else) is in front of the camera.
+    const face = { identifier_id: 7, photo_url: 'http://127.0.0.1/api/v0/files/identifiers/x.jpg' };
+    await gateway.sendTask('CLI-1', { id: 2, type: 'open_lock', payload: { lock: 1, face } });
+    await expect.poll(() => out).toContain('CLI-1: task 2 error (face_not_recognized)');
+    child.stdin.write('face CLI-1 8\n');
+    await expect.poll(() => out).toContain('CLI-1: faces 8');
+    await gateway.sendTask('CLI-1', { id: 3, type: 'open_lock', payload: { lock: 1, face } });
+    await expect.poll(() => out).toContain('CLI-1: task 3 error (face_not_recognized)');
+    child.stdin.write('face CLI-1 7\n');
+    await expect.poll(() => out).toContain('CLI-1: faces 8, 7');
+    await gateway.sendTask('CLI-1', { id: 4, type: 'open_lock', payload: { lock: 1, face } });
+    await expect.poll(() => out).toContain('CLI-1: task 4 completed');
+    child.stdin.write('face CLI-1 none\n');
+    await expect.poll(() => out).toContain('CLI-1: faces none');
+    await expect.poll(() => events.filter((e) => e.report.type === 'door_opened').length).toBe(2);
     child.stdin.write('quit\n');
     expect(await exited).toBe(0);
     await expect.poll(() => presence.filter((p) => p.serial === 'CLI-1').map((p) => p.report.online)).toEqual([true, false]);
@@ -99,6 +114,7 @@ describe('device-sim command line', () => {
     const help = await run(['--help']);
     expect(help.code).toBe(0);
     expect(help.out).toContain('--misbehave');
+    expect(help.out).toContain('face SERIAL IDENTIFIER_ID|none');
     const none = await run([]);
     expect(none.code).toBe(2);
     expect(none.out).toContain('no devices given');

@@ -321,6 +321,29 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   } as const;
   app.patch('/guest-access/:id', updateGuest, async (req) => ({ data: await access.guests.update(req.ctx, req.params.id, req.body) }));
   app.patch('/identifiers/guest/:id', updateGuest, async (req) => ({ data: await access.guests.update(req.ctx, req.params.id, req.body) }));
+  // The guest's photo, set by whoever granted the key: the face a door with face ID must see to open for them.
+  app.post(
+    '/guest-access/:id/photo',
+    {
+      schema: {
+        tags: guests,
+        params: IdParamsSchema,
+        consumes: ['multipart/form-data'],
+        response: { 200: dataResponse(IdentifierSchema) },
+      },
+    },
+    async (req) => {
+      if (!req.isMultipart()) throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
+      let image: Buffer | undefined;
+      for await (const part of req.parts()) {
+        if (part.type !== 'file') continue;
+        if (part.fieldname !== 'image') throw new AppError('wrong_file_body', [{ field: part.fieldname, message: 'unexpected file' }]);
+        image = await part.toBuffer();
+      }
+      if (!image) throw new AppError('wrong_file_body', [{ field: 'image', message: 'field is required' }]);
+      return { data: await access.guests.setPhoto(req.ctx, req.params.id, image, app.files) };
+    },
+  );
   app.post(
     '/guest-access/:id/revoke',
     { schema: { tags: guests, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },

@@ -155,7 +155,16 @@ export class AccessService {
     private readonly repo: AccessRepository,
     private readonly devices: DevicesService,
     private readonly notifier: AccessNotifier | null = null,
-    opts: { dataDir?: string; publicUrl?: string; publish?: Publish; ukey2License?: () => Promise<Ukey2License> } = {},
+    opts: {
+      dataDir?: string;
+      publicUrl?: string;
+      publish?: Publish;
+      ukey2License?: () => Promise<Ukey2License>;
+      /** Whether the server's licence has face ID for guests (none: off). */
+      faceIdForGuests?: () => Promise<boolean>;
+      /** How long a guest's open with face ID waits for the door (ms). */
+      guestFaceWaitMs?: number;
+    } = {},
   ) {
     this.publish = opts.publish ?? null;
     this.ukey2License = opts.ukey2License ?? (async () => ({ enabled: true, count: null }));
@@ -164,6 +173,8 @@ export class AccessService {
       sync: (tx, ids, devicesBefore) => this.syncIdentifiers(tx, null, ids, devicesBefore),
       get: (actor, id) => this.getIdentifier(actor, id),
       publicUrl: opts.publicUrl ?? '',
+      ...(opts.faceIdForGuests ? { faceIdForGuests: opts.faceIdForGuests } : {}),
+      ...(opts.guestFaceWaitMs ? { faceWaitMs: opts.guestFaceWaitMs } : {}),
     });
     this.importer = new IdentifierImport(
       db,

@@ -3,7 +3,9 @@ import {
   type AccessIdentifier,
   type BulkDeleteResult,
   type CreateGuestBody,
+  type DeviceType,
   decideAccess,
+  deviceModel,
   GUEST_IDENTIFIER_NAME,
   type GuestInfo,
   type Identifier,
@@ -17,6 +19,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
 import type { DevicesService } from '../devices/devices.service.js';
 import type { AccessRepository } from './access.repository.js';
 import { identifiers } from './access.table.js';
@@ -45,7 +48,11 @@ interface GuestRow {
   passes_restrict_active: boolean;
   passes_restrict_max_count: number;
   passes_restrict_passes_count: number;
+  photo_path: string | null;
 }
+
+/** How long a guest's open waits for a door that must first see the guest's face. */
+const FACE_WAIT_MS = 10_000;
 
 /**
  * Guest access (spec entities §3, §5, §8): a resident or an operator grants a guest a QR identifier
@@ -62,6 +69,10 @@ export class GuestAccess {
       sync: (tx: Tx, ids: number[], devicesBefore: number[]) => Promise<void>;
       get: (actor: Actor, id: number) => Promise<Identifier>;
       publicUrl: string;
+      /** Whether the server's licence has face ID for guests (spec core §3 `face_id.is_enabled_for_guests`). */
+      faceIdForGuests?: () => Promise<boolean>;
+      /** How long an open with face ID waits for the door's answer (ms; FACE_WAIT_MS when absent). */
+      faceWaitMs?: number;
     },
   ) {}
 
@@ -250,7 +261,7 @@ export class GuestAccess {
       this.db,
       sql`SELECT id, project_id, name, value, key_message, is_active, revoked_at IS NOT NULL AS revoked,
           period_restrict_active, period_restrict_from, period_restrict_to,
-          passes_restrict_active, passes_restrict_max_count, passes_restrict_passes_count
+          passes_restrict_active, passes_restrict_max_count, passes_restrict_passes_count, photo_path
         FROM identifiers WHERE guest_key = ${key}`,
     );
     if (!g?.is_active || g.revoked) throw new AppError('guest_invalid');
@@ -260,9 +271,18 @@ export class GuestAccess {
   }
 
   private async doors(g: GuestRow, key: string) {
-    const rows = await queryRows<{ device_id: number; name: string; lock_number: number; online: boolean }>(
+    const rows = await queryRows<{
+      device_id: number;
+      name: string;
+      lock_number: number;
+      online: boolean;
+      type: DeviceType;
+      model: string;
+      face_enabled: boolean;
+    }>(
       this.db,
-      sql`SELECT DISTINCT rd.device_id, d.name, rd.lock_number, coalesce(s.online, FALSE) AS online
+      sql`SELECT DISTINCT rd.device_id, d.name, rd.lock_number, coalesce(s.online, FALSE) AS online, d.type, d.model,
+          coalesce((d.device_settings->'face_recognition'->>'enabled')::boolean, FALSE) AS face_enabled
         FROM access_rule_identifiers x JOIN access_rules r ON r.id = x.rule_id AND NOT r.prohibition
         JOIN access_rule_devices rd ON rd.rule_id = r.id JOIN devices d ON d.id = rd.device_id
         LEFT JOIN device_status s ON s.device_id = d.id
@@ -290,7 +310,12 @@ export class GuestAccess {
     };
   }
 
-  /** Opens one of the key's doors (an open-lock task), as the door itself would decide, and counts the pass. */
+  /**
+   * Opens one of the key's doors (an open-lock task), as the door itself would decide, and counts the pass.
+   * With face ID for guests (licensed, a door that recognises faces, a guest with a photo) the door opens
+   * only once it sees the guest's face: the open waits for the door's answer (FACE_WAIT_MS) and says
+   * "face not recognized" or "device problem" when the door stays shut, without counting the pass.
+   */
   async open(key: string, token: string, ip: string, requestId: string): Promise<{ opened: true; passes_left: number | null }> {
     const g = await this.byKey(key);
     if (g.passes_restrict_active && g.passes_restrict_passes_count >= g.passes_restrict_max_count) throw new AppError('guest_pass_limit');
@@ -308,6 +333,8 @@ export class GuestAccess {
     }
     if (!door.online) throw new AppError('guest_device_problem');
     const ctx = { actor: null, ip, requestId };
+    const face = await this.faceOf(g, door);
+    if (face) return this.openWithFace(g, door, face, ctx);
     let left: number | null = null;
     await this.db.transaction(async (tx) => {
       const counted = await queryRows<{ left: number; exhausted: boolean }>(
@@ -333,5 +360,108 @@ export class GuestAccess {
     });
     await this.devices.dispatch();
     return { opened: true, passes_left: left };
+  }
+
+  /** The face a door must see before it opens for this guest, or null when face ID does not apply. */
+  private async faceOf(
+    g: GuestRow,
+    door: { type: DeviceType; model: string; face_enabled: boolean },
+  ): Promise<{ identifier_id: number; photo_url: string } | null> {
+    if (!g.photo_path || !door.face_enabled) return null;
+    if (!deviceModel(door.type, door.model)?.capabilities.face_recognition) return null;
+    if (!(await this.hooks.faceIdForGuests?.())) return null;
+    return { identifier_id: Number(g.id), photo_url: `${this.hooks.publicUrl}/api/v0/files/${g.photo_path}` };
+  }
+
+  /**
+   * An open the door performs only on seeing the guest's face: the pass is taken (so two opens racing
+   * for the last one cannot both go), the task committed, then its outcome awaited; a door that stays
+   * shut gives the pass back.
+   */
+  private async openWithFace(
+    g: GuestRow,
+    door: { device_id: number; lock_number: number },
+    face: { identifier_id: number; photo_url: string },
+    ctx: { actor: null; ip: string; requestId: string },
+  ): Promise<{ opened: true; passes_left: number | null }> {
+    let left: number | null = null;
+    let exhausted = false;
+    const taskId = await this.db.transaction(async (tx) => {
+      if (g.passes_restrict_active) {
+        const [counted] = await queryRows<{ left: number; exhausted: boolean }>(
+          tx,
+          sql`UPDATE identifiers SET passes_restrict_passes_count = passes_restrict_passes_count + 1, updated_at = now()
+            WHERE id = ${g.id} AND passes_restrict_active AND passes_restrict_passes_count < passes_restrict_max_count
+            RETURNING passes_restrict_max_count - passes_restrict_passes_count AS left,
+              passes_restrict_passes_count >= passes_restrict_max_count AS exhausted`,
+        );
+        if (!counted) throw new AppError('guest_pass_limit');
+        left = Number(counted.left);
+        exhausted = counted.exhausted;
+      }
+      const id = await this.devices.queueOneInTx(
+        tx,
+        { deviceId: door.device_id, type: 'open_lock', payload: { lock: door.lock_number, face } },
+        null,
+      );
+      if (id === null) throw new AppError('guest_device_problem');
+      await recordAudit(tx, ctx, {
+        entity: 'identifier',
+        entityId: g.id,
+        action: 'guest_open',
+        after: { device_id: door.device_id, lock: door.lock_number, face: true, task_id: id },
+      });
+      return id;
+    });
+    await this.devices.dispatch();
+    const outcome = await this.devices.awaitTask(taskId, { timeoutMs: this.hooks.faceWaitMs ?? FACE_WAIT_MS });
+    if (outcome.state === 'completed') {
+      if (exhausted) {
+        // The last pass is used: the doors hear it now that it really was.
+        await this.db.transaction((tx) => this.hooks.sync(tx, [g.id], []));
+        await this.devices.dispatch();
+      }
+      return { opened: true, passes_left: left };
+    }
+    // The door stayed shut (it said so, or the task was stopped before it ran): the pass is given back.
+    // A task a door started but did not answer in time may still open it; its pass stays taken.
+    if (outcome.state !== 'timeout') {
+      await this.db.transaction(async (tx) => {
+        if (g.passes_restrict_active) {
+          await tx.execute(
+            sql`UPDATE identifiers SET passes_restrict_passes_count = passes_restrict_passes_count - 1, updated_at = now()
+              WHERE id = ${g.id} AND passes_restrict_active AND passes_restrict_passes_count > 0`,
+          );
+        }
+        await recordAudit(tx, ctx, {
+          entity: 'identifier',
+          entityId: g.id,
+          action: 'guest_open_failed',
+          after: { device_id: door.device_id, lock: door.lock_number, task_id: taskId, error: outcome.error ?? outcome.state },
+        });
+      });
+    }
+    if (outcome.state === 'error' && outcome.error === 'face_not_recognized') throw new AppError('guest_face_not_recognized');
+    throw new AppError('guest_device_problem');
+  }
+
+  // --- the guest's photo (face ID) -------------------------------------------------------------------
+
+  /**
+   * Sets a guest's photo, for the grantor (or whoever may edit any guest key): the face a door with
+   * face ID must see before it opens for the guest. A JPEG, PNG or WebP of at most 5 MB.
+   */
+  async setPhoto(ctx: RequestContext, id: number, image: Buffer, files: FileStore): Promise<Identifier> {
+    await this.ownGuest(ctx.actor, id, 'can_edit_identifiers');
+    if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
+    const { ext } = sniffImage(image);
+    const [before] = await queryRows<{ photo_path: string | null }>(this.db, sql`SELECT photo_path FROM identifiers WHERE id = ${id}`);
+    const key = await files.put('identifiers', ext, image);
+    await this.db.transaction(async (tx) => {
+      await tx.update(identifiers).set({ photoPath: key, updatedAt: new Date() }).where(sql`${identifiers.id} = ${id}`);
+      await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'guest_photo', after: { photo: key } });
+    });
+    await files.remove(before?.photo_path ?? null);
+    return this.hooks.get(ctx.actor, id);
   }
 }

@@ -345,7 +345,16 @@ export class DevicesRepository {
     tasks: readonly { deviceId: number; type: string; payload: Record<string, unknown> }[],
     createdBy: number | null,
   ): Promise<number> {
-    if (!tasks.length) return 0;
+    return (await this.insertTaskIds(tx, tasks, createdBy)).length;
+  }
+
+  /** As insertTasks, answering the ids of the tasks queued, in the order given (protocol-none devices left out). */
+  async insertTaskIds(
+    tx: DbOrTx,
+    tasks: readonly { deviceId: number; type: string; payload: Record<string, unknown> }[],
+    createdBy: number | null,
+  ): Promise<number[]> {
+    if (!tasks.length) return [];
     const json = JSON.stringify(tasks.map((t, i) => ({ n: i, device_id: t.deviceId, type: t.type, payload: t.payload })));
     const rows = await queryRows<{ id: number }>(
       tx,
@@ -357,7 +366,26 @@ export class DevicesRepository {
         ORDER BY x.n
         RETURNING id`,
     );
-    return rows.length;
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** A task's state and error, whoever asks (the caller already knows the task is theirs). */
+  async taskOutcome(id: number): Promise<{ state: string; error: string | null } | undefined> {
+    const [r] = await queryRows<{ state: string; error: string | null }>(
+      this.db,
+      sql`SELECT state, error FROM device_tasks WHERE id = ${id}`,
+    );
+    return r;
+  }
+
+  /** Stops a task that no device has started yet (its caller gave up waiting); answers whether it did. */
+  async stopUnstarted(id: number): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      sql`UPDATE device_tasks SET state = 'stopped', finished_at = now(), updated_at = now()
+        WHERE id = ${id} AND state IN ('new', 'waiting', 'queued') RETURNING id`,
+    );
+    return rows.length > 0;
   }
 
   private taskSelect(db: DbOrTx) {

@@ -200,6 +200,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private readonly opts: Required<DevicesServiceOptions>;
   /** Devices whose queue is being pumped by this instance right now, and whether another pass was asked for. */
   private readonly pumping = new Map<number | null, { again: boolean; done: Promise<void> }>();
+  /** Callers awaiting a task's end (awaitTask), woken when this instance hears its result. */
+  private readonly taskWaiters = new Map<number, Set<() => void>>();
 
   constructor(
     private readonly db: Db,
@@ -487,6 +489,58 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     createdBy: number | null,
   ): Promise<number> {
     return this.repo.insertTasks(tx, tasks, createdBy);
+  }
+
+  /** As queueInTx for one task, answering its id (null: the device speaks no protocol). */
+  async queueOneInTx(
+    tx: Parameters<Parameters<Db['transaction']>[0]>[0],
+    task: { deviceId: number; type: DeviceTaskType; payload: Record<string, unknown> },
+    createdBy: number | null,
+  ): Promise<number | null> {
+    return (await this.repo.insertTaskIds(tx, [task], createdBy))[0] ?? null;
+  }
+
+  /**
+   * Waits (at most `timeoutMs`) for a committed task to end: completed, error or stopped, with the
+   * device's error. Woken at once by a result this instance receives; the task row is also read every
+   * `pollMs`, so a result that reached another instance is seen too. On timeout a task no device has
+   * started yet is stopped (it must not run after its caller gave up: `stopped`, error `timeout`); one a
+   * device started answers `timeout` (it may still run).
+   */
+  async awaitTask(
+    taskId: number,
+    { timeoutMs = 10_000, pollMs = 200 }: { timeoutMs?: number; pollMs?: number } = {},
+  ): Promise<{ state: 'completed' | 'error' | 'stopped' | 'timeout'; error: string | null }> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const t = await this.repo.taskOutcome(taskId);
+      if (!t) return { state: 'stopped', error: null };
+      if ((FINAL_TASK_STATES as readonly string[]).includes(t.state)) {
+        return { state: t.state as 'completed' | 'error' | 'stopped', error: t.error };
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) break;
+      await new Promise<void>((resolve) => {
+        const waiters = this.taskWaiters.get(taskId) ?? new Set<() => void>();
+        this.taskWaiters.set(taskId, waiters);
+        const wake = () => {
+          clearTimeout(timer);
+          waiters.delete(wake);
+          if (!waiters.size && this.taskWaiters.get(taskId) === waiters) this.taskWaiters.delete(taskId);
+          resolve();
+        };
+        const timer = setTimeout(wake, Math.min(pollMs, left));
+        waiters.add(wake);
+      });
+    }
+    // No device took it: stopped, so it never runs (error `timeout`).
+    if (await this.repo.stopUnstarted(taskId)) return { state: 'stopped', error: 'timeout' };
+    // It ended meanwhile, or a device is at it (its outcome unknown: `timeout`): one last look.
+    const t = await this.repo.taskOutcome(taskId);
+    if (t && (FINAL_TASK_STATES as readonly string[]).includes(t.state)) {
+      return { state: t.state as 'completed' | 'error' | 'stopped', error: t.error };
+    }
+    return { state: 'timeout', error: null };
   }
 
   /** Hands what is ready to the devices now (after a commit that queued tasks). */
@@ -913,6 +967,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (!d) return;
     const done = await this.repo.advance(d.id, report.task_id, report.state, report.error ?? null);
     if (!done) return;
+    if (report.state !== 'started') for (const wake of [...(this.taskWaiters.get(done.id) ?? [])]) wake();
     await this.announce(
       d.projectId,
       DEVICE_REALTIME.tasksTopic,

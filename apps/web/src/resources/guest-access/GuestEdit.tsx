@@ -1,10 +1,11 @@
 import type { Identifier } from '@atrium/contract';
 import QrCodeIcon from '@mui/icons-material/QrCode2';
-import { Alert, Button } from '@mui/material';
+import { Alert, Avatar, Button, Tooltip } from '@mui/material';
 import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { TopToolbar, useDataProvider, useNotify, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { EditPage } from '../../app/kit/RecordPage';
 import { GuestForm } from './GuestForm';
 import { GuestUrlDialog } from './GuestUrlDialog';
@@ -20,6 +21,41 @@ function GuestTitle() {
   return <span>{record ? translate('guest_access.edit_title', { name: record.name }) : translate('guest_access.title')}</span>;
 }
 
+/**
+ * The guest's photo, sent by the grantor (POST /guest-access/{id}/photo): where face ID for guests is
+ * licensed, a door that recognises faces opens for the guest only on seeing it.
+ */
+function GuestPhoto({ record }: { record: Identifier }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const notify = useNotify();
+  const refresh = useRefresh();
+  const upload = async (file: File) => {
+    const form = new FormData();
+    form.append('image', file, file.name);
+    try {
+      await dp.request(`/guest-access/${record.id}/photo`, { method: 'POST', body: form });
+      notify('guest_access.photo_saved', { type: 'success' });
+      refresh();
+    } catch (e) {
+      notify(e instanceof Error ? e.message : 'ra.notification.http_error', { type: 'error' });
+    }
+  };
+  return (
+    <Tooltip title={translate('guest_access.photo_hint')}>
+      <span style={{ display: 'inline-flex', alignItems: 'center', gap: 8 }}>
+        {record.photo_url ? <Avatar src={record.photo_url} alt={translate('guest_access.photo')} sx={{ width: 32, height: 32 }} /> : null}
+        <ImageFileButton
+          size="small"
+          variant="text"
+          label={translate(record.photo_url ? 'guest_access.photo_change' : 'guest_access.photo')}
+          onFile={(f) => void upload(f)}
+        />
+      </span>
+    </Tooltip>
+  );
+}
+
 function GuestActions() {
   const translate = useTranslate();
   const record = useRecordContext<Identifier>();
@@ -27,6 +63,7 @@ function GuestActions() {
   if (!record) return null;
   return (
     <TopToolbar>
+      <GuestPhoto record={record} />
       <Button size="small" startIcon={<QrCodeIcon />} onClick={() => setOpen(true)}>
         {translate('guest_access.show_qr')}
       </Button>
