@@ -71,7 +71,8 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/devices/alarms', permissions: [['can_view_device_alarms']] },
   { path: '/devices/alarms-calls', permissions: [['can_view_device_alarms']] },
   { path: '/forward-rules', permissions: [['can_view_forward_rules']], features: ['sip'] },
-  { path: '/call-history', permissions: [[]], features: ['sip'] },
+  { path: '/call-history', permissions: [['can_view_call_history']], features: ['sip'] },
+  { path: '/audit-events', permissions: [['can_view_audit']] },
   {
     path: '/sip-trunks',
     permissions: [
@@ -121,7 +122,7 @@ describe('menu rules', () => {
   it('shows entries without a rule to everyone', () => {
     const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations', '/emergency-alerts'];
     for (const path of open) expect(shown(path, ctx([])), path).toBe(true);
-    for (const path of ['/audit-events', '/backups', '/licenses', '/system-info']) expect(shown(path, ctx([])), path).toBe(true);
+    for (const path of ['/backups', '/licenses', '/system-info']) expect(shown(path, ctx([])), path).toBe(true);
   });
 
   it('covers every ruled entry in this table', () => {
@@ -139,7 +140,7 @@ describe('menu rules', () => {
       });
       if (c.permissions.some((perms) => perms.length > 0)) {
         it('is hidden without the permission', () => {
-          expect(shown(c.path, ctx(['can_view_audit'], features, features))).toBe(false);
+          expect(shown(c.path, ctx(['can_apply_markers'], features, features))).toBe(false);
         });
       }
       if (features.length > 0) {
@@ -159,15 +160,17 @@ describe('menu rules', () => {
 
   describe('/virtual-numbers', () => {
     it('is shown when SIP is enabled for the user or the server', () => {
-      expect(shown('/virtual-numbers', ctx([], ['sip']))).toBe(true);
-      expect(shown('/virtual-numbers', ctx([], [], ['sip']))).toBe(true);
+      expect(shown('/virtual-numbers', ctx(['can_view_own_virtual_numbers'], ['sip']))).toBe(true);
+      expect(shown('/virtual-numbers', ctx(['can_view_own_virtual_numbers'], [], ['sip']))).toBe(true);
+      // …to those who may view some numbers.
+      expect(shown('/virtual-numbers', ctx([], ['sip']))).toBe(false);
     });
     it('is shown when SIP is off only because of over-limit', () => {
-      expect(shown('/virtual-numbers', ctx([], [], [], ['sip_qty']))).toBe(true);
+      expect(shown('/virtual-numbers', ctx(['can_view_own_virtual_numbers'], [], [], ['sip_qty']))).toBe(true);
     });
     it('is hidden when SIP is off for another reason', () => {
-      expect(shown('/virtual-numbers', ctx([], [], [], ['sip_period']))).toBe(false);
-      expect(shown('/virtual-numbers', ctx([]))).toBe(false);
+      expect(shown('/virtual-numbers', ctx(['can_view_own_virtual_numbers'], [], [], ['sip_period']))).toBe(false);
+      expect(shown('/virtual-numbers', ctx(['can_view_own_virtual_numbers']))).toBe(false);
     });
   });
 });

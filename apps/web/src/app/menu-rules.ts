@@ -97,9 +97,17 @@ export const MENU: readonly MenuSection[] = [
     item('/emergency-alerts', 'emergency_alerts'),
   ]),
   section('phone_settings', [
-    item('/virtual-numbers', 'virtual_numbers', { sipUsableOrOverLimit: true }),
+    // The spec's rules, and the view permission the server answers the list with.
+    item(
+      '/virtual-numbers',
+      'virtual_numbers',
+      all(
+        { sipUsableOrOverLimit: true },
+        any('can_view_own_virtual_numbers', 'can_view_descendant_virtual_numbers', 'can_view_all_virtual_numbers'),
+      ),
+    ),
     item('/forward-rules', 'forward_rules', all(lic('sip'), p('can_view_forward_rules'))),
-    item('/call-history', 'call_history', lic('sip')),
+    item('/call-history', 'call_history', all(lic('sip'), p('can_view_call_history'))),
     item('/sip-trunks', 'sip_trunks', all(lic('sip'), lic('sip_trunks'), any(...scopes('view', 'sip_trunks')))),
   ]),
   section('device_management', [
@@ -118,7 +126,7 @@ export const MENU: readonly MenuSection[] = [
     ),
   ]),
   section('settings', [
-    item('/audit-events', 'audit_events'),
+    item('/audit-events', 'audit_events', p('can_view_audit')),
     item('/backups', 'backups'),
     item(
       '/general-settings',
