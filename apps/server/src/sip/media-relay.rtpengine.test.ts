@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Bencoded, RtpengineClient } from './media-relay.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from './media-relay.testing.js';
-import { type SipServer, startSipServer } from './server.js';
-import { MemoryDirectory, RecordingObserver, registerContact, runSipp, type SippRun, silentLog } from './testing.js';
+import type { SipServer } from './server.js';
+import { type RecordingObserver, registerContact, runSipp, type SippRun, silentLog, startTestServer } from './testing.js';
 
 /**
  * A real rtpengine (userspace) between two SIPp phones: the SDPs each side receives name rtpengine's
@@ -18,7 +18,6 @@ if (skip) console.warn('media relay tests skipped: /usr/bin/rtpengine is missing
 let rtpengine: RtpengineProcess;
 let control: RtpengineClient;
 let server: SipServer;
-let directory: MemoryDirectory;
 let observer: RecordingObserver;
 let traces: string;
 const running: SippRun[] = [];
@@ -38,22 +37,7 @@ afterAll(async () => {
 beforeEach(async () => {
   if (skip) return;
   traces = mkdtempSync(path.join(tmpdir(), 'atrium-relay-'));
-  directory = new MemoryDirectory();
-  directory.passwords.set('101', 'Panel101');
-  directory.passwords.set('201', 'Pw201x');
-  observer = new RecordingObserver();
-  server = await startSipServer({
-    host: '127.0.0.1',
-    udpPort: 0,
-    tcpPort: 0,
-    wsPort: 0,
-    realm: 'atrium.test',
-    directory,
-    observer,
-    log: silentLog,
-    timers: { t1Ms: 100 },
-    rtpengineUrl: rtpengine.url,
-  });
+  ({ server, observer } = await startTestServer({ '101': 'Panel101', '201': 'Pw201x' }, { rtpengineUrl: rtpengine.url }));
 });
 
 afterEach(async () => {

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseUri, tagOf, userOf } from './address.js';
 import { authorize, parseAuthHeader } from './digest.js';
 import { createResponse, cseqOf, type SipRequest, type SipResponse } from './message.js';
-import { type SipServer, startSipServer } from './server.js';
-import { MemoryDirectory, makeRequest, RecordingObserver, registerContact, silentLog, UdpPeer } from './testing.js';
+import type { SipServer } from './server.js';
+import { type MemoryDirectory, makeRequest, type RecordingObserver, registerContact, startTestServer, UdpPeer } from './testing.js';
 import type { SipTrunkRoute } from './types.js';
 
 /** The forking proxy at the protocol level, with bare UDP peers as panel, phones and trunk. */
@@ -14,20 +14,7 @@ let observer: RecordingObserver;
 const peers: UdpPeer[] = [];
 
 beforeEach(async () => {
-  directory = new MemoryDirectory();
-  directory.passwords.set('101', 'Panel101');
-  observer = new RecordingObserver();
-  server = await startSipServer({
-    host: '127.0.0.1',
-    udpPort: 0,
-    tcpPort: 0,
-    wsPort: 0,
-    realm: 'atrium.test',
-    directory,
-    observer,
-    log: silentLog,
-    timers: { t1Ms: 50 },
-  });
+  ({ server, directory, observer } = await startTestServer({ '101': 'Panel101' }, { timers: { t1Ms: 50 } }));
 });
 
 afterEach(async () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { authorize, parseAuthHeader } from './digest.js';
 import type { SipResponse } from './message.js';
-import { type SipServer, type SipServerOptions, startSipServer } from './server.js';
-import { MemoryDirectory, makeRequest, RecordingObserver, silentLog, UdpPeer } from './testing.js';
+import type { SipServer, SipServerOptions } from './server.js';
+import { makeRequest, type RecordingObserver, startTestServer, UdpPeer } from './testing.js';
 
 /** REGISTER over UDP, digest authentication and binding rules, at the protocol level. */
 
@@ -11,21 +11,7 @@ let peer: UdpPeer;
 let observer: RecordingObserver;
 
 async function start(extra: Partial<SipServerOptions> = {}): Promise<void> {
-  const directory = new MemoryDirectory();
-  directory.passwords.set('201', 'Secret201');
-  observer = new RecordingObserver();
-  server = await startSipServer({
-    host: '127.0.0.1',
-    udpPort: 0,
-    tcpPort: 0,
-    wsPort: 0,
-    realm: 'atrium.test',
-    directory,
-    observer,
-    log: silentLog,
-    timers: { t1Ms: 50 },
-    ...extra,
-  });
+  ({ server, observer } = await startTestServer({ '201': 'Secret201' }, { timers: { t1Ms: 50 }, ...extra }));
   peer = await UdpPeer.open();
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type SipServer, startSipServer } from './server.js';
-import { MemoryDirectory, RecordingObserver, registerContact, runSipp, type SippRun, silentLog } from './testing.js';
+import type { SipServer } from './server.js';
+import { type MemoryDirectory, type RecordingObserver, registerContact, runSipp, type SippRun, startTestServer } from './testing.js';
 
 /** Real SIP user agents (SIPp) against the server: registration, calls, forwarding, stop-call. */
 
@@ -32,20 +32,7 @@ const caller = (scenario: string, callee: string) =>
   sipp(scenario, ['-s', callee, '-key', 'caller', '101', '-au', '101', '-ap', 'Panel101']);
 
 beforeEach(async () => {
-  directory = new MemoryDirectory();
-  directory.passwords.set('101', 'Panel101');
-  observer = new RecordingObserver();
-  server = await startSipServer({
-    host: '127.0.0.1',
-    udpPort: 0,
-    tcpPort: 0,
-    wsPort: 0,
-    realm: 'atrium.test',
-    directory,
-    observer,
-    log: silentLog,
-    timers: { t1Ms: 100 },
-  });
+  ({ server, directory, observer } = await startTestServer({ '101': 'Panel101' }));
 });
 
 afterEach(async () => {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { authorize, parseAuthHeader } from './digest.js';
 import { parseMessage, SipHeaders, type SipMessage, type SipRequest, type SipResponse, serializeMessage } from './message.js';
+import { type SipServer, type SipServerOptions, startSipServer } from './server.js';
 import type { SipLogger } from './server-types.js';
 import type { SipCallEvent, SipCallObserver, SipContact, SipDirectory, SipInviteInfo, SipRoute } from './types.js';
 
@@ -286,4 +287,30 @@ export function makeRequest(
   headers.add('CSeq', `${opts.cseq} ${method}`);
   for (const [name, value] of opts.extra ?? []) headers.add(name, value);
   return { kind: 'request', method, uri, headers, body: Buffer.from(opts.body ?? '') };
+}
+
+/**
+ * A SIP server on ephemeral loopback ports for a test, with an in-memory directory holding
+ * `passwords` (number → SIP password), an observer recording every event, and short timers.
+ */
+export async function startTestServer(
+  passwords: Record<string, string>,
+  extra: Partial<SipServerOptions> = {},
+): Promise<{ server: SipServer; directory: MemoryDirectory; observer: RecordingObserver }> {
+  const directory = new MemoryDirectory();
+  for (const [number, password] of Object.entries(passwords)) directory.passwords.set(number, password);
+  const observer = new RecordingObserver();
+  const server = await startSipServer({
+    host: '127.0.0.1',
+    udpPort: 0,
+    tcpPort: 0,
+    wsPort: 0,
+    realm: 'atrium.test',
+    directory,
+    observer,
+    log: silentLog,
+    timers: { t1Ms: 100 },
+    ...extra,
+  });
+  return { server, directory, observer };
 }

@@ -17,7 +17,17 @@ import {
   serializeMessage,
 } from './message.js';
 import { type SipServer, startSipServer } from './server.js';
-import { MemoryDirectory, makeRequest, RecordingObserver, registerContact, runSipp, type SippRun, silentLog, UdpPeer } from './testing.js';
+import {
+  type MemoryDirectory,
+  makeRequest,
+  type RecordingObserver,
+  registerContact,
+  runSipp,
+  type SippRun,
+  silentLog,
+  startTestServer,
+  UdpPeer,
+} from './testing.js';
 
 /** A browser-like phone over WebSocket (RFC 7118) and a TCP phone, each a real socket client. */
 
@@ -27,21 +37,7 @@ let observer: RecordingObserver;
 const cleanups: Array<() => void> = [];
 
 beforeEach(async () => {
-  directory = new MemoryDirectory();
-  directory.passwords.set('101', 'Panel101');
-  directory.passwords.set('301', 'Browser301');
-  observer = new RecordingObserver();
-  server = await startSipServer({
-    host: '127.0.0.1',
-    udpPort: 0,
-    tcpPort: 0,
-    wsPort: 0,
-    realm: 'atrium.test',
-    directory,
-    observer,
-    log: silentLog,
-    timers: { t1Ms: 100 },
-  });
+  ({ server, directory, observer } = await startTestServer({ '101': 'Panel101', '301': 'Browser301' }));
 });
 
 afterEach(async () => {
