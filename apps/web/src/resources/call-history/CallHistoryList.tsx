@@ -68,7 +68,10 @@ function CallHistoryListView() {
       />
       <FunctionField source="type" sortable={false} render={(r: CallHistoryItem) => translate(`call_history.types.${r.type}`)} />
       <StatusField source="status" />
-      <FunctionField source="duration" render={(r: CallHistoryItem) => durationText(r.duration) || '—'} />
+      <FunctionField
+        source="duration"
+        render={(r: CallHistoryItem) => durationText(r.duration) || (r.status === 'answered' ? '0:00' : '—')}
+      />
       <EllipsisField source="answered_by" sortable={false} />
     </ListPage>
   );
