@@ -83,6 +83,7 @@ import { rolesRoutes } from './modules/roles/roles.routes.js';
 import { RolesService } from './modules/roles/roles.service.js';
 import { settingsRoutes } from './modules/settings/apple-wallet.routes.js';
 import { AppleWalletService } from './modules/settings/apple-wallet.service.js';
+import { collectRouteMetrics, prometheusRoute, systemRoutes } from './modules/system/system.routes.js';
 import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -188,6 +189,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       'request',
     );
   });
+  // Counts and latencies per route for System info and GET /metrics (modules/system).
+  collectRouteMetrics(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
@@ -387,10 +390,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(outboxRoutes);
       await typed.register(dashboardRoutes);
       await typed.register(auditRoutes);
+      await typed.register(systemRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },
   );
+  // Prometheus' text at /metrics, outside the API: its own bearer check (modules/system).
+  await app.register(prometheusRoute);
 
   const webRoot = config.webDist;
   const hasWeb = (serveWeb ?? true) && existsSync(path.join(webRoot, 'index.html'));

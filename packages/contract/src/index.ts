@@ -23,6 +23,7 @@ export * from './realtime.js';
 export * from './registration.js';
 export * from './roles.js';
 export * from './settings.js';
+export * from './system.js';
 export * from './telephony.js';
 export * from './time-zones.js';
 export * from './users.js';

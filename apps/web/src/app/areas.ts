@@ -9,6 +9,7 @@ import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
 import LabelIcon from '@mui/icons-material/Label';
 import ManageHistoryIcon from '@mui/icons-material/ManageHistory';
+import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
 import ForwardIcon from '@mui/icons-material/PhoneForwarded';
@@ -147,6 +148,13 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list'],
     icon: ManageHistoryIcon,
     load: () => import('../resources/audit-events'),
+  },
+  {
+    name: 'system-info',
+    menuPaths: ['/system-info'],
+    parts: ['list'],
+    icon: MonitorHeartIcon,
+    load: () => import('../resources/system-info'),
   },
   // Project settings (spec comms §3): the tabs that exist so far; markers are managed there and at /markers.
   {

@@ -73,6 +73,7 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/forward-rules', permissions: [['can_view_forward_rules']], features: ['sip'] },
   { path: '/call-history', permissions: [['can_view_call_history']], features: ['sip'] },
   { path: '/audit-events', permissions: [['can_view_audit']] },
+  { path: '/system-info', permissions: [['can_view_system_info']] },
   {
     path: '/sip-trunks',
     permissions: [
@@ -122,7 +123,7 @@ describe('menu rules', () => {
   it('shows entries without a rule to everyone', () => {
     const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations', '/emergency-alerts'];
     for (const path of open) expect(shown(path, ctx([])), path).toBe(true);
-    for (const path of ['/backups', '/licenses', '/system-info']) expect(shown(path, ctx([])), path).toBe(true);
+    for (const path of ['/backups', '/licenses']) expect(shown(path, ctx([])), path).toBe(true);
   });
 
   it('covers every ruled entry in this table', () => {

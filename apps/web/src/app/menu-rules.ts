@@ -141,7 +141,7 @@ export const MENU: readonly MenuSection[] = [
     ),
     item('/licenses', 'licenses'),
     item('/outbox', 'outbox', p(OUTBOX_PERMISSION)),
-    item('/system-info', 'system_info'),
+    item('/system-info', 'system_info', p('can_view_system_info')),
   ]),
 ];
 

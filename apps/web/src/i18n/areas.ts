@@ -17,6 +17,7 @@ import * as markersMessages from '../resources/markers/messages';
 import * as outboxMessages from '../resources/outbox/messages';
 import * as rolesMessages from '../resources/roles/messages';
 import * as sipTrunksMessages from '../resources/sip-trunks/messages';
+import * as systemInfoMessages from '../resources/system-info/messages';
 import * as timeRulesMessages from '../resources/time-rules/messages';
 import * as usersMessages from '../resources/users/messages';
 import * as virtualNumbersMessages from '../resources/virtual-numbers/messages';
@@ -44,6 +45,7 @@ export const AREA_MESSAGES = [
   generalSettingsMessages,
   outboxMessages,
   auditEventsMessages,
+  systemInfoMessages,
   dashboardMessages,
   dialerMessages,
 ] as const;

@@ -107,6 +107,11 @@ export class Mailer {
     void guarded.finally(() => this.inflight.delete(guarded));
   }
 
+  /** Whether the retry worker is running (System info). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
   /** Starts the retry worker. */
   start(): void {
     const every = this.opts.retryIntervalMs ?? 30_000;

@@ -24,6 +24,8 @@ export interface DeviceGateway {
   sendTask(serial: string, task: DeviceTaskMessage): Promise<void>;
   /** Publishes a remote-control input (tap, key, open door, keep-alive, end) to the device. */
   sendInput(serial: string, input: DeviceInputMessage): Promise<void>;
+  /** Whether the gateway is connected to its broker now (absent: always, as a test's fake). */
+  readonly connected?: boolean;
 }
 
 /**

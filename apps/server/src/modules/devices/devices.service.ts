@@ -245,6 +245,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     }
   }
 
+  /** Whether this instance sweeps for device tasks (System info). */
+  get running(): boolean {
+    return this.sweepTimer !== undefined;
+  }
+
+  /** Whether Atrium's client of the broker is connected; null when none is attached (System info). */
+  brokerConnected(): boolean | null {
+    return this.gateway ? (this.gateway.connected ?? true) : null;
+  }
+
   start(): void {
     if (this.opts.sweepMs > 0 && !this.sweepTimer) {
       this.sweepTimer = setInterval(() => void this.sweep(), this.opts.sweepMs);

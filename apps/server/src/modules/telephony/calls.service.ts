@@ -379,6 +379,11 @@ export class CallsService {
 
   sipStatus(actor: Actor): SipStatus {
     this.assertSettings(actor, false);
+    return this.runtimeStatus();
+  }
+
+  /** The SIP server's state without a permission check (System info checks its own). */
+  runtimeStatus(): SipStatus {
     return this.control?.status() ?? NOT_RUNNING;
   }
 

@@ -1,0 +1,223 @@
+import { timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import {
+  CONTROLLABLE_WORKERS,
+  type ControllableWorker,
+  dataResponse,
+  SYSTEM_INFO_PERMISSION,
+  SYSTEM_WORKERS_PERMISSION,
+  type SystemInfo,
+  SystemInfoSchema,
+  SystemMetricsSchema,
+  type SystemWorker,
+  SystemWorkerSchema,
+  WORKER_ACTIONS,
+  WorkerParamsSchema,
+} from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import type { AppInstance } from '../../app.js';
+import { recordAudit } from '../../core/audit.js';
+import type { Actor } from '../../core/context.js';
+import { AppError, prohibited } from '../../core/errors.js';
+import { VERSION } from '../frontend/frontend.routes.js';
+import { telephonyOf } from '../telephony/telephony.js';
+import { labels, RouteMetrics } from './route-metrics.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Counts and latencies per route of this instance (System info, GET /metrics). */
+    routeMetrics: RouteMetrics;
+  }
+}
+
+/** The server's version as its package.json says (VERSION when it cannot be read). */
+const SERVER_VERSION = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : VERSION;
+  } catch {
+    return VERSION;
+  }
+})();
+
+/**
+ * Counts every answer of the app per route (core of GET /system/metrics and GET /metrics). Called on
+ * the root app before any route is registered, so every route, the API's and the console's, is counted.
+ */
+export function collectRouteMetrics(app: AppInstance): RouteMetrics {
+  const metrics = new RouteMetrics();
+  app.decorate('routeMetrics', metrics);
+  app.addHook('onResponse', async (req, reply) => {
+    metrics.record(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime);
+  });
+  return metrics;
+}
+
+const need = (actor: Actor, code: string) => {
+  if (!actor.permissions.has(code)) throw prohibited([{ permission: code }]);
+};
+
+/** Whether the database answers a trivial query within `ms`, and how fast. */
+async function databaseCheck(app: AppInstance, ms = 2000): Promise<{ status: 'ok' | 'unavailable'; latency_ms: number | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const start = performance.now();
+  try {
+    const ok = await Promise.race([app.database.db.execute(sql`SELECT 1`).then(() => true as const), late]);
+    return ok
+      ? { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 }
+      : { status: 'unavailable', latency_ms: null };
+  } catch {
+    return { status: 'unavailable', latency_ms: null };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The workers of this instance with start and stop: the device-task sweep and the mail retry worker. */
+function controls(app: AppInstance): Record<ControllableWorker, { running(): boolean; start(): void; stop(): Promise<void> }> {
+  const { devices, mailer } = app.services;
+  return {
+    device_tasks: { running: () => devices.running, start: () => devices.start(), stop: () => devices.stop() },
+    mail: { running: () => mailer.running, start: () => mailer.start(), stop: () => mailer.stop() },
+  };
+}
+
+/** What System info shows: this instance's process, database, broker, SIP server and workers. */
+export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
+  const { config } = app;
+  const brokerConnected = app.services.devices.brokerConnected();
+  const mode = config.mqttUrl ? 'external' : brokerConnected === null ? 'none' : 'embedded';
+  const sip = telephonyOf(app).calls.runtimeStatus();
+  const memory = process.memoryUsage();
+  const uptime = process.uptime();
+  const ctl = controls(app);
+  const workers: SystemWorker[] = [
+    ...CONTROLLABLE_WORKERS.map((name) => ({ name, is_running: ctl[name].running(), controllable: true })),
+    { name: 'realtime', is_running: app.database.live(), controllable: false },
+    { name: 'mqtt_gateway', is_running: brokerConnected === true, controllable: false },
+    { name: 'sip', is_running: sip.is_running, controllable: false },
+  ];
+  return {
+    name: 'Atrium',
+    version: SERVER_VERSION,
+    node_version: process.version,
+    started_at: new Date(Date.now() - uptime * 1000).toISOString(),
+    uptime_seconds: Math.round(uptime),
+    database: { kind: app.database.kind, ...(await databaseCheck(app)), change_feed_live: app.database.live() },
+    mqtt: {
+      mode,
+      address: config.mqttUrl ? new URL(config.mqttUrl).host : mode === 'embedded' ? `${config.mqttHost}:${config.mqttPort}` : null,
+      connected: brokerConnected,
+    },
+    sip: {
+      enabled: config.sip.enabled,
+      is_running: sip.is_running,
+      started_at: sip.started_at,
+      udp_port: app.sipWs.udp,
+      ws_port: app.sipWs.port,
+    },
+    memory: { rss: memory.rss, heap_used: memory.heapUsed, heap_total: memory.heapTotal, external: memory.external },
+    workers,
+  };
+}
+
+/** System info (spec comms §7): GET /system/info, GET /system/metrics, workers' start, stop and restart. */
+export async function systemRoutes(app: AppInstance): Promise<void> {
+  const tags = ['system'];
+  const ctl = controls(app);
+
+  app.get('/system/info', { schema: { tags, response: { 200: dataResponse(SystemInfoSchema) } } }, async (req) => {
+    need(req.actor, SYSTEM_INFO_PERMISSION);
+    return { data: await systemInfo(app) };
+  });
+
+  app.get('/system/metrics', { schema: { tags, response: { 200: dataResponse(SystemMetricsSchema) } } }, async (req) => {
+    need(req.actor, SYSTEM_INFO_PERMISSION);
+    return { data: app.routeMetrics.snapshot() };
+  });
+
+  // Each acts on this instance only: with several instances, the others keep their workers.
+  for (const action of WORKER_ACTIONS) {
+    app.post(
+      `/system/workers/:name/${action}`,
+      { schema: { tags, params: WorkerParamsSchema, response: { 200: dataResponse(SystemWorkerSchema) } } },
+      async (req) => {
+        need(req.actor, SYSTEM_INFO_PERMISSION);
+        need(req.actor, SYSTEM_WORKERS_PERMISSION);
+        const { name } = req.params;
+        const worker = ctl[name];
+        const before = worker.running();
+        if (action !== 'start') await worker.stop();
+        if (action !== 'stop') worker.start();
+        const after = worker.running();
+        await recordAudit(app.database.db, req.ctx, {
+          entity: 'system_worker',
+          entityId: name,
+          action,
+          before: { is_running: before },
+          after: { is_running: after },
+        });
+        req.log.info({ worker: name, action, running: after }, 'system: worker');
+        return { data: { name, is_running: after, controllable: true } };
+      },
+    );
+  }
+}
+
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/**
+ * GET /metrics (outside /api/v0, not in the API document): Prometheus' text format for the people
+ * who run Atrium. A bearer token is required: METRICS_TOKEN, or a user's access token with
+ * can_view_system_info. Values are this instance's: scrape every instance.
+ */
+export async function prometheusRoute(app: AppInstance): Promise<void> {
+  app.get('/metrics', { schema: { hide: true } }, async (req, reply) => {
+    const header = req.headers.authorization;
+    const token = header?.startsWith('Bearer ') ? header.slice(7) : '';
+    if (!token) throw new AppError('unauthenticated');
+    if (!(app.config.metricsToken && sameSecret(token, app.config.metricsToken))) {
+      const actor = await app.services.auth.actorFromToken(token);
+      if (!actor) throw new AppError('unauthenticated');
+      need(actor, SYSTEM_INFO_PERMISSION);
+    }
+    const info = await systemInfo(app);
+    const gauge = (name: string, help: string, rows: [Record<string, string>, number][]) => [
+      `# HELP ${name} ${help}`,
+      `# TYPE ${name} gauge`,
+      ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
+    ];
+    const bit = (b: boolean | null) => (b ? 1 : 0);
+    const lines = [
+      ...gauge('atrium_build_info', 'Version of Atrium and of Node.js.', [[{ version: info.version, node: info.node_version }, 1]]),
+      ...gauge('atrium_uptime_seconds', 'Seconds since this instance started.', [[{}, info.uptime_seconds]]),
+      ...gauge('atrium_memory_bytes', 'Memory of this instance.', [
+        [{ kind: 'rss' }, info.memory.rss],
+        [{ kind: 'heap_used' }, info.memory.heap_used],
+        [{ kind: 'heap_total' }, info.memory.heap_total],
+        [{ kind: 'external' }, info.memory.external],
+      ]),
+      ...gauge('atrium_database_up', 'Whether the database answers (1) or not (0).', [
+        [{ kind: info.database.kind }, bit(info.database.status === 'ok')],
+      ]),
+      ...gauge('atrium_mqtt_connected', 'Whether Atrium is connected to its MQTT broker.', [
+        [{ mode: info.mqtt.mode }, bit(info.mqtt.connected)],
+      ]),
+      ...gauge('atrium_sip_running', 'Whether the SIP server runs.', [[{}, bit(info.sip.is_running)]]),
+      ...gauge(
+        'atrium_worker_running',
+        'Whether each worker of this instance runs.',
+        info.workers.map((w) => [{ worker: w.name }, bit(w.is_running)]),
+      ),
+    ];
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(`${lines.join('\n')}\n${app.routeMetrics.prometheus()}`);
+  });
+}

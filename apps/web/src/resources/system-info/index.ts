@@ -1,0 +1,3 @@
+import { SystemInfoPage } from './SystemInfoPage';
+
+export default { list: SystemInfoPage };

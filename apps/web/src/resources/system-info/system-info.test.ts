@@ -1,0 +1,25 @@
+import { SYSTEM_WORKERS } from '@atrium/contract';
+import { describe, expect, it } from 'vitest';
+import { en, ru } from './messages';
+import { formatMb, formatUptime } from './SystemInfoPage';
+
+/** Every leaf's dotted path with its text. */
+const leaves = (o: object, prefix = ''): [string, unknown][] =>
+  Object.entries(o).flatMap(([k, v]) => (v && typeof v === 'object' ? leaves(v, `${prefix}${k}.`) : [[`${prefix}${k}`, v]]));
+
+describe('system info page', () => {
+  it('has every text in both languages, none empty, and a name for every worker', () => {
+    const [e, r] = [leaves(en), leaves(ru)];
+    expect(r.map(([k]) => k)).toEqual(e.map(([k]) => k));
+    for (const [k, v] of [...e, ...r]) expect(v, k).toMatch(/\S/);
+    for (const name of SYSTEM_WORKERS) expect(en.system_info.workers.names[name], name).toBeTypeOf('string');
+  });
+
+  it('formats uptime and memory', () => {
+    expect(formatUptime(5)).toBe('5s');
+    expect(formatUptime(125)).toBe('2m 5s');
+    expect(formatUptime(3 * 3600 + 60)).toBe('3h 1m');
+    expect(formatUptime(93_784)).toBe('1d 2h 3m');
+    expect(formatMb(1024 * 1024 * 1.5)).toBe('1.5 MB');
+  });
+});

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+
+// System info (spec comms §7 "System: info, logs, workers start, stop, restart; route metrics"):
+// GET /system/info, GET /system/metrics, POST /system/workers/{name}/{start|stop|restart}, and the
+// Prometheus text at GET /metrics (outside /api/v0; a bearer token of a user with the permission).
+
+/** The permission that shows system information and route metrics. */
+export const SYSTEM_INFO_PERMISSION = 'can_view_system_info';
+/** Starting, stopping and restarting a worker needs this too: it changes how the instance runs. */
+export const SYSTEM_WORKERS_PERMISSION = 'can_change_project_settings';
+
+/** The background workers of one instance that may be started, stopped and restarted. */
+export const CONTROLLABLE_WORKERS = ['device_tasks', 'mail'] as const;
+export type ControllableWorker = (typeof CONTROLLABLE_WORKERS)[number];
+/** Every worker the page lists; the others follow the process (read-only). */
+export const SYSTEM_WORKERS = [...CONTROLLABLE_WORKERS, 'realtime', 'mqtt_gateway', 'sip'] as const;
+export type SystemWorkerName = (typeof SYSTEM_WORKERS)[number];
+export const WORKER_ACTIONS = ['start', 'stop', 'restart'] as const;
+export type WorkerAction = (typeof WORKER_ACTIONS)[number];
+
+export const SystemWorkerSchema = z.object({
+  name: z.enum(SYSTEM_WORKERS),
+  is_running: z.boolean(),
+  /** Whether POST /system/workers/{name}/{start|stop|restart} applies to it. */
+  controllable: z.boolean(),
+});
+export type SystemWorker = z.infer<typeof SystemWorkerSchema>;
+
+export const WorkerParamsSchema = z.object({ name: z.enum(CONTROLLABLE_WORKERS) });
+
+export const SystemInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  node_version: z.string(),
+  /** When this instance's process started, and for how long it has run (seconds). */
+  started_at: z.string(),
+  uptime_seconds: z.number(),
+  database: z.object({
+    kind: z.enum(['pglite', 'postgres']),
+    status: z.enum(['ok', 'unavailable']),
+    /** How long a trivial query took; null when it did not answer in time. */
+    latency_ms: z.number().nullable(),
+    /** Whether changes by other instances are being heard right now (LISTEN/NOTIFY). */
+    change_feed_live: z.boolean(),
+  }),
+  mqtt: z.object({
+    /** embedded: Atrium's own broker; external: MQTT_URL; none: no broker (its port was taken). */
+    mode: z.enum(['embedded', 'external', 'none']),
+    /** host:port of the broker, never its credentials. */
+    address: z.string().nullable(),
+    /** Whether Atrium's own client is connected to it; null when it has none. */
+    connected: z.boolean().nullable(),
+  }),
+  sip: z.object({
+    enabled: z.boolean(),
+    is_running: z.boolean(),
+    started_at: z.string().nullable(),
+    udp_port: z.number().nullable(),
+    ws_port: z.number().nullable(),
+  }),
+  /** Bytes. */
+  memory: z.object({ rss: z.number(), heap_used: z.number(), heap_total: z.number(), external: z.number() }),
+  workers: z.array(SystemWorkerSchema),
+});
+export type SystemInfo = z.infer<typeof SystemInfoSchema>;
+
+/** One route's counts since the instance started (or since its metrics were full: see `dropped`). */
+export const RouteMetricSchema = z.object({
+  method: z.string(),
+  /** The route's pattern (`/api/v0/users/:id`), or `(unmatched)` for calls no route took. */
+  route: z.string(),
+  count: z.number().int(),
+  /** Answers with a 4xx and a 5xx status. */
+  client_errors: z.number().int(),
+  server_errors: z.number().int(),
+  avg_ms: z.number(),
+  max_ms: z.number(),
+  /** The upper bound of the latency bucket that holds the 95th percentile (ms); null past the last bucket. */
+  p95_ms: z.number().nullable(),
+});
+export type RouteMetric = z.infer<typeof RouteMetricSchema>;
+
+export const SystemMetricsSchema = z.object({
+  since: z.string(),
+  /** Calls not counted because the table of routes was full. */
+  dropped: z.number().int(),
+  routes: z.array(RouteMetricSchema),
+});
+export type SystemMetrics = z.infer<typeof SystemMetricsSchema>;
+
+/** Upper bounds (ms) of the latency histogram's buckets, the Prometheus `le` labels in seconds. */
+export const LATENCY_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000] as const;
