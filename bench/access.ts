@@ -9,14 +9,13 @@
 // Env: BENCH_IMPORT_ROWS, BENCH_MATRIX_USERS, BENCH_MATRIX_DEVICES, BENCH_MATRIX_GROUPS, BENCH_MATRIX_REQUESTS,
 // BENCH_FANOUT_DEVICES, BENCH_PG. A figure whose count is 0 is skipped.
 import { readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { IDENTIFIER_COLUMNS } from '@atrium/contract';
 import { Fleet } from '@atrium/device-sim';
 import ExcelJS from 'exceljs';
 import pg from 'pg';
 import { hashPassword } from '../apps/server/src/core/auth/password.js';
-import { type Figures, load, print, type Servers, startServers, tempDir } from './lib.js';
+import { type Figures, load, portOpen, print, type Servers, secs, startServers, tempDir, until } from './lib.js';
 
 const IMPORT_ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
 const MATRIX_USERS = Number(process.env.BENCH_MATRIX_USERS ?? 10_000);
@@ -29,7 +28,6 @@ const PASSWORD = 'bench-device-password';
 const MODEL = 'AP-100'; // the catalogue's first panel: what the simulator announces by default
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 /** A card number as readers present it: upper-case hex, 10 digits, unique per i and per prefix. */
 const cardHex = (prefix: number, i: number) => (prefix * 0x100000000 + i).toString(16).toUpperCase().padStart(10, '0');
 
@@ -52,27 +50,6 @@ function table(rows: Row[]): void {
 async function count(db: pg.Client, sql: string, params: unknown[] = []): Promise<number> {
   const { rows } = await db.query(sql, params);
   return Number(rows[0].n);
-}
-
-/** Polls `probe` until it answers true or `ms` pass; resolves with whether it did. */
-async function until(probe: () => Promise<boolean> | boolean, ms: number, every = 200): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await probe()) return true;
-    await sleep(every);
-  }
-  return probe();
-}
-
-async function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 async function rootGroup(db: pg.Client): Promise<number> {

@@ -11,11 +11,10 @@
 // Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_SETTINGS_DEVICES, BENCH_PG.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { Fleet } from '@atrium/device-sim';
 import pg from 'pg';
 import { hashPassword, verifyPassword } from '../apps/server/src/core/auth/password.js';
-import { type Figures, load, print, type Servers, startServers } from './lib.js';
+import { type Figures, load, portOpen, print, type Servers, secs, startServers, until } from './lib.js';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000);
 const EVENT_SECONDS = Number(process.env.BENCH_EVENT_SECONDS ?? 60);
@@ -26,7 +25,6 @@ const MODEL = 'AP-100'; // the catalogue's first panel: what the simulator annou
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const serialOf = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
-const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`;
 
 /** Resident memory of a process (kB), as the kernel counts it. */
@@ -42,27 +40,6 @@ function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** Polls `probe` until it answers true or `ms` pass; resolves with whether it did. */
-async function until(probe: () => Promise<boolean>, ms: number, every = 200): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await probe()) return true;
-    await sleep(every);
-  }
-  return probe();
-}
-
-async function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 /** Runs `work` over `items` with at most `concurrency` at a time. */

@@ -166,3 +166,28 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
 
 const ADMIN_PASSWORD = 'bench-password';
 export const LOGIN_BODY = JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD });
+
+/** A duration in seconds, as the benches print it. */
+export const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+/** Polls `probe` until it answers true or `ms` pass; resolves with whether it did. */
+export async function until(probe: () => Promise<boolean> | boolean, ms: number, every = 200): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await probe()) return true;
+    await new Promise((r) => setTimeout(r, every));
+  }
+  return probe();
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+export async function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
