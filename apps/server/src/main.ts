@@ -1,7 +1,7 @@
-import net from 'node:net';
 import { type AppInstance, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
+import { tcpPortFree } from './core/ports.js';
 import { cleanStaleUploads } from './core/uploads.js';
 import { type EmbeddedBroker, type InternalCredential, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
 import { MqttGateway } from './gateways/mqtt/gateway.js';
@@ -9,20 +9,10 @@ import { MosquittoDynsec } from './gateways/mqtt/mosquitto-dynsec.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip-runtime.js';
 
-/** Resolves true when nothing listens on host:port. */
-function portFree(port: number, host: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(false));
-    srv.once('listening', () => srv.close(() => resolve(true)));
-    srv.listen(port, host);
-  });
-}
-
 /** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
 async function startBroker(config: Config, credentials: DeviceCredentials, internal: InternalCredential): Promise<EmbeddedBroker | null> {
   if (config.mqttUrl) return null;
-  if (!(await portFree(config.mqttPort, config.mqttHost))) {
+  if (!(await tcpPortFree(config.mqttPort, config.mqttHost))) {
     console.warn(
       `\n! MQTT port ${config.mqttPort} is already in use (another MQTT broker is probably running there).\n` +
         `  Atrium is running without its embedded broker, so devices cannot connect yet. Either:\n` +
@@ -129,7 +119,7 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  if (!(await portFree(config.port, config.host))) {
+  if (!(await tcpPortFree(config.port, config.host))) {
     console.error(`Port ${config.port} is already in use. Choose another one, for example: PORT=8081 npm start`);
     process.exit(1);
   }

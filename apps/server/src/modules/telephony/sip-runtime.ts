@@ -1,9 +1,8 @@
-import dgram from 'node:dgram';
 import { readFile } from 'node:fs/promises';
-import net from 'node:net';
 import type { SipStatus } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
+import { tcpPortFree, udpPortFree } from '../../core/ports.js';
 import { type SipServer, startSipServer } from '../../sip/index.js';
 import type { SipControl } from './calls.service.js';
 import { telephonyOf } from './telephony.js';
@@ -15,22 +14,9 @@ export interface SipRuntime {
 
 /** Resolves the first of Atrium's SIP ports something else holds (UDP or TCP), or null. */
 export async function takenSipPort(host: string, port: number, wsPort: number): Promise<string | null> {
-  const tcpFree = (p: number) =>
-    new Promise<boolean>((resolve) => {
-      const srv = net.createServer();
-      srv.once('error', () => resolve(false));
-      srv.once('listening', () => srv.close(() => resolve(true)));
-      srv.listen(p, host);
-    });
-  const udpFree = (p: number) =>
-    new Promise<boolean>((resolve) => {
-      const sock = dgram.createSocket(host.includes(':') ? 'udp6' : 'udp4');
-      sock.once('error', () => resolve(false));
-      sock.bind(p, host, () => sock.close(() => resolve(true)));
-    });
-  if (port !== 0 && !(await udpFree(port))) return `UDP ${port}`;
-  if (port !== 0 && !(await tcpFree(port))) return `TCP ${port}`;
-  if (wsPort !== 0 && !(await tcpFree(wsPort))) return `TCP ${wsPort} (WebSocket)`;
+  if (port !== 0 && !(await udpPortFree(port, host))) return `UDP ${port}`;
+  if (port !== 0 && !(await tcpPortFree(port, host))) return `TCP ${port}`;
+  if (wsPort !== 0 && !(await tcpPortFree(wsPort, host))) return `TCP ${wsPort} (WebSocket)`;
   return null;
 }
 
