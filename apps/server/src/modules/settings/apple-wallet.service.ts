@@ -5,7 +5,7 @@ import { eq, sql } from 'drizzle-orm';
 import { PKPass } from 'passkit-generator';
 import { recordAudit } from '../../core/audit.js';
 import { type Actor, can, type RequestContext } from '../../core/context.js';
-import type { Db } from '../../core/db/client.js';
+import type { Db, DbOrTx } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { projects } from '../projects/projects.table.js';
 
@@ -109,11 +109,13 @@ export function signingProblem(s: Stored): { field: string; message: string } | 
 export class AppleWalletService {
   constructor(private readonly db: Db) {}
 
-  private async stored(projectId: number): Promise<Stored> {
-    const [row] = await this.db
+  /** The stored settings; `forUpdate` locks the project's row for a change in `db`'s transaction. */
+  private async stored(projectId: number, db: DbOrTx = this.db, forUpdate = false): Promise<Stored> {
+    const query = db
       .select({ v: sql<Stored | null>`${projects.settings} -> 'apple_wallet'` })
       .from(projects)
       .where(eq(projects.id, projectId));
+    const [row] = forUpdate ? await query.for('update') : await query;
     return row?.v ?? {};
   }
 
@@ -147,12 +149,7 @@ export class AppleWalletService {
   async update(ctx: RequestContext, body: UpdateAppleWalletBody): Promise<AppleWalletSettings> {
     if (!can(ctx.actor, 'can_change_project_settings')) throw prohibited([{ permission: 'can_change_project_settings' }]);
     return this.db.transaction(async (tx) => {
-      const [row] = await tx
-        .select({ v: sql<Stored | null>`${projects.settings} -> 'apple_wallet'` })
-        .from(projects)
-        .where(eq(projects.id, ctx.actor.projectId))
-        .for('update');
-      const before = row?.v ?? {};
+      const before = await this.stored(ctx.actor.projectId, tx, true);
       const next: Stored = { ...before };
       for (const [k, v] of Object.entries(body) as [keyof Stored, unknown][]) {
         if (v === undefined) continue;
