@@ -75,13 +75,29 @@ async function openPglite(dataDir: string): Promise<Database> {
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   const unsubs: (() => Promise<void>)[] = [];
+  // One process owns an embedded database, so only this process listens: a payload goes to its
+  // listeners directly, in order, instead of through a pg_notify query on the event loop (a call's
+  // live updates cost several queries each otherwise). NOTIFY from SQL (sessions.ts) still arrives
+  // through PGlite's own listener.
+  const listeners: ((payload: string) => void)[] = [];
   return {
     db,
     kind: 'pglite',
-    async notify(payload) {
-      await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
+    notify(payload) {
+      if (client.closed) return Promise.reject(new Error('the database is closed'));
+      return new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          try {
+            for (const h of listeners) h(payload);
+            resolve();
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
     },
     async listen(handler) {
+      listeners.push(handler);
       unsubs.push(await client.listen(EVENTS_CHANNEL, handler));
     },
     async onDataChange(handler) {
@@ -90,6 +106,7 @@ async function openPglite(dataDir: string): Promise<Database> {
     // One process owns an embedded database: nothing can write to it unheard.
     live: () => !client.closed,
     async close() {
+      listeners.length = 0;
       for (const u of unsubs) await u();
       await client.close();
     },

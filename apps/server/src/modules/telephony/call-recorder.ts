@@ -6,7 +6,7 @@ import { type Db, queryRows } from '../../core/db/client.js';
 import type { SipCallEvent, SipCallObserver } from '../../sip/types.js';
 import { ownerIsConcierge } from './call-rules.js';
 import { type CallRow, toCallRecord } from './calls.service.js';
-import { callInfoOf } from './sip-numbers.service.js';
+import { callInfoSql } from './sip-numbers.service.js';
 
 export interface CallRecorderDeps {
   publish(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): Promise<void>;
@@ -14,6 +14,14 @@ export interface CallRecorderDeps {
   openLock(deviceId: number, call: { id: string; from: string }): Promise<void>;
   log?: { error(obj: unknown, msg: string): void };
 }
+
+/** A call's row as a statement wrote it, with the users owning its numbers. */
+type Written = CallRow & { owners: { number: string; user_id: number }[] };
+
+/** Returns the written row and, for CallUpdated, the users owning the call's numbers. */
+const RETURNING = sql`RETURNING *, (SELECT coalesce(json_agg(json_build_object('number', o.number, 'user_id', o.user_id)), '[]'::json)
+  FROM sip_numbers o WHERE o.user_id IS NOT NULL
+    AND o.number = ANY(call_records.numbers || ARRAY[call_records.caller, call_records.callee, call_records.answered_by])) AS owners`;
 
 /** The number before a dash: a forked contact's user part is `number-suffix`. */
 export const baseNumber = (n: string): string => n.split('-')[0] ?? n;
@@ -42,38 +50,46 @@ export class CallRecorder implements SipCallObserver {
     return this.tail;
   }
 
+  /**
+   * One statement per event: it writes the call's row and returns it with the users owning its
+   * numbers, so a call costs the SIP thread no read beside its writes (on PGlite every query runs on
+   * the event loop that also forwards the call's messages).
+   */
   private async apply(e: SipCallEvent): Promise<void> {
     const at = new Date(e.at);
     if (e.type === 'created') {
-      const [p] = await queryRows<{ project_id: number; awaiting: boolean }>(
-        this.db,
-        sql`SELECT n.project_id, coalesce((SELECT ${ownerIsConcierge('c')} FROM sip_numbers c WHERE c.number = ${e.callee}), FALSE) AS awaiting
-          FROM sip_numbers n WHERE n.number IN (${e.caller}, ${e.callee}) ORDER BY (n.number = ${e.caller}) DESC LIMIT 1`,
-      );
-      if (!p) return;
-      const info = await callInfoOf(this.db, e.caller);
       // The speech id names the call for the dialer; one already used (a retried or reused id) gets the Call-ID beside it.
       const speech = e.speechId?.trim().slice(0, 100) || randomUUID();
-      const [used] = await queryRows<{ id: string }>(this.db, sql`SELECT id FROM call_records WHERE id = ${speech}`);
-      const id = used ? `${speech}:${e.callId}` : speech;
-      await this.db.execute(sql`INSERT INTO call_records (id, project_id, sip_call_id, status, type, caller, callee, sos, info, numbers, created_at)
-        VALUES (${id}, ${p.project_id}, ${e.callId}, 'new', ${p.awaiting ? 'awaiting' : 'normal'}, ${e.caller}, ${e.callee}, ${e.sos},
-          ${JSON.stringify(info)}::jsonb, ${`{${[e.caller, e.callee].join(',')}}`}::text[], ${at})
-        ON CONFLICT DO NOTHING`);
-      return this.publish(e.callId);
+      const [c] = await queryRows<Written>(
+        this.db,
+        sql`INSERT INTO call_records (id, project_id, sip_call_id, status, type, caller, callee, sos, info, numbers, created_at)
+          SELECT CASE WHEN EXISTS (SELECT 1 FROM call_records u WHERE u.id = ${speech}) THEN ${`${speech}:${e.callId}`} ELSE ${speech} END,
+            n.project_id, ${e.callId}, 'new',
+            CASE WHEN coalesce((SELECT ${ownerIsConcierge('c')} FROM sip_numbers c WHERE c.number = ${e.callee}), FALSE) THEN 'awaiting' ELSE 'normal' END,
+            ${e.caller}, ${e.callee}, ${e.sos}, ${callInfoSql(e.caller)}::jsonb, ${`{${[e.caller, e.callee].join(',')}}`}::text[], ${at}
+          FROM sip_numbers n WHERE n.number IN (${e.caller}, ${e.callee}) ORDER BY (n.number = ${e.caller}) DESC LIMIT 1
+        ON CONFLICT DO NOTHING ${RETURNING}`,
+      );
+      return this.publish(c);
     }
     if (e.type === 'ringing' || e.type === 'forwarded') {
       const numbers = `{${e.numbers.map(baseNumber).join(',')}}`;
-      await this.db.execute(sql`UPDATE call_records SET
-          numbers = ARRAY(SELECT DISTINCT x FROM unnest(numbers || ${numbers}::text[]) x),
-          status = CASE WHEN status = 'new' THEN 'calling' ELSE status END
-        WHERE sip_call_id = ${e.callId}`);
-      return this.publish(e.callId);
+      const [c] = await queryRows<Written>(
+        this.db,
+        sql`UPDATE call_records SET
+            numbers = ARRAY(SELECT DISTINCT x FROM unnest(numbers || ${numbers}::text[]) x),
+            status = CASE WHEN status = 'new' THEN 'calling' ELSE status END
+          WHERE sip_call_id = ${e.callId} ${RETURNING}`,
+      );
+      return this.publish(c);
     }
     if (e.type === 'answered') {
-      await this.db.execute(sql`UPDATE call_records SET status = 'answered', answered_by = ${baseNumber(e.by)}, answered_at = ${at}
-        WHERE sip_call_id = ${e.callId} AND status <> 'destroyed'`);
-      return this.publish(e.callId);
+      const [c] = await queryRows<Written>(
+        this.db,
+        sql`UPDATE call_records SET status = 'answered', answered_by = ${baseNumber(e.by)}, answered_at = ${at}
+          WHERE sip_call_id = ${e.callId} AND status <> 'destroyed' ${RETURNING}`,
+      );
+      return this.publish(c);
     }
     if (e.type === 'held' || e.type === 'resumed') {
       // Spec comms §4 awaiting calls: the concierge who answered a queued call puts it back to
@@ -82,22 +98,21 @@ export class CallRecorder implements SipCallObserver {
       // `waiting` is never written: a stateful proxy has no queue leg to join, so a queued call
       // that rings with nobody answering yet stays `calling` and is picked up by answering it.
       const [from, to] = e.type === 'held' ? ['answered', 'answered_waiting'] : ['answered_waiting', 'answered'];
-      const changed = await queryRows<{ id: string }>(
+      const [c] = await queryRows<Written>(
         this.db,
         sql`UPDATE call_records SET status = ${to} WHERE sip_call_id = ${e.callId} AND status = ${from}
-          AND type = 'awaiting' AND answered_by = ${baseNumber(e.by)} RETURNING id`,
+          AND type = 'awaiting' AND answered_by = ${baseNumber(e.by)} ${RETURNING}`,
       );
-      if (changed.length > 0) await this.publish(e.callId);
-      return;
+      return this.publish(c);
     }
     if (e.type === 'dtmf') {
       if (e.digit !== TELEPHONY_DEFAULTS.door_dtmf.digit) return;
       return this.openDoor(e.callId, baseNumber(e.from));
     }
     // ended
-    const [c] = await queryRows<CallRow & { answered_at: Date | string | null }>(
+    const [c] = await queryRows<Written & { answered_at: Date | string | null }>(
       this.db,
-      sql`UPDATE call_records SET status = 'destroyed', ended_at = ${at} WHERE sip_call_id = ${e.callId} RETURNING *`,
+      sql`UPDATE call_records SET status = 'destroyed', ended_at = ${at} WHERE sip_call_id = ${e.callId} ${RETURNING}`,
     );
     if (!c) return;
     const duration = c.answered_at ? Math.max(0, Math.round((e.at - new Date(c.answered_at).getTime()) / 1000)) : 0;
@@ -108,7 +123,7 @@ export class CallRecorder implements SipCallObserver {
       FROM (SELECT 1) one
       LEFT JOIN sip_numbers f ON f.number = ${c.caller} LEFT JOIN users fu ON fu.id = f.user_id LEFT JOIN devices fd ON fd.id = f.device_id
       LEFT JOIN sip_numbers t ON t.number = ${c.callee} LEFT JOIN users tu ON tu.id = t.user_id LEFT JOIN devices td ON td.id = t.device_id`);
-    return this.publish(e.callId);
+    return this.publish(c);
   }
 
   /** DTMF '#' from a user's number on a call with a panel: the panel opens its door. */
@@ -131,16 +146,10 @@ export class CallRecorder implements SipCallObserver {
   }
 
   /** CallUpdated to every number of the call, each heard only by the number's owner. */
-  private async publish(callId: string): Promise<void> {
-    const [c] = await queryRows<CallRow>(this.db, sql`SELECT * FROM call_records WHERE sip_call_id = ${callId}`);
+  private async publish(c: Written | undefined): Promise<void> {
     if (!c) return;
-    const numbers = [...new Set([c.caller, c.callee, ...c.numbers, ...(c.answered_by ? [c.answered_by] : [])])];
-    const owners = await queryRows<{ number: string; user_id: number }>(
-      this.db,
-      sql`SELECT number, user_id FROM sip_numbers WHERE number = ANY(${`{${numbers.join(',')}}`}::text[]) AND user_id IS NOT NULL`,
-    );
     const record = toCallRecord(c);
-    for (const o of owners) {
+    for (const o of c.owners) {
       await this.deps.publish(Number(c.project_id), topics.callsManagement(o.number), REALTIME_EVENTS.callUpdated, record, {
         users: [Number(o.user_id)],
       });

@@ -512,16 +512,18 @@ export class SipNumbersService {
 }
 
 /** The owner of a number as a call shows it: the user's name and address, or the device's name and its group. */
+/** The call info of a number (its owner's name and address) as one json value, for use inside a statement. */
+export function callInfoSql(number: string): SQL {
+  return sql`coalesce((SELECT json_build_object('user', coalesce(u.name, d.name, n.name),
+      'address', coalesce(u.profile->>'address', (SELECT string_agg(pg.name, ' / ' ORDER BY array_position(g.path, pg.id))
+        FROM groups g JOIN groups pg ON pg.id = ANY(g.path) WHERE g.id = coalesce(d.group_id, n.group_id))))
+    FROM sip_numbers n LEFT JOIN users u ON u.id = n.user_id LEFT JOIN devices d ON d.id = n.device_id
+    WHERE n.number = ${number}), json_build_object('user', NULL, 'address', NULL))`;
+}
+
 export async function callInfoOf(db: DbOrTx, number: string): Promise<CallInfo> {
-  const [r] = await queryRows<{ user: string | null; address: string | null }>(
-    db,
-    sql`SELECT coalesce(u.name, d.name, n.name) AS user,
-        coalesce(u.profile->>'address', (SELECT string_agg(pg.name, ' / ' ORDER BY array_position(g.path, pg.id))
-          FROM groups g JOIN groups pg ON pg.id = ANY(g.path) WHERE g.id = coalesce(d.group_id, n.group_id))) AS address
-      FROM sip_numbers n LEFT JOIN users u ON u.id = n.user_id LEFT JOIN devices d ON d.id = n.device_id
-      WHERE n.number = ${number}`,
-  );
-  return { user: r?.user ?? null, address: r?.address ?? null };
+  const [r] = await queryRows<{ info: CallInfo }>(db, sql`SELECT ${callInfoSql(number)} AS info`);
+  return { user: r?.info.user ?? null, address: r?.info.address ?? null };
 }
 
 /**
