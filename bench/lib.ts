@@ -45,7 +45,9 @@ export async function waitFor(url: string, ms = 60_000): Promise<void> {
 
 /** Starts a TypeScript entry in its own process, so load generator and server do not share a loop (an undefined variable is unset). */
 export function startProcess(entry: string, env: Record<string, string | undefined>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // BENCH_CPU_PROF=dir: the server runs with --cpu-prof there (a .cpuprofile per process, written at exit).
+  const prof = process.env.BENCH_CPU_PROF && entry.endsWith('main.ts') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const child = spawn(process.execPath, [...prof, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     // BENCH_SERVER_LOG=file: the processes' standard output (the server's log lines) appended there, to see why a call failed.

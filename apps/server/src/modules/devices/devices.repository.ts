@@ -240,6 +240,15 @@ export class DevicesRepository {
   }
 
   /** A device by its serial number, on any project: the broker knows devices only by serial. */
+  /** Just which device and project a serial number is (the events path asks this for every new sender). */
+  async idOfSerial(serial: string): Promise<{ id: number; projectId: number } | undefined> {
+    const [r] = await queryRows<{ id: number; project_id: number }>(
+      this.db,
+      sql`SELECT id, project_id FROM devices WHERE serial_number = ${serial}`,
+    );
+    return r ? { id: Number(r.id), projectId: Number(r.project_id) } : undefined;
+  }
+
   async bySerial(serial: string): Promise<DeviceBySerial | undefined> {
     const [r] = await this.db
       .select({

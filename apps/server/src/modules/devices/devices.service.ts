@@ -1026,11 +1026,34 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const now = Date.now();
     const hit = this.eventDevices.get(serial);
     if (hit && hit.until > now) return hit.device;
-    const d = await this.repo.bySerial(serial);
-    const device = d ? { id: d.id, projectId: d.projectId } : null;
+    // A busy database (a pool waiting past its time-out) must delay a flood's events, not lose them:
+    // the lookup is tried again before the event is given up (then counted as a failed handler).
+    let d: { id: number; projectId: number } | undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        d = await this.repo.idOfSerial(serial);
+        break;
+      } catch (e) {
+        if (attempt >= 4) throw e;
+        await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
+      }
+    }
+    const device = d ?? null;
     if (this.eventDevices.size > 100_000) this.eventDevices.clear();
     this.eventDevices.set(serial, { device, until: now + 10_000 });
     return device;
+  }
+
+  /** One batch, tried again while the database is busy or briefly away (up to about 5 s). */
+  private async storeEvents(batch: readonly NewEvent[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.repo.insertEvents(batch);
+      } catch (e) {
+        if (attempt >= 4) throw e;
+        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+      }
+    }
   }
 
   /** Writes the events received so far in one insert; resolves when they are stored. */
@@ -1040,8 +1063,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const batch = this.pending;
     this.pending = [];
     this.flushing = this.flushing
-      .then(() => this.repo.insertEvents(batch))
-      .catch(() => this.repo.insertEvents(batch))
+      .then(() => this.storeEvents(batch))
       .then(
         async () => {
           for (const listener of this.eventListeners) {
