@@ -460,8 +460,11 @@ export const CallHistoryItemSchema = z.object({
   duration: z.number().int(),
   from: HistoryPartySchema,
   to: HistoryPartySchema,
-  /** Seen from the number the history is asked for; from the caller's side in the general list. */
-  direction: z.enum(CALL_DIRECTIONS),
+  /**
+   * Seen from the number the history is asked for (the dialer); in the general list from the viewer's
+   * own numbers, null for a call between others.
+   */
+  direction: z.enum(CALL_DIRECTIONS).nullable(),
   type: z.enum(CALL_TYPES),
   sos: z.boolean(),
   answered_by: z.string().nullable(),

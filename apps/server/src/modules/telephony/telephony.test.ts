@@ -2,13 +2,13 @@
 // doors, call history and the SIP service, each rule of spec comms §5, §6 and §8 with an allowed
 // and a refused case, scope leaks included.
 import { fullLicenseInfo, isSipPassword, type LicenseInfo } from '@atrium/contract';
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.js';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { installLicense, removeLicenses } from '../../../test/licenses.js';
 import { queryRows } from '../../core/db/client.js';
-import { serverSettings } from '../projects/projects.table.js';
 import { telephonyOf } from './telephony.js';
 
 let t: TestApp;
@@ -54,15 +54,11 @@ async function member(permissions: string[], groupIds: number[], extra: { licens
 async function setServerLicense(change: (l: LicenseInfo) => void) {
   const features = fullLicenseInfo();
   change(features);
-  await t.database.db
-    .insert(serverSettings)
-    .values({ key: 'license', value: { features } })
-    .onConflictDoUpdate({ target: serverSettings.key, set: { value: { features } } });
-  t.app.services.licenses.invalidate();
+  await removeLicenses(t);
+  await installLicense(t, features);
 }
 async function resetServerLicense() {
-  await t.database.db.delete(serverSettings).where(eq(serverSettings.key, 'license'));
-  t.app.services.licenses.invalidate();
+  await removeLicenses(t);
 }
 
 const newNumber = async (body: Record<string, unknown> = {}) => {
@@ -653,6 +649,11 @@ describe('calls, history and the SIP service', () => {
     expect((await alice.api.get(`/calls/history/dialer/${nb.number}`)).statusCode).toBe(403);
     expect((await alice.api.get('/calls/history/items')).statusCode).toBe(403);
     expect((await bob.api.get('/calls/history/items')).json().data.map((h: { call_id: string }) => h.call_id)).toContain('speech-1');
+    // The general list: Bob was called; for the administrator, who took no part, the call has no direction.
+    const bobs = (await bob.api.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
+    expect(bobs.direction).toBe('incoming');
+    const admins = (await admin.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
+    expect(admins.direction).toBeNull();
     expect((await eve.api.get('/calls/history/items')).json()).toMatchObject({ data: [], meta: { total: 0 } });
     const filters = encodeURIComponent(JSON.stringify({ rules: [{ field: 'status', operator: 'equals', value: 'busy' }] }));
     expect((await admin.get(`/calls/history/items?filters=${filters}`)).json().data).toEqual([]);

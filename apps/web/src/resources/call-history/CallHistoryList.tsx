@@ -64,7 +64,7 @@ function CallHistoryListView() {
       <FunctionField
         source="direction"
         sortable={false}
-        render={(r: CallHistoryItem) => translate(`call_history.directions.${r.direction}`)}
+        render={(r: CallHistoryItem) => (r.direction ? translate(`call_history.directions.${r.direction}`) : '—')}
       />
       <FunctionField source="type" sortable={false} render={(r: CallHistoryItem) => translate(`call_history.types.${r.type}`)} />
       <StatusField source="status" />
