@@ -1,0 +1,103 @@
+import sanitizeHtml from 'sanitize-html';
+import type { MailParams } from '../../core/mail/templates.js';
+
+/**
+ * What an announce body may hold: the formatting the console's editor writes (paragraphs, headings,
+ * emphasis, lists, quotes, code, links, alignment), nothing that runs, loads or hides anything.
+ */
+const BODY_RULES: sanitizeHtml.IOptions = {
+  allowedTags: [
+    'p',
+    'br',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'strong',
+    'b',
+    'em',
+    'i',
+    'u',
+    's',
+    'ul',
+    'ol',
+    'li',
+    'blockquote',
+    'code',
+    'pre',
+    'hr',
+    'a',
+    'span',
+  ],
+  allowedAttributes: { a: ['href', 'target', 'rel'], p: ['style'], h1: ['style'], h2: ['style'], h3: ['style'], h4: ['style'] },
+  allowedStyles: { '*': { 'text-align': [/^(left|right|center|justify)$/] } },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowProtocolRelative: false,
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { target: '_blank', rel: 'noopener noreferrer' }) },
+};
+
+/** The body as stored and shown: safe HTML. */
+export function sanitizeBody(html: string): string {
+  return sanitizeHtml(html, BODY_RULES).trim();
+}
+
+/** The body as plain text for the text part of a mail. */
+export function bodyText(html: string): string {
+  const withBreaks = html.replace(/<\/(p|h[1-4]|li|blockquote|pre)>/gi, '\n').replace(/<br\s*\/?>/gi, '\n');
+  const text = sanitizeHtml(withBreaks, { allowedTags: [], allowedAttributes: {} });
+  return text
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+const TEXTS = {
+  en: {
+    poll: 'Please answer the poll at this link (it is yours alone and takes one answer):',
+    reminder: 'A reminder: the poll still waits for your answer.',
+    info: 'You can also read this announce online:',
+    from: 'From',
+  },
+  ru: {
+    poll: 'Пожалуйста, ответьте на опрос по ссылке (она только ваша и принимает один ответ):',
+    reminder: 'Напоминаем: опрос ждёт вашего ответа.',
+    info: 'Объявление можно прочитать и на сайте:',
+    from: 'От',
+  },
+} as const;
+
+export interface AnnounceMailInput {
+  locale: string;
+  recipient: string;
+  subject: string;
+  /** Sanitised HTML. */
+  body: string;
+  poll: boolean;
+  reminder: boolean;
+  link: string;
+  owner: { name: string; email: string | null } | null;
+}
+
+/**
+ * The placeholders' values of one recipient's announce mail (issue 14: announces are written from
+ * the `announce` mail template): the subject and body, their own link, and the author when the
+ * announce says so.
+ */
+export function announceParams(m: AnnounceMailInput): MailParams['announce'] {
+  const t = m.locale === 'ru' ? TEXTS.ru : TEXTS.en;
+  const owner = m.owner ? `${m.owner.name}${m.owner.email ? ` <${m.owner.email}>` : ''}` : null;
+  return {
+    name: m.recipient,
+    subject: m.subject,
+    body: { text: bodyText(m.body), html: m.body },
+    reminder: m.reminder ? t.reminder : '',
+    link_hint: m.poll ? t.poll : t.info,
+    link: m.link,
+    from: owner ? `${t.from}: ${owner}` : '',
+  };
+}
