@@ -1,0 +1,207 @@
+import type { DeviceTaskState, EmergencyAlert, EmergencyPlayback } from '@atrium/contract';
+import CampaignIcon from '@mui/icons-material/Campaign';
+import StopIcon from '@mui/icons-material/Stop';
+import {
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  Typography,
+} from '@mui/material';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Confirm, useDataProvider, useRefresh, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { useSessionData } from '../../app/SessionContext';
+import { useAlert } from '../../app/useAlert';
+import { EMERGENCY_API, playbackInMotion } from './shared';
+
+const COLORS: Record<DeviceTaskState, 'default' | 'success' | 'error' | 'warning' | 'info'> = {
+  new: 'default',
+  queued: 'info',
+  started: 'info',
+  completed: 'success',
+  error: 'error',
+  stopped: 'default',
+  waiting: 'warning',
+};
+
+export function TaskChip({ state, error, label }: { state: DeviceTaskState; error?: string | null; label: string }) {
+  return (
+    <Chip
+      size="small"
+      color={COLORS[state]}
+      variant={state === 'completed' ? 'filled' : 'outlined'}
+      label={label}
+      title={error ?? undefined}
+    />
+  );
+}
+
+/** Start and stop (each confirmed), and the latest playback device by device, read again every second while it moves. */
+export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const refresh = useRefresh();
+  const notice = useAlert();
+  const queryClient = useQueryClient();
+  const { can } = useSessionData();
+  const [confirm, setConfirm] = useState<'start' | 'stop' | null>(null);
+  const key = ['emergency', alert.id, 'playback'];
+  const playback = useQuery({
+    queryKey: key,
+    queryFn: async () => (await dp.request<{ data: EmergencyPlayback | null }>(`/${EMERGENCY_API}/${alert.id}/playback`)).data,
+    refetchInterval: (q) => (playbackInMotion(q.state.data) ? 1000 : false),
+  });
+  const act = useMutation({
+    mutationFn: async (action: 'start' | 'stop') =>
+      (await dp.request<{ data: EmergencyPlayback }>(`/${EMERGENCY_API}/${alert.id}/${action}`, { method: 'POST' })).data,
+    onSuccess: (p, action) => {
+      queryClient.setQueryData(key, p);
+      notice.success(action === 'start' ? 'emergency.playback.started' : 'emergency.playback.stopped');
+      refresh();
+    },
+    onError: (e) => notice.error(e),
+    onSettled: () => setConfirm(null),
+  });
+  const p = playback.data;
+  const playing = p ? !p.stopped_at : false;
+  const mayPlay = alert.can_play && can('can_playback_emergency_alerts');
+  const when = (iso: string) => new Date(iso).toLocaleString();
+  return (
+    <Card variant="outlined" sx={{ m: 2 }} component="section" aria-labelledby="emergency-playback-title">
+      <CardContent>
+        <Stack direction="row" spacing={2} sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap' }}>
+          <Typography id="emergency-playback-title" variant="h6" component="h2">
+            {translate('emergency.playback.title')}
+          </Typography>
+          {mayPlay ? (
+            playing ? (
+              <Button
+                color="error"
+                variant="contained"
+                startIcon={<StopIcon />}
+                onClick={() => setConfirm('stop')}
+                disabled={act.isPending}
+              >
+                {translate('emergency.playback.stop')}
+              </Button>
+            ) : (
+              <Button
+                color="error"
+                variant="contained"
+                startIcon={<CampaignIcon />}
+                onClick={() => setConfirm('start')}
+                disabled={act.isPending || !alert.audio_url}
+              >
+                {translate('emergency.playback.start')}
+              </Button>
+            )
+          ) : null}
+        </Stack>
+        {!p ? (
+          <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
+            {translate('emergency.playback.never')}
+          </Typography>
+        ) : (
+          <>
+            <Typography variant="body2" sx={{ mt: 1 }} data-testid="emergency-playback-summary" role="status">
+              {translate('emergency.playback.summary', {
+                played: p.summary.played,
+                devices: p.summary.devices,
+                failed: p.summary.failed,
+                pending: p.summary.pending,
+                locks: p.summary.locks_opened,
+              })}
+            </Typography>
+            <Typography variant="body2" color="text.secondary">
+              {translate('emergency.playback.started_at', { at: when(p.started_at) })}
+              {p.stopped_at ? ` · ${translate('emergency.playback.stopped_at', { at: when(p.stopped_at) })}` : ''}
+            </Typography>
+            <TableContainer>
+              <Table size="small" aria-label={translate('emergency.playback.title')}>
+                <TableHead>
+                  <TableRow>
+                    <TableCell>{translate('emergency.playback.device')}</TableCell>
+                    <TableCell>{translate('emergency.playback.sound')}</TableCell>
+                    <TableCell>{translate('emergency.playback.doors')}</TableCell>
+                    <TableCell>{translate('emergency.playback.stop_state')}</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {p.devices.map((d) => (
+                    <TableRow key={d.device_id} data-testid={`playback-device-${d.device_id}`}>
+                      <TableCell>
+                        {d.device_name}
+                        <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
+                          {translate(`devices.types.${d.device_type}`)} ·{' '}
+                          {translate(d.online ? 'emergency.playback.online' : 'emergency.playback.offline')}
+                        </Typography>
+                      </TableCell>
+                      <TableCell>
+                        {d.play ? (
+                          <TaskChip
+                            state={d.play.state}
+                            error={d.play.error}
+                            label={translate(`emergency.playback.states.${d.play.state}`)}
+                          />
+                        ) : null}
+                      </TableCell>
+                      <TableCell>
+                        <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap' }}>
+                          {d.locks.map((l) => (
+                            <TaskChip
+                              key={l.task_id}
+                              state={l.state}
+                              error={l.error}
+                              label={`${translate('emergency.playback.lock', { lock: l.lock })}: ${translate(`emergency.playback.door_states.${l.state}`)}`}
+                            />
+                          ))}
+                        </Stack>
+                      </TableCell>
+                      <TableCell>
+                        {d.stop ? (
+                          <TaskChip state={d.stop.state} error={d.stop.error} label={translate(`devices.tasks.states.${d.stop.state}`)} />
+                        ) : null}
+                      </TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
+              </Table>
+            </TableContainer>
+          </>
+        )}
+      </CardContent>
+      <Confirm
+        isOpen={confirm === 'start'}
+        title="emergency.playback.start_title"
+        content={`${translate('emergency.playback.start_confirm', {
+          name: alert.name,
+          type: translate(`devices.types.${alert.device_type}`),
+          seconds: alert.playback_duration,
+        })}${alert.open_locks ? ` ${translate('emergency.playback.start_confirm_doors')}` : ''}`}
+        confirm="emergency.playback.start"
+        confirmColor="warning"
+        loading={act.isPending}
+        onConfirm={() => act.mutate('start')}
+        onClose={() => setConfirm(null)}
+      />
+      <Confirm
+        isOpen={confirm === 'stop'}
+        title="emergency.playback.stop_title"
+        content={translate('emergency.playback.stop_confirm', { name: alert.name })}
+        confirm="emergency.playback.stop"
+        loading={act.isPending}
+        onConfirm={() => act.mutate('stop')}
+        onClose={() => setConfirm(null)}
+      />
+    </Card>
+  );
+}
