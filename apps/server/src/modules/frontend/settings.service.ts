@@ -1,4 +1,4 @@
-import type { ProjectsRepository } from '../projects/projects.repository.js';
+import type { ProjectSettingsService } from '../settings/project-settings.service.js';
 
 export interface RegistrationSettings {
   recovery: boolean;
@@ -6,12 +6,16 @@ export interface RegistrationSettings {
   self: boolean;
 }
 
-/** Server-wide switches that the console reads before sign-in. */
+/** The switches and values the console reads before sign-in, from the project settings (modules/settings). */
 export class SettingsService {
-  constructor(private readonly repo: ProjectsRepository) {}
+  constructor(private readonly project: Pick<ProjectSettingsService, 'serverView'>) {}
 
-  async registration(): Promise<RegistrationSettings> {
-    const stored = await this.repo.setting<Partial<RegistrationSettings>>('registration');
-    return { recovery: true, by_token: true, self: false, ...stored };
+  /** Registration and recovery switches of a project, or of the server's default project for public calls. */
+  async registration(projectId: number | null = null): Promise<RegistrationSettings> {
+    return (await this.project.serverView(projectId)).registration;
+  }
+
+  server(projectId: number | null) {
+    return this.project.serverView(projectId);
   }
 }

@@ -2,8 +2,8 @@ import type { AppleWalletSettings } from '@atrium/contract';
 import SaveIcon from '@mui/icons-material/Save';
 import { Alert, Box, Button, Card, CardContent, CircularProgress, Tab, Tabs } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { ArrayInput, Form, PasswordInput, SimpleFormIterator, TextInput, Title, useDataProvider, useTranslate } from 'react-admin';
+import { useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormSection } from '../../app/kit/FormSection';
 import { useSessionData } from '../../app/SessionContext';
@@ -11,6 +11,7 @@ import { useAlert } from '../../app/useAlert';
 import { validateColor } from '../markers/MarkerForm';
 import { MarkerList } from '../markers/MarkerPages';
 import { type AppleWalletFormValues, walletBody, walletFormValues } from './appleWallet';
+import { BrokerTab, GeneralTab, PushTab, SipTab, WhiteLabelTab } from './ProjectSettingsTabs';
 
 const WALLET = '/settings/apple-wallet';
 const twoColumns = { display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' } as const;
@@ -113,26 +114,45 @@ function AppleWalletTab() {
   );
 }
 
-type TabKey = 'apple_wallet' | 'markers';
+const PROJECT_TABS = {
+  general: () => <GeneralTab />,
+  sip: () => <SipTab />,
+  push: () => <PushTab />,
+  broker: () => <BrokerTab />,
+  white_label: () => <WhiteLabelTab />,
+};
 
-/** `/general-settings`: the project's settings, one tab per part that exists (the settings issue adds the rest). */
+type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers';
+
+/** `/general-settings`: the project's settings (spec comms §3), one tab per part the user may see. */
 export function GeneralSettingsPage() {
   const translate = useTranslate();
   const { can } = useSessionData();
+  const settings = can('can_view_project_settings') || can('can_change_project_settings');
   const tabs: TabKey[] = [
-    ...(can('can_view_project_settings') || can('can_change_project_settings') ? (['apple_wallet'] as const) : []),
+    ...(settings ? (['general', 'sip', 'push', 'broker'] as const) : []),
+    ...(settings || can('can_view_management_company_info') ? (['white_label'] as const) : []),
+    ...(settings ? (['apple_wallet'] as const) : []),
     ...(can('can_view_markers') || can('can_view_all_markers') ? (['markers'] as const) : []),
   ];
-  const [tab, setTab] = useState<TabKey | undefined>(tabs[0]);
+  // The open tab is kept in the address (?tab=), so a reload or a shared link opens it again.
+  const [params, setParams] = useSearchParams();
+  const tab = params.get('tab') as TabKey | null;
+  const setTab = (t: TabKey) => setParams({ tab: t }, { replace: true });
   const current = tab && tabs.includes(tab) ? tab : tabs[0];
   return (
     <Box>
       <Title title={translate('general_settings.title')} />
-      <Tabs value={current ?? false} onChange={(_, v: TabKey) => setTab(v)} sx={{ mb: 2 }}>
+      <Tabs value={current ?? false} onChange={(_, v: TabKey) => setTab(v)} variant="scrollable" allowScrollButtonsMobile sx={{ mb: 2 }}>
         {tabs.map((t) => (
           <Tab key={t} value={t} label={translate(`general_settings.tabs.${t}`)} />
         ))}
       </Tabs>
+      {current && current in PROJECT_TABS ? (
+        <Card>
+          <CardContent>{PROJECT_TABS[current as keyof typeof PROJECT_TABS]()}</CardContent>
+        </Card>
+      ) : null}
       {current === 'apple_wallet' ? (
         <Card>
           <CardContent>

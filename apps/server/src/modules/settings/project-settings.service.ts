@@ -1,0 +1,584 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import {
+  type BrokerSettings,
+  type BrokerStatus,
+  GENERAL_SETTINGS_DEFAULTS,
+  type GeneralSettings,
+  type Locale,
+  type PushSettings,
+  SIP_SETTINGS_DEFAULTS,
+  type SipSettings,
+  type SmtpFormBody,
+  type SmtpSettings,
+  type TestMailBody,
+  type UpdateGeneralSettingsBody,
+  type UpdatePushSettingsBody,
+  type UpdateSipSettingsBody,
+  type UpdateWhiteLabelBody,
+  WHITE_LABEL_LOGO_MAX_BYTES,
+  type WhiteLabelSettings,
+} from '@atrium/contract';
+import { recordAudit } from '../../core/audit.js';
+import { type Actor, can, type RequestContext } from '../../core/context.js';
+import type { Db } from '../../core/db/client.js';
+import { AppError, prohibited } from '../../core/errors.js';
+import { type FileStore, sniffImage } from '../../core/files.js';
+import { describeSmtpError, sendSmtp } from '../../core/mail/smtp.js';
+import type { ProjectSettingsRepository, StoredProject } from './project-settings.repository.js';
+
+/** SMTP as kept under `settings.smtp`: the mailer's shape (core/mail) plus what the form shows. */
+interface StoredSmtp extends SmtpSettings {
+  from_address?: string;
+  from_name?: string | null;
+  encryption?: 'none' | 'ssl' | 'tls';
+}
+interface StoredSip extends Partial<Omit<SipSettings, 'server'>> {
+  server?: { internal_ip: string | null; external_ip: string | null };
+}
+interface StoredPush {
+  is_enabled?: boolean;
+  url?: string | null;
+  token?: string | null;
+}
+interface StoredWhiteLabel {
+  name?: string | null;
+  address?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  logo?: string | null;
+}
+interface StoredBroker {
+  use_user_certs?: boolean;
+  certificate?: string | null;
+  key?: string | null;
+}
+
+/** The SIP listeners this instance runs (modules/telephony/sip-runtime), told when the default project's ports change. */
+export interface SipListenerControl {
+  ports(): { port: number; ws_port: number };
+  /** Rebinds the listeners to these ports; throws AppError('sip_service_start_failed') when one is taken. */
+  apply(next: { port: number; ws_port: number }): Promise<void>;
+}
+
+/** The embedded MQTT broker this instance runs (main.ts), for the broker tab's status and restart. */
+export interface BrokerControl {
+  status(): { is_running: boolean; started_at: string | null };
+  restart(): Promise<void>;
+}
+
+const has = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+/** A masked secret coming back: null or absent keeps what is stored; '' clears it. */
+const secret = (incoming: string | null | undefined, stored: string | null | undefined): string | null =>
+  incoming === undefined || incoming === null ? (stored ?? null) : incoming === '' ? null : incoming;
+
+/** What a certificate is, as the broker tab shows it. */
+function describeCertificate(pem: string) {
+  const c = new X509Certificate(pem);
+  return {
+    subject: c.subject.replace(/\n/g, ', '),
+    issuer: c.issuer.replace(/\n/g, ', '),
+    valid_from: new Date(c.validFrom).toISOString(),
+    valid_to: new Date(c.validTo).toISOString(),
+    fingerprint: c.fingerprint256,
+  };
+}
+
+/** Why a PEM certificate and key are not a usable pair, or null. */
+export function certificatePairProblem(certificate: string, key: string): { field: string; message: string } | null {
+  let cert: X509Certificate;
+  try {
+    cert = new X509Certificate(certificate);
+  } catch {
+    return { field: 'certfile', message: 'the certificate cannot be read' };
+  }
+  let k: ReturnType<typeof createPrivateKey>;
+  try {
+    k = createPrivateKey(key);
+  } catch {
+    return { field: 'keyfile', message: 'the key cannot be read' };
+  }
+  if (!cert.checkPrivateKey(k)) return { field: 'keyfile', message: 'the key does not belong to the certificate' };
+  if (Date.parse(cert.validTo) < Date.now()) return { field: 'certfile', message: 'the certificate has expired' };
+  return null;
+}
+
+/**
+ * Project settings (spec comms §3 "Project settings", §5, §6, §7): the general, SIP, push, broker and
+ * white-label tabs, kept in the project's settings document. Reading needs view or change project
+ * settings; changing needs change. Secrets are never read back.
+ */
+export class ProjectSettingsService {
+  private sipControl: SipListenerControl | null = null;
+  private brokerControl: BrokerControl | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly repo: ProjectSettingsRepository,
+    private readonly files: FileStore,
+    private readonly opts: { brokerMode: () => 'embedded' | 'external' | 'none'; brokerConnected: () => boolean | null },
+  ) {}
+
+  attachSip(control: SipListenerControl | null): void {
+    this.sipControl = control;
+  }
+
+  attachBroker(control: BrokerControl | null): void {
+    this.brokerControl = control;
+  }
+
+  private assertView(actor: Actor, extra?: 'can_view_management_company_info'): void {
+    if (can(actor, 'can_view_project_settings') || can(actor, 'can_change_project_settings')) return;
+    if (extra && can(actor, extra)) return;
+    throw prohibited([{ permission: 'can_view_project_settings' }]);
+  }
+
+  private assertChange(actor: Actor): void {
+    if (!can(actor, 'can_change_project_settings')) throw prohibited([{ permission: 'can_change_project_settings' }]);
+  }
+
+  private async load(projectId: number): Promise<StoredProject> {
+    const p = await this.repo.project(projectId);
+    if (!p) throw new AppError('not_found');
+    return p;
+  }
+
+  /** Runs a change of the project's settings document under its row lock, with its audit row. */
+  private async change<T>(
+    ctx: RequestContext,
+    entity: string,
+    view: (p: StoredProject) => T,
+    make: (p: StoredProject) => Promise<{ set?: Record<string, unknown>; drop?: string[]; name?: string; description?: string | null }>,
+  ): Promise<T> {
+    return this.db.transaction(async (tx) => {
+      const before = await this.repo.project(ctx.actor.projectId, tx, true);
+      if (!before) throw new AppError('not_found');
+      const w = await make(before);
+      await this.repo.write(tx, before.id, w);
+      const settings = { ...before.settings, ...(w.set ?? {}) };
+      for (const k of w.drop ?? []) delete settings[k];
+      const next: StoredProject = {
+        ...before,
+        settings,
+        ...(w.name !== undefined ? { name: w.name } : {}),
+        ...(w.description !== undefined ? { description: w.description } : {}),
+      };
+      await recordAudit(tx, ctx, { entity, entityId: before.id, action: 'update', before: view(before), after: view(next) });
+      return view(next);
+    });
+  }
+
+  // ---- general ---------------------------------------------------------------------------------
+
+  private generalView(p: StoredProject): GeneralSettings {
+    const s = p.settings;
+    const smtp = s.smtp as StoredSmtp | undefined;
+    const sdk = (s.mobile_sdk_settings ?? {}) as { is_enabled?: boolean; api_key?: string | null };
+    return {
+      name: p.name,
+      description: p.description,
+      can_user_register_by_token: (s.can_user_register_by_token as boolean) ?? GENERAL_SETTINGS_DEFAULTS.can_user_register_by_token,
+      can_user_recovery_password: (s.can_user_recovery_password as boolean) ?? GENERAL_SETTINGS_DEFAULTS.can_user_recovery_password,
+      can_user_register_by_self: (s.can_user_register_by_self as boolean) ?? GENERAL_SETTINGS_DEFAULTS.can_user_register_by_self,
+      server_url: (s.server_url as string) ?? null,
+      time_zone: (s.time_zone as string) ?? GENERAL_SETTINGS_DEFAULTS.time_zone,
+      mail_settings: smtp
+        ? {
+            type: 'smtp',
+            settings: {
+              host: smtp.host,
+              port: smtp.port,
+              username: smtp.user ?? null,
+              password: null,
+              has_password: has(smtp.password),
+              from_address: smtp.from_address ?? smtp.from,
+              from_name: smtp.from_name ?? null,
+              encryption: smtp.encryption ?? (smtp.secure ? 'ssl' : 'none'),
+            },
+          }
+        : { type: 'none', settings: null },
+      logs_life: (s.logs_life as number) ?? GENERAL_SETTINGS_DEFAULTS.logs_life,
+      admin_email: (s.admin_email as string) ?? null,
+      notify_about_offline_device: (s.notify_about_offline_device as boolean) ?? false,
+      notify_about_device_task_failed: (s.notify_about_device_task_failed as boolean) ?? false,
+      locale: (s.locale as Locale) ?? GENERAL_SETTINGS_DEFAULTS.locale,
+      guest_identifier_limits: (s.guest_identifier_limits as GeneralSettings['guest_identifier_limits']) ?? {
+        max_passes_count: null,
+        max_period_days: null,
+      },
+      mobile_sdk_settings: { is_enabled: sdk.is_enabled ?? false, api_key: null, has_api_key: has(sdk.api_key) },
+      user_self_register_settings: (s.user_self_register_settings as GeneralSettings['user_self_register_settings']) ?? { clients: [] },
+      license_settings: (s.license_settings as GeneralSettings['license_settings']) ?? { basic_license: { period: null, qty: null } },
+    };
+  }
+
+  async general(actor: Actor): Promise<GeneralSettings> {
+    this.assertView(actor);
+    return this.generalView(await this.load(actor.projectId));
+  }
+
+  /** The form's SMTP as the mailer keeps it; a null password is the stored one. */
+  private smtpFrom(body: SmtpFormBody, stored: StoredSmtp | undefined): StoredSmtp {
+    const name = body.from_name?.replace(/["<>\r\n]/g, '').trim() || null;
+    return {
+      host: body.host,
+      port: body.port,
+      secure: body.encryption === 'ssl',
+      user: body.username || null,
+      password: secret(body.password, stored?.password),
+      from: name ? `"${name}" <${body.from_address}>` : body.from_address,
+      from_address: body.from_address,
+      from_name: name,
+      encryption: body.encryption,
+    };
+  }
+
+  async updateGeneral(ctx: RequestContext, body: UpdateGeneralSettingsBody): Promise<GeneralSettings> {
+    this.assertChange(ctx.actor);
+    const roleIds = (body.user_self_register_settings?.clients ?? []).map((c) => c.role_id).filter((id): id is number => id !== null);
+    const known = await this.repo.roleIds(ctx.actor.projectId, roleIds);
+    const bad = roleIds.filter((id) => !known.has(id));
+    if (bad.length)
+      throw new AppError('invalid_related_entity', [{ field: 'user_self_register_settings.clients', entity: 'roles', ids: bad }]);
+    return this.change(
+      ctx,
+      'project_settings_general',
+      (p) => this.generalView(p),
+      async (before) => {
+        const s = before.settings;
+        const { name, description, mail_settings, mobile_sdk_settings, ...plain } = body;
+        const set: Record<string, unknown> = {};
+        const drop: string[] = [];
+        for (const [k, v] of Object.entries(plain)) if (v !== undefined) set[k] = v;
+        if (mail_settings?.type === 'smtp') set.smtp = this.smtpFrom(mail_settings.settings, s.smtp as StoredSmtp | undefined);
+        if (mail_settings?.type === 'none') drop.push('smtp');
+        if (mobile_sdk_settings) {
+          const stored = (s.mobile_sdk_settings ?? {}) as { api_key?: string | null };
+          set.mobile_sdk_settings = {
+            is_enabled: mobile_sdk_settings.is_enabled,
+            api_key: secret(mobile_sdk_settings.api_key, stored.api_key),
+          };
+        }
+        // Device notifications are mailed to the administrator: the address must stay while they are on.
+        const merged = { ...s, ...set };
+        if ((merged.notify_about_offline_device || merged.notify_about_device_task_failed) && !merged.admin_email) {
+          throw new AppError('invalid_data', [{ field: 'admin_email', message: 'validation.required' }]);
+        }
+        return {
+          set,
+          drop,
+          ...(name !== undefined ? { name } : {}),
+          ...(description !== undefined ? { description } : {}),
+        };
+      },
+    );
+  }
+
+  /** Sends a test message with the given SMTP settings (the stored password when it comes back masked). */
+  async testMail(ctx: RequestContext, body: TestMailBody): Promise<{ sent: true }> {
+    this.assertChange(ctx.actor);
+    const p = await this.load(ctx.actor.projectId);
+    const smtp = this.smtpFrom(body.mail_settings.settings, p.settings.smtp as StoredSmtp | undefined);
+    try {
+      await sendSmtp(smtp, {
+        to: body.email,
+        subject: `${p.name}: test message`,
+        text: `This is a test message from Atrium (project ${p.name}). The mail settings work.`,
+      });
+    } catch (e) {
+      throw new AppError('test_mail_failed', [{ field: 'mail_settings', message: describeSmtpError(e, smtp) }]);
+    }
+    return { sent: true };
+  }
+
+  // ---- SIP ---------------------------------------------------------------------------------------
+
+  private sipView(p: StoredProject, running: { port: number; ws_port: number } | null): SipSettings {
+    const s = (p.settings.sip ?? {}) as StoredSip;
+    return {
+      port: s.port ?? running?.port ?? SIP_SETTINGS_DEFAULTS.port,
+      ws_port: s.ws_port ?? running?.ws_port ?? SIP_SETTINGS_DEFAULTS.ws_port,
+      server: s.server ?? { internal_ip: null, external_ip: null },
+      rtp: s.rtp ?? { ...SIP_SETTINGS_DEFAULTS.rtp },
+      is_early_media_enabled: s.is_early_media_enabled ?? false,
+      local_networks: s.local_networks ?? [],
+      codecs: s.codecs ?? ['opus', 'PCMU', 'PCMA'],
+      auto_forward_rules: s.auto_forward_rules ?? { is_enabled: false, device_protocol: 'UDP', use_address: 'server_url' },
+      resident_phonebook_settings: s.resident_phonebook_settings ?? { is_enabled: false, show_all_groups: false },
+    };
+  }
+
+  /** The SIP tab of the default project only speaks of the listeners this instance runs. */
+  private async runningPorts(projectId: number) {
+    return this.sipControl && projectId === (await this.repo.defaultProjectId()) ? this.sipControl.ports() : null;
+  }
+
+  async sip(actor: Actor): Promise<SipSettings> {
+    this.assertView(actor);
+    return this.sipView(await this.load(actor.projectId), await this.runningPorts(actor.projectId));
+  }
+
+  async updateSip(ctx: RequestContext, body: UpdateSipSettingsBody): Promise<SipSettings> {
+    this.assertChange(ctx.actor);
+    const running = await this.runningPorts(ctx.actor.projectId);
+    const next = { ...this.sipView(await this.load(ctx.actor.projectId), running), ...body };
+    if (next.port === next.ws_port) throw new AppError('invalid_data', [{ field: 'ws_port', message: 'validation.unique' }]);
+    // A change of ports rebinds the running listeners first (the SIP server reads the database as it
+    // starts, so not inside the transaction): a port that cannot be bound refuses the whole change.
+    const control = this.sipControl;
+    const rebind = running && control && (next.port !== running.port || next.ws_port !== running.ws_port) ? control : null;
+    await rebind?.apply({ port: next.port, ws_port: next.ws_port });
+    try {
+      return await this.change(
+        ctx,
+        'project_settings_sip',
+        (p) => this.sipView(p, running && rebind ? { port: next.port, ws_port: next.ws_port } : running),
+        async (before) => ({ set: { sip: { ...((before.settings.sip ?? {}) as StoredSip), ...body } } }),
+      );
+    } catch (e) {
+      if (rebind && running) await rebind.apply(running).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** The listener ports stored for the server's default project, for the SIP server's start. */
+  async storedSipPorts(): Promise<{ port?: number; ws_port?: number }> {
+    const id = await this.repo.defaultProjectId();
+    const p = id === null ? undefined : await this.repo.project(id);
+    const s = (p?.settings.sip ?? {}) as StoredSip;
+    return { ...(s.port ? { port: s.port } : {}), ...(s.ws_port ? { ws_port: s.ws_port } : {}) };
+  }
+
+  // ---- push server -------------------------------------------------------------------------------
+
+  private pushView(p: StoredProject): PushSettings {
+    const s = (p.settings.push_server ?? {}) as StoredPush;
+    return { is_enabled: s.is_enabled ?? false, url: s.url ?? null, token: null, has_token: has(s.token) };
+  }
+
+  async push(actor: Actor): Promise<PushSettings> {
+    this.assertView(actor);
+    return this.pushView(await this.load(actor.projectId));
+  }
+
+  async updatePush(ctx: RequestContext, body: UpdatePushSettingsBody): Promise<PushSettings> {
+    this.assertChange(ctx.actor);
+    return this.change(
+      ctx,
+      'project_settings_push',
+      (p) => this.pushView(p),
+      async (before) => {
+        const s = (before.settings.push_server ?? {}) as StoredPush;
+        const url = body.url === undefined ? (s.url ?? null) : body.url;
+        if (body.is_enabled && !url) throw new AppError('invalid_data', [{ field: 'url', message: 'validation.required' }]);
+        return { set: { push_server: { is_enabled: body.is_enabled, url, token: secret(body.token, s.token) } } };
+      },
+    );
+  }
+
+  // ---- management company white-label ------------------------------------------------------------
+
+  private whiteLabelView(p: StoredProject): WhiteLabelSettings {
+    const s = (p.settings.white_label ?? {}) as StoredWhiteLabel;
+    return {
+      name: s.name ?? null,
+      address: s.address ?? null,
+      email: s.email ?? null,
+      phone: s.phone ?? null,
+      logo_url: s.logo ? `/api/v0/files/${s.logo}` : null,
+    };
+  }
+
+  async whiteLabel(actor: Actor): Promise<WhiteLabelSettings> {
+    this.assertView(actor, 'can_view_management_company_info');
+    return this.whiteLabelView(await this.load(actor.projectId));
+  }
+
+  async updateWhiteLabel(ctx: RequestContext, body: UpdateWhiteLabelBody): Promise<WhiteLabelSettings> {
+    this.assertChange(ctx.actor);
+    return this.change(
+      ctx,
+      'project_settings_white_label',
+      (p) => this.whiteLabelView(p),
+      async (before) => {
+        const s = (before.settings.white_label ?? {}) as StoredWhiteLabel;
+        const next: StoredWhiteLabel = { ...s };
+        for (const [k, v] of Object.entries(body) as [keyof UpdateWhiteLabelBody, string | null | undefined][]) {
+          if (v !== undefined) next[k] = v === '' ? null : v;
+        }
+        return { set: { white_label: next } };
+      },
+    );
+  }
+
+  /** Stores the logo (an image, at most WHITE_LABEL_LOGO_MAX_BYTES); the previous one goes. */
+  async setLogo(ctx: RequestContext, image: Buffer): Promise<WhiteLabelSettings> {
+    this.assertChange(ctx.actor);
+    if (image.length > WHITE_LABEL_LOGO_MAX_BYTES) {
+      throw new AppError('payload_too_large', [
+        { field: 'logo', message: 'validation.file_size', params: { max: WHITE_LABEL_LOGO_MAX_BYTES } },
+      ]);
+    }
+    const { ext } = sniffImage(image);
+    const key = await this.files.put('logos', ext, image);
+    let old: string | null = null;
+    try {
+      const v = await this.change(
+        ctx,
+        'project_settings_white_label',
+        (p) => this.whiteLabelView(p),
+        async (before) => {
+          const s = (before.settings.white_label ?? {}) as StoredWhiteLabel;
+          old = s.logo ?? null;
+          return { set: { white_label: { ...s, logo: key } } };
+        },
+      );
+      await this.files.remove(old);
+      return v;
+    } catch (e) {
+      await this.files.remove(key);
+      throw e;
+    }
+  }
+
+  async removeLogo(ctx: RequestContext): Promise<WhiteLabelSettings> {
+    this.assertChange(ctx.actor);
+    let old: string | null = null;
+    const v = await this.change(
+      ctx,
+      'project_settings_white_label',
+      (p) => this.whiteLabelView(p),
+      async (before) => {
+        const s = (before.settings.white_label ?? {}) as StoredWhiteLabel;
+        old = s.logo ?? null;
+        return { set: { white_label: { ...s, logo: null } } };
+      },
+    );
+    await this.files.remove(old);
+    return v;
+  }
+
+  // ---- MQTT broker -------------------------------------------------------------------------------
+
+  private brokerView(p: StoredProject): BrokerSettings {
+    const s = (p.settings.broker ?? {}) as StoredBroker;
+    return {
+      use_user_certs: s.use_user_certs ?? false,
+      certificate: s.certificate ? describeCertificate(s.certificate) : null,
+      has_key: has(s.key),
+    };
+  }
+
+  async broker(actor: Actor): Promise<BrokerSettings> {
+    this.assertView(actor);
+    return this.brokerView(await this.load(actor.projectId));
+  }
+
+  /** Own certificates of the broker: a PEM certificate and its key, uploaded together and checked as a pair. */
+  async updateBroker(ctx: RequestContext, body: { use_user_certs: boolean; certfile?: string; keyfile?: string }): Promise<BrokerSettings> {
+    this.assertChange(ctx.actor);
+    if ((body.certfile === undefined) !== (body.keyfile === undefined)) {
+      const field = body.certfile === undefined ? 'certfile' : 'keyfile';
+      throw new AppError('broker_certificates_invalid', [{ field, message: 'validation.required' }]);
+    }
+    return this.change(
+      ctx,
+      'project_settings_broker',
+      (p) => this.brokerView(p),
+      async (before) => {
+        const s = (before.settings.broker ?? {}) as StoredBroker;
+        const certificate = body.certfile ?? s.certificate ?? null;
+        const key = body.keyfile ?? s.key ?? null;
+        if (body.use_user_certs && (!certificate || !key)) {
+          throw new AppError('broker_certificates_invalid', [{ field: 'certfile', message: 'validation.required' }]);
+        }
+        if (certificate && key && body.certfile !== undefined) {
+          const problem = certificatePairProblem(certificate, key);
+          if (problem) throw new AppError('broker_certificates_invalid', [problem]);
+        }
+        return { set: { broker: { use_user_certs: body.use_user_certs, certificate, key } } };
+      },
+    );
+  }
+
+  async brokerStatus(actor: Actor): Promise<BrokerStatus> {
+    this.assertView(actor);
+    const mode = this.opts.brokerMode();
+    const local = this.brokerControl?.status();
+    return {
+      mode,
+      is_running: local?.is_running ?? (mode === 'external' ? this.opts.brokerConnected() === true : false),
+      connected: this.opts.brokerConnected(),
+      started_at: local?.started_at ?? null,
+    };
+  }
+
+  async restartBroker(ctx: RequestContext, type: 'broker'): Promise<BrokerStatus> {
+    this.assertChange(ctx.actor);
+    if (!this.brokerControl)
+      throw new AppError('broker_settings_failed', [{ field: 'type', message: 'the broker is not run by this server' }]);
+    try {
+      await this.brokerControl.restart();
+    } catch (e) {
+      throw new AppError('broker_settings_failed', [{ field: 'type', message: (e as Error).message.slice(0, 200) }]);
+    }
+    await this.db.transaction((tx) =>
+      recordAudit(tx, ctx, { entity: 'mqtt_broker', entityId: ctx.actor.projectId, action: 'restart', after: { type } }),
+    );
+    return this.brokerStatus(ctx.actor);
+  }
+
+  // ---- what other areas read -------------------------------------------------------------------------
+
+  /** The settings the console reads before and after sign-in (GET /frontend/server/settings), of a project or the default one. */
+  async serverView(projectId: number | null) {
+    const id = projectId ?? (await this.repo.defaultProjectId());
+    const p = id === null ? undefined : await this.repo.project(id);
+    const empty: StoredProject = { id: 0, name: '', description: null, settings: {} };
+    const g = this.generalView(p ?? empty);
+    const sip = this.sipView(p ?? empty, null);
+    const push = this.pushView(p ?? empty);
+    return {
+      registration: { recovery: g.can_user_recovery_password, by_token: g.can_user_register_by_token, self: g.can_user_register_by_self },
+      locale: g.locale,
+      time_zone: g.time_zone,
+      server_url: g.server_url,
+      auto_forward_rules: sip.auto_forward_rules,
+      server_ip: sip.server.external_ip,
+      internal_server_ip: sip.server.internal_ip,
+      push_server: push.is_enabled ? push.url : null,
+    };
+  }
+
+  /** The project's guest identifier limits (null: none), which every group's own limits only tighten. */
+  async guestLimits(projectId: number): Promise<GeneralSettings['guest_identifier_limits']> {
+    const p = await this.repo.project(projectId);
+    return this.generalView(p ?? { id: projectId, name: '', description: null, settings: {} }).guest_identifier_limits;
+  }
+}
+
+/**
+ * Makes the embedded broker restartable from the broker tab: a restart closes it (every client,
+ * devices and Atrium's own gateway, is dropped and reconnects) and starts it again on the same port.
+ */
+export function restartableBroker(
+  first: { port: number; close(): Promise<void> },
+  start: (port: number) => Promise<{ port: number; close(): Promise<void> }>,
+): BrokerControl & { port(): number; close(): Promise<void> } {
+  let current: { port: number; close(): Promise<void> } | null = first;
+  let startedAt = new Date();
+  return {
+    status: () => ({ is_running: current !== null, started_at: current ? startedAt.toISOString() : null }),
+    port: () => current?.port ?? first.port,
+    restart: async () => {
+      const port = current?.port ?? first.port;
+      await current?.close();
+      current = null;
+      current = await start(port);
+      startedAt = new Date();
+    },
+    close: async () => {
+      await current?.close();
+      current = null;
+    },
+  };
+}
