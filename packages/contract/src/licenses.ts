@@ -109,3 +109,162 @@ export const LicenseWarningsSchema = z.object({
   days: z.number().int().nullable(),
 });
 export type LicenseWarnings = z.infer<typeof LicenseWarningsSchema>;
+
+// --- licence files, licences of a project, usage and reports (spec core §3 §4, comms §2 §3 §7 §8) ---
+
+/** The licence statuses of spec comms §4, computed from the dates. */
+export const LICENSE_STATUSES = ['active', 'ending', 'disabled', 'pending', 'expired'] as const;
+export type LicenseStatus = (typeof LICENSE_STATUSES)[number];
+/** A licence that ends within this many days is "ending" and warned of (spec: notify before 14 days). */
+export const LICENSE_NOTIFY_BEFORE_DAYS = 14;
+/** The largest licence file accepted (a licence is a few kilobytes of JSON). */
+export const LICENSE_FILE_MAX_BYTES = 64 * 1024;
+
+/** A licence period in Unix seconds; 0 to 999999999999 means unlimited (spec core §7). */
+export const LicensePeriodSchema = z
+  .object({ from: z.number().int().min(0).max(999_999_999_999), to: z.number().int().min(0).max(999_999_999_999) })
+  .refine((p) => p.from <= p.to, { message: 'the value must not be less than from', path: ['to'] });
+
+/** What the issuer signs: the canonical JSON (RFC 8785) of this object is the signed message. */
+export const LicensePayloadSchema = z.strictObject({
+  format: z.literal(1),
+  /** The issuer's id of the licence (a UUID). */
+  id: z.uuid(),
+  customer: z.string().trim().min(1).max(255),
+  /** The deployment the licence is bound to (the server's instance id); null: any. */
+  instance_id: z.string().trim().min(1).max(64).nullable(),
+  /** The project the licence is bound to (its uid); null: any project of the deployment. */
+  project_uid: z.string().trim().min(1).max(64).nullable(),
+  issued_at: z.iso.datetime(),
+  period: LicensePeriodSchema,
+  /** Days after the end during which the features stay on (the already_expired warning counts them down). */
+  grace_days: z.number().int().min(0).max(365),
+  features: LicenseInfoSchema,
+});
+export type LicensePayload = z.infer<typeof LicensePayloadSchema>;
+
+/** A licence file: the payload and the issuer's Ed25519 signature of its canonical JSON, base64. */
+export const LicenseFileSchema = z.strictObject({
+  license: LicensePayloadSchema,
+  signature: z.string().trim().min(1).max(200),
+});
+export type LicenseFile = z.infer<typeof LicenseFileSchema>;
+
+export const LICENSE_SOURCES = ['file', 'cloud'] as const;
+
+/** A licence installed in the project. */
+export const LicenseSchema = z.object({
+  id: z.number().int(),
+  license_id: z.string(),
+  customer: z.string(),
+  source: z.enum(LICENSE_SOURCES),
+  instance_id: z.string().nullable(),
+  project_uid: z.string().nullable(),
+  issued_at: z.string(),
+  period: z.object({ from: z.number().int(), to: z.number().int() }),
+  grace_days: z.number().int(),
+  features: LicenseInfoSchema,
+  status: z.enum(LICENSE_STATUSES),
+  /** Days until the end (ending) or until the features go off (expired within its grace days); else null. */
+  days: z.number().int().nullable(),
+  created_by: z.number().int().nullable(),
+  created_at: z.string(),
+});
+export type License = z.infer<typeof LicenseSchema>;
+
+/** GET /licenses: the ids of the licences in effect and every licence (spec comms §3). */
+export const LicenseListSchema = z.object({ active_ids: z.array(z.number().int()), items: z.array(LicenseSchema) });
+export type LicenseList = z.infer<typeof LicenseListSchema>;
+
+/** POST /licenses/cloud: fetch this project's licence from the licence server, optionally by an activation key. */
+export const AddCloudLicenseBodySchema = z.strictObject({ key: z.string().trim().min(1).max(200).optional() });
+
+export const LICENSE_COUNTED = ['sip', 'mobile_app', 'ukey2'] as const;
+export type LicenseCounted = (typeof LICENSE_COUNTED)[number];
+
+/** A count the project is over: its type contains _qty (spec core §4). */
+export const LicenseRestrictorSchema = z.object({
+  type: z.enum(['sip_qty', 'mobile_app_qty', 'ukey2_qty']),
+  limit: z.number().int(),
+  used: z.number().int(),
+});
+export type LicenseRestrictor = z.infer<typeof LicenseRestrictorSchema>;
+
+/** GET /licenses/usage: what the project uses of its counted features, counted live. */
+export const LicenseUsageSchema = z.object({
+  sip_numbers_used: z.number().int(),
+  mobile_app_used: z.number().int(),
+  ukey2_used: z.number().int(),
+  limits: z.object({ sip: z.number().int().nullable(), mobile_app: z.number().int().nullable(), ukey2: z.number().int().nullable() }),
+  restrictors: z.array(LicenseRestrictorSchema),
+});
+export type LicenseUsage = z.infer<typeof LicenseUsageSchema>;
+
+export const LICENSE_SOURCES_OF_FEATURES = ['license', 'development', 'none'] as const;
+/** GET /licenses/features: the project's features in effect, where they come from, the warnings. */
+export const LicenseFeaturesStateSchema = z.object({
+  features: LicenseInfoSchema,
+  /** license: an installed licence; development: the built-in development licence; none: nothing in effect. */
+  source: z.enum(LICENSE_SOURCES_OF_FEATURES),
+  warnings: LicenseWarningsSchema,
+  /** When the licence in effect ends (ISO), or null when unlimited or none. */
+  expires_at: z.string().nullable(),
+  /** Give this to the issuer to get a licence for this deployment. */
+  instance_id: z.string(),
+  project_uid: z.string(),
+  /** A licence server is configured: licences can be fetched with POST /licenses/cloud. */
+  cloud_enabled: z.boolean(),
+});
+export type LicenseFeaturesState = z.infer<typeof LicenseFeaturesStateSchema>;
+
+const ReportDate = z.iso.date();
+/** GET /reports/licenses/used and /period (and their /download, an xlsx file): a day range, by default the last 30 days. */
+export const LicenseReportQuerySchema = z
+  .object({
+    from: ReportDate.optional(),
+    to: ReportDate.optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { message: 'the value must not be less than from', path: ['to'] })
+  .refine((q) => !q.from || !q.to || Date.parse(q.to) - Date.parse(q.from) <= 366 * 2 * 86_400_000, {
+    message: 'the range must not exceed two years',
+    path: ['to'],
+  });
+export type LicenseReportQuery = z.infer<typeof LicenseReportQuerySchema>;
+
+/** One day of the licences-used report: what was used and what the licence allowed. */
+export const LicenseUsedDaySchema = z.object({
+  day: z.string(),
+  sip_numbers_used: z.number().int(),
+  mobile_app_used: z.number().int(),
+  ukey2_used: z.number().int(),
+  sip_limit: z.number().int().nullable(),
+  mobile_app_limit: z.number().int().nullable(),
+  ukey2_limit: z.number().int().nullable(),
+});
+export type LicenseUsedDay = z.infer<typeof LicenseUsedDaySchema>;
+
+/** One bar of the licence-period report: a project licence or a group's licence of one type. */
+export const LicensePeriodRowSchema = z.object({
+  kind: z.enum(['project', 'group']),
+  /** The licence's row id (project) or the group's id (group). */
+  id: z.number().int(),
+  name: z.string(),
+  type: z.string(),
+  from: z.number().int(),
+  to: z.number().int(),
+  quantity: z.number().int().nullable(),
+  status: z.enum(LICENSE_STATUSES),
+});
+export type LicensePeriodRow = z.infer<typeof LicensePeriodRowSchema>;
+
+/** The columns of the xlsx downloads of the licence reports. */
+export const LICENSE_USED_COLUMNS = [
+  'day',
+  'sip_numbers_used',
+  'sip_limit',
+  'mobile_app_used',
+  'mobile_app_limit',
+  'ukey2_used',
+  'ukey2_limit',
+] as const;
+export const LICENSE_PERIOD_COLUMNS = ['kind', 'name', 'type', 'from', 'to', 'quantity', 'status'] as const;

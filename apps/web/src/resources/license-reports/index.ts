@@ -1,0 +1,3 @@
+import { LicenseReportsPage } from './LicenseReportsPage';
+
+export default { list: LicenseReportsPage };

@@ -1,0 +1,3 @@
+import { LicensesPage } from './LicensesPage';
+
+export default { list: LicensesPage };
