@@ -9,6 +9,8 @@ import {
   SYSTEM_WORKERS_PERMISSION,
   type SystemInfo,
   SystemInfoSchema,
+  SystemLogQuerySchema,
+  SystemLogsSchema,
   SystemMetricsSchema,
   type SystemWorker,
   SystemWorkerSchema,
@@ -22,12 +24,15 @@ import type { Actor } from '../../core/context.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
+import type { LogRing } from './log-ring.js';
 import { labels, RouteMetrics } from './route-metrics.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Counts and latencies per route of this instance (System info, GET /metrics). */
     routeMetrics: RouteMetrics;
+    /** The last lines this instance logged (System info's recent logs); empty when logging is off. */
+    logRing: LogRing;
   }
 }
 
@@ -139,6 +144,17 @@ export async function systemRoutes(app: AppInstance): Promise<void> {
     need(req.actor, SYSTEM_INFO_PERMISSION);
     return { data: app.routeMetrics.snapshot() };
   });
+
+  // This instance's lines only: with several instances, each keeps its own.
+  app.get(
+    '/system/logs',
+    { schema: { tags, querystring: SystemLogQuerySchema, response: { 200: dataResponse(SystemLogsSchema) } } },
+    async (req) => {
+      need(req.actor, SYSTEM_INFO_PERMISSION);
+      const ring = app.logRing;
+      return { data: { items: ring.read(req.query), held: ring.held, capacity: ring.capacity } };
+    },
+  );
 
   // Each acts on this instance only: with several instances, the others keep their workers.
   for (const action of WORKER_ACTIONS) {

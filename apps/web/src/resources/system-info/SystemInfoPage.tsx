@@ -30,6 +30,7 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
+import { RecentLogs } from './RecentLogs';
 
 const REFRESH_MS = 10_000;
 const L = (k: string) => `system_info.${k}`;
@@ -201,7 +202,7 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
   );
 }
 
-/** System info (spec comms §7): this instance's state, its workers and route metrics, refreshed every 10 s. */
+/** System info (spec comms §7): this instance's state, its workers, route metrics and recent logs; refreshed every 10 s (logs live every 3 s). */
 export function SystemInfoPage() {
   const translate = useTranslate();
   const [locale] = useLocaleState();
@@ -292,6 +293,7 @@ export function SystemInfoPage() {
       </Box>
       {metrics.data ? <RouteMetricsTable metrics={metrics.data} when={(iso) => when(iso)} /> : null}
       {metrics.isError ? <Alert severity="error">{errorText(metrics.error, translate)}</Alert> : null}
+      <RecentLogs />
     </Box>
   );
 }

@@ -1,0 +1,73 @@
+import type { IpBlockingServiceName } from '@atrium/contract';
+import type { FastifyRequest } from 'fastify';
+import type { AppInstance } from '../../app.js';
+import type { IpBlockingService } from './ip-blocking.service.js';
+
+/** Which service an HTTP request belongs to: sign-in, the guest pages, or the rest of the API. */
+export function serviceOf(req: FastifyRequest): IpBlockingServiceName | null {
+  const url = req.routeOptions.url ?? req.url.split('?')[0] ?? '';
+  if (url === '/api/v0/login' || url === '/api/v0/refresh') return 'console';
+  if (url.startsWith('/api/v0/guest-access/key/')) return 'guest';
+  if (url.startsWith('/api/')) return 'api';
+  return null;
+}
+
+/** The token a request presented (a bearer header, or the realtime socket's access_token), or what else stood in the header. */
+function presented(req: FastifyRequest): string | null {
+  const header = req.headers.authorization;
+  if (header) return header.startsWith('Bearer ') ? header.slice(7) : header;
+  const query = req.routeOptions.url === '/api/v0/ws' ? (req.query as Record<string, unknown> | undefined) : undefined;
+  return typeof query?.access_token === 'string' ? query.access_token : null;
+}
+
+/**
+ * What counts as a failure per service, judged on the answer:
+ * - console: POST /login answered 401 (wrong login or password) or 429 (locked, still trying);
+ * - guest: an unknown key or door (404), a face not recognised (403), too many calls (429);
+ * - api: a 401 to a caller presenting a token Atrium never signed (an expired one is no failure).
+ */
+async function failure(req: FastifyRequest, status: number, service: IpBlockingServiceName, signedHere: (t: string) => Promise<boolean>) {
+  switch (service) {
+    case 'console': {
+      if (req.routeOptions.url !== '/api/v0/login' || (status !== 401 && status !== 429)) return null;
+      const login = (req.body as { login?: unknown } | undefined)?.login;
+      return { lastAttempt: typeof login === 'string' ? `login ${login}` : null };
+    }
+    case 'guest':
+      return status === 403 || status === 404 || status === 429 ? { lastAttempt: `${req.method} ${req.routeOptions.url ?? ''}` } : null;
+    case 'api': {
+      if (status !== 401) return null;
+      const token = presented(req);
+      if (!token || (await signedHere(token))) return null;
+      return { lastAttempt: `${req.method} ${req.routeOptions.url ?? '(unmatched)'}` };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Enforces IP blocking on HTTP, on the root app before any route: a banned address gets 403 "your
+ * ip address is banned" from the service it is banned from (memory only, no query). A failure is
+ * counted before its answer leaves: one statement, and only failed calls wait for it.
+ */
+export function guardIpBlocking(
+  app: AppInstance,
+  blocking: () => IpBlockingService,
+  signedHere: (token: string) => Promise<boolean>,
+): void {
+  app.addHook('onRequest', async (req) => {
+    const service = serviceOf(req);
+    if (service) blocking().assertAllowed(service, req.ip);
+  });
+  app.addHook('onSend', async (req, reply) => {
+    const service = serviceOf(req);
+    if (!service || reply.statusCode < 400) return;
+    try {
+      const found = await failure(req, reply.statusCode, service, signedHere);
+      if (found) await blocking().failed(service, req.ip, found.lastAttempt);
+    } catch (err) {
+      req.log.error({ err }, 'ip blocking: failure not counted');
+    }
+  });
+}

@@ -1,0 +1,494 @@
+import {
+  IP_BLOCKING_EDIT_PERMISSION,
+  IP_BLOCKING_LIMITS,
+  IP_BLOCKING_SERVICES,
+  type IpBan,
+  type IpBlockingService,
+  type IpBlockingServiceName,
+  IpOrRangeSchema,
+  type IpWhitelistEntry,
+} from '@atrium/contract';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  CircularProgress,
+  MenuItem,
+  Stack,
+  Switch,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TablePagination,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Confirm, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { errorText } from '../../app/errors';
+import { useSessionData } from '../../app/SessionContext';
+import { useAlert } from '../../app/useAlert';
+
+const L = (k: string) => `ip_blocking.${k}`;
+const REFRESH_MS = 10_000;
+const KEY = ['ip-blocking'] as const;
+
+/** The addresses typed in the whitelist field: split on commas, spaces and new lines; the invalid ones apart. */
+export function parseAddresses(text: string): { ips: string[]; invalid: string[] } {
+  const parts = text
+    .split(/[\s,;]+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+  return {
+    ips: parts.filter((p) => IpOrRangeSchema.safeParse(p).success),
+    invalid: parts.filter((p) => !IpOrRangeSchema.safeParse(p).success),
+  };
+}
+
+type Rule = Pick<IpBlockingService, 'name' | 'is_enabled' | 'max_failures' | 'window_seconds' | 'ban_seconds'>;
+const ruleOf = ({ name, is_enabled, max_failures, window_seconds, ban_seconds }: IpBlockingService): Rule => ({
+  name,
+  is_enabled,
+  max_failures,
+  window_seconds,
+  ban_seconds,
+});
+
+/** Status: each service on or off with its rule, and how many addresses it bans and exempts. */
+export function Services({ services, mayEdit }: { services: IpBlockingService[]; mayEdit: boolean }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const alert = useAlert();
+  const queryClient = useQueryClient();
+  const [draft, setDraft] = useState<Rule[]>(() => services.map(ruleOf));
+  useEffect(() => setDraft(services.map(ruleOf)), [services]);
+  const save = useMutation({
+    mutationFn: (data: Rule[]) => dp.request('/ip-blocking/status', { method: 'POST', body: { data } }),
+    onSuccess: () => {
+      alert.done();
+      void queryClient.invalidateQueries({ queryKey: KEY });
+    },
+    onError: (e) => alert.error(e),
+  });
+  const set = (name: string, patch: Partial<Rule>) => setDraft((d) => d.map((r) => (r.name === name ? { ...r, ...patch } : r)));
+  const minutes = (name: string, field: 'window_seconds' | 'ban_seconds', value: number) => (
+    <TextField
+      size="small"
+      type="number"
+      value={Math.round(value / 60)}
+      disabled={!mayEdit}
+      slotProps={{
+        htmlInput: {
+          min: Math.ceil(IP_BLOCKING_LIMITS[field].min / 60),
+          max: Math.floor(IP_BLOCKING_LIMITS[field].max / 60),
+          'aria-label': `${translate(L(`services.names.${name}`))}: ${translate(L(field === 'window_seconds' ? 'services.window_minutes' : 'services.ban_minutes'))}`,
+        },
+      }}
+      onChange={(e) => set(name, { [field]: Math.max(1, Number(e.target.value) || 1) * 60 })}
+      sx={{ width: 110 }}
+    />
+  );
+  const changed = draft.some((r) => {
+    const s = services.find((x) => x.name === r.name);
+    return (
+      !s ||
+      r.is_enabled !== s.is_enabled ||
+      r.max_failures !== s.max_failures ||
+      r.window_seconds !== s.window_seconds ||
+      r.ban_seconds !== s.ban_seconds
+    );
+  });
+  return (
+    <Card variant="outlined">
+      <CardContent>
+        <Typography variant="h6">{translate(L('services.title'))}</Typography>
+        <Typography variant="body2" color="text.secondary" gutterBottom>
+          {translate(L('services.hint'))}
+        </Typography>
+        <TableContainer>
+          <Table size="small">
+            <TableHead>
+              <TableRow>
+                {['service', 'enabled', 'max_failures', 'window_minutes', 'ban_minutes', 'banned', 'whitelisted'].map((c) => (
+                  <TableCell key={c}>{translate(L(`services.${c}`))}</TableCell>
+                ))}
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {draft.map((r) => {
+                const s = services.find((x) => x.name === r.name);
+                const label = translate(L(`services.names.${r.name}`));
+                return (
+                  <TableRow key={r.name}>
+                    <TableCell>
+                      <Typography variant="body2">{label}</Typography>
+                      <Typography variant="caption" color="text.secondary">
+                        {translate(L(`services.descriptions.${r.name}`))}
+                      </Typography>
+                    </TableCell>
+                    <TableCell>
+                      <Switch
+                        checked={r.is_enabled}
+                        disabled={!mayEdit}
+                        onChange={(e) => set(r.name, { is_enabled: e.target.checked })}
+                        slotProps={{ input: { 'aria-label': `${label}: ${translate(L('services.enabled'))}` } }}
+                      />
+                    </TableCell>
+                    <TableCell>
+                      <TextField
+                        size="small"
+                        type="number"
+                        value={r.max_failures}
+                        disabled={!mayEdit}
+                        slotProps={{
+                          htmlInput: {
+                            min: IP_BLOCKING_LIMITS.max_failures.min,
+                            max: IP_BLOCKING_LIMITS.max_failures.max,
+                            'aria-label': `${label}: ${translate(L('services.max_failures'))}`,
+                          },
+                        }}
+                        onChange={(e) => set(r.name, { max_failures: Math.max(1, Number(e.target.value) || 1) })}
+                        sx={{ width: 100 }}
+                      />
+                    </TableCell>
+                    <TableCell>{minutes(r.name, 'window_seconds', r.window_seconds)}</TableCell>
+                    <TableCell>{minutes(r.name, 'ban_seconds', r.ban_seconds)}</TableCell>
+                    <TableCell>{s?.banned_count ?? 0}</TableCell>
+                    <TableCell>{s?.whitelist_count ?? 0}</TableCell>
+                  </TableRow>
+                );
+              })}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        {mayEdit ? (
+          <Box sx={{ mt: 1 }}>
+            <Button variant="contained" disabled={!changed || save.isPending} onClick={() => save.mutate(draft)}>
+              {translate(L('services.save'))}
+            </Button>
+          </Box>
+        ) : null}
+      </CardContent>
+    </Card>
+  );
+}
+
+function ServiceSelect({ value, onChange, all, label }: { value: string; onChange: (v: string) => void; all?: boolean; label: string }) {
+  const translate = useTranslate();
+  return (
+    <TextField
+      select
+      size="small"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      // The empty value is "all services": shown, not left blank under the label.
+      slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+      sx={{ minWidth: 200 }}
+    >
+      {all ? <MenuItem value="">{translate(L('banned.all_services'))}</MenuItem> : null}
+      {IP_BLOCKING_SERVICES.map((s) => (
+        <MenuItem key={s} value={s}>
+          {translate(L(`services.names.${s}`))}
+        </MenuItem>
+      ))}
+    </TextField>
+  );
+}
+
+/** Banned list: filter by service and address, unban one or all. */
+function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => string }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const alert = useAlert();
+  const queryClient = useQueryClient();
+  const [service, setService] = useState('');
+  const [q, setQ] = useState('');
+  const [page, setPage] = useState(0);
+  const [size, setSize] = useState(20);
+  const [confirming, setConfirming] = useState(false);
+  const params = new URLSearchParams({ page: String(page + 1), size: String(size) });
+  if (service) params.set('service', service);
+  if (q.trim()) params.set('q', q.trim());
+  const bans = useQuery({
+    queryKey: [...KEY, 'banned', params.toString()],
+    queryFn: () => dp.request<{ data: IpBan[]; meta: { total: number } }>(`/ip-blocking/banned?${params}`),
+    refetchInterval: REFRESH_MS,
+  });
+  const done = () => {
+    alert.done();
+    void queryClient.invalidateQueries({ queryKey: KEY });
+  };
+  const unban = useMutation({
+    mutationFn: (b: IpBan) => dp.request(`/ip-blocking/${b.service}/unban`, { method: 'POST', body: { ips: [b.ip] } }),
+    onSuccess: done,
+    onError: (e) => alert.error(e),
+  });
+  const unbanAll = useMutation({
+    mutationFn: () => dp.request('/ip-blocking/unban-all', { method: 'POST', body: service ? { service } : {} }),
+    onSuccess: () => {
+      setConfirming(false);
+      done();
+    },
+    onError: (e) => alert.error(e),
+  });
+  const rows = bans.data?.data ?? [];
+  return (
+    <Card variant="outlined">
+      <CardContent>
+        <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+            {translate(L('banned.title'))}
+          </Typography>
+          <ServiceSelect
+            label={translate(L('banned.service'))}
+            value={service}
+            all
+            onChange={(v) => {
+              setService(v);
+              setPage(0);
+            }}
+          />
+          <TextField
+            size="small"
+            label={translate(L('banned.search'))}
+            value={q}
+            onChange={(e) => {
+              setQ(e.target.value);
+              setPage(0);
+            }}
+          />
+          {mayEdit ? (
+            <Button color="error" variant="outlined" disabled={!rows.length} onClick={() => setConfirming(true)}>
+              {translate(L('banned.unban_all'))}
+            </Button>
+          ) : null}
+        </Stack>
+        {bans.isError ? <Alert severity="error">{errorText(bans.error, translate)}</Alert> : null}
+        <TableContainer>
+          <Table size="small" aria-label={translate(L('banned.title'))}>
+            <TableHead>
+              <TableRow>
+                {['ip', 'service', 'cause', 'last_attempt', 'banned_at', 'expires_at'].map((c) => (
+                  <TableCell key={c}>{translate(L(`banned.${c}`))}</TableCell>
+                ))}
+                {mayEdit ? <TableCell /> : null}
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {rows.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={7}>{bans.isPending ? <CircularProgress size={20} /> : translate(L('banned.empty'))}</TableCell>
+                </TableRow>
+              ) : (
+                rows.map((b) => (
+                  <TableRow key={`${b.service} ${b.ip}`}>
+                    <TableCell sx={{ fontFamily: 'monospace' }}>{b.ip}</TableCell>
+                    <TableCell>{translate(L(`services.names.${b.service}`))}</TableCell>
+                    <TableCell>
+                      <Typography variant="body2">{translate(L(`banned.causes.${b.cause}`))}</Typography>
+                      <Typography variant="caption" color="text.secondary">
+                        {translate(L('banned.failures'), { failures: b.info.failures, minutes: Math.round(b.info.window_seconds / 60) })}
+                      </Typography>
+                    </TableCell>
+                    <TableCell sx={{ overflowWrap: 'anywhere' }}>{b.info.last_attempt ?? '—'}</TableCell>
+                    <TableCell>{when(b.banned_at)}</TableCell>
+                    <TableCell>{when(b.expires_at)}</TableCell>
+                    {mayEdit ? (
+                      <TableCell>
+                        <Button size="small" disabled={unban.isPending} onClick={() => unban.mutate(b)}>
+                          {translate(L('banned.unban'))}
+                        </Button>
+                      </TableCell>
+                    ) : null}
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+        <TablePagination
+          component="div"
+          count={bans.data?.meta.total ?? 0}
+          page={page}
+          rowsPerPage={size}
+          rowsPerPageOptions={[20, 50, 100]}
+          onPageChange={(_e, p) => setPage(p)}
+          onRowsPerPageChange={(e) => {
+            setSize(Number(e.target.value));
+            setPage(0);
+          }}
+          labelRowsPerPage={translate('ra.navigation.page_rows_per_page')}
+          labelDisplayedRows={({ from, to, count }) =>
+            translate('ra.navigation.page_range_info', { offsetBegin: count ? from : 0, offsetEnd: to, total: count })
+          }
+        />
+        <Confirm
+          isOpen={confirming}
+          loading={unbanAll.isPending}
+          title={translate(L('banned.unban_all_title'))}
+          content={translate(L('banned.unban_all_content'))}
+          onConfirm={() => unbanAll.mutate()}
+          onClose={() => setConfirming(false)}
+        />
+      </CardContent>
+    </Card>
+  );
+}
+
+/** Whitelist: add addresses and ranges to a service, remove them. */
+function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => string }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const alert = useAlert();
+  const queryClient = useQueryClient();
+  const [filter, setFilter] = useState('');
+  const [service, setService] = useState<IpBlockingServiceName>('console');
+  const [text, setText] = useState('');
+  const [invalid, setInvalid] = useState<string[]>([]);
+  const list = useQuery({
+    queryKey: [...KEY, 'whitelist', filter],
+    queryFn: () => dp.request<{ data: IpWhitelistEntry[] }>(`/ip-blocking/whitelist${filter ? `?service=${filter}` : ''}`),
+  });
+  const done = () => {
+    alert.done();
+    void queryClient.invalidateQueries({ queryKey: KEY });
+  };
+  const add = useMutation({
+    mutationFn: (ips: string[]) => dp.request(`/ip-blocking/${service}/whitelist`, { method: 'POST', body: { ips } }),
+    onSuccess: () => {
+      setText('');
+      done();
+    },
+    onError: (e) => alert.error(e),
+  });
+  const remove = useMutation({
+    mutationFn: (e: IpWhitelistEntry) =>
+      dp.request(`/ip-blocking/${e.service}/whitelist/delete`, { method: 'POST', body: { ips: [e.ip] } }),
+    onSuccess: done,
+    onError: (e) => alert.error(e),
+  });
+  const submit = () => {
+    const parsed = parseAddresses(text);
+    setInvalid(parsed.invalid);
+    if (!parsed.invalid.length && parsed.ips.length) add.mutate(parsed.ips);
+  };
+  const rows = list.data?.data ?? [];
+  return (
+    <Card variant="outlined">
+      <CardContent>
+        <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
+          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+            {translate(L('whitelist.title'))}
+          </Typography>
+          <ServiceSelect label={translate(L('whitelist.service'))} value={filter} all onChange={setFilter} />
+        </Stack>
+        {mayEdit ? (
+          <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ mb: 2, alignItems: { md: 'flex-start' } }}>
+            <ServiceSelect
+              label={translate(L('whitelist.service'))}
+              value={service}
+              onChange={(v) => setService(v as IpBlockingServiceName)}
+            />
+            <TextField
+              size="small"
+              multiline
+              minRows={1}
+              maxRows={4}
+              label={translate(L('whitelist.addresses'))}
+              value={text}
+              onChange={(e) => {
+                setText(e.target.value);
+                setInvalid([]);
+              }}
+              error={invalid.length > 0}
+              helperText={
+                invalid.length ? translate(L('whitelist.invalid'), { value: invalid.join(', ') }) : translate(L('whitelist.hint'))
+              }
+              sx={{ flexGrow: 1 }}
+            />
+            <Button variant="contained" disabled={!text.trim() || add.isPending} onClick={submit}>
+              {translate(L('whitelist.add'))}
+            </Button>
+          </Stack>
+        ) : null}
+        <TableContainer>
+          <Table size="small" aria-label={translate(L('whitelist.title'))}>
+            <TableHead>
+              <TableRow>
+                <TableCell>{translate(L('whitelist.ip'))}</TableCell>
+                <TableCell>{translate(L('whitelist.service'))}</TableCell>
+                <TableCell>{translate(L('whitelist.created_at'))}</TableCell>
+                {mayEdit ? <TableCell /> : null}
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {rows.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={4}>{list.isPending ? <CircularProgress size={20} /> : translate(L('whitelist.empty'))}</TableCell>
+                </TableRow>
+              ) : (
+                rows.map((e) => (
+                  <TableRow key={`${e.service} ${e.ip}`}>
+                    <TableCell sx={{ fontFamily: 'monospace' }}>{e.ip}</TableCell>
+                    <TableCell>{translate(L(`services.names.${e.service}`))}</TableCell>
+                    <TableCell>{when(e.created_at)}</TableCell>
+                    {mayEdit ? (
+                      <TableCell>
+                        <Button size="small" color="error" disabled={remove.isPending} onClick={() => remove.mutate(e)}>
+                          {translate(L('whitelist.remove'))}
+                        </Button>
+                      </TableCell>
+                    ) : null}
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** IP blocking (spec comms §2, §3, §7): status, banned list, whitelist. */
+export function IpBlockingPage() {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const { can } = useSessionData();
+  const mayEdit = can(IP_BLOCKING_EDIT_PERMISSION);
+  const status = useQuery({
+    queryKey: [...KEY, 'status'],
+    queryFn: async () => (await dp.request<{ data: IpBlockingService[] }>('/ip-blocking/status')).data,
+    refetchInterval: REFRESH_MS,
+  });
+  const when = (iso: string) => new Date(iso).toLocaleString(locale);
+  const title = <Title title={translate(L('title'))} />;
+  if (status.isPending) return <CircularProgress aria-label={translate('app.loading')} />;
+  if (status.isError)
+    return (
+      <Box sx={{ p: 2 }}>
+        {title}
+        <Alert severity="error">{errorText(status.error, translate)}</Alert>
+      </Box>
+    );
+  return (
+    <Box sx={{ p: 2, display: 'grid', gap: 2 }}>
+      {title}
+      <Typography variant="body2" color="text.secondary">
+        {translate(L('intro'))}
+      </Typography>
+      <Services services={status.data} mayEdit={mayEdit} />
+      <Banned mayEdit={mayEdit} when={when} />
+      <Whitelist mayEdit={mayEdit} when={when} />
+    </Box>
+  );
+}

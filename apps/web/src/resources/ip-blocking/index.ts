@@ -1,0 +1,3 @@
+import { IpBlockingPage } from './IpBlockingPage';
+
+export default { list: IpBlockingPage };

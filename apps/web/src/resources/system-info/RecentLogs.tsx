@@ -1,0 +1,153 @@
+import { LOG_LEVELS, type LogLevel, type SystemLogEntry, type SystemLogs } from '@atrium/contract';
+import {
+  Alert,
+  Card,
+  CardContent,
+  Chip,
+  FormControlLabel,
+  MenuItem,
+  Stack,
+  Switch,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { errorText } from '../../app/errors';
+
+const L = (k: string) => `system_info.logs.${k}`;
+const LIVE_MS = 3000;
+const LIMITS = [100, 200, 500, 2000] as const;
+const COLOR: Record<LogLevel, 'default' | 'info' | 'warning' | 'error'> = {
+  trace: 'default',
+  debug: 'default',
+  info: 'info',
+  warn: 'warning',
+  error: 'error',
+  fatal: 'error',
+};
+
+/** A line's other fields, compact: `key=value` pairs, objects as JSON. */
+export function formatFields(fields: SystemLogEntry['fields']): string {
+  return Object.entries(fields)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
+}
+
+/** The search text, sent once typing pauses. */
+function useSettled(value: string, ms = 400): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+/** Recent logs (spec comms §7 "System: … logs"): this instance's last lines, by level and text, live or paused. */
+export function RecentLogs() {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const [level, setLevel] = useState<LogLevel | ''>('');
+  const [search, setSearch] = useState('');
+  const [limit, setLimit] = useState<number>(200);
+  const [live, setLive] = useState(true);
+  const q = useSettled(search.trim());
+  const params = new URLSearchParams({ limit: String(limit) });
+  if (level) params.set('level', level);
+  if (q) params.set('q', q);
+  const logs = useQuery({
+    queryKey: ['system', 'logs', params.toString()],
+    queryFn: async () => (await dp.request<{ data: SystemLogs }>(`/system/logs?${params}`)).data,
+    refetchInterval: live ? LIVE_MS : false,
+    placeholderData: keepPreviousData,
+  });
+  const items = logs.data?.items ?? [];
+  return (
+    <Card variant="outlined" sx={{ mt: 2 }}>
+      <CardContent>
+        <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+            {translate(L('title'))}
+          </Typography>
+          <TextField
+            select
+            size="small"
+            label={translate(L('level'))}
+            value={level}
+            onChange={(e) => setLevel(e.target.value as LogLevel | '')}
+            sx={{ minWidth: 140 }}
+          >
+            <MenuItem value="">{translate(L('all_levels'))}</MenuItem>
+            {LOG_LEVELS.map((l) => (
+              <MenuItem key={l} value={l}>
+                {translate(L(`levels.${l}`))}
+              </MenuItem>
+            ))}
+          </TextField>
+          <TextField size="small" label={translate(L('search'))} value={search} onChange={(e) => setSearch(e.target.value)} />
+          <TextField
+            select
+            size="small"
+            label={translate(L('limit'))}
+            value={limit}
+            onChange={(e) => setLimit(Number(e.target.value))}
+            sx={{ minWidth: 100 }}
+          >
+            {LIMITS.map((n) => (
+              <MenuItem key={n} value={n}>
+                {n}
+              </MenuItem>
+            ))}
+          </TextField>
+          <FormControlLabel control={<Switch checked={live} onChange={(e) => setLive(e.target.checked)} />} label={translate(L('live'))} />
+        </Stack>
+        <Typography variant="body2" color="text.secondary" gutterBottom>
+          {translate(L('hint'), { held: logs.data?.held ?? 0, capacity: logs.data?.capacity ?? 0 })}
+        </Typography>
+        {logs.isError ? <Alert severity="error">{errorText(logs.error, translate)}</Alert> : null}
+        <TableContainer sx={{ maxHeight: 520 }}>
+          <Table size="small" stickyHeader aria-label={translate(L('title'))}>
+            <TableHead>
+              <TableRow>
+                {['time', 'level', 'message', 'details'].map((c) => (
+                  <TableCell key={c}>{translate(L(c))}</TableCell>
+                ))}
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {items.length === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={4}>{translate(L(logs.isPending ? 'loading' : 'empty'))}</TableCell>
+                </TableRow>
+              ) : (
+                items.map((e) => (
+                  <TableRow key={e.seq}>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(e.time).toLocaleString(locale)}</TableCell>
+                    <TableCell>
+                      <Chip size="small" color={COLOR[e.level]} label={translate(L(`levels.${e.level}`))} />
+                    </TableCell>
+                    <TableCell>{e.msg}</TableCell>
+                    <TableCell sx={{ fontFamily: 'monospace', fontSize: 12, wordBreak: 'break-all' }}>
+                      {e.request_id ? `request=${e.request_id} ` : ''}
+                      {formatFields(e.fields)}
+                    </TableCell>
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </TableContainer>
+      </CardContent>
+    </Card>
+  );
+}
