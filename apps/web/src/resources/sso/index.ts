@@ -1,0 +1,4 @@
+import LoginIcon from '@mui/icons-material/Login';
+import { SsoProvidersPage } from './SsoProvidersPage';
+
+export default { list: SsoProvidersPage, icon: LoginIcon };
