@@ -1,0 +1,88 @@
+// API keys (issue 14).
+export const en = {
+  api_keys: {
+    title: 'API keys',
+    hint: 'A key lets a building’s own system call the Atrium API. It acts with the permissions of its role in its groups, never more than yours, and cannot sign in to the console.',
+    new: 'New key',
+    empty: 'No API keys yet',
+    denied: 'Managing API keys needs the permission to change project settings',
+    fields: {
+      name: 'Name',
+      prefix: 'Key',
+      role: 'Role',
+      domains: 'Groups',
+      status: 'Status',
+      expires_at: 'Expires',
+      last_used_at: 'Last used',
+      created_at: 'Created',
+    },
+    never: 'Never',
+    no_expiry: 'No expiry',
+    status: { active: 'Active', expired: 'Expired', revoked: 'Revoked' },
+    create: {
+      title: 'New API key',
+      role_hint: 'The key can do what this role allows, within your own permissions',
+      domains_hint: 'Empty: your own groups',
+      expires_hint: 'Leave empty for a key that works until it is revoked',
+      submit: 'Create',
+    },
+    secret: {
+      title: 'Your new API key',
+      warning:
+        'Copy the key now: it is shown only once and cannot be read again. Send it as “Authorization: Bearer <key>” or “X-Api-Key: <key>”.',
+      copy: 'Copy',
+      copied: 'Copied',
+      close: 'I have copied it',
+    },
+    revoke: 'Revoke',
+    revoke_title: 'Revoke API key',
+    revoke_confirm: 'Revoke the key %{name}? Every system using it loses access at once.',
+    delete: 'Delete',
+    delete_title: 'Delete API key',
+    delete_confirm: 'Delete the key %{name}? It stops working and leaves the list.',
+  },
+};
+
+export const ru: typeof en = {
+  api_keys: {
+    title: 'API-ключи',
+    hint: 'Ключ позволяет собственной системе здания обращаться к API Atrium. Он действует с правами своей роли в своих группах, не больше ваших, и не может входить в консоль.',
+    new: 'Новый ключ',
+    empty: 'API-ключей пока нет',
+    denied: 'Для управления API-ключами нужно право изменять настройки проекта',
+    fields: {
+      name: 'Название',
+      prefix: 'Ключ',
+      role: 'Роль',
+      domains: 'Группы',
+      status: 'Состояние',
+      expires_at: 'Действует до',
+      last_used_at: 'Последнее использование',
+      created_at: 'Создан',
+    },
+    never: 'Никогда',
+    no_expiry: 'Бессрочно',
+    status: { active: 'Действует', expired: 'Истёк', revoked: 'Отозван' },
+    create: {
+      title: 'Новый API-ключ',
+      role_hint: 'Ключ может то, что разрешает эта роль, в пределах ваших прав',
+      domains_hint: 'Пусто: ваши группы',
+      expires_hint: 'Оставьте пустым, чтобы ключ действовал до отзыва',
+      submit: 'Создать',
+    },
+    secret: {
+      title: 'Ваш новый API-ключ',
+      warning:
+        'Скопируйте ключ сейчас: он показывается один раз и больше не может быть прочитан. Передавайте его как «Authorization: Bearer <ключ>» или «X-Api-Key: <ключ>».',
+      copy: 'Копировать',
+      copied: 'Скопировано',
+      close: 'Я скопировал ключ',
+    },
+    revoke: 'Отозвать',
+    revoke_title: 'Отзыв API-ключа',
+    revoke_confirm: 'Отозвать ключ %{name}? Все системы, использующие его, сразу потеряют доступ.',
+    delete: 'Удалить',
+    delete_title: 'Удаление API-ключа',
+    delete_confirm: 'Удалить ключ %{name}? Он перестанет работать и исчезнет из списка.',
+  },
+};

@@ -1,0 +1,4 @@
+import WebhookIcon from '@mui/icons-material/Webhook';
+import { WebhooksPage } from './WebhooksPage';
+
+export default { list: WebhooksPage, icon: WebhookIcon };
