@@ -1,12 +1,23 @@
-import type { Locale } from '@atrium/contract';
+import type { Locale, MailTemplateKind } from '@atrium/contract';
 
-/** What each kind of mail needs to be written. */
+/** What each kind of mail needs to be written: the values of its placeholders. */
 export interface MailParams {
   invite: { name: string; login: string; link: string; project: string; days: number };
   self_registration_code: { name: string; code: string; link: string; object_name: string; minutes: number };
   password_reset: { name: string; login: string; link: string; minutes: number };
+  /**
+   * `body` is the announce's sanitised HTML (put as it is into the HTML part, as text into the text
+   * part); `reminder`, `link_hint` and `from` are sentences in the recipient's language, or empty.
+   */
+  announce: { name: string; subject: string; body: RichValue; reminder: string; link_hint: string; link: string; from: string };
 }
-export type MailKind = keyof MailParams;
+export type MailKind = keyof MailParams & MailTemplateKind;
+
+/** A value that has its own HTML form (already safe), e.g. an announce body. */
+export interface RichValue {
+  text: string;
+  html: string;
+}
 
 export interface RenderedMail {
   subject: string;
@@ -14,93 +25,172 @@ export interface RenderedMail {
   html: string;
 }
 
-interface Text {
+/** A template: a subject and a body of paragraphs (blank lines between), with `{placeholder}` marks. */
+export interface MailTemplateText {
   subject: string;
-  /** Paragraphs; `{link}` marks where the link goes, `{code}` where the code goes. */
-  lines: string[];
+  body: string;
 }
 
-type Texts = { [K in MailKind]: (p: MailParams[K]) => Text };
+type Defaults = Record<MailKind, MailTemplateText>;
 
-const en: Texts = {
-  invite: (p) => ({
-    subject: `Your invitation to ${p.project}`,
-    lines: [
-      `Hello, ${p.name}.`,
-      `An account with the login "${p.login}" was made for you in ${p.project}. Open the link below to set your password and finish the registration:`,
+const en: Defaults = {
+  invite: {
+    subject: 'Your invitation to {project}',
+    body: [
+      'Hello, {name}.',
+      'An account with the login "{login}" was made for you in {project}. Open the link below to set your password and finish the registration:',
       '{link}',
-      `The link works once and for ${p.days} days. If you did not expect this message, ignore it.`,
-    ],
-  }),
-  self_registration_code: (p) => ({
+      'The link works once and for {days} days. If you did not expect this message, ignore it.',
+    ].join('\n\n'),
+  },
+  self_registration_code: {
     subject: 'Your registration confirmation code',
-    lines: [
-      `Hello, ${p.name}.`,
-      `To confirm your registration for "${p.object_name}", enter this code:`,
+    body: [
+      'Hello, {name}.',
+      'To confirm your registration for "{object_name}", enter this code:',
       '{code}',
       'or open the link:',
       '{link}',
-      `The code works for ${p.minutes} minutes. If you did not register, ignore this message.`,
-    ],
-  }),
-  password_reset: (p) => ({
+      'The code works for {minutes} minutes. If you did not register, ignore this message.',
+    ].join('\n\n'),
+  },
+  password_reset: {
     subject: 'Password recovery',
-    lines: [
-      `Hello, ${p.name}.`,
-      `Someone asked to reset the password of the account "${p.login}". Open the link below to set a new password:`,
+    body: [
+      'Hello, {name}.',
+      'Someone asked to reset the password of the account "{login}". Open the link below to set a new password:',
       '{link}',
-      `The link works once and for ${p.minutes} minutes. If it was not you, ignore this message: your password stays as it is.`,
-    ],
-  }),
+      'The link works once and for {minutes} minutes. If it was not you, ignore this message: your password stays as it is.',
+    ].join('\n\n'),
+  },
+  announce: {
+    subject: '{subject}',
+    body: ['Hello, {name}.', '{reminder}', '{body}', '{link_hint}\n{link}', '{from}'].join('\n\n'),
+  },
 };
 
-const ru: Texts = {
-  invite: (p) => ({
-    subject: `Приглашение в ${p.project}`,
-    lines: [
-      `Здравствуйте, ${p.name}.`,
-      `Для вас создана учётная запись с логином «${p.login}» в ${p.project}. Откройте ссылку, чтобы задать пароль и завершить регистрацию:`,
+const ru: Defaults = {
+  invite: {
+    subject: 'Приглашение в {project}',
+    body: [
+      'Здравствуйте, {name}.',
+      'Для вас создана учётная запись с логином «{login}» в {project}. Откройте ссылку, чтобы задать пароль и завершить регистрацию:',
       '{link}',
-      `Ссылка действует один раз в течение ${p.days} дн. Если вы не ждали этого письма, просто проигнорируйте его.`,
-    ],
-  }),
-  self_registration_code: (p) => ({
+      'Ссылка действует один раз в течение {days} дн. Если вы не ждали этого письма, просто проигнорируйте его.',
+    ].join('\n\n'),
+  },
+  self_registration_code: {
     subject: 'Код подтверждения регистрации',
-    lines: [
-      `Здравствуйте, ${p.name}.`,
-      `Чтобы подтвердить регистрацию для объекта «${p.object_name}», введите код:`,
+    body: [
+      'Здравствуйте, {name}.',
+      'Чтобы подтвердить регистрацию для объекта «{object_name}», введите код:',
       '{code}',
       'или откройте ссылку:',
       '{link}',
-      `Код действует ${p.minutes} мин. Если вы не регистрировались, проигнорируйте это письмо.`,
-    ],
-  }),
-  password_reset: (p) => ({
+      'Код действует {minutes} мин. Если вы не регистрировались, проигнорируйте это письмо.',
+    ].join('\n\n'),
+  },
+  password_reset: {
     subject: 'Восстановление пароля',
-    lines: [
-      `Здравствуйте, ${p.name}.`,
-      `Поступил запрос на сброс пароля учётной записи «${p.login}». Откройте ссылку, чтобы задать новый пароль:`,
+    body: [
+      'Здравствуйте, {name}.',
+      'Поступил запрос на сброс пароля учётной записи «{login}». Откройте ссылку, чтобы задать новый пароль:',
       '{link}',
-      `Ссылка действует один раз в течение ${p.minutes} мин. Если это были не вы, проигнорируйте письмо: пароль останется прежним.`,
-    ],
-  }),
+      'Ссылка действует один раз в течение {minutes} мин. Если это были не вы, проигнорируйте письмо: пароль останется прежним.',
+    ].join('\n\n'),
+  },
+  announce: {
+    subject: '{subject}',
+    body: ['Здравствуйте, {name}.', '{reminder}', '{body}', '{link_hint}\n{link}', '{from}'].join('\n\n'),
+  },
 };
 
-const escapeHtml = (s: string) =>
+/** The built-in text of a kind in a language (English unless Russian). */
+export function defaultTemplate(kind: MailKind, locale: Locale | string): MailTemplateText {
+  return (locale === 'ru' ? ru : en)[kind];
+}
+
+/** Sample values for previews. */
+export function sampleParams(kind: MailKind, locale: Locale | string, project: string): MailParams[MailKind] {
+  const ruL = locale === 'ru';
+  const name = ruL ? 'Иван Петров' : 'John Smith';
+  const link = 'https://atrium.example/link/abc123';
+  switch (kind) {
+    case 'invite':
+      return { name, login: 'jsmith', link, project, days: 7 };
+    case 'self_registration_code':
+      return { name, code: '123 456', link, object_name: ruL ? 'Дом 1' : 'House 1', minutes: 15 };
+    case 'password_reset':
+      return { name, login: 'jsmith', link, minutes: 60 };
+    case 'announce': {
+      const body = ruL ? 'Завтра с 10:00 до 12:00 не будет воды.' : 'There will be no water tomorrow from 10:00 to 12:00.';
+      return {
+        name,
+        subject: ruL ? 'Отключение воды' : 'Water outage',
+        body: { text: body, html: `<p>${escapeHtml(body)}</p>` },
+        reminder: '',
+        link_hint: ruL ? 'Объявление можно прочитать и на сайте:' : 'You can also read this announce online:',
+        link,
+        from: '',
+      };
+    }
+  }
+}
+
+export const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-/** A mail of `kind` in the recipient's language (English unless the recipient reads Russian). */
-export function renderMail<K extends MailKind>(kind: K, locale: Locale | string, params: MailParams[K]): RenderedMail {
-  const texts = (locale === 'ru' ? ru : en)[kind] as (p: MailParams[K]) => Text;
-  const { subject, lines } = texts(params);
-  const p = params as { link?: string; code?: string };
-  const plain = lines.map((l) => (l === '{link}' ? (p.link ?? '') : l === '{code}' ? (p.code ?? '') : l));
-  const html = lines
-    .map((l) => {
-      if (l === '{link}') return `<p><a href="${escapeHtml(p.link ?? '')}">${escapeHtml(p.link ?? '')}</a></p>`;
-      if (l === '{code}') return `<p style="font-size:24px;font-weight:bold;letter-spacing:4px">${escapeHtml(p.code ?? '')}</p>`;
-      return `<p>${escapeHtml(l)}</p>`;
+const MARK = /\{([a-z_]+)\}/g;
+type Values = Record<string, string | number | RichValue>;
+const textOf = (v: string | number | RichValue | undefined) => (v === undefined ? undefined : typeof v === 'object' ? v.text : String(v));
+
+/**
+ * Writes a mail from a template: each `{placeholder}` gets its value (unknown marks stay as they
+ * are). The HTML part is built from the text: the template's own words and every value are escaped,
+ * `{link}` becomes a link, a paragraph of only `{code}` a large code, a paragraph of only a rich
+ * value (the announce body) that value's own safe HTML. Paragraphs left empty are dropped.
+ */
+export function renderTemplate(t: MailTemplateText, params: object): RenderedMail {
+  const values = params as Values;
+  const fill = (s: string) => s.replace(MARK, (m, k: string) => textOf(values[k]) ?? m);
+  const subject = fill(t.subject).replace(/\s+/g, ' ').trim();
+  const paragraphs = t.body
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter((p) => fill(p).trim() !== '');
+  const text = paragraphs.map((p) => fill(p).trim()).join('\n\n');
+  const html = paragraphs
+    .map((p) => {
+      const only = /^\{([a-z_]+)\}$/.exec(p)?.[1];
+      const v = only === undefined ? undefined : values[only];
+      if (v !== undefined && typeof v === 'object') return v.html;
+      if (only === 'code' && v !== undefined)
+        return `<p style="font-size:24px;font-weight:bold;letter-spacing:4px">${escapeHtml(String(v))}</p>`;
+      const lines = p.split('\n').map((line) =>
+        line
+          .split(MARK)
+          .map((part, i) => {
+            if (i % 2 === 0) return escapeHtml(part);
+            const val = values[part];
+            if (val === undefined) return escapeHtml(`{${part}}`);
+            if (part === 'link') return `<a href="${escapeHtml(String(val))}">${escapeHtml(String(val))}</a>`;
+            return escapeHtml(textOf(val) ?? '');
+          })
+          .join(''),
+      );
+      return `<p>${lines.filter((l) => l.trim() !== '').join('<br>')}</p>`;
     })
     .join('\n');
-  return { subject, text: `${plain.join('\n\n')}\n`, html: `<!doctype html>\n<html><body>\n${html}\n</body></html>\n` };
+  return { subject, text: `${text}\n`, html: `<!doctype html>\n<html><body>\n${html}\n</body></html>\n` };
+}
+
+/** A mail of `kind` in the recipient's language from its built-in text (English unless Russian). */
+export function renderMail<K extends MailKind>(
+  kind: K,
+  locale: Locale | string,
+  params: MailParams[K],
+  template?: MailTemplateText,
+): RenderedMail {
+  return renderTemplate(template ?? defaultTemplate(kind, locale), params);
 }

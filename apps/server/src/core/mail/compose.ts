@@ -1,0 +1,55 @@
+import type { Locale } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import { mailTemplates } from '../../modules/mail-templates/mail-templates.table.js';
+import { type DbOrTx, queryRows } from '../db/client.js';
+import type { OutgoingMail } from './smtp.js';
+import { type MailKind, type MailParams, type MailTemplateText, renderMail } from './templates.js';
+
+/** Whose groups choose a mail's template: a user (their groups), or groups named directly. */
+export interface MailRecipient {
+  userId?: number | undefined;
+  groupIds?: readonly number[] | undefined;
+}
+
+/**
+ * The stored template a mail to this recipient uses (issue 14, mail templates): the one of the
+ * recipient's group nearest to them (their own group, then its parent and up; with several groups
+ * the deepest wins), else the project's, else none (the built-in text is used).
+ */
+export async function findMailTemplate(
+  db: DbOrTx,
+  v: { projectId: number; kind: MailKind; locale: Locale; recipient?: MailRecipient | undefined },
+): Promise<MailTemplateText | undefined> {
+  const groupIds = (v.recipient?.groupIds ?? []).map((i) => Math.trunc(i)).filter((i) => Number.isSafeInteger(i));
+  const userId = v.recipient?.userId;
+  const theirs = sql`(SELECT unnest(rg.path) FROM groups rg WHERE rg.project_id = ${v.projectId}
+    AND (rg.id = ANY(${`{${groupIds.join(',')}}`}::int[])
+      ${userId !== undefined ? sql`OR rg.id IN (SELECT ug.group_id FROM user_groups ug WHERE ug.user_id = ${userId})` : sql``}))`;
+  const [row] = await queryRows<MailTemplateText>(
+    db,
+    sql`SELECT t.subject, t.body FROM ${mailTemplates} t LEFT JOIN groups g ON g.id = t.group_id
+      WHERE t.project_id = ${v.projectId} AND t.kind = ${v.kind} AND t.locale = ${v.locale}
+        AND (t.group_id IS NULL OR t.group_id IN ${theirs})
+      ORDER BY t.group_id IS NULL, cardinality(g.path) DESC, g.id
+      LIMIT 1`,
+  );
+  return row;
+}
+
+/** A mail of `kind` in the recipient's language, written from the template that applies to them. */
+export async function composeMail<K extends MailKind>(
+  db: DbOrTx,
+  v: {
+    projectId: number | null;
+    to: string;
+    locale: Locale | string;
+    kind: K;
+    params: MailParams[K];
+    recipient?: MailRecipient | undefined;
+  },
+): Promise<OutgoingMail & { html: string }> {
+  const locale: Locale = v.locale === 'ru' ? 'ru' : 'en';
+  const template =
+    v.projectId === null ? undefined : await findMailTemplate(db, { projectId: v.projectId, kind: v.kind, locale, recipient: v.recipient });
+  return { to: v.to, ...renderMail(v.kind, locale, v.params, template) };
+}

@@ -1,0 +1,3 @@
+import { MailTemplatesPage } from './MailTemplatesPage';
+
+export default { list: MailTemplatesPage };
