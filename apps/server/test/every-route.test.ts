@@ -38,7 +38,8 @@ const call = (r: Route, headers: Record<string, string> = {}) =>
     payload: r.method === 'GET' || r.method === 'DELETE' ? undefined : '{}',
   });
 
-describe('every API route', () => {
+// Each case calls every route (hundreds, and for odd queries thousands of requests): minutes on a busy machine, not seconds.
+describe('every API route', { timeout: 240_000 }, () => {
   it('is listed in the OpenAPI document, signed-in and public ones alike', () => {
     expect(routes.length).toBeGreaterThan(50);
     expect(routes.filter((r) => r.isPublic).map((r) => `${r.method} ${r.path}`)).toEqual(

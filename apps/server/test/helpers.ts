@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { type AppInstance, buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/core/db/client.js';
@@ -11,7 +12,10 @@ import { type Database, openDatabase } from '../src/core/db/client.js';
 /** A fresh database for one test file: in-memory PGlite, or a clone of the migrated PostgreSQL template. */
 export async function freshDatabase(timeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number } = {}): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
-  if (!url) return openDatabase({ dataDir: 'memory://' });
+  if (!url) {
+    const dump = inject('pgliteDump');
+    return openDatabase({ dataDir: 'memory://', ...(dump ? { pgliteDump: new Blob([readFileSync(dump)]) } : {}) });
+  }
   const base = new URL(url);
   const template = base.pathname.slice(1);
   const name = `${template}_f${randomBytes(5).toString('hex')}`;

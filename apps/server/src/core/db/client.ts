@@ -51,6 +51,11 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: waiting longer for a pooled connection fails the call (ms). */
   acquireTimeoutMs?: number;
+  /**
+   * PGlite: start from this dump of a data directory (dumpMigratedPglite) instead of an empty one;
+   * the migrations then apply only what it lacks. Tests open a database per file this way.
+   */
+  pgliteDump?: Blob;
 }
 
 /** Defaults of the PostgreSQL time-outs: a console call never waits longer than this for the database. */
@@ -62,16 +67,27 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         statementTimeoutMs: opts.statementTimeoutMs ?? DB_TIMEOUT_DEFAULTS.statementTimeoutMs,
         acquireTimeoutMs: opts.acquireTimeoutMs ?? DB_TIMEOUT_DEFAULTS.acquireTimeoutMs,
       })
-    : openPglite(opts.dataDir ?? 'memory://');
+    : openPglite(opts.dataDir ?? 'memory://', opts.pgliteDump);
 }
 
-async function openPglite(dataDir: string): Promise<Database> {
+/** An in-memory PGlite with every migration applied, dumped (uncompressed tar) for pgliteDump. */
+export async function dumpMigratedPglite(): Promise<Blob> {
+  const client = await PGlite.create();
+  try {
+    await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    return await client.dumpDataDir('none');
+  } finally {
+    await client.close();
+  }
+}
+
+async function openPglite(dataDir: string, dump?: Blob): Promise<Database> {
   let dir: string | undefined;
   if (dataDir !== 'memory://') {
     dir = path.join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
   }
-  const client = await PGlite.create(dir);
+  const client = await PGlite.create(dir, dump ? { loadDataDir: dump } : undefined);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
   const unsubs: (() => Promise<void>)[] = [];

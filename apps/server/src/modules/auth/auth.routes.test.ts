@@ -132,7 +132,8 @@ describe('the client address', () => {
     } finally {
       await own.close();
     }
-  });
+    // An app of its own (every migration) and fifty argon2id sign-ins: longer than the default on a busy machine.
+  }, 120_000);
 });
 
 describe('POST /refresh and /logout', () => {
