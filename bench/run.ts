@@ -6,6 +6,7 @@ const known: Record<string, () => Promise<unknown>> = {
   devices: () => import('./devices.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),
   sip: () => import('./sip.js').then((m) => m.run()),
+  comms: () => import('./comms.js').then((m) => m.run()),
 };
 const job = known[which];
 if (!job) {

@@ -1,5 +1,5 @@
 import { type SmtpSettings, SmtpSettingsSchema } from '@atrium/contract';
-import nodemailer from 'nodemailer';
+import nodemailer, { type Transporter } from 'nodemailer';
 
 export interface OutgoingMail {
   to: string;
@@ -48,5 +48,61 @@ export async function sendSmtp(settings: SmtpSettings, mail: OutgoingMail): Prom
     });
   } finally {
     transport.close();
+  }
+}
+
+/** Pooled connections per SMTP server, kept while mail flows and closed after a short quiet time. */
+const pools = new Map<string, { transport: Transporter; idle: NodeJS.Timeout | undefined; busy: number }>();
+const POOL_IDLE_MS = 2000;
+
+/**
+ * Hands one message to the SMTP server over a pooled connection (up to 5 per server, 100 messages
+ * each): an announce to thousands is not a new TCP and TLS handshake and login per message. The
+ * settings test (project settings) uses sendSmtp, so a wrong password shows on a fresh connection.
+ */
+export async function sendSmtpPooled(settings: SmtpSettings, mail: OutgoingMail): Promise<void> {
+  const key = JSON.stringify([settings.host, settings.port, settings.secure, settings.user ?? null, settings.password ?? null]);
+  let pool = pools.get(key);
+  if (!pool) {
+    pool = {
+      transport: nodemailer.createTransport({
+        pool: true,
+        maxConnections: 5,
+        maxMessages: 100,
+        host: settings.host,
+        port: settings.port,
+        secure: settings.secure,
+        ...(settings.user ? { auth: { user: settings.user, pass: settings.password ?? '' } } : {}),
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 20_000,
+      }),
+      idle: undefined,
+      busy: 0,
+    };
+    pools.set(key, pool);
+  }
+  const p = pool;
+  if (p.idle) clearTimeout(p.idle);
+  p.idle = undefined;
+  p.busy++;
+  try {
+    await p.transport.sendMail({
+      from: settings.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      ...(mail.html ? { html: mail.html } : {}),
+    });
+  } finally {
+    p.busy--;
+    if (p.busy === 0) {
+      p.idle = setTimeout(() => {
+        if (p.busy > 0 || pools.get(key) !== p) return;
+        pools.delete(key);
+        p.transport.close();
+      }, POOL_IDLE_MS);
+      p.idle.unref();
+    }
   }
 }
