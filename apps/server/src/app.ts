@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { featureEnabled, VALIDATION_MESSAGES } from '@atrium/contract';
+import { API_KEY_PREFIX, featureEnabled, SYSTEM_LOG_CAPACITY, VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
 import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
@@ -27,10 +27,11 @@ import {
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
 import type { Config } from './config.js';
+import { AttemptCounter } from './core/attempts.js';
 import { TokenService } from './core/auth/tokens.js';
 import type { Actor, RequestContext } from './core/context.js';
 import type { Database } from './core/db/client.js';
-import { AppError, errorBody, registerErrorHandler } from './core/errors.js';
+import { AppError, errorBody, prohibited, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
 import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
 import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
@@ -42,10 +43,27 @@ import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
 import { accessRoutes } from './modules/access/access.routes.js';
 import { AccessService } from './modules/access/access.service.js';
+// device alarms (issue 13)
+import { AlarmsRepository } from './modules/alarms/alarms.repository.js';
+import { alarmsRoutes } from './modules/alarms/alarms.routes.js';
+import { AlarmsService } from './modules/alarms/alarms.service.js';
+// amenities and reservations (issue 13)
+import { amenitiesRoutes } from './modules/amenities/amenities.routes.js';
+import { AmenitiesService } from './modules/amenities/amenities.service.js';
+import { ReservationsService } from './modules/amenities/reservations.service.js';
+// announces and polls (issue 13)
+import { AnnouncesRepository } from './modules/announces/announces.repository.js';
+import { announcesRoutes } from './modules/announces/announces.routes.js';
+import { AnnouncesService } from './modules/announces/announces.service.js';
+// API keys (issue 14)
+import { apiKeysRoutes } from './modules/api-keys/api-keys.routes.js';
+import { ApiKeysService, keyMayCall } from './modules/api-keys/api-keys.service.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+// conversations (issue 13)
+import { conversationsRoutes } from './modules/conversations/conversations.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
@@ -55,6 +73,9 @@ import { domainTypesRoutes } from './modules/domain-types/domain-types.routes.js
 import { DomainTypesService } from './modules/domain-types/domain-types.service.js';
 import { elevatorsRoutes } from './modules/elevators/elevators.routes.js';
 import { ElevatorsService } from './modules/elevators/elevators.service.js';
+// emergency alerts, lockdown and muster (issue 13)
+import { emergencyRoutes } from './modules/emergency/emergency.routes.js';
+import { EmergencyService } from './modules/emergency/emergency.service.js';
 import { frontendRoutes } from './modules/frontend/frontend.routes.js';
 import { LicenseService } from './modules/frontend/license.service.js';
 import { SettingsService } from './modules/frontend/settings.service.js';
@@ -63,6 +84,17 @@ import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { GroupsService } from './modules/groups/groups.service.js';
 import { StructureRepository } from './modules/groups/structure.repository.js';
 import { StructureService } from './modules/groups/structure.service.js';
+// IP blocking and recent logs (issue 14)
+import { guardIpBlocking } from './modules/ip-blocking/ip-blocking.guard.js';
+import { IpBlockingRepository } from './modules/ip-blocking/ip-blocking.repository.js';
+import { ipBlockingRoutes } from './modules/ip-blocking/ip-blocking.routes.js';
+import { IpBlockingService } from './modules/ip-blocking/ip-blocking.service.js';
+import { LicensesRepository } from './modules/licenses/licenses.repository.js';
+import { licensesRoutes } from './modules/licenses/licenses.routes.js';
+import { LicensesService } from './modules/licenses/licenses.service.js';
+// mail templates (issue 14)
+import { mailTemplatesRoutes } from './modules/mail-templates/mail-templates.routes.js';
+import { MailTemplatesService } from './modules/mail-templates/mail-templates.service.js';
 import { markersRoutes } from './modules/markers/markers.routes.js';
 import { MarkersService } from './modules/markers/markers.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
@@ -83,11 +115,28 @@ import { rolesRoutes } from './modules/roles/roles.routes.js';
 import { RolesService } from './modules/roles/roles.service.js';
 import { settingsRoutes } from './modules/settings/apple-wallet.routes.js';
 import { AppleWalletService } from './modules/settings/apple-wallet.service.js';
+import { ProjectSettingsRepository } from './modules/settings/project-settings.repository.js';
+// project settings (issue 14)
+import { projectSettingsRoutes } from './modules/settings/project-settings.routes.js';
+import { ProjectSettingsService } from './modules/settings/project-settings.service.js';
+// single sign-on with OpenID Connect (issue 14)
+import { SsoRepository } from './modules/sso/sso.repository.js';
+import { ssoRoutes } from './modules/sso/sso.routes.js';
+import { SsoService } from './modules/sso/sso.service.js';
+import { LogRing } from './modules/system/log-ring.js';
 import { collectRouteMetrics, prometheusRoute, systemRoutes } from './modules/system/system.routes.js';
+import { telephonyOf } from './modules/telephony/telephony.js';
 import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
+// two-factor sign-in (issue 14)
+import { TwoFactorRepository } from './modules/two-factor/two-factor.repository.js';
+import { twoFactorRoutes } from './modules/two-factor/two-factor.routes.js';
+import { TwoFactorService } from './modules/two-factor/two-factor.service.js';
 import { UsersRepository } from './modules/users/users.repository.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { type InviteSender, UsersService } from './modules/users/users.service.js';
+// webhooks (issue 14)
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 
 export type AppInstance = FastifyInstance<
   RawServerDefault,
@@ -104,6 +153,8 @@ export interface Services {
   profile: ProfileService;
   notifications: NotificationsService;
   licenses: LicenseService;
+  /** Installing, removing and reporting licences (issue 14). */
+  licenseAdmin: LicensesService;
   settings: SettingsService;
   roles: RolesService;
   users: UsersService;
@@ -115,8 +166,30 @@ export interface Services {
   devices: DevicesService;
   access: AccessService;
   markers: MarkersService;
+  // mail templates (issue 14)
+  mailTemplates: MailTemplatesService;
+  // emergency alerts, lockdown and muster (issue 13)
+  emergency: EmergencyService;
+  // amenities and reservations (issue 13)
+  amenities: AmenitiesService;
+  reservations: ReservationsService;
   elevators: ElevatorsService;
   appleWallet: AppleWalletService;
+  /** Project settings tabs (issue 14). */
+  projectSettings: ProjectSettingsService;
+  alarms: AlarmsService;
+  /** Announces and polls (issue 13). */
+  announces: AnnouncesService;
+  /** IP blocking (issue 14): bans and whitelist in memory, failures counted per service. */
+  ipBlocking: IpBlockingService;
+  /** API keys (issue 14). */
+  apiKeys: ApiKeysService;
+  /** Webhooks (issue 14): signed deliveries of chosen events, by a durable worker. */
+  webhooks: WebhooksService;
+  /** Two-factor sign-in with TOTP (issue 14). */
+  twoFactor: TwoFactorService;
+  /** Single sign-on with OpenID Connect (issue 14). */
+  sso: SsoService;
 }
 
 declare module 'fastify' {
@@ -162,6 +235,8 @@ export interface BuildOptions {
 const logError = (err: unknown) => serializeError(err) as { [key: string]: unknown; type: string; message: string; stack: string };
 
 export async function buildApp({ config, database, serveWeb }: BuildOptions): Promise<AppInstance> {
+  // System info's recent logs (issue 14): every line goes to standard output and the last ones stay in memory.
+  const logRing = new LogRing(SYSTEM_LOG_CAPACITY);
   const app = Fastify({
     // Errors are logged without a failed query's values, and no secret-named field reaches a line (core/log-redact.ts).
     logger:
@@ -171,6 +246,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
             level: config.logLevel,
             serializers: { err: logError, error: logError },
             redact: { paths: REDACT_PATHS, censor: REDACTED },
+            stream: logRing,
           },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -191,6 +267,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   // Counts and latencies per route for System info and GET /metrics (modules/system).
   collectRouteMetrics(app);
+  app.decorate('logRing', logRing);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
@@ -226,46 +303,122 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
 
   const projectsRepo = new ProjectsRepository(database.db);
   const projects = new ProjectsService(database.db, projectsRepo);
-  const tokens = new TokenService(config.jwtSecret ?? (await projects.jwtSecret()));
+  const tokenSecret = config.jwtSecret ?? (await projects.jwtSecret()); // two-factor sign-in (issue 14) derives its keys from it too
+  const tokens = new TokenService(tokenSecret);
   const realtime = new RealtimeHub(database);
   await realtime.start();
   const readCache = await ReadCache.attach(database);
   const files = new FileStore(path.join(config.dataDir, 'files'));
-  const licenses = new LicenseService(projectsRepo);
+  const licensesRepo = new LicensesRepository(database.db);
+  const licenses = new LicenseService(licensesRepo, { publicKey: config.license.publicKey });
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp });
-  const settings = new SettingsService(projectsRepo);
+  // project settings (issue 14): the server settings call reads them; devices is assigned below.
+  const projectSettings = new ProjectSettingsService(database.db, new ProjectSettingsRepository(database.db), files, {
+    brokerMode: () => (config.mqttUrl ? 'external' : devices.brokerConnected() === null ? 'none' : 'embedded'),
+    brokerConnected: () => devices.brokerConnected(),
+  });
+  const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
   const devices = new DevicesService(database.db, new DevicesRepository(database.db), {
-    publish: (...a) => realtime.publish(...a),
+    // webhooks (issue 14) hear a device going online or offline; never waited for.
+    publish: (...a) => {
+      void services.webhooks.onPublish(...a);
+      return realtime.publish(...a);
+    },
     notify: (...a) => notifications.notify(...a),
   });
   const access = new AccessService(database.db, new AccessRepository(database.db), devices, notifications, {
     dataDir: config.dataDir,
     publicUrl: config.publicUrl,
     publish: (...a) => realtime.publish(...a),
-    ukey2License: async () => {
-      const { ukey2 } = await licenses.serverFeatures();
+    ukey2License: async (projectId) => {
+      const { ukey2 } = await licenses.serverFeatures(projectId);
       return { enabled: ukey2.is_enabled, count: ukey2.license_count };
     },
-    faceIdForGuests: async () => featureEnabled(await licenses.serverFeatures(), 'face_id_guests'),
+    faceIdForGuests: async (projectId) => featureEnabled(await licenses.serverFeatures(projectId), 'face_id_guests'),
   });
+  // amenities and reservations (issue 13): a reservation's QR is an identifier of the access area.
+  const amenities = new AmenitiesService(database.db, access, devices, files);
+  const auth = new AuthService(database.db, new AuthRepository(database.db), tokens, readCache);
   const services: Services = {
+    // API keys and webhooks (issue 14): a key is given a role by the rule users management applies.
+    apiKeys: new ApiKeysService(database.db, { assertAssignable: (a, r) => services.roles.assertAssignable(a, r) }, readCache),
+    webhooks: new WebhooksService(database.db, {
+      log: app.log,
+      allowPrivate: config.webhooks.allowPrivate,
+      onDataChange: (h) => database.onDataChange(h),
+      live: () => database.live(),
+      ...config.webhooks.worker,
+    }),
+    // IP blocking (issue 14)
+    ipBlocking: new IpBlockingService(database.db, new IpBlockingRepository(database.db), new AttemptCounter(database.db), app.log),
     ...administrationServices(database.db, realtime, files, () => services.registration),
-    auth: new AuthService(database.db, new AuthRepository(database.db), tokens, readCache),
+    auth,
+    // two-factor sign-in (issue 14): sign-in asks it who needs a code (auth.onSecondFactor below).
+    twoFactor: new TwoFactorService(database.db, new TwoFactorRepository(database.db), {
+      secret: tokenSecret,
+      attempts: new AttemptCounter(database.db),
+      completeSignIn: (...a) => auth.completeSignIn(...a),
+      project: async (id) => {
+        const p = await projectsRepo.byId(id);
+        return p ? { id: p.id, uid: p.uid, name: p.name } : undefined;
+      },
+      assertMayManage: (actor, id) => services.users.assertMayManage(actor, id),
+      issuer: 'Atrium',
+    }),
+    // single sign-on with OpenID Connect (issue 14)
+    sso: new SsoService(database.db, new SsoRepository(database.db), {
+      secret: tokenSecret,
+      publicUrl: config.publicUrl,
+      completeSignIn: (...a) => auth.completeSignIn(...a),
+      project: async (id) => {
+        const p = await projectsRepo.byId(id);
+        return p ? { id: p.id, uid: p.uid, name: p.name } : undefined;
+      },
+      secondFactor: { required: (ids) => services.twoFactor.required(ids), challenge: (...a) => services.twoFactor.challenge(...a) },
+      log: app.log,
+    }),
     projects,
     notifications,
     profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files, notifications),
     licenses,
+    licenseAdmin: new LicensesService(licensesRepo, licenses, notifications, { serverUrl: config.license.serverUrl, log: app.log }),
     settings,
     mailer,
     registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
     devices,
     markers: new MarkersService(database.db),
+    // mail templates (issue 14)
+    mailTemplates: new MailTemplatesService(database.db, mailer),
+    // emergency alerts, lockdown and muster (issue 13): sound links signed with the token secret
+    emergency: new EmergencyService(database.db, devices, files, {
+      publicUrl: config.publicUrl,
+      secret: config.jwtSecret ?? (await projects.jwtSecret()),
+    }),
     access,
     elevators: new ElevatorsService(database.db, devices, access),
     appleWallet: new AppleWalletService(database.db),
+    projectSettings,
+    amenities,
+    reservations: new ReservationsService(database.db, amenities, access, devices),
+    // device alarms (issue 13): raised and cleared by device events; SOS calls from telephony's history.
+    alarms: new AlarmsService(database.db, new AlarmsRepository(database.db), {
+      publish: (...a) => realtime.publish(...a),
+      notify: (...a) => notifications.notify(...a),
+      sosCalls: () => telephonyOf(app).calls,
+    }),
+    // announces and polls (issue 13): delivered through the mail outbox by a worker reading its tables.
+    announces: new AnnouncesService(new AnnouncesRepository(database.db), mailer, notifications, {
+      publicUrl: config.publicUrl,
+      mailsPerSecond: config.announceMailsPerSecond,
+      log: app.log,
+    }),
   };
+  devices.onEvents((events) => services.alarms.onDeviceEvents(events));
+  auth.onSecondFactor(services.twoFactor); // two-factor sign-in (issue 14)
   services.users.onMarkers((tx, actor, userId, ids) => services.markers.applyToUser(tx, actor, userId, ids));
+  // Users' mobile-app licences count against the project's licence (issue 14).
+  services.users.onLicenseWrite((projectId) => services.licenseAdmin.mobileAppCheck(projectId));
   // A user's groups decide the doors their identifiers open.
   services.users.onMembershipChange(
     (tx, userIds, change) => services.access.aroundUsers(tx, userIds, change),
@@ -278,6 +431,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.decorate('realtime', realtime);
   app.decorate('files', files);
   app.decorate('readCache', readCache);
+  // IP blocking (issue 14): before every route, a banned address is refused from memory; failures are counted per service.
+  guardIpBlocking(
+    app,
+    () => services.ipBlocking,
+    (t) => tokens.signedHere(t),
+  );
+  app.addHook('onReady', async () => services.ipBlocking.start(database));
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('cacheGeneration', undefined);
@@ -293,6 +453,23 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Each instance sweeps for device tasks to send; on close, the events it holds are written first.
   app.addHook('onReady', async () => services.devices.start());
   app.addHook('onClose', async () => services.devices.stop());
+  // amenities (issue 13): each instance sweeps reservations' statuses by time (rows claimed with SKIP LOCKED).
+  app.addHook('onReady', async () => services.reservations.start(10_000, (e) => app.log.error({ err: e }, 'reservation sweep failed')));
+  app.addHook('onClose', async () => services.reservations.stop());
+  // Licences (issue 14): usage per day and notices of licences about to end, every hour.
+  app.addHook('onReady', async () => services.licenseAdmin.start());
+  app.addHook('onClose', async () => services.licenseAdmin.stop());
+  // Announces (issue 13): scheduled starts and recipients still to reach are read from the tables at start.
+  app.addHook('onReady', async () => services.announces.startWorker());
+  // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
+  // was answered, the audit events it recorded (never on the request path).
+  devices.onEvents((events) => services.webhooks.onDeviceEvents(events));
+  app.addHook('onResponse', async (req) => {
+    if (!READ_METHODS.has(req.method) && req.actor) void services.webhooks.afterRequest(req.actor.projectId, String(req.id));
+  });
+  app.addHook('onReady', async () => services.webhooks.start());
+  app.addHook('onClose', async () => services.webhooks.stop());
+  app.addHook('onClose', async () => services.announces.stopWorker());
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -355,6 +532,20 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
           : typeof query?.access_token === 'string'
             ? query.access_token
             : undefined;
+        // API keys (issue 14): `Authorization: Bearer atr_…` or `X-Api-Key: atr_…` is a key, never a session.
+        const apiKey = token?.startsWith(API_KEY_PREFIX)
+          ? token
+          : typeof req.headers['x-api-key'] === 'string'
+            ? req.headers['x-api-key']
+            : undefined;
+        if (apiKey !== undefined) {
+          const keyActor = await services.apiKeys.actorFromKey(apiKey);
+          if (!keyActor) throw new AppError('unauthenticated');
+          if (!keyMayCall(req.routeOptions.url)) throw prohibited([{ message: 'api keys cannot call this' }]);
+          req.actor = keyActor;
+          req.ctx = { actor: keyActor, ip: req.ip, requestId: String(req.id) };
+          return;
+        }
         const actor = token ? await services.auth.actorFromToken(token) : null;
         if (!actor) throw new AppError('unauthenticated');
         req.actor = actor;
@@ -384,13 +575,27 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(devicesRoutes);
       await typed.register(accessRoutes);
       await typed.register(markersRoutes);
+      await typed.register(mailTemplatesRoutes); // mail templates (issue 14)
+      // emergency alerts, lockdown and muster (issue 13)
+      await typed.register(emergencyRoutes);
+      await typed.register(amenitiesRoutes); // amenities and reservations (issue 13)
       await typed.register(settingsRoutes);
+      await typed.register(projectSettingsRoutes);
       await typed.register(elevatorsRoutes);
       await typed.register(telephonyRoutes);
+      await typed.register(conversationsRoutes); // conversations (issue 13)
+      await typed.register(alarmsRoutes);
+      await typed.register(announcesRoutes); // announces and polls (issue 13)
       await typed.register(outboxRoutes);
       await typed.register(dashboardRoutes);
       await typed.register(auditRoutes);
+      await typed.register(apiKeysRoutes); // API keys (issue 14)
+      await typed.register(webhooksRoutes); // webhooks (issue 14)
       await typed.register(systemRoutes);
+      await typed.register(ipBlockingRoutes); // IP blocking (issue 14)
+      await typed.register(twoFactorRoutes); // two-factor sign-in (issue 14)
+      await typed.register(ssoRoutes); // single sign-on with OpenID Connect (issue 14)
+      await typed.register(licensesRoutes);
       typed.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
     },
     { prefix: '/api/v0' },

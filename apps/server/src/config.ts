@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -102,10 +103,33 @@ const EnvSchema = z.object({
   WEB_DIST: z.string().optional(),
   SMTP_URL: url('SMTP_URL', ['smtp:', 'smtps:']),
   SMTP_FROM: z.string().min(3, 'SMTP_FROM must be an address such as Atrium <atrium@example.org>').optional(),
+  // announces (issue 13): recipients handed to the mail server per second (what the SMTP provider accepts)
+  ANNOUNCE_MAILS_PER_SECOND: z.coerce.number().int().min(1).max(10_000, 'ANNOUNCE_MAILS_PER_SECOND must be 1 to 10000').default(20),
   TRUST_PROXY: trustProxy,
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100, 'DB_STATEMENT_TIMEOUT_MS must be at least 100').optional(),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100, 'DB_ACQUIRE_TIMEOUT_MS must be at least 100').optional(),
+  // licences (issue 14): the issuer's Ed25519 public key (PEM, or the base64 of its SPKI DER) and the licence server
+  LICENSE_PUBLIC_KEY: z
+    .string()
+    .refine(isEd25519PublicKey, 'LICENSE_PUBLIC_KEY must be an Ed25519 public key (PEM, or base64 of its SPKI DER)')
+    .optional(),
+  LICENSE_SERVER_URL: url('LICENSE_SERVER_URL', ['http:', 'https:']),
+  // webhooks (issue 14): whether endpoints may be private or loopback addresses (tests, a closed site)
+  WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false'], 'WEBHOOKS_ALLOW_PRIVATE must be true or false').default('false'),
+  WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(10, 'WEBHOOKS_RETRY_BASE_MS must be at least 10').optional(),
+  WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100, 'WEBHOOKS_TIMEOUT_MS must be at least 100').optional(),
+  WEBHOOKS_POLL_MS: z.coerce.number().int().min(10, 'WEBHOOKS_POLL_MS must be at least 10').optional(),
 });
+
+/** An Ed25519 public key as PEM or as the base64 of its SPKI DER (licences). */
+function isEd25519PublicKey(v: string): boolean {
+  try {
+    const key = v.includes('BEGIN') ? createPublicKey(v) : createPublicKey({ key: Buffer.from(v, 'base64'), format: 'der', type: 'spki' });
+    return key.asymmetricKeyType === 'ed25519';
+  } catch {
+    return false;
+  }
+}
 
 export interface Config {
   port: number;
@@ -128,6 +152,8 @@ export interface Config {
   webDist: string;
   /** The server's own SMTP, for projects without SMTP settings (SMTP_URL, SMTP_FROM). */
   smtp: { host: string; port: number; secure: boolean; user: string | null; password: string | null; from: string } | null;
+  /** Announce recipients handed to the mail server per second (ANNOUNCE_MAILS_PER_SECOND, default 20). */
+  announceMailsPerSecond: number;
   /** Fastify's trustProxy: whose X-Forwarded-For is believed (TRUST_PROXY; default none). */
   trustProxy: boolean | string[];
   /**
@@ -147,6 +173,16 @@ export interface Config {
   };
   /** PostgreSQL time-outs (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS); undefined: the defaults of core/db/client.ts. */
   dbTimeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number };
+  /**
+   * Licences (issue 14): the issuer's public key (LICENSE_PUBLIC_KEY; unset: the development issuer's,
+   * and a project without licences runs on the built-in development licence) and the licence server.
+   */
+  license: { publicKey: string | undefined; serverUrl: string | undefined };
+  /**
+   * Webhooks (issue 14): private and loopback endpoint addresses allowed (WEBHOOKS_ALLOW_PRIVATE); the
+   * wait before the first retry (WEBHOOKS_RETRY_BASE_MS, doubling after) and one attempt's time-out (WEBHOOKS_TIMEOUT_MS).
+   */
+  webhooks: { allowPrivate: boolean; worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
 }
 
 export class ConfigError extends Error {}
@@ -188,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminPassword: e.ADMIN_PASSWORD,
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),
     smtp: e.SMTP_URL ? smtpFromUrl(e.SMTP_URL, e.SMTP_FROM) : null,
+    announceMailsPerSecond: e.ANNOUNCE_MAILS_PER_SECOND,
     trustProxy: e.TRUST_PROXY,
     sip: {
       enabled: e.SIP_ENABLED === 'true',
@@ -201,6 +238,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dbTimeouts: {
       ...(e.DB_STATEMENT_TIMEOUT_MS ? { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS } : {}),
       ...(e.DB_ACQUIRE_TIMEOUT_MS ? { acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } : {}),
+    },
+    license: { publicKey: e.LICENSE_PUBLIC_KEY, serverUrl: e.LICENSE_SERVER_URL },
+    webhooks: {
+      allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
+      worker: {
+        ...(e.WEBHOOKS_RETRY_BASE_MS ? { retryBaseMs: e.WEBHOOKS_RETRY_BASE_MS } : {}),
+        ...(e.WEBHOOKS_TIMEOUT_MS ? { timeoutMs: e.WEBHOOKS_TIMEOUT_MS } : {}),
+        ...(e.WEBHOOKS_POLL_MS ? { pollMs: e.WEBHOOKS_POLL_MS } : {}),
+      },
     },
   };
 }

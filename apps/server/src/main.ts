@@ -7,6 +7,7 @@ import { type EmbeddedBroker, type InternalCredential, newInternalCredential, st
 import { MqttGateway } from './gateways/mqtt/gateway.js';
 import { MosquittoDynsec } from './gateways/mqtt/mosquitto-dynsec.js';
 import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
+import { restartableBroker } from './modules/settings/project-settings.service.js';
 import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip-runtime.js';
 
 /** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
@@ -131,6 +132,15 @@ async function main(): Promise<void> {
   const broker = await startBroker(config, app.services.devices, internal);
   const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
   if (broker) app.services.devices.attachAccounts(broker.accounts);
+  // Project settings, broker tab (issue 14): restart reopens the embedded broker on its port.
+  const brokerControl = broker
+    ? restartableBroker(broker, async (port) => {
+        const next = await startEmbeddedBroker({ port, host: config.mqttHost, credentials: app.services.devices, internal });
+        app.services.devices.attachAccounts(next.accounts);
+        return next;
+      })
+    : null;
+  app.services.projectSettings.attachBroker(brokerControl);
   const gateway = startGateway(config, broker, internal, app);
   const sip = await startSipIfFree(config, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
@@ -174,7 +184,7 @@ async function main(): Promise<void> {
     mosquitto?.stop();
     await (await mosquitto?.ready.catch(() => null))?.close();
     await app.close();
-    await broker?.close();
+    await brokerControl?.close();
     await database.close();
     process.exit(0);
   };

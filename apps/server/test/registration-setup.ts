@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Actor, RequestContext } from '../src/core/context.js';
 import type { RegistrationSettings } from '../src/modules/frontend/settings.service.js';
-import { projects, serverSettings } from '../src/modules/projects/projects.table.js';
+import { projects } from '../src/modules/projects/projects.table.js';
 import { buildTestApp, type TestApp } from './helpers.js';
 import { type SmtpPeer, startSmtpPeer } from './smtp-peer.js';
 
@@ -39,11 +39,13 @@ export async function registrationTestbed(): Promise<RegistrationTestbed> {
         headers: { 'x-forwarded-for': opts.ip ?? freshIp(), ...(opts.lang ? { 'accept-language': opts.lang } : {}) },
       }),
     async switches(v) {
-      const value = { recovery: true, by_token: true, self: false, ...v };
+      // The switches are project settings (general tab) of the server's default project.
+      const r = { recovery: true, by_token: true, self: false, ...v };
+      const value = { can_user_recovery_password: r.recovery, can_user_register_by_token: r.by_token, can_user_register_by_self: r.self };
       await db
-        .insert(serverSettings)
-        .values({ key: 'registration', value })
-        .onConflictDoUpdate({ target: serverSettings.key, set: { value } });
+        .update(projects)
+        .set({ settings: sql`${projects.settings} || ${JSON.stringify(value)}::jsonb` })
+        .where(eq(projects.id, t.project.projectId));
     },
     async useSmtp(on) {
       const smtp = {

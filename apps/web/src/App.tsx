@@ -24,6 +24,10 @@ const NotificationSettingsPage = lazyNamed(() => import('./pages/NotificationSet
 const NotFoundPage = lazyNamed(() => import('./pages/NotFoundPage'), 'NotFoundPage');
 const ExplainPage = lazyNamed(() => import('./resources/access-events/ExplainPage'), 'ExplainPage');
 const RemoteControlPage = lazyNamed(() => import('./resources/devices/RemoteControlPage'), 'RemoteControlPage');
+// conversations (issue 13): one conversation, at the spec's /conversation/:id
+const ConversationPage = lazyNamed(() => import('./resources/conversations/ConversationPage'), 'ConversationPage');
+// announces (issue 13): the spec's /announces/:id/edit leads to the edit page at /announces/:id
+const AnnounceEditRedirect = lazyNamed(() => import('./resources/announces/AnnounceEditRedirect'), 'AnnounceEditRedirect');
 
 const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
   area.parts.includes(name)
@@ -94,6 +98,8 @@ export function App() {
         <Route path="/notifications" element={<NotificationsPage />} />
         <Route path="/notifications/settings" element={<NotificationSettingsPage />} />
         <Route path="/access-control/explain" element={<ExplainPage />} />
+        <Route path="/conversation/:id" element={<ConversationPage />} />
+        <Route path="/announces/:id/edit" element={<AnnounceEditRedirect />} />
       </CustomRoutes>
       <CustomRoutes noLayout>
         {/* Full page, outside the layout; the device in the query string (spec entities §1). */}

@@ -26,6 +26,8 @@ const PasswordRecoveryPage = lazyNamed(() => import('./pages/PasswordRecoveryPag
 const PasswordResetPage = lazyNamed(() => import('./pages/PasswordResetPage'), 'PasswordResetPage');
 const TermsPage = lazyNamed(() => import('./pages/TermsPage'), 'TermsPage');
 const GuestKeyPage = lazyNamed(() => import('./resources/guest-access/GuestKeyPage'), 'GuestKeyPage');
+// announces (issue 13): a recipient reads the announce and answers the poll from their mail's link
+const AnnouncePage = lazyNamed(() => import('./resources/announces/AnnouncePage'), 'AnnouncePage');
 
 /** Flag A: signed-out users go to sign in, with the wanted path to come back to. */
 function SignedIn({ children }: { children: ReactNode }) {
@@ -114,6 +116,7 @@ function Pages() {
             <Route path="/choose-project" element={<ChooseProjectPage />} />
             <Route path="/registration/confirm/:token" element={<RegistrationConfirmPage />} />
             <Route path="/terms-and-conditions" element={<TermsPage />} />
+            <Route path="/announce/:token" element={<AnnouncePage />} />
           </Route>
           <Route path="/*" element={<ConsoleOrGuestKey />} />
         </Routes>

@@ -4,7 +4,7 @@ import { ListQuerySchema } from './list-query.js';
 // Audit events (spec entities §2, §7: /audit-events, GET /audit/items): the row every change records.
 
 /** Fields an audit list may filter on (the list's `filters` JSON). */
-export const AUDIT_FILTER_FIELDS = ['id', 'user_id', 'entity', 'entity_id', 'action', 'request_id', 'created_at'] as const;
+export const AUDIT_FILTER_FIELDS = ['id', 'user_id', 'api_key_id', 'entity', 'entity_id', 'action', 'request_id', 'created_at'] as const;
 /** Fields an audit list may sort on. */
 export const AUDIT_SORT_FIELDS = ['created_at', 'id'] as const;
 
@@ -23,6 +23,8 @@ export const AuditEventSchema = z.object({
   /** The author's id as recorded, kept when the person has since been deleted. */
   user_id: z.number().nullable(),
   user: AuditUserSchema.nullable(),
+  /** The API key the change was made with (issue 14): then `user` is the key's creator. Null for a sign-in. */
+  api_key: z.object({ id: z.number(), name: z.string(), prefix: z.string() }).nullable(),
   entity: z.string(),
   entity_id: z.string().nullable(),
   action: z.string(),

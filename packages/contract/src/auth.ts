@@ -16,7 +16,16 @@ export const SessionSchema = z.object({
 });
 export type Session = z.infer<typeof SessionSchema>;
 
-export const LoginResponseSchema = z.object({ data: z.object({ sessions: z.array(SessionSchema) }) });
+/**
+ * Two-factor sign-in (issue 14): a project whose user has TOTP on answers a challenge instead of a
+ * session; the challenge and a code (or recovery code) go to POST /login/two-factor for the session.
+ */
+export const TwoFactorChallengeSchema = z.object({ challenge: z.string(), project: ProjectRefSchema, expires_in: z.number().int() });
+export type TwoFactorChallenge = z.infer<typeof TwoFactorChallengeSchema>;
+
+export const LoginResponseSchema = z.object({
+  data: z.object({ sessions: z.array(SessionSchema), two_factor: z.array(TwoFactorChallengeSchema).optional() }),
+});
 
 export const RefreshBodySchema = z.strictObject({ token: z.string().min(10).max(512) });
 export const RefreshResponseSchema = z.object({

@@ -143,6 +143,22 @@ export const TASK_PAYLOAD_SCHEMAS = {
     name: text(64).optional(),
     repeat: z.number().int().min(1).max(100).default(1),
     volume: z.number().int().min(0).max(100).optional(),
+    /** Plays the sound over and over for this many seconds (an emergency alert's playback duration) instead of `repeat` times. */
+    seconds: z.number().int().min(1).max(3600).optional(),
+    /** The emergency alert it plays, so that a `stop_audio` of that alert ends it. */
+    alert_id: id.optional(),
+  }),
+  /** Stops the sound playing (only that alert's when `alert_id` is given). */
+  stop_audio: z.looseObject({ alert_id: id.optional() }),
+  /**
+   * Lockdown (`active` true): the doors (`locks`, empty: every lock) stay shut whatever the device's
+   * identifiers, rules and schedules allow, and open tasks and remote opens are refused, until a
+   * lockdown task with `active` false lifts it.
+   */
+  lockdown: z.looseObject({
+    active: z.boolean(),
+    locks: z.array(lock).max(64).default([]),
+    lockdown_id: id.optional(),
   }),
   open_lock: z.looseObject({
     lock: lock.default(1),
@@ -176,6 +192,8 @@ export const TaskMessageSchema = z.discriminatedUnion('type', [
   taskOf('play_audio'),
   taskOf('open_lock'),
   taskOf('call_elevator'),
+  taskOf('stop_audio'),
+  taskOf('lockdown'),
 ]);
 export type TaskMessage = z.infer<typeof TaskMessageSchema>;
 
@@ -206,8 +224,8 @@ const eventOf = <T extends DeviceEventType, D extends z.ZodType, I extends z.Zod
 const noIdentifier = z.null().optional();
 const identifier = text(128);
 
-/** Why a device refused an identifier. */
-export const ACCESS_DENIED_REASONS = ACCESS_REFUSALS;
+/** Why a device refused an identifier (`lockdown`: a lockdown task holds its doors shut). */
+export const ACCESS_DENIED_REASONS = [...ACCESS_REFUSALS, 'lockdown'] as const;
 
 /** `events`: one thing that happened at the device. */
 export const EventMessageSchema = z.discriminatedUnion('type', [
@@ -216,7 +234,12 @@ export const EventMessageSchema = z.discriminatedUnion('type', [
     z.looseObject({ lock: lock.default(1), by: z.enum(['identifier', 'button', 'remote', 'task', 'emergency']).optional() }).prefault({}),
     z.union([identifier, z.null()]).optional(),
   ),
-  eventOf('access_granted', z.looseObject({ lock: lock.default(1), kind: text(32).optional() }).prefault({}), identifier),
+  eventOf(
+    'access_granted',
+    // direction: which way the holder passed, from a reader that knows (an entry or exit reader, a turnstile).
+    z.looseObject({ lock: lock.default(1), kind: text(32).optional(), direction: z.enum(['in', 'out']).optional() }).prefault({}),
+    identifier,
+  ),
   eventOf('access_denied', z.looseObject({ reason: z.enum(ACCESS_DENIED_REASONS), kind: text(32).optional() }), identifier),
   eventOf(
     'call',

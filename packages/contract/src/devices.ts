@@ -313,6 +313,9 @@ export const DEVICE_TASK_TYPES = [
   'play_audio',
   'open_lock',
   'call_elevator',
+  // emergency: an alert's sound stopped; doors held shut in a lockdown
+  'stop_audio',
+  'lockdown',
 ] as const;
 export type DeviceTaskType = (typeof DEVICE_TASK_TYPES)[number];
 

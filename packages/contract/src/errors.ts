@@ -123,6 +123,67 @@ export const ERRORS = {
   apple_wallet_not_configured: { status: 409, message: 'apple wallet is not configured' },
   apple_wallet_qr_only: { status: 400, message: 'apple wallet passes are made for qr identifiers only' },
   apple_wallet_cannot_sign: { status: 400, message: 'the apple wallet certificate and key cannot sign a pass' },
+  // licences (spec comms §8; issue 14, licences)
+  license_wrong_sign: { status: 400, message: 'wrong license sign' },
+  license_invalid_file: { status: 400, message: 'invalid license file' },
+  license_cannot_be_applied: { status: 400, message: 'license cannot be applied' },
+  license_expired: { status: 400, message: 'license expired' },
+  license_already_installed: { status: 409, message: 'license already installed' },
+  license_server_not_responding: { status: 503, message: 'license server not responding' },
+  license_server_not_configured: { status: 409, message: 'license server not configured' },
+  license_not_found_for_project: { status: 404, message: 'no license found for the project' },
+  license_instance_registered: { status: 409, message: 'server with the same instance id already registered' },
+  mobile_app_limit_project: { status: 400, message: 'exceeding the maximum mobile apps in the project' },
+  // project settings (issue 14)
+  test_mail_failed: { status: 502, message: 'the test mail could not be sent' },
+  broker_certificates_invalid: { status: 400, message: 'the certificate and key do not form a pair' },
+  broker_settings_failed: { status: 409, message: 'error mqtt broker settings sending' },
+  // device alarms (issue 13)
+  alarm_already_processed: { status: 409, message: 'alarm already processed' },
+  alarm_not_processed: { status: 409, message: 'alarm not processed' },
+  // announces and polls (spec comms §5)
+  announce_recipients_required: { status: 400, message: 'the announce must have recipients' },
+  announce_poll_answers_required: { status: 400, message: 'a survey must have answers or allow a custom answer' },
+  announce_not_editable: { status: 409, message: 'the announce cannot be changed once it was sent' },
+  announce_poll_closed: { status: 409, message: 'the poll is closed' },
+  announce_already_answered: { status: 409, message: 'the poll was already answered' },
+  announce_answer_invalid: { status: 400, message: 'the answer does not fit the poll' },
+  // amenities and reservations (spec comms §8)
+  reservation_not_editable: { status: 409, message: 'the reservation status is not editable' },
+  reservation_not_cancelable: { status: 409, message: 'the reservation status is not cancelable' },
+  amenity_devices_without_qr: { status: 409, message: 'the amenity has unsupported devices without qr' },
+  amenity_file_not_found: { status: 404, message: 'amenity file not found' },
+  amenity_not_allowed_for_user: { status: 403, message: 'the amenity is not allowed for the user' },
+  amenity_not_found: { status: 404, message: 'amenity not found' },
+  amenity_person_limits: { status: 400, message: 'the number of persons is out of the amenity limits' },
+  amenity_slot_mismatch: { status: 400, message: 'the time slot does not match the amenity time slots' },
+  amenity_slot_not_in_future: { status: 400, message: 'the time slot is not in the future' },
+  amenity_date_not_in_future: { status: 400, message: 'the reservation date must be in the future' },
+  amenity_no_free_places: { status: 409, message: 'no free places' },
+  amenity_inconsistent_slots: { status: 400, message: 'inconsistent time slots' },
+  amenity_has_reservations: { status: 409, message: 'editing and deleting are prohibited while the amenity has reservations' },
+  amenity_rule_without_qr: { status: 400, message: 'the access rule has devices without qr support' },
+  /** A reservation still holding places (reserved, in use, inactive) cannot be deleted: cancel it first. */
+  reservation_live: { status: 409, message: 'editing and deleting are prohibited' },
+  // emergency alerts, lockdown and muster (issue 13)
+  emergency_no_audio: { status: 400, message: 'the alert has no audio file' },
+  emergency_no_devices: { status: 400, message: 'no device of the alert can be reached' },
+  emergency_playing: { status: 409, message: 'the alert is playing' },
+  emergency_not_playing: { status: 409, message: 'the alert is not playing' },
+  lockdown_active: { status: 409, message: 'the group is already locked down' },
+  lockdown_lifted: { status: 409, message: 'the lockdown is already lifted' },
+  // IP blocking (issue 14)
+  ip_banned: { status: 403, message: 'your ip address is banned' },
+  ip_already_whitelisted: { status: 409, message: 'ip already in whitelist' },
+  // two-factor sign-in (issue 14)
+  two_factor_invalid_code: { status: 400, message: 'invalid two-factor code' },
+  two_factor_already_enabled: { status: 409, message: 'two-factor sign-in is already on' },
+  two_factor_not_enabled: { status: 409, message: 'two-factor sign-in is off' },
+  two_factor_not_pending: { status: 409, message: 'two-factor enrolment was not started' },
+  // single sign-on with OpenID Connect (issue 14)
+  sso_failed: { status: 401, message: 'single sign-on failed' },
+  sso_user_unknown: { status: 403, message: 'no user matches the single sign-on account' },
+  sso_provider_unavailable: { status: 503, message: 'the sign-on provider is not available' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -202,7 +202,12 @@ plain(
   'Accept messages from users below my groups',
   'Приём сообщений от пользователей дочерних групп',
 );
-plain('communications', 'can_view_announces', 'View announces', 'Просмотр объявлений');
+// Announces (area: announces): scoped by their recipient groups; "view all" reaches every announce of the project.
+scoped('communications', 'can_view_announces', 'announces', 'view', 'descendants', [
+  'View announces to my groups and below',
+  'Просмотр объявлений моим группам и ниже',
+]);
+scoped('communications', 'can_view_all_announces', 'announces', 'view', 'all', ['View all announces', 'Просмотр всех объявлений']);
 plain('communications', 'can_create_announces', 'Create announces', 'Создание объявлений');
 plain('communications', 'can_edit_announces', 'Edit announces', 'Изменение объявлений');
 plain('communications', 'can_send_announces', 'Send announces', 'Отправка объявлений');

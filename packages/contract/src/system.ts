@@ -90,3 +90,43 @@ export type SystemMetrics = z.infer<typeof SystemMetricsSchema>;
 
 /** Upper bounds (ms) of the latency histogram's buckets, the Prometheus `le` labels in seconds. */
 export const LATENCY_BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000] as const;
+
+// Recent logs (spec comms §7 "System: … logs"): GET /system/logs, the last lines this instance logged.
+
+/** Pino's levels, lowest first. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+/** Lines each instance keeps in memory for System info. */
+export const SYSTEM_LOG_CAPACITY = 2000;
+
+export const SystemLogQuerySchema = z.object({
+  /** This level and above. */
+  level: z.enum(LOG_LEVELS).optional(),
+  /** The newest this many lines that match. */
+  limit: z.coerce.number().int().min(1).max(SYSTEM_LOG_CAPACITY).default(200),
+  /** Text the line contains (message or any field), case-insensitive. */
+  q: z.string().trim().max(200).optional(),
+});
+export type SystemLogQuery = z.infer<typeof SystemLogQuerySchema>;
+
+export const SystemLogEntrySchema = z.object({
+  /** The line's number since the instance started: names it across refreshes. */
+  seq: z.number().int(),
+  time: z.string(),
+  level: z.enum(LOG_LEVELS),
+  msg: z.string(),
+  /** The request the line was logged for, when any. */
+  request_id: z.string().nullable(),
+  /** The line's other fields (secrets already redacted when it was logged). */
+  fields: z.record(z.string(), z.unknown()),
+});
+export type SystemLogEntry = z.infer<typeof SystemLogEntrySchema>;
+
+export const SystemLogsSchema = z.object({
+  /** Matching lines, newest first. */
+  items: z.array(SystemLogEntrySchema),
+  /** Lines held now, and at most. */
+  held: z.number().int(),
+  capacity: z.number().int(),
+});
+export type SystemLogs = z.infer<typeof SystemLogsSchema>;

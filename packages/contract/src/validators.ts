@@ -49,6 +49,8 @@ export const VALIDATION_MESSAGES = {
   invalid_value: 'validation.invalid_value',
   /** "unknown field": a field the call does not take */
   unknown_field: 'validation.unknown_field',
+  /** "The value must contain {placeholders}": a mail template's required placeholders (issue 14) */
+  must_contain: 'validation.must_contain',
 } as const;
 export type ValidationMessageCode = keyof typeof VALIDATION_MESSAGES;
 

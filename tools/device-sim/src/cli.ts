@@ -32,6 +32,9 @@ While running, type on stdin:
   call SERIAL TO                     a visitor calls
   face SERIAL IDENTIFIER_ID|none     a holder's face in front of the camera (none: nobody); an open_lock
                                      asking for a face opens only while that face is shown
+  alarm SERIAL on|off [KIND] [ZONE]  an alarm goes on or off (kind: device, sensor, group, fire, …;
+                                     off without kind and zone clears every alarm of the device)
+  tamper SERIAL [PART]               the casing is opened
   event SERIAL TYPE [JSON-DATA]      any event (door_opened, alarm_on, alarm_off, tamper, sensor, …)
   offline SERIAL SECONDS             an offline period
   status                             who is online, tasks done, identifiers held
@@ -212,6 +215,24 @@ rl.on('line', (line) => {
           await d.sendRaw('events' satisfies DeviceTopicLeaf, JSON.stringify({ type: args[1], data: JSON.parse(args[2] ?? '{}') }));
         return;
       }
+      case 'alarm': {
+        const d = find(args[0]);
+        if (!d) return;
+        const [, state, kind, zone] = args;
+        if (state !== 'on' && state !== 'off') {
+          console.log('alarm SERIAL on|off [KIND] [ZONE]');
+          return;
+        }
+        const alarm = { ...(kind ? { kind } : {}), ...(zone ? { zone } : {}) };
+        await (state === 'on' ? d.alarmOn(alarm) : d.alarmOff(alarm));
+        console.log(`${d.serial}: alarm ${state}${kind ? ` ${kind}` : ''}${zone ? ` ${zone}` : ''}`);
+        return;
+      }
+      case 'tamper': {
+        const d = find(args[0]);
+        if (d) await d.tamper(args[1]);
+        return;
+      }
       case 'offline': {
         const d = find(args[0]);
         if (d) await d.goOffline(Number(args[1] ?? 10) * 1000);
@@ -232,7 +253,7 @@ rl.on('line', (line) => {
       case undefined:
         return;
       default:
-        console.log(`unknown command ${cmd} (present, call, face, event, offline, status, quit)`);
+        console.log(`unknown command ${cmd} (present, call, face, alarm, tamper, event, offline, status, quit)`);
     }
   })().catch((e: Error) => console.log(`error: ${e.message}`));
 });

@@ -58,6 +58,8 @@ export interface SimDeviceOptions {
   reconnectMs?: number;
   /** Answer discovery over HTTP on this address and port (127.0.0.x for IP search). */
   discovery?: { ip: string; port: number };
+  /** Which way people pass its reader (an entry or exit reader): reported as `direction` with each access granted. */
+  direction?: 'in' | 'out';
   /** Random numbers in [0, 1) (for reproducible failure rates). */
   random?: () => number;
   log?: (line: string) => void;
@@ -74,6 +76,22 @@ export interface RemoteSession {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** A sound an emergency alert made it play (fetched from the alert's link). */
+export interface PlayedSound {
+  url: string;
+  alertId: number | null;
+  /** How long it plays (the alert's playback duration), or null for `repeat` times. */
+  seconds: number | null;
+  /** Bytes of the sound it fetched. */
+  bytes: number;
+  startedAt: Date;
+  /** When a stop_audio task ended it early. */
+  stoppedAt: Date | null;
+}
+
+/** A decision at the reader: the synced data's, or a lockdown's refusal. */
+export type ReaderDecision = AccessDecision | { granted: false; reason: 'lockdown' };
 
 /** A task the device could not do, with the error it answers (e.g. `face_not_recognized`). */
 class TaskFailure extends Error {}
@@ -97,6 +115,11 @@ export class SimDevice extends EventEmitter {
   /** Lift calls a lift controller was given (floor, relays closed, direction). */
   readonly calls: { floor: number; ports: readonly number[]; direction: string }[] = [];
   readonly opened: { lock: number; by: string; at: Date }[] = [];
+  /** Sounds fetched and played from a URL, in order; `playing` is the one still sounding. */
+  readonly sounds: PlayedSound[] = [];
+  playing: PlayedSound | null = null;
+  /** While a lockdown task holds its doors shut: the locks held (empty: every lock), and which lockdown. */
+  lockdown: { locks: readonly number[]; lockdownId: number | null } | null = null;
   /** Identifiers whose holders' faces are in front of its camera (an open_lock with `face` needs its one there). */
   readonly faces = new Set<number>();
   session: RemoteSession | null = null;
@@ -400,10 +423,45 @@ export class SimDevice extends EventEmitter {
       case 'remote_control':
         this.startSession(task.payload.session, Date.parse(task.payload.expires_at));
         return;
-      case 'play_audio':
-        this.played.push(task.payload.url ?? task.payload.name ?? 'default');
+      case 'play_audio': {
+        const p = task.payload;
+        if (p.url) {
+          // The sound is fetched as a real device would; a link that does not answer fails the task.
+          const bytes = await fetchSound(p.url);
+          if (bytes === null) throw new TaskFailure('audio_unavailable');
+          const sound: PlayedSound = {
+            url: p.url,
+            alertId: p.alert_id ?? null,
+            seconds: p.seconds ?? null,
+            bytes,
+            startedAt: new Date(),
+            stoppedAt: null,
+          };
+          this.sounds.push(sound);
+          this.playing = sound;
+          if (p.seconds) {
+            setTimeout(() => {
+              if (this.playing === sound) this.playing = null;
+            }, p.seconds * 1000).unref();
+          }
+        }
+        this.played.push(p.url ?? p.name ?? 'default');
+        return;
+      }
+      case 'stop_audio': {
+        const playing = this.playing;
+        if (playing && (task.payload.alert_id === undefined || task.payload.alert_id === playing.alertId)) {
+          playing.stoppedAt = new Date();
+          this.playing = null;
+        }
+        return;
+      }
+      case 'lockdown':
+        this.lockdown = task.payload.active ? { locks: task.payload.locks, lockdownId: task.payload.lockdown_id ?? null } : null;
+        this.emit('lockdown', this.lockdown);
         return;
       case 'open_lock': {
+        if (this.lockedDown(task.payload.lock)) throw new TaskFailure('locked_down');
         // Face ID: the door opens only for the face it was told to see.
         const face = task.payload.face;
         if (face && !this.faces.has(face.identifier_id)) throw new TaskFailure('face_not_recognized');
@@ -454,7 +512,21 @@ export class SimDevice extends EventEmitter {
    * Someone presents an identifier at the reader: the device decides from its synced data alone,
    * reports access granted (and the door opening) or denied with the reason, and returns the decision.
    */
-  async present(value: string, { lock = 1, at = new Date() }: { lock?: number; at?: Date } = {}): Promise<AccessDecision> {
+  async present(
+    value: string,
+    { lock = 1, at = new Date(), direction = this.opts.direction }: { lock?: number; at?: Date; direction?: 'in' | 'out' } = {},
+  ): Promise<ReaderDecision> {
+    if (this.lockedDown(lock)) {
+      // A lockdown holds the door shut whatever the synced data allows.
+      const kind = this.synced.find(value)?.kind;
+      await this.event({
+        type: 'access_denied',
+        time: at.toISOString(),
+        identifier: value,
+        data: { lock, reason: 'lockdown', ...(kind ? { kind } : {}) },
+      });
+      return { granted: false, reason: 'lockdown' };
+    }
     const decision = decideAccess(this.synced, value, lock, at);
     if (decision.granted) {
       const kind = this.synced.find(value)?.kind;
@@ -463,13 +535,23 @@ export class SimDevice extends EventEmitter {
         type: 'access_granted',
         time: at.toISOString(),
         identifier: value,
-        data: { lock, ...(kind ? { kind } : {}), ...(decision.grant.rule_id ? { rule_id: decision.grant.rule_id } : {}) },
+        data: {
+          lock,
+          ...(kind ? { kind } : {}),
+          ...(decision.grant.rule_id ? { rule_id: decision.grant.rule_id } : {}),
+          ...(direction ? { direction } : {}),
+        },
       });
       await this.openDoor(lock, 'identifier', value);
     } else {
       await this.event({ type: 'access_denied', time: at.toISOString(), identifier: value, data: { lock, reason: decision.reason } });
     }
     return decision;
+  }
+
+  /** Whether a lockdown holds this lock shut. */
+  lockedDown(lock: number): boolean {
+    return this.lockdown !== null && (this.lockdown.locks.length === 0 || this.lockdown.locks.includes(lock));
   }
 
   /**
@@ -491,6 +573,21 @@ export class SimDevice extends EventEmitter {
   /** A visitor calls an apartment or a number from the panel. */
   async call(to: string): Promise<void> {
     await this.event({ type: 'call', data: { to, state: 'started' } });
+  }
+
+  /** An alarm goes on (a sensor, the device itself, a group alarm line): `kind` and `zone` as the device names them. */
+  async alarmOn(alarm: { kind?: string; zone?: string } = {}): Promise<void> {
+    await this.event({ type: 'alarm_on', data: alarm });
+  }
+
+  /** An alarm goes off: of this zone (and kind) when named, every alarm of the device otherwise. */
+  async alarmOff(alarm: { kind?: string; zone?: string } = {}): Promise<void> {
+    await this.event({ type: 'alarm_off', data: alarm });
+  }
+
+  /** Someone opens the casing or pulls the unit off the wall. */
+  async tamper(part?: string): Promise<void> {
+    await this.event({ type: 'tamper', data: part ? { part } : {} });
   }
 
   // --- remote control ----------------------------------------------------------------------------
@@ -554,7 +651,7 @@ export class SimDevice extends EventEmitter {
         s.keys.push(input.key);
         break;
       case 'open_door':
-        void this.openDoor(input.lock, 'remote');
+        if (!this.lockedDown(input.lock)) void this.openDoor(input.lock, 'remote');
         break;
       case 'keepalive':
         s.expiresAt = Date.parse(input.expires_at);
@@ -677,6 +774,17 @@ export class SimDevice extends EventEmitter {
     }
     await new Promise<void>((r) => (client.connected ? client.publish(topic, '{"type":"tamper"}', { qos: 1 }, () => r()) : r()));
     return count + 1;
+  }
+}
+
+/** Fetches a sound; answers its size in bytes, or null when the link does not give one. */
+async function fetchSound(url: string): Promise<number | null> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return null;
+    return (await res.arrayBuffer()).byteLength;
+  } catch {
+    return null;
   }
 }
 

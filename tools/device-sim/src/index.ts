@@ -1,4 +1,4 @@
 export { type AccessDecision, type AccessDeniedReason, decideAccess, SyncedData, scheduleOpen } from './access.js';
-export { defaultModel, type RemoteSession, SimDevice, type SimDeviceOptions } from './device.js';
+export { defaultModel, type PlayedSound, type ReaderDecision, type RemoteSession, SimDevice, type SimDeviceOptions } from './device.js';
 export { Fleet, type FleetDevice, type FleetOptions, generateDevices } from './fleet.js';
 export { bandsPng } from './screen.js';

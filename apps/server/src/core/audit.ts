@@ -23,12 +23,13 @@ function scrub(value: unknown): unknown {
 /** Records who did what; called inside the same transaction as the change it describes. */
 export async function recordAudit(
   db: DbOrTx,
-  ctx: Pick<RequestContext, 'ip' | 'requestId'> & { actor: { userId: number; projectId: number } | null },
+  ctx: Pick<RequestContext, 'ip' | 'requestId'> & { actor: { userId: number; projectId: number; apiKeyId?: number } | null },
   entry: AuditEntry,
 ): Promise<void> {
   await db.insert(auditEvents).values({
     projectId: ctx.actor?.projectId ?? null,
     userId: ctx.actor?.userId ?? null,
+    apiKeyId: ctx.actor?.apiKeyId ?? null,
     entity: entry.entity,
     entityId: entry.entityId == null ? null : String(entry.entityId),
     action: entry.action,

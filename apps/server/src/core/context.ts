@@ -11,6 +11,11 @@ export interface Actor {
   groupIds: readonly number[];
   /** The sign-in (refresh token family) the access token was issued for, when the token names one. */
   sessionId?: string;
+  /**
+   * Set when the call is made with an API key (issue 14, modules/api-keys): the key acts as its
+   * creator, with the key's role and groups; audit rows name the key.
+   */
+  apiKeyId?: number;
 }
 
 /** What every service call needs to know about the request it serves. */

@@ -164,16 +164,41 @@ describe('cached reads through the API', () => {
     const unwatched = rows.filter((r) => !r.watched).map((r) => r.table);
     expect(unwatched).toEqual([
       'access_events',
+      // amenities (issue 13): reservations move by time (a sweep every few seconds); never cached
+      'amenity_reservation_logs',
+      'amenity_reservations',
+      // announces (issue 13): one row per recipient, written as mail is handed out and answers come in
+      'announce_deliveries',
+      // API keys (issue 14): the last use of a key, noted as keys are used
+      'api_key_usage',
       'audit_events',
       'call_history',
       'call_records',
+      // conversations (issue 13): messages and unread counts change with every message; never cached
+      'conversation_messages',
+      'conversation_participants',
+      'conversations',
+      // device alarms (issue 13): written from device events
+      'device_alarm_logs',
+      'device_alarms',
       'device_events',
       'device_status',
       'device_tasks',
+      // licences (issue 14): usage per day and expiry notices, written by the licence worker
+      'license_notices',
+      'license_usage',
       'login_failures',
       'mail_outbox',
       'refresh_tokens',
+      // single sign-on (issue 14): started sign-ins and one-time tickets, each used once
+      'sso_logins',
+      'sso_tickets',
       'user_tokens',
+      // two-factor sign-in (issue 14): the last accepted code's step moves on every sign-in; never cached
+      'user_two_factor',
+      // webhooks (issue 14): deliveries and their attempts, written by the delivery worker
+      'webhook_attempts',
+      'webhook_deliveries',
     ]);
     expect(rows.length).toBeGreaterThan(unwatched.length);
   });

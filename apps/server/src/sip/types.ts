@@ -76,6 +76,10 @@ export interface SipDirectory {
   credentials(number: string): Promise<{ password: string } | null>;
   /** Where an authenticated INVITE goes. Called once per call. */
   route(invite: SipInviteInfo): Promise<SipRoute>;
+  /** Whether REGISTERs from this source address are refused outright (403, no challenge): IP blocking. */
+  refusesRegistration?(address: string): boolean;
+  /** A REGISTER from this address failed its digest (wrong password, unknown number, wrong user); awaited before the answer. */
+  registrationFailed?(address: string, number: string | null): Promise<void>;
 }
 
 export type SipCallOutcome = 'answered' | 'noanswer' | 'busy' | 'cancel' | 'failed';

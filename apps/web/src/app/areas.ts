@@ -1,20 +1,35 @@
 import type { SvgIconComponent } from '@mui/icons-material';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
+import AnnouncementIcon from '@mui/icons-material/Announcement'; // announces (issue 13)
+import AssessmentIcon from '@mui/icons-material/Assessment';
 import BadgeIcon from '@mui/icons-material/Badge';
+import BlockIcon from '@mui/icons-material/Block'; // IP blocking (issue 14)
+import CampaignIcon from '@mui/icons-material/Campaign';
+import CardMembershipIcon from '@mui/icons-material/CardMembership';
 import CategoryIcon from '@mui/icons-material/Category';
+import ChatIcon from '@mui/icons-material/Chat';
 import DevicesIcon from '@mui/icons-material/Devices';
 import DialpadIcon from '@mui/icons-material/Dialpad';
 import ElevatorIcon from '@mui/icons-material/Elevator';
+import EventAvailableIcon from '@mui/icons-material/EventAvailable'; // amenities (issue 13)
+import EventNoteIcon from '@mui/icons-material/EventNote'; // amenities (issue 13)
+import FactCheckIcon from '@mui/icons-material/FactCheck';
 import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
 import LabelIcon from '@mui/icons-material/Label';
+import LockIcon from '@mui/icons-material/Lock';
+import LoginIcon from '@mui/icons-material/Login'; // single sign-on (issue 14)
+import MailIcon from '@mui/icons-material/Mail'; // mail templates (issue 14)
 import ManageHistoryIcon from '@mui/icons-material/ManageHistory';
 import MonitorHeartIcon from '@mui/icons-material/MonitorHeart';
+import NotificationImportantIcon from '@mui/icons-material/NotificationImportant';
 import OutboxIcon from '@mui/icons-material/Outbox';
 import PeopleIcon from '@mui/icons-material/People';
+import PhoneCallbackIcon from '@mui/icons-material/PhoneCallback';
 import ForwardIcon from '@mui/icons-material/PhoneForwarded';
 import PhoneInTalkIcon from '@mui/icons-material/PhoneInTalk';
 import PolicyIcon from '@mui/icons-material/Policy';
+import PollIcon from '@mui/icons-material/Poll'; // announces (issue 13)
 import QrCodeIcon from '@mui/icons-material/QrCode2';
 import RuleIcon from '@mui/icons-material/Rule';
 import ScheduleIcon from '@mui/icons-material/Schedule';
@@ -22,6 +37,7 @@ import SecurityIcon from '@mui/icons-material/Security';
 import SettingsIcon from '@mui/icons-material/Settings';
 import TaskIcon from '@mui/icons-material/Task';
 import TimelineIcon from '@mui/icons-material/Timeline';
+import WebhookIcon from '@mui/icons-material/Webhook'; // webhooks (issue 14)
 import type { ComponentType } from 'react';
 
 /** What a resource module exports as default (`src/resources/<area>/index.ts`, CONVENTIONS). */
@@ -75,6 +91,21 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list'],
     icon: TimelineIcon,
     load: () => import('../resources/devices/events'),
+  },
+  // Device alarms and SOS calls (issue 13): the API's /alarms and /alarms/calls (ApiRoutes path).
+  {
+    name: 'devices/alarms',
+    menuPaths: ['/devices/alarms'],
+    parts: ['list', 'edit'],
+    icon: NotificationImportantIcon,
+    load: () => import('../resources/device-alarms'),
+  },
+  {
+    name: 'devices/alarms-calls',
+    menuPaths: ['/devices/alarms-calls'],
+    parts: ['list'],
+    icon: PhoneCallbackIcon,
+    load: () => import('../resources/device-alarms/calls'),
   },
   {
     name: 'devices',
@@ -149,6 +180,22 @@ export const AREAS: readonly AreaDefinition[] = [
     icon: ManageHistoryIcon,
     load: () => import('../resources/audit-events'),
   },
+  // licences and licence reports (issue 14)
+  { name: 'licenses', menuPaths: ['/licenses'], parts: ['list'], icon: CardMembershipIcon, load: () => import('../resources/licenses') },
+  {
+    name: 'reports/licenses',
+    menuPaths: ['/reports/licenses'],
+    parts: ['list'],
+    icon: AssessmentIcon,
+    load: () => import('../resources/license-reports'),
+  },
+  // API keys and webhooks (issue 14)
+  { name: 'api-keys', menuPaths: ['/api-keys'], parts: ['list'], icon: KeyIcon, load: () => import('../resources/api-keys') },
+  { name: 'webhooks', menuPaths: ['/webhooks'], parts: ['list'], icon: WebhookIcon, load: () => import('../resources/webhooks') },
+  // single sign-on (issue 14)
+  { name: 'sso-providers', menuPaths: ['/sso-providers'], parts: ['list'], icon: LoginIcon, load: () => import('../resources/sso') },
+  // IP blocking (issue 14)
+  { name: 'ip-blocking', menuPaths: ['/ip-blocking'], parts: ['list'], icon: BlockIcon, load: () => import('../resources/ip-blocking') },
   {
     name: 'system-info',
     menuPaths: ['/system-info'],
@@ -165,6 +212,14 @@ export const AREAS: readonly AreaDefinition[] = [
     load: () => import('../resources/general-settings'),
   },
   { name: 'markers', menuPaths: [], parts: ['list', 'edit', 'create'], icon: LabelIcon, load: () => import('../resources/markers') },
+  // mail templates (issue 14)
+  {
+    name: 'mail-templates',
+    menuPaths: ['/mail-templates'],
+    parts: ['list'],
+    icon: MailIcon,
+    load: () => import('../resources/mail-templates'),
+  },
   // Telephony (spec comms §2): the console's virtual numbers are the API's /sip-numbers, call history its /calls/history/items.
   {
     name: 'virtual-numbers',
@@ -195,6 +250,67 @@ export const AREAS: readonly AreaDefinition[] = [
     load: () => import('../resources/call-history'),
   },
   { name: 'outbox', menuPaths: ['/outbox'], parts: ['list'], icon: OutboxIcon, load: () => import('../resources/outbox') },
+  // Amenities and reservations (issue 13): reservations before amenities, so `amenities/reservations` is not read as an amenity id.
+  {
+    name: 'amenities/reservations',
+    menuPaths: ['/amenities/reservations'],
+    parts: ['list', 'edit', 'create'],
+    icon: EventNoteIcon,
+    load: () => import('../resources/amenities/reservations'),
+  },
+  {
+    name: 'amenities',
+    menuPaths: ['/amenities'],
+    parts: ['list', 'edit', 'create'],
+    icon: EventAvailableIcon,
+    load: () => import('../resources/amenities'),
+  },
+  // Emergency alerts (issue 13): the console's /emergency-alerts are the API's /emergency; lockdown and muster are pages of the same area.
+  {
+    name: 'emergency-alerts',
+    menuPaths: ['/emergency-alerts'],
+    parts: ['list', 'edit', 'create'],
+    icon: CampaignIcon,
+    load: () => import('../resources/emergency-alerts'),
+  },
+  {
+    name: 'emergency-lockdown',
+    menuPaths: ['/emergency-lockdown'],
+    parts: ['list'],
+    icon: LockIcon,
+    load: () => import('../resources/emergency-alerts/lockdown'),
+  },
+  {
+    name: 'emergency-muster',
+    menuPaths: ['/emergency-muster'],
+    parts: ['list'],
+    icon: FactCheckIcon,
+    load: () => import('../resources/emergency-alerts/muster'),
+  },
+  // Conversations (issue 13): the list here; one conversation is App.tsx's route /conversation/:id.
+  {
+    name: 'conversations',
+    menuPaths: ['/conversations'],
+    parts: ['list'],
+    icon: ChatIcon,
+    load: () => import('../resources/conversations'),
+  },
+  // Announces and polls (issue 13): the API's /announcements; the poll responses before announces (react-admin
+  // would take `announces/response` for an announce id); the recipient's /announce/:token is Root.tsx's.
+  {
+    name: 'announces/response',
+    menuPaths: ['/announces/response'],
+    parts: ['list'],
+    icon: PollIcon,
+    load: () => import('../resources/announces/responses'),
+  },
+  {
+    name: 'announces',
+    menuPaths: ['/announces'],
+    parts: ['list', 'edit', 'create'],
+    icon: AnnouncementIcon,
+    load: () => import('../resources/announces'),
+  },
 ];
 
 /** Pages of the shell itself, always available. */

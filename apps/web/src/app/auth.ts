@@ -2,17 +2,42 @@ import { http, LOGIN_TIMEOUT_MS } from './http';
 import { pendingProjects, type Session, sessionStore } from './session';
 import { remove, STORAGE_KEYS, write } from './storage';
 
-/** What a sign-in leads to: the console, or the project choice when the login has several. */
-export type SignInResult = { kind: 'signed-in' } | { kind: 'choose-project' };
+/** A project whose user has two-factor sign-in on: its challenge waits for a code (issue 14). */
+export interface TwoFactorPending {
+  challenge: string;
+  project: { id: number; uid: string; name: string };
+}
+
+/** What a sign-in leads to: the console, the project choice when the login has several, or the code step. */
+export type SignInResult =
+  | { kind: 'signed-in' }
+  | { kind: 'choose-project' }
+  | { kind: 'two-factor'; challenges: TwoFactorPending[]; remember: boolean };
 
 /** POST /login; one session signs in at once, several go to /choose-project (spec core §4). */
 export async function signIn(login: string, password: string, remember: boolean): Promise<SignInResult> {
-  const { sessions } = await http.data<{ sessions: Session[] }>('/login', {
+  const answer = await http.data<LoginAnswer>('/login', {
     method: 'POST',
     body: { login, password },
     auth: false,
     timeout: LOGIN_TIMEOUT_MS,
   });
+  return proceed(answer, remember);
+}
+
+/** Single sign-on (issue 14): the one-time ticket the provider's round trip left enters like a sign-in. */
+export async function signInWithTicket(ticket: string, remember: boolean): Promise<SignInResult> {
+  return proceed(
+    await http.data<LoginAnswer>('/sso/exchange', { method: 'POST', body: { ticket }, auth: false, timeout: LOGIN_TIMEOUT_MS }),
+    remember,
+  );
+}
+
+type LoginAnswer = { sessions: Session[]; two_factor?: TwoFactorPending[] };
+
+function proceed({ sessions, two_factor }: LoginAnswer, remember: boolean): SignInResult {
+  // two-factor sign-in (issue 14): with no project open without a code, the code step comes next.
+  if (!sessions.length && two_factor?.length) return { kind: 'two-factor', challenges: two_factor, remember };
   if (sessions.length === 1) {
     enter(sessions[0] as Session, remember);
     return { kind: 'signed-in' };
@@ -20,6 +45,17 @@ export async function signIn(login: string, password: string, remember: boolean)
   if (sessions.length === 0) throw new Error('incorrect login/password');
   pendingProjects.set(sessions, remember);
   return { kind: 'choose-project' };
+}
+
+/** The second step of sign-in (issue 14): the challenge and a TOTP or recovery code enter the project. */
+export async function signInWithCode(challenge: string, code: string, remember: boolean): Promise<void> {
+  const { sessions } = await http.data<{ sessions: Session[] }>('/login/two-factor', {
+    method: 'POST',
+    body: { challenge, code },
+    auth: false,
+    timeout: LOGIN_TIMEOUT_MS,
+  });
+  enter(sessions[0] as Session, remember);
 }
 
 /** Enters one project's session. */

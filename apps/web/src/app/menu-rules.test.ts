@@ -40,6 +40,8 @@ const shown = (path: string, c: RuleContext) => evaluate(entry(path).rule, c);
  */
 const cases: { path: string; permissions: string[][]; features?: LicenseFeature[] }[] = [
   { path: '/reports/licenses', permissions: [['can_view_licenses_used_report']] },
+  // licences (issue 14)
+  { path: '/licenses', permissions: [['can_view_licenses'], ['can_manage_licenses']] },
   { path: '/roles', permissions: [['can_view_roles'], ['can_view_users_roles'], ['can_view_all_roles']] },
   { path: '/guest-access', permissions: [['can_create_guest_identifiers']], features: ['guest_access'] },
   { path: '/schedules', permissions: [['can_view_time_rules']] },
@@ -70,10 +72,21 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   },
   { path: '/devices/alarms', permissions: [['can_view_device_alarms']] },
   { path: '/devices/alarms-calls', permissions: [['can_view_device_alarms']] },
+  // emergency lockdown and muster (issue 13)
+  { path: '/emergency-lockdown', permissions: [['can_view_emergency_alerts']] },
+  { path: '/emergency-muster', permissions: [['can_view_emergency_alerts', 'can_view_access_control_events']] },
   { path: '/forward-rules', permissions: [['can_view_forward_rules']], features: ['sip'] },
   { path: '/call-history', permissions: [['can_view_call_history']], features: ['sip'] },
   { path: '/audit-events', permissions: [['can_view_audit']] },
   { path: '/system-info', permissions: [['can_view_system_info']] },
+  { path: '/ip-blocking', permissions: [['can_view_system_info']] }, // IP blocking (issue 14)
+  // API keys and webhooks (issue 14)
+  { path: '/api-keys', permissions: [['can_change_project_settings']] },
+  { path: '/webhooks', permissions: [['can_change_project_settings']] },
+  // single sign-on (issue 14)
+  { path: '/sso-providers', permissions: [['can_view_project_settings'], ['can_change_project_settings']] },
+  // mail templates (issue 14)
+  { path: '/mail-templates', permissions: [['can_view_project_settings'], ['can_change_project_settings']] },
   {
     path: '/sip-trunks',
     permissions: [
@@ -96,7 +109,13 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   },
   {
     path: '/general-settings',
-    permissions: [['can_view_project_settings'], ['can_change_project_settings'], ['can_view_markers'], ['can_import_device_backup']],
+    permissions: [
+      ['can_view_project_settings'],
+      ['can_change_project_settings'],
+      ['can_view_management_company_info'],
+      ['can_view_markers'],
+      ['can_import_device_backup'],
+    ],
   },
   { path: '/outbox', permissions: [['can_change_project_settings']] },
 ];
@@ -123,7 +142,7 @@ describe('menu rules', () => {
   it('shows entries without a rule to everyone', () => {
     const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations', '/emergency-alerts'];
     for (const path of open) expect(shown(path, ctx([])), path).toBe(true);
-    for (const path of ['/backups', '/licenses']) expect(shown(path, ctx([])), path).toBe(true);
+    for (const path of ['/backups']) expect(shown(path, ctx([])), path).toBe(true);
   });
 
   it('covers every ruled entry in this table', () => {

@@ -1,4 +1,11 @@
-import { hasPermission, type LicenseFeature, type LicenseInfo, licensed, OUTBOX_PERMISSION } from '@atrium/contract';
+import {
+  hasPermission,
+  IP_BLOCKING_VIEW_PERMISSION,
+  type LicenseFeature,
+  type LicenseInfo,
+  licensed,
+  OUTBOX_PERMISSION,
+} from '@atrium/contract';
 
 /**
  * The side menu of spec core §2 as data: eleven sections in the spec's order, each entry with its
@@ -95,6 +102,9 @@ export const MENU: readonly MenuSection[] = [
     item('/devices/alarms', 'device_alarms', p('can_view_device_alarms')),
     item('/devices/alarms-calls', 'alarm_calls', p('can_view_device_alarms')),
     item('/emergency-alerts', 'emergency_alerts'),
+    // lockdown and muster (issue 13): a group's doors held shut; who is inside, from access events
+    item('/emergency-lockdown', 'emergency_lockdown', p('can_view_emergency_alerts')),
+    item('/emergency-muster', 'emergency_muster', all(p('can_view_emergency_alerts'), p('can_view_access_control_events'))),
   ]),
   section('phone_settings', [
     // The spec's rules, and the view permission the server answers the list with.
@@ -134,14 +144,24 @@ export const MENU: readonly MenuSection[] = [
       any(
         'can_view_project_settings',
         'can_change_project_settings',
+        // project settings (issue 14): the management company tab alone
+        'can_view_management_company_info',
         'can_view_markers',
         'can_view_all_markers',
         'can_import_device_backup',
       ),
     ),
-    item('/licenses', 'licenses'),
+    item('/licenses', 'licenses', any('can_view_licenses', 'can_manage_licenses')),
     item('/outbox', 'outbox', p(OUTBOX_PERMISSION)),
     item('/system-info', 'system_info', p('can_view_system_info')),
+    item('/ip-blocking', 'ip_blocking', p(IP_BLOCKING_VIEW_PERMISSION)), // IP blocking (issue 14)
+    // API keys and webhooks (issue 14): project settings administrators
+    item('/api-keys', 'api_keys', p('can_change_project_settings')),
+    item('/webhooks', 'webhooks', p('can_change_project_settings')),
+    // single sign-on (issue 14)
+    item('/sso-providers', 'sso_providers', any('can_view_project_settings', 'can_change_project_settings')),
+    // mail templates (issue 14)
+    item('/mail-templates', 'mail_templates', any('can_view_project_settings', 'can_change_project_settings')),
   ]),
 ];
 

@@ -123,6 +123,9 @@ export const en = {
       device_alarms: 'Device alarms',
       alarm_calls: 'SOS call history',
       emergency_alerts: 'Emergency alerts',
+      // emergency lockdown and muster (issue 13)
+      emergency_lockdown: 'Lockdown',
+      emergency_muster: 'Muster list',
       virtual_numbers: 'Virtual numbers',
       forward_rules: 'Forward rules',
       call_history: 'Call history',
@@ -139,6 +142,11 @@ export const en = {
       licenses: 'Licences',
       outbox: 'Outbox',
       system_info: 'System information',
+      ip_blocking: 'IP blocking', // issue 14
+      api_keys: 'API keys', // issue 14
+      webhooks: 'Webhooks', // issue 14
+      sso_providers: 'Single sign-on', // issue 14
+      mail_templates: 'Mail templates', // mail templates (issue 14)
       profile: 'Profile',
       notification_settings: 'Notification settings',
     },
@@ -192,6 +200,8 @@ export const en = {
     /** Texts of the 'system' notifications, by their data.event. */
     system_events: {
       password_changed: 'Your password was changed',
+      // licences (issue 14)
+      license_expiring: 'A licence ends soon: see Licences',
     },
     settings: {
       title: 'Notification settings',
@@ -246,6 +256,34 @@ export const en = {
     confirm_password: 'Repeat the new password',
     generate_password: 'Generate a password',
     read_only_hint: 'Only an administrator can change this',
+  },
+  // single sign-on (issue 14): the login page's buttons, before any area is loaded
+  sso_sign_in: { or: 'or', with: 'Sign in with %{name}' },
+  // two-factor sign-in (issue 14)
+  two_factor: {
+    title: 'Two-factor sign-in',
+    status_off: 'Off. Turn it on to sign in with a code from an authenticator app as well as your password.',
+    status_on: 'On. Recovery codes left: %{count}',
+    turn_on: 'Turn on two-factor sign-in',
+    turn_off: 'Turn off two-factor sign-in',
+    new_codes: 'New recovery codes',
+    enrol_hint: 'Enter your password to start.',
+    next: 'Next',
+    scan_hint: 'Scan this QR code with an authenticator app, then enter the code it shows.',
+    qr_alt: 'QR code for the authenticator app',
+    manual_key: 'Or enter this key in the app by hand:',
+    code: 'Code',
+    code_help: 'Six digits from the app, or a recovery code',
+    code_required: 'Enter the code',
+    verify: 'Confirm',
+    codes_hint: 'Keep these recovery codes somewhere safe. Each works once if you lose your phone. They are not shown again.',
+    copy: 'Copy',
+    copied: 'Copied',
+    saved_codes: 'I have saved the codes',
+    confirm_hint: 'Enter your password and a code from the app (or a recovery code).',
+    step_title: 'Two-factor sign-in',
+    step_hint: 'Enter the code from your authenticator app, or one of your recovery codes.',
+    project: 'Project',
   },
   not_found: {
     title: 'Page not found',
@@ -344,11 +382,32 @@ export const en = {
     date: 'Enter a date from %{min} to %{max}',
     invalid_value: 'Invalid value',
     unknown_field: 'Unknown field',
+    // mail templates (issue 14)
+    must_contain: 'The value must contain %{placeholders}',
   },
   errors: {
     default: 'Error performing action. Contact support.',
     invalid_related_entities: 'Invalid related entity sent: %{entities}',
     http: {
+      // API keys and webhooks (issue 14)
+      'api keys cannot manage api keys': 'An API key cannot manage API keys',
+      'api keys cannot call this': 'An API key cannot make this call',
+      'private addresses are not allowed': 'Addresses inside the site (private, loopback, link-local) are not allowed',
+      'the address cannot be resolved': 'The address cannot be found',
+      'the delivery is being sent': 'The delivery is being sent right now',
+      // single sign-on (issue 14)
+      'single sign-on failed': 'Single sign-on failed. Try again or sign in with your password.',
+      'no user matches the single sign-on account': 'No user of Atrium matches this account. Ask the administrator.',
+      'the sign-on provider is not available': 'The sign-on provider is not available. Try again later.',
+      // two-factor sign-in (issue 14)
+      'invalid two-factor code': 'Invalid code',
+      'two-factor sign-in is already on': 'Two-factor sign-in is already on',
+      'two-factor sign-in is off': 'Two-factor sign-in is off',
+      'two-factor enrolment was not started': 'Two-factor sign-in was not started: begin again',
+      // IP blocking (issue 14)
+      'your ip address is banned':
+        'Access from your IP address is blocked for a while after repeated failures. Try again later or ask the administrator.',
+      'ip already in whitelist': 'IP already in whitelist',
       unauthenticated: 'Your session has ended. Sign in again.',
       'invalid credentials': 'Invalid credentials',
       'invalid token': 'Invalid token',
@@ -443,7 +502,7 @@ export const en = {
       'face not recognized': 'Your face was not recognised at the door; look into its camera and try again',
       'elevator controller already linked': 'This lift controller already serves another elevator',
       'unable to call your number': 'You cannot call your own number',
-      'user cannot communicate with himself': 'You cannot call yourself',
+      'user cannot communicate with himself': 'You cannot call or write to yourself',
       'device already has virtual number': 'This device already has a virtual number',
       'virtual number is not free': 'This virtual number is taken: pick another one',
       'error sending number to sip proxy': 'The number could not be sent to the SIP proxy',
@@ -456,8 +515,63 @@ export const en = {
       'error starting sip service': 'The SIP service could not be started',
       'maximum passes count and maximum period limits reached':
         'The guest limits are exceeded: at most %{max_count} passes and %{max_days} days',
+      // emergency alerts, lockdown and muster (issue 13)
+      'the alert has no audio file': 'The alert has no sound yet: upload or generate one first',
+      'no device of the alert can be reached': 'None of the alert’s devices can be reached (none of its type, or none in your groups)',
+      'the alert is playing': 'The alert is playing: stop it first',
+      'the alert is not playing': 'The alert is not playing',
+      'the group is already locked down': 'This group is already locked down',
+      'the lockdown is already lifted': 'This lockdown has already been lifted',
+      'file must be a wav, mp3, ogg, flac or m4a sound': 'The file must be a WAV, MP3, OGG, FLAC or M4A sound',
+      // announces and polls (issue 13)
+      'the announce must have recipients': 'The announce must have recipients: choose users or groups',
+      'a survey must have answers or allow a custom answer': 'A survey must have answers to each question or allow a custom answer',
+      'the announce cannot be changed once it was sent': 'The announce cannot be changed once it was sent',
+      'the poll is closed': 'The poll is closed',
+      'the poll was already answered': 'You have already answered this poll',
+      'the answer does not fit the poll': 'The answer does not fit the poll',
+      'announce already started': 'The announce has already been started',
+      'announce not started': 'The announce has not been started',
+      'not a poll': 'This announce is not a poll',
+      'poll not open': 'The poll is not open',
+      'unknown question': 'Unknown question',
+      'unknown answer': 'Unknown answer',
+      'question answered twice': 'The question is answered twice',
+      'answer given twice': 'The same answer is given twice',
+      'own answers not allowed': 'Own answers are not allowed in this poll',
+      'no answer': 'Choose an answer',
+      'one answer only': 'Choose one answer only',
+      'every question needs an answer': 'Answer every question',
+      // device alarms (issue 13)
+      'alarm already processed': 'This alarm has already been processed',
+      'alarm not processed': 'Only a processed alarm can be deleted: process it first',
+      // project settings (issue 14)
+      'the test mail could not be sent': 'The test mail could not be sent: check the SMTP settings',
+      'the certificate and key do not form a pair': 'The certificate and key do not form a pair',
+      'error mqtt broker settings sending': 'Error sending the MQTT broker settings',
+      'the key cannot be read': 'The key cannot be read: upload a PEM private key',
+      'the certificate has expired': 'The certificate has expired',
+      'the broker is not run by this server': 'The MQTT broker is not run by this server',
       'apple wallet is not configured': 'Apple Wallet is not configured: set the pass certificate in the project settings',
       'apple wallet passes are made for qr identifiers only': 'Apple Wallet passes are made for QR identifiers only',
+      // amenities and reservations (issue 13)
+      'the reservation status is not editable': 'This reservation can no longer be changed (it is in use, cancelled or over)',
+      'the reservation status is not cancelable': 'This reservation can no longer be cancelled',
+      'the amenity has unsupported devices without qr': 'The amenity has doors that cannot read QR codes: reservations are not possible',
+      'amenity file not found': 'The amenity has no such file',
+      'the amenity is not allowed for the user': 'This amenity is not available to the user (not in its groups)',
+      'amenity not found': 'Amenity not found',
+      'the number of persons is out of the amenity limits': 'The number of persons is outside the amenity limits',
+      'the time slot does not match the amenity time slots': 'The time slot does not match the amenity time slots',
+      'the time slot is not in the future': 'The time slot has already begun',
+      'the reservation date must be in the future': 'The reservation date must be today or later',
+      'no free places': 'No free places in this time slot',
+      'inconsistent time slots': 'Time slots must follow one another without gaps',
+      'editing and deleting are prohibited while the amenity has reservations':
+        'Time slots cannot be changed and the amenity cannot be deleted while it has reservations',
+      'the access rule has devices without qr support': 'The access rule has devices that cannot read QR codes',
+      'file must be a pdf document': 'The file must be a PDF document',
+      'editing and deleting are prohibited': 'Editing and deleting are prohibited',
       'the apple wallet certificate and key cannot sign a pass':
         'The Apple Wallet certificate and key cannot sign a pass: check them in the project settings',
       'the certificate cannot be read': 'The certificate cannot be read (a PEM certificate is expected)',
@@ -465,6 +579,17 @@ export const en = {
       'the key does not belong to the certificate': 'The private key does not belong to this certificate',
       'the certificate was not issued by this authority': 'The certificate was not issued by this WWDR certificate',
       'ukey2 is not licensed': 'UKEY2 keys are not licensed',
+      // licences (issue 14)
+      'wrong license sign': 'The licence signature is wrong: the file was changed or not issued for this server',
+      'invalid license file': 'This is not a licence file',
+      'license cannot be applied': 'The licence cannot be applied to this server or project',
+      'license expired': 'The licence has expired',
+      'license already installed': 'This licence is already installed',
+      'license server not responding': 'The licence server is not responding',
+      'license server not configured': 'No licence server is configured',
+      'no license found for the project': 'The licence server has no licence for this project',
+      'server with the same instance id already registered': 'A server with the same instance id is already registered',
+      'exceeding the maximum mobile apps in the project': 'The project’s licence allows no more mobile apps',
       'exceeding the maximum ukey2 in the project': 'The project already has all the UKEY2 keys its licence allows (%{max_count})',
       'exceeding the maximum ukey2 in the group': 'The group %{domain} already has all the UKEY2 keys its licence allows (%{max_count})',
       'the task has not finished': 'The task has not finished yet',

@@ -122,6 +122,9 @@ export const ru: Messages = {
       device_alarms: 'Тревоги устройств',
       alarm_calls: 'История SOS-вызовов',
       emergency_alerts: 'Экстренные оповещения',
+      // emergency lockdown and muster (issue 13)
+      emergency_lockdown: 'Блокировка дверей',
+      emergency_muster: 'Список присутствующих',
       virtual_numbers: 'Виртуальные номера',
       forward_rules: 'Правила переадресации',
       call_history: 'История вызовов',
@@ -138,6 +141,11 @@ export const ru: Messages = {
       licenses: 'Лицензии',
       outbox: 'Исходящие письма',
       system_info: 'Информация о системе',
+      ip_blocking: 'Блокировка IP', // issue 14
+      api_keys: 'API-ключи', // issue 14
+      webhooks: 'Вебхуки', // issue 14
+      sso_providers: 'Единый вход', // issue 14
+      mail_templates: 'Почтовые шаблоны', // mail templates (issue 14)
       profile: 'Профиль',
       notification_settings: 'Настройки уведомлений',
     },
@@ -191,6 +199,8 @@ export const ru: Messages = {
     /** Texts of the 'system' notifications, by their data.event. */
     system_events: {
       password_changed: 'Ваш пароль изменён',
+      // licences (issue 14)
+      license_expiring: 'Срок лицензии скоро закончится: см. «Лицензии»',
     },
     settings: {
       title: 'Настройки уведомлений',
@@ -246,6 +256,35 @@ export const ru: Messages = {
     confirm_password: 'Повторите новый пароль',
     generate_password: 'Сгенерировать пароль',
     read_only_hint: 'Изменить может только администратор',
+  },
+  // single sign-on (issue 14): the login page's buttons, before any area is loaded
+  sso_sign_in: { or: 'или', with: 'Войти через %{name}' },
+  // two-factor sign-in (issue 14)
+  two_factor: {
+    title: 'Двухфакторный вход',
+    status_off: 'Выключен. Включите, чтобы входить с кодом из приложения-аутентификатора в дополнение к паролю.',
+    status_on: 'Включён. Осталось резервных кодов: %{count}',
+    turn_on: 'Включить двухфакторный вход',
+    turn_off: 'Выключить двухфакторный вход',
+    new_codes: 'Новые резервные коды',
+    enrol_hint: 'Введите пароль, чтобы начать.',
+    next: 'Далее',
+    scan_hint: 'Отсканируйте QR-код приложением-аутентификатором и введите показанный им код.',
+    qr_alt: 'QR-код для приложения-аутентификатора',
+    manual_key: 'Или введите этот ключ в приложении вручную:',
+    code: 'Код',
+    code_help: 'Шесть цифр из приложения или резервный код',
+    code_required: 'Введите код',
+    verify: 'Подтвердить',
+    codes_hint:
+      'Сохраните резервные коды в надёжном месте. Каждый срабатывает один раз, если вы потеряете телефон. Больше они не будут показаны.',
+    copy: 'Копировать',
+    copied: 'Скопировано',
+    saved_codes: 'Я сохранил коды',
+    confirm_hint: 'Введите пароль и код из приложения (или резервный код).',
+    step_title: 'Двухфакторный вход',
+    step_hint: 'Введите код из приложения-аутентификатора или один из резервных кодов.',
+    project: 'Проект',
   },
   not_found: {
     title: 'Страница не найдена',
@@ -345,11 +384,33 @@ export const ru: Messages = {
     date: 'Введите дату от %{min} до %{max}',
     invalid_value: 'Недопустимое значение',
     unknown_field: 'Неизвестное поле',
+    // mail templates (issue 14)
+    must_contain: 'Значение должно содержать %{placeholders}',
   },
   errors: {
     default: 'Ошибка выполнения действия. Обратитесь в поддержку.',
     invalid_related_entities: 'Отправлена неверная связанная сущность: %{entities}',
     http: {
+      // API keys and webhooks (issue 14)
+      'api keys cannot manage api keys': 'API-ключ не может управлять API-ключами',
+      'api keys cannot call this': 'API-ключ не может выполнить этот запрос',
+      'private addresses are not allowed': 'Адреса внутри площадки (частные, локальные, link-local) не допускаются',
+      'the address cannot be resolved': 'Адрес не найден',
+      'the delivery is being sent': 'Доставка выполняется прямо сейчас',
+      // single sign-on (issue 14)
+      'single sign-on failed': 'Единый вход не удался. Попробуйте снова или войдите с паролем.',
+      'no user matches the single sign-on account':
+        'Этой учётной записи не соответствует ни один пользователь Atrium. Обратитесь к администратору.',
+      'the sign-on provider is not available': 'Провайдер входа недоступен. Попробуйте позже.',
+      // two-factor sign-in (issue 14)
+      'invalid two-factor code': 'Неверный код',
+      'two-factor sign-in is already on': 'Двухфакторный вход уже включён',
+      'two-factor sign-in is off': 'Двухфакторный вход выключен',
+      'two-factor enrolment was not started': 'Подключение двухфакторного входа не начато: начните заново',
+      // IP blocking (issue 14)
+      'your ip address is banned':
+        'Доступ с вашего IP-адреса временно заблокирован после повторных ошибок. Попробуйте позже или обратитесь к администратору.',
+      'ip already in whitelist': 'IP-адрес уже в белом списке',
       unauthenticated: 'Сеанс завершён. Войдите снова.',
       'invalid credentials': 'Неверные учётные данные',
       'invalid token': 'Неверный токен',
@@ -445,7 +506,7 @@ export const ru: Messages = {
       'face not recognized': 'Лицо не распознано у двери; посмотрите в камеру и попробуйте снова',
       'elevator controller already linked': 'Этот контроллер лифта уже обслуживает другой лифт',
       'unable to call your number': 'Нельзя позвонить на свой номер',
-      'user cannot communicate with himself': 'Нельзя позвонить самому себе',
+      'user cannot communicate with himself': 'Нельзя позвонить или написать самому себе',
       'device already has virtual number': 'У этого устройства уже есть виртуальный номер',
       'virtual number is not free': 'Этот виртуальный номер занят: выберите другой',
       'error sending number to sip proxy': 'Не удалось передать номер SIP-прокси',
@@ -458,8 +519,64 @@ export const ru: Messages = {
       'error starting sip service': 'Не удалось запустить службу SIP',
       'maximum passes count and maximum period limits reached':
         'Превышены гостевые лимиты: не более %{max_count} проходов и %{max_days} дней',
+      // emergency alerts, lockdown and muster (issue 13)
+      'the alert has no audio file': 'У оповещения ещё нет звука: загрузите или сгенерируйте его',
+      'no device of the alert can be reached': 'Ни одно устройство оповещения недоступно (нет устройств его типа или в ваших группах)',
+      'the alert is playing': 'Оповещение воспроизводится: сначала остановите его',
+      'the alert is not playing': 'Оповещение не воспроизводится',
+      'the group is already locked down': 'Двери этой группы уже заблокированы',
+      'the lockdown is already lifted': 'Эта блокировка уже снята',
+      'file must be a wav, mp3, ogg, flac or m4a sound': 'Файл должен быть звуком WAV, MP3, OGG, FLAC или M4A',
+      // announces and polls (issue 13)
+      'the announce must have recipients': 'У объявления должны быть получатели: выберите пользователей или группы',
+      'a survey must have answers or allow a custom answer':
+        'В опросе у каждого вопроса должны быть ответы, или нужно разрешить свой ответ',
+      'the announce cannot be changed once it was sent': 'Объявление нельзя изменить после отправки',
+      'the poll is closed': 'Опрос закрыт',
+      'the poll was already answered': 'Вы уже ответили на этот опрос',
+      'the answer does not fit the poll': 'Ответ не подходит к опросу',
+      'announce already started': 'Объявление уже запущено',
+      'announce not started': 'Объявление не запущено',
+      'not a poll': 'Это объявление — не опрос',
+      'poll not open': 'Опрос не открыт',
+      'unknown question': 'Неизвестный вопрос',
+      'unknown answer': 'Неизвестный ответ',
+      'question answered twice': 'На вопрос ответили дважды',
+      'answer given twice': 'Один и тот же ответ выбран дважды',
+      'own answers not allowed': 'Свои ответы в этом опросе не разрешены',
+      'no answer': 'Выберите ответ',
+      'one answer only': 'Выберите только один ответ',
+      'every question needs an answer': 'Ответьте на каждый вопрос',
+      // device alarms (issue 13)
+      'alarm already processed': 'Эта тревога уже обработана',
+      'alarm not processed': 'Удалить можно только обработанную тревогу: сначала обработайте её',
+      // project settings (issue 14)
+      'the test mail could not be sent': 'Не удалось отправить тестовое письмо: проверьте настройки SMTP',
+      'the certificate and key do not form a pair': 'Сертификат и ключ не составляют пару',
+      'error mqtt broker settings sending': 'Ошибка отправки настроек MQTT-брокера',
+      'the key cannot be read': 'Не удалось прочитать ключ: загрузите закрытый ключ в формате PEM',
+      'the certificate has expired': 'Срок действия сертификата истёк',
+      'the broker is not run by this server': 'MQTT-брокер не запущен этим сервером',
       'apple wallet is not configured': 'Apple Wallet не настроен: укажите сертификат пропуска в настройках проекта',
       'apple wallet passes are made for qr identifiers only': 'Пропуска Apple Wallet создаются только для QR-идентификаторов',
+      // amenities and reservations (issue 13)
+      'the reservation status is not editable': 'Это бронирование больше нельзя изменить (оно используется, отменено или завершено)',
+      'the reservation status is not cancelable': 'Это бронирование больше нельзя отменить',
+      'the amenity has unsupported devices without qr': 'У удобства есть двери, не читающие QR-коды: бронирование невозможно',
+      'amenity file not found': 'У удобства нет такого файла',
+      'the amenity is not allowed for the user': 'Это удобство недоступно пользователю (он не в его группах)',
+      'amenity not found': 'Удобство не найдено',
+      'the number of persons is out of the amenity limits': 'Количество человек вне пределов удобства',
+      'the time slot does not match the amenity time slots': 'Интервал не совпадает с интервалами удобства',
+      'the time slot is not in the future': 'Интервал уже начался',
+      'the reservation date must be in the future': 'Дата бронирования должна быть не раньше сегодняшней',
+      'no free places': 'Нет свободных мест в этом интервале',
+      'inconsistent time slots': 'Интервалы должны идти друг за другом без пропусков',
+      'editing and deleting are prohibited while the amenity has reservations':
+        'Пока у удобства есть бронирования, нельзя менять интервалы и удалять его',
+      'the access rule has devices without qr support': 'В правиле доступа есть устройства, не читающие QR-коды',
+      'file must be a pdf document': 'Файл должен быть документом PDF',
+      'editing and deleting are prohibited': 'Изменение и удаление запрещены',
       'the apple wallet certificate and key cannot sign a pass':
         'Сертификатом и ключом Apple Wallet нельзя подписать пропуск: проверьте их в настройках проекта',
       'the certificate cannot be read': 'Не удаётся прочитать сертификат (ожидается сертификат PEM)',
@@ -467,6 +584,17 @@ export const ru: Messages = {
       'the key does not belong to the certificate': 'Закрытый ключ не соответствует этому сертификату',
       'the certificate was not issued by this authority': 'Сертификат выпущен не этим сертификатом WWDR',
       'ukey2 is not licensed': 'Ключи UKEY2 не лицензированы',
+      // licences (issue 14)
+      'wrong license sign': 'Неверная подпись лицензии: файл изменён или выпущен не для этого сервера',
+      'invalid license file': 'Это не файл лицензии',
+      'license cannot be applied': 'Лицензию нельзя применить к этому серверу или проекту',
+      'license expired': 'Срок действия лицензии истёк',
+      'license already installed': 'Эта лицензия уже установлена',
+      'license server not responding': 'Сервер лицензий не отвечает',
+      'license server not configured': 'Сервер лицензий не настроен',
+      'no license found for the project': 'На сервере лицензий нет лицензии для этого проекта',
+      'server with the same instance id already registered': 'Сервер с таким же идентификатором экземпляра уже зарегистрирован',
+      'exceeding the maximum mobile apps in the project': 'Лицензия проекта не допускает больше мобильных приложений',
       'exceeding the maximum ukey2 in the project': 'В проекте уже все ключи UKEY2, разрешённые лицензией (%{max_count})',
       'exceeding the maximum ukey2 in the group': 'В группе %{domain} уже все ключи UKEY2, разрешённые лицензией (%{max_count})',
       'the task has not finished': 'Задача ещё не завершилась',

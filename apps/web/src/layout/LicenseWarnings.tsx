@@ -9,6 +9,7 @@ export function licenseWarningText(
   translate: (key: string, options?: Record<string, unknown>) => string,
 ): string | null {
   if (!warnings) return null;
+  if (warnings.status === 'no_license') return translate('license.no_license');
   const days = warnings.days ?? 0;
   if (warnings.status === 'will_expire')
     return days > 0 ? translate('license.will_expire', { smart_count: days }) : translate('license.expires_today');

@@ -1,12 +1,14 @@
 import { Alert, Box, Button, Checkbox, FormControlLabel, Stack, TextField } from '@mui/material';
 import { useTranslate } from 'ra-core';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useCallback, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { signIn } from '../app/auth';
+import { type SignInResult, signIn } from '../app/auth';
 import { errorText } from '../app/errors';
 import { ApiError } from '../app/http';
 import { PasswordField } from './PasswordField';
 import { PageLink, PublicPage } from './PublicPage';
+import { SsoButtons, useSsoReturn } from './SsoSignIn';
+import { TwoFactorStep } from './TwoFactorStep';
 import { usePublicSettings } from './usePublicSettings';
 
 export function LoginPage() {
@@ -19,6 +21,22 @@ export function LoginPage() {
   const [remember, setRemember] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // two-factor sign-in (issue 14): the password was right, a code is wanted.
+  const [codeStep, setCodeStep] = useState<Extract<SignInResult, { kind: 'two-factor' }> | null>(null);
+
+  // Signed in: the route guard leaves this page for the redirect or home.
+  const afterSignIn = useCallback(
+    (result: SignInResult) => {
+      if (result.kind === 'choose-project') navigate(`/choose-project${window.location.search}`);
+      if (result.kind === 'two-factor') {
+        setCodeStep(result);
+        setBusy(false);
+      }
+    },
+    [navigate],
+  );
+  // single sign-on (issue 14): back from the provider with a ticket or an error.
+  useSsoReturn(afterSignIn, setError);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -29,9 +47,7 @@ export function LoginPage() {
     }
     setBusy(true);
     try {
-      const result = await signIn(login.trim(), password, remember);
-      // Signed in: the route guard leaves this page for the redirect or home.
-      if (result.kind === 'choose-project') navigate(`/choose-project${location.search}`);
+      afterSignIn(await signIn(login.trim(), password, remember));
     } catch (err) {
       console.error(err);
       const wrong = err instanceof ApiError && (err.status === 401 || err.code === 'invalid_credentials');
@@ -39,6 +55,19 @@ export function LoginPage() {
       setBusy(false);
     }
   };
+
+  if (codeStep) {
+    return (
+      <TwoFactorStep
+        challenges={codeStep.challenges}
+        remember={codeStep.remember}
+        onBack={() => {
+          setCodeStep(null);
+          setPassword('');
+        }}
+      />
+    );
+  }
 
   return (
     <PublicPage
@@ -78,6 +107,7 @@ export function LoginPage() {
           <Button type="submit" variant="contained" size="large" disabled={busy} fullWidth>
             {translate('auth.sign_in')}
           </Button>
+          <SsoButtons search={location.search} />
           <Stack direction="row" sx={{ justifyContent: 'space-between', flexWrap: 'wrap', gap: 1 }}>
             {settings?.can_user_recovery_password ? (
               <PageLink to="/password/recovery">{translate('auth.forgot_password')}</PageLink>

@@ -35,6 +35,7 @@ import { useAlert } from '../app/useAlert';
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
 import { mayEditOwnRecord, type ProfileForm, profileBody, toForm } from './profileForm';
+import { TwoFactorSection } from './TwoFactorSection';
 
 function ChangePassword() {
   const translate = useTranslate();
@@ -204,6 +205,9 @@ export function ProfilePage() {
         <CardActions sx={{ px: 2 }}>
           <ChangePassword />
         </CardActions>
+        {/* two-factor sign-in (issue 14) */}
+        <Divider />
+        <TwoFactorSection />
       </Card>
     </Box>
   );

@@ -44,6 +44,20 @@ export class TokenService {
       throw e;
     }
   }
+
+  /**
+   * Whether Atrium signed the token, expired or not (IP blocking counts only tokens it never issued:
+   * an expired one is a console that has not refreshed yet, not a guess).
+   */
+  async signedHere(token: string): Promise<boolean> {
+    try {
+      await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: new Date(0) });
+      return true;
+    } catch (e) {
+      if (e instanceof joseErrors.JOSEError) return false;
+      throw e;
+    }
+  }
 }
 
 export const newRefreshToken = (): string => randomBytes(32).toString('base64url');

@@ -1,8 +1,14 @@
 import type { Locale, SmtpSettings } from '@atrium/contract';
 import type { DbOrTx } from '../db/client.js';
+import { composeMail, type MailRecipient } from './compose.js';
 import type { MailRepository, OutboxRow, OutboxStatus } from './mail.repository.js';
-import { describeSmtpError, type OutgoingMail, parseSmtpSettings, sendSmtp } from './smtp.js';
-import { type MailKind, type MailParams, renderMail } from './templates.js';
+import { describeSmtpError, type OutgoingMail, parseSmtpSettings, type sendSmtp, sendSmtpPooled } from './smtp.js';
+import type { MailKind, MailParams } from './templates.js';
+
+/** The project has no SMTP settings and the server none either. */
+export class SmtpMissingError extends Error {}
+/** The SMTP server refused or could not be reached; the message describes why. */
+export class SmtpSendError extends Error {}
 
 export interface QueuedMail {
   id: number;
@@ -35,7 +41,7 @@ export class Mailer {
     private readonly repo: MailRepository,
     private readonly opts: MailerOptions = {},
   ) {
-    this.send = opts.send ?? sendSmtp;
+    this.send = opts.send ?? sendSmtpPooled;
   }
 
   /** The project's own SMTP settings, else the server's, else none (mail is only stored). */
@@ -46,9 +52,28 @@ export class Mailer {
   /** Writes a `kind` mail in the recipient's language to the outbox; call `deliverSoon` after the commit. */
   async queue<K extends MailKind>(
     db: DbOrTx,
-    v: { projectId: number | null; to: string; locale: Locale | string; kind: K; params: MailParams[K] },
+    v: {
+      projectId: number | null;
+      to: string;
+      locale: Locale | string;
+      kind: K;
+      params: MailParams[K];
+      /** Whose groups choose the template (issue 14, mail templates): a user, or groups. */
+      recipient?: MailRecipient;
+    },
   ): Promise<QueuedMail> {
-    return this.queueRaw(db, v.projectId, { to: v.to, ...renderMail(v.kind, v.locale, v.params) });
+    return this.queueRaw(db, v.projectId, await composeMail(db, v));
+  }
+
+  /** Sends a mail now through the project's SMTP (a template's send-preview); throws when it cannot. */
+  async sendNow(projectId: number, mail: OutgoingMail): Promise<void> {
+    const smtp = await this.smtpFor(projectId);
+    if (!smtp) throw new SmtpMissingError();
+    try {
+      await this.send(smtp, mail);
+    } catch (err) {
+      throw new SmtpSendError(describeSmtpError(err, smtp));
+    }
   }
 
   async queueRaw(db: DbOrTx, projectId: number | null, mail: OutgoingMail): Promise<QueuedMail> {

@@ -76,6 +76,14 @@ describe('device-sim command line', () => {
     await expect.poll(() => out).toContain('CLI-1: CARD-9 denied (unknown)');
     child.stdin.write('call CLI-1 101\n');
     await expect.poll(() => events.map((e) => e.report.type)).toEqual(['door_opened', 'access_denied', 'call']);
+    // Alarms (issue 13): on with a kind and a zone, a tamper, and off for the whole device.
+    child.stdin.write('alarm CLI-1 on fire entrance\ntamper CLI-1 cover\nalarm CLI-1 off\n');
+    await expect.poll(() => events.slice(3).map((e) => e.report.type)).toEqual(['alarm_on', 'tamper', 'alarm_off']);
+    expect(events.slice(3).map((e) => e.report.data)).toEqual([
+      expect.objectContaining({ kind: 'fire', zone: 'entrance' }),
+      expect.objectContaining({ part: 'cover' }),
+      expect.not.objectContaining({ kind: expect.anything() }),
+    ]);
     child.stdin.write('status\n');
     await expect.poll(() => out).toMatch(/CLI-1 barrier\/BR-1 online tasks=1/);
     // Face ID: an open_lock asking for a face fails while nobody (or someone else) is in front of the camera.

@@ -133,6 +133,8 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
       play_audio: task('play_audio', { name: 'chime' }),
       open_lock: task('open_lock', { lock: 2 }),
       call_elevator: task('call_elevator', { floor: 3, ports: [3], direction: 'up' }),
+      stop_audio: task('stop_audio', {}),
+      lockdown: task('lockdown', { active: false }),
     };
     expect(Object.keys(sent).sort()).toEqual([...DEVICE_TASK_TYPES].sort());
     for (const [type, t] of Object.entries(sent)) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import {
   ACCESS_REALTIME,
   type AccessEvent,
@@ -159,9 +160,9 @@ export class AccessService {
       dataDir?: string;
       publicUrl?: string;
       publish?: Publish;
-      ukey2License?: () => Promise<Ukey2License>;
+      ukey2License?: (projectId: number) => Promise<Ukey2License>;
       /** Whether the server's licence has face ID for guests (none: off). */
-      faceIdForGuests?: () => Promise<boolean>;
+      faceIdForGuests?: (projectId: number) => Promise<boolean>;
       /** How long a guest's open with face ID waits for the door (ms). */
       guestFaceWaitMs?: number;
     } = {},
@@ -190,7 +191,7 @@ export class AccessService {
    * The UKEY2 licence, read before a transaction that may add UKEY2 keys: read inside it, on the
    * embedded database's single connection, it would wait for the transaction that waits for it.
    */
-  private readonly ukey2License: () => Promise<Ukey2License>;
+  private readonly ukey2License: (projectId: number) => Promise<Ukey2License>;
 
   async importIdentifiers(ctx: RequestContext, upload: string, id: string): Promise<IdentifierImportResult> {
     const result = await this.importer.attempt(ctx, upload, id);
@@ -239,6 +240,11 @@ export class AccessService {
   /** The users among `ids` the actor may see (other areas link users through it). */
   visibleUsers(actor: Actor, ids: number[]): Promise<Set<number>> {
     return this.repo.visibleIds(actor, 'users', [...new Set(ids)]);
+  }
+
+  /** The access rules among `ids` the actor may see (amenities link rules through it). */
+  visibleRules(actor: Actor, ids: number[]): Promise<Set<number>> {
+    return this.repo.visibleIds(actor, 'access_rules', [...new Set(ids)]);
   }
 
   // --- schedules ---------------------------------------------------------------------------------
@@ -551,7 +557,7 @@ export class AccessService {
     const value = this.value(type, body.value);
     await this.assertLinks(actor, { users: body.owner_id ? [body.owner_id] : undefined, access_rules: body.access_rules });
     await this.assertValueFree(actor.projectId, type, value);
-    const ukey2 = type === 'ukey2' ? await this.ukey2License() : null;
+    const ukey2 = type === 'ukey2' ? await this.ukey2License(actor.projectId) : null;
     const id = await this.db.transaction(async (tx) => {
       const [row] = await tx
         .insert(identifiers)
@@ -594,7 +600,8 @@ export class AccessService {
     const to = body.period_restrict_to !== undefined ? body.period_restrict_to : iso(before.periodTo);
     if (from && to && Date.parse(from) >= Date.parse(to)) throw invalidField('period_restrict_to', M.invalid_value);
     // A key that becomes UKEY2, or a UKEY2 key that changes hands, is counted again.
-    const ukey2 = type === 'ukey2' && (before.type !== 'ukey2' || body.owner_id !== undefined) ? await this.ukey2License() : null;
+    const ukey2 =
+      type === 'ukey2' && (before.type !== 'ukey2' || body.owner_id !== undefined) ? await this.ukey2License(actor.projectId) : null;
     await this.db.transaction(async (tx) => {
       const devicesBefore = await this.repo.devicesOfIdentifiers(tx, [id]);
       const limitChanged = body.passes_restrict_active !== undefined || body.passes_restrict_max_count !== undefined;
@@ -689,6 +696,56 @@ export class AccessService {
     const devicesBefore = await this.repo.devicesOfIdentifiers(tx, ids);
     await change();
     await this.syncIdentifiers(tx, null, ids, devicesBefore);
+  }
+
+  /**
+   * An identifier another area issues and keeps (an amenity reservation's QR, issue 13): a QR of no
+   * owner that opens `ruleIds` only, from `validFrom` to `validTo`, revoked when `revoked`; written
+   * and synced to the devices concerned in the caller's transaction (`id` null: a new one).
+   */
+  async issueIdentifierInTx(
+    tx: Tx,
+    v: {
+      id: number | null;
+      projectId: number;
+      name: string;
+      ruleIds: number[];
+      validFrom: Date;
+      validTo: Date;
+      revoked: boolean;
+      createdBy: number | null;
+    },
+  ): Promise<{ id: number; value: string }> {
+    const devicesBefore = v.id === null ? [] : await this.repo.devicesOfIdentifiers(tx, [v.id]);
+    const period = { periodRestrictActive: true, periodFrom: v.validFrom, periodTo: v.validTo };
+    const [row] =
+      v.id === null
+        ? await tx
+            .insert(identifiers)
+            .values({
+              projectId: v.projectId,
+              name: v.name,
+              type: 'qr',
+              value: `R${randomBytes(12).toString('hex').toUpperCase()}`,
+              ownerId: null,
+              ...period,
+              revokedAt: v.revoked ? new Date() : null,
+              createdBy: v.createdBy,
+            })
+            .returning({ id: identifiers.id, value: identifiers.value })
+        : await tx
+            .update(identifiers)
+            .set({
+              ...period,
+              revokedAt: v.revoked ? sql`coalesce(${identifiers.revokedAt}, now())` : null,
+              updatedAt: new Date(),
+            })
+            .where(sql`${identifiers.id} = ${v.id} AND ${identifiers.projectId} = ${v.projectId}`)
+            .returning({ id: identifiers.id, value: identifiers.value });
+    if (!row) throw notFound();
+    await this.repo.setRulesOf(tx, 'identifier', row.id, v.ruleIds);
+    await this.syncIdentifiers(tx, null, [row.id], devicesBefore);
+    return row;
   }
 
   /** Syncs changed identifiers to the devices that hold them now or held them before the change. */

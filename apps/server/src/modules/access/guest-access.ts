@@ -70,18 +70,21 @@ export class GuestAccess {
       get: (actor: Actor, id: number) => Promise<Identifier>;
       publicUrl: string;
       /** Whether the server's licence has face ID for guests (spec core §3 `face_id.is_enabled_for_guests`). */
-      faceIdForGuests?: () => Promise<boolean>;
+      faceIdForGuests?: (projectId: number) => Promise<boolean>;
       /** How long an open with face ID waits for the door's answer (ms; FACE_WAIT_MS when absent). */
       faceWaitMs?: number;
     },
   ) {}
 
-  /** The tightest guest limits of the groups the actor belongs to and those above them (null: none). */
+  /** The tightest guest limits of the project and of the groups the actor belongs to and those above them (null: none). */
   private async limits(actor: Actor): Promise<{ maxCount: number | null; maxDays: number | null }> {
     const [r] = await queryRows<{ max_count: number | null; max_days: number | null }>(
       this.db,
-      sql`SELECT min((g.guest_identifier_limits->>'max_passes_count')::int) AS max_count,
-          min((g.guest_identifier_limits->>'max_period_days')::int) AS max_days
+      // The project's limits (project settings, general tab) hold for every group; a group's own only tighten them.
+      sql`SELECT least(min((g.guest_identifier_limits->>'max_passes_count')::int),
+            (SELECT (p.settings->'guest_identifier_limits'->>'max_passes_count')::int FROM projects p WHERE p.id = ${actor.projectId})) AS max_count,
+          least(min((g.guest_identifier_limits->>'max_period_days')::int),
+            (SELECT (p.settings->'guest_identifier_limits'->>'max_period_days')::int FROM projects p WHERE p.id = ${actor.projectId})) AS max_days
         FROM groups g WHERE g.project_id = ${actor.projectId}
           AND g.id IN (SELECT unnest(m.path) FROM groups m WHERE m.id = ANY(${intArray(actor.groupIds)}))`,
     );
@@ -369,7 +372,7 @@ export class GuestAccess {
   ): Promise<{ identifier_id: number; photo_url: string } | null> {
     if (!g.photo_path || !door.face_enabled) return null;
     if (!deviceModel(door.type, door.model)?.capabilities.face_recognition) return null;
-    if (!(await this.hooks.faceIdForGuests?.())) return null;
+    if (!(await this.hooks.faceIdForGuests?.(g.project_id))) return null;
     return { identifier_id: Number(g.id), photo_url: `${this.hooks.publicUrl}/api/v0/files/${g.photo_path}` };
   }
 

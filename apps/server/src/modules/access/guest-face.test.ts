@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.js';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { installLicense, removeLicenses } from '../../../test/licenses.js';
 import { queryRows } from '../../core/db/client.js';
 
 let t: TestApp;
@@ -30,12 +31,8 @@ const ok = <T>(res: { statusCode: number; body: string; json(): { data: T } }): 
 };
 
 async function setFaceLicense(on: boolean) {
-  const features = { ...fullLicenseInfo(), face_id: { is_enabled_for_guests: on } };
-  await t.database.db.execute(
-    sql`INSERT INTO server_settings (key, value) VALUES ('license', ${JSON.stringify({ features })}::jsonb)
-        ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-  );
-  t.app.services.licenses.invalidate();
+  await removeLicenses(t);
+  await installLicense(t, { ...fullLicenseInfo(), face_id: { is_enabled_for_guests: on } });
 }
 
 const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

@@ -66,7 +66,7 @@ export class IdentifierImport {
     private readonly sync: (tx: Parameters<Parameters<Db['transaction']>[0]>[0], ids: number[], devicesBefore: number[]) => Promise<void>,
     private readonly devicesOf: (tx: Parameters<Parameters<Db['transaction']>[0]>[0], ids: number[]) => Promise<number[]>,
     /** The UKEY2 licence, read before the import's transaction (see AccessService.ukey2License). */
-    private readonly ukey2License: () => Promise<Ukey2License>,
+    private readonly ukey2License: (projectId: number) => Promise<Ukey2License>,
     /** Checks the UKEY2 counts after the rows are written, in the import's transaction: a breach undoes the import. */
     private readonly ukey2Within: (tx: DbOrTx, projectId: number, license: Ukey2License) => Promise<void>,
   ) {}
@@ -159,7 +159,7 @@ export class IdentifierImport {
   private async write(ctx: RequestContext, file: string, action: 'skip' | 'replace'): Promise<IdentifierImportResult> {
     const errors = new ErrorList<RowError>();
     const result = emptyResult();
-    const ukey2 = await this.ukey2License();
+    const ukey2 = await this.ukey2License(ctx.actor.projectId);
     await this.db.transaction(async (tx) => {
       const written: number[] = [];
       const devicesBefore = new Set<number>();

@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeGroup, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, type TestApp } from '../../../test/helpers.js';
+import { installLicense, removeLicenses } from '../../../test/licenses.js';
 import { queryRows } from '../../core/db/client.js';
 
 let t: TestApp;
@@ -18,12 +19,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 async function setLicense(ukey2: { is_enabled: boolean; license_count: number | null }) {
-  const features = { ...fullLicenseInfo(), ukey2 };
-  await t.database.db.execute(
-    sql`INSERT INTO server_settings (key, value) VALUES ('license', ${JSON.stringify({ features })}::jsonb)
-        ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-  );
-  t.app.services.licenses.invalidate();
+  await removeLicenses(t);
+  await installLicense(t, { ...fullLicenseInfo(), ukey2 });
 }
 const ukey2Count = async () =>
   Number((await queryRows<{ n: number }>(t.database.db, sql`SELECT count(*)::int AS n FROM identifiers WHERE type = 'ukey2'`))[0]?.n);

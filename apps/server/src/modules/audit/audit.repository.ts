@@ -14,6 +14,7 @@ export const AUDIT_LIST: ListSpec = {
     id: { expr: sql`${A.id}`, type: 'number' },
     created_at: { expr: sql`${A.createdAt}`, type: 'date' },
     user_id: { expr: sql`${A.userId}`, type: 'number', sortable: false },
+    api_key_id: { expr: sql`${A.apiKeyId}`, type: 'number', sortable: false },
     entity: { expr: sql`${A.entity}`, type: 'text', sortable: false },
     entity_id: { expr: sql`${A.entityId}`, type: 'text', sortable: false },
     action: { expr: sql`${A.action}`, type: 'text', sortable: false },
@@ -33,6 +34,9 @@ export interface AuditRow {
   userId: number | null;
   userName: string | null;
   userLogin: string | null;
+  apiKeyId: number | null;
+  apiKeyName: string | null;
+  apiKeyPrefix: string | null;
   entity: string;
   entityId: string | null;
   action: string;
@@ -63,6 +67,10 @@ export class AuditRepository {
           userId: auditEvents.userId,
           userName: users.name,
           userLogin: users.login,
+          // API keys (issue 14): the key a change was made with, while it exists.
+          apiKeyId: auditEvents.apiKeyId,
+          apiKeyName: sql<string | null>`(SELECT k.name FROM api_keys k WHERE k.id = ${A.apiKeyId})`,
+          apiKeyPrefix: sql<string | null>`(SELECT k.prefix FROM api_keys k WHERE k.id = ${A.apiKeyId})`,
           entity: auditEvents.entity,
           entityId: auditEvents.entityId,
           action: auditEvents.action,

@@ -10,6 +10,7 @@ export const toAuditEvent = (r: AuditRow): AuditEvent => ({
   created_at: iso(r.createdAt),
   user_id: r.userId,
   user: r.userId !== null && r.userLogin !== null ? { id: r.userId, name: r.userName ?? '', login: r.userLogin } : null,
+  api_key: r.apiKeyId !== null ? { id: r.apiKeyId, name: r.apiKeyName ?? `#${r.apiKeyId}`, prefix: r.apiKeyPrefix ?? '' } : null,
   entity: r.entity,
   entity_id: r.entityId,
   action: r.action,

@@ -7,6 +7,8 @@ export const auditEvents = pgTable(
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     projectId: integer('project_id'),
     userId: integer('user_id'),
+    /** The API key the change was made with (issue 14, api keys); the user is then the key's creator. */
+    apiKeyId: integer('api_key_id'),
     entity: text('entity').notNull(),
     entityId: text('entity_id'),
     action: text('action').notNull(),

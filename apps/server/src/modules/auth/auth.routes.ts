@@ -11,7 +11,7 @@ export async function authRoutes(app: AppInstance): Promise<void> {
     { config: { public: true }, schema: { tags: ['session'], body: LoginBodySchema, response: { 200: LoginResponseSchema } } },
     async (req) => {
       try {
-        return { data: { sessions: await auth.login(req.body, req.ip, String(req.id)) } };
+        return { data: await auth.login(req.body, req.ip, String(req.id)) };
       } catch (e) {
         // Failed sign-ins and locks are what an operator watches for: warnings, with the login and address (never the password).
         if (e instanceof AppError && (e.code === 'invalid_credentials' || e.code === 'too_many_attempts')) {

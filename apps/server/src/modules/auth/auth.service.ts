@@ -9,6 +9,7 @@ import {
   PERMISSION_CODES,
   REFRESH_TOKEN_TTL_SECONDS,
   type Session,
+  type TwoFactorChallenge,
 } from '@atrium/contract';
 import { signInKeys } from '../../core/attempts.js';
 import { recordAudit } from '../../core/audit.js';
@@ -21,6 +22,18 @@ import type { ReadCache } from '../../core/read-cache.js';
 import { endSessions } from '../../core/sessions.js';
 import type { AuthRepository } from './auth.repository.js';
 
+/** What a right password leads to: sessions, and challenges for users with two-factor sign-in on (issue 14). */
+export interface LoginResult {
+  sessions: Session[];
+  two_factor?: TwoFactorChallenge[];
+}
+
+/** two-factor sign-in (issue 14): modules/two-factor decides who needs a code and makes their challenge. */
+export interface SecondFactorGate {
+  required(userIds: readonly number[]): Promise<ReadonlySet<number>>;
+  challenge(c: { userId: number; project: Session['project'] }, login: string): Promise<TwoFactorChallenge>;
+}
+
 const ALL_PERMISSIONS: ReadonlySet<string> = new Set(PERMISSION_CODES);
 
 export class AuthService {
@@ -32,7 +45,7 @@ export class AuthService {
   ) {}
 
   /** One session per project where the login exists and the password matches. */
-  async login(body: LoginBody, ip: string, requestId: string): Promise<Session[]> {
+  async login(body: LoginBody, ip: string, requestId: string): Promise<LoginResult> {
     const keys = signInKeys(body.login, ip);
     // Counted before the slow password check, each in one statement: parallel attempts cannot all
     // read a count none of them has added to yet. The login and the address together hold the
@@ -60,16 +73,31 @@ export class AuthService {
     await this.repo.attempts.giveBack(keys.account);
     await this.repo.attempts.clear(keys.accountAtAddress);
     const sessions: Session[] = [];
+    const twoFactor: TwoFactorChallenge[] = [];
+    // two-factor sign-in (issue 14): a user with TOTP on gets a challenge, not a session.
+    const gated = this.secondFactor ? await this.secondFactor.required(matched.map((c) => c.userId)) : new Set<number>();
     for (const c of matched) {
-      await this.repo.markActivated(c.userId);
-      await recordAudit(
-        this.db,
-        { actor: { userId: c.userId, projectId: c.project.id }, ip, requestId },
-        { entity: 'session', entityId: c.userId, action: 'login' },
-      );
-      sessions.push({ ...(await this.issue(c.userId, c.project.id, randomUUID())), project: c.project });
+      if (gated.has(c.userId) && this.secondFactor) twoFactor.push(await this.secondFactor.challenge(c, body.login));
+      else sessions.push(await this.completeSignIn(c, ip, requestId));
     }
-    return sessions;
+    return twoFactor.length ? { sessions, two_factor: twoFactor } : { sessions };
+  }
+
+  private secondFactor: SecondFactorGate | undefined;
+  /** two-factor sign-in (issue 14): which users must give a code after their password, and their challenge. */
+  onSecondFactor(gate: SecondFactorGate): void {
+    this.secondFactor = gate;
+  }
+
+  /** A session for a user whose sign-in is complete (password, and a code where two-factor is on). */
+  async completeSignIn(c: { userId: number; project: Session['project'] }, ip: string, requestId: string): Promise<Session> {
+    await this.repo.markActivated(c.userId);
+    await recordAudit(
+      this.db,
+      { actor: { userId: c.userId, projectId: c.project.id }, ip, requestId },
+      { entity: 'session', entityId: c.userId, action: 'login' },
+    );
+    return { ...(await this.issue(c.userId, c.project.id, randomUUID())), project: c.project };
   }
 
   private async issue(userId: number, projectId: number, familyId: string) {

@@ -1,9 +1,8 @@
-import { ERROR_MESSAGES, PERMISSION_CODES } from '@atrium/contract';
-import { eq } from 'drizzle-orm';
+import { ERROR_MESSAGES, fullLicenseInfo, PERMISSION_CODES } from '@atrium/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
-import { serverSettings } from '../projects/projects.table.js';
+import { installLicense, removeLicenses } from '../../../test/licenses.js';
 
 let t: TestApp;
 let admin: ReturnType<typeof client>;
@@ -93,19 +92,14 @@ describe('frontend and public calls', () => {
 
   it('tells licence warnings only to those who may manage licences', async () => {
     const db = t.app.database.db;
-    const soon = new Date(Date.now() + 5 * 86_400_000).toISOString();
-    await db
-      .insert(serverSettings)
-      .values({ key: 'license', value: { expires_at: soon } })
-      .onConflictDoUpdate({ target: serverSettings.key, set: { value: { expires_at: soon } } });
-    t.app.services.licenses.invalidate();
+    const soon = Math.floor(Date.now() / 1000) + 5 * 86_400;
+    await installLicense(t, fullLicenseInfo(), { period: { from: 0, to: soon } });
     const manager = await adminClient(t);
     expect((await manager.get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'will_expire', days: 5 });
     const member = await makeUser(db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId] });
     const memberApi = client(t.app, await login(t.app, member.login, member.password));
     expect((await memberApi.get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'normal', days: null });
     expect((await client(t.app).get('/frontend/server/settings')).json().data.warnings).toEqual({ status: 'normal', days: null });
-    await db.delete(serverSettings).where(eq(serverSettings.key, 'license'));
-    t.app.services.licenses.invalidate();
+    await removeLicenses(t);
   });
 });

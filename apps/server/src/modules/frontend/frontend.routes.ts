@@ -39,21 +39,24 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
     '/frontend/server/settings',
     { config: { public: true }, schema: { tags, response: { 200: z.object({ data: ServerSettingsSchema }) } } },
     async (req) => {
-      const features = await licenses.serverFeatures();
       // Public (the sign-in page reads the registration switches), but licence warnings are shown
       // only to those who may manage licences (spec core §4): others, and signed-out callers, hear 'normal'.
+      // The licence is the caller's project's (modules/licenses).
       const header = req.headers.authorization;
       const caller = header?.startsWith('Bearer ') ? await app.services.auth.actorFromToken(header.slice(7)) : null;
+      const features = await licenses.serverFeatures(caller?.projectId);
       const mayManageLicenses = caller?.permissions.has('can_manage_licenses') ?? false;
-      const host = new URL(app.config.publicUrl).hostname;
-      const registration = await app.services.settings.registration();
+      // The caller's project settings, or the server's default project's for a signed-out caller.
+      const project = await app.services.settings.server(caller?.projectId ?? null);
+      const host = new URL(project.server_url ?? app.config.publicUrl).hostname;
+      const { registration } = project;
       return {
         data: {
           can_user_recovery_password: registration.recovery,
           can_user_register_by_token: registration.by_token,
           can_user_register_himself: registration.self,
           is_standalone_mode: true,
-          auto_forward_rules: { is_enabled: false, device_protocol: 'UDP' as const, use_address: 'server_url' },
+          auto_forward_rules: project.auto_forward_rules,
           license: {
             features,
             counts: {
@@ -62,12 +65,13 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
               ukey2: { per_account: features.ukey2.license_count, total: features.ukey2.license_count },
             },
           },
-          warnings: mayManageLicenses ? await licenses.warnings() : { status: 'normal' as const, days: null },
-          locale: 'en' as const,
+          warnings: mayManageLicenses ? await licenses.warnings(caller?.projectId) : { status: 'normal' as const, days: null },
+          locale: project.locale,
+          time_zone: project.time_zone,
           domain: host,
-          push_server: null,
-          server_ip: null,
-          internal_server_ip: null,
+          push_server: project.push_server,
+          server_ip: project.server_ip,
+          internal_server_ip: project.internal_server_ip,
           version: VERSION,
           device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
           sip_proxy_host: host,

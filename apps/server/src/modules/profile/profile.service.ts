@@ -75,11 +75,17 @@ export class ProfileService {
   }
 
   async get(actor: Actor): Promise<Profile> {
-    const [row, server] = await Promise.all([this.repo.full(actor.userId, actor.projectId), this.licenses.serverFeatures()]);
+    const [row, server, restrictors, warnings] = await Promise.all([
+      this.repo.full(actor.userId, actor.projectId),
+      this.licenses.serverFeatures(actor.projectId),
+      this.licenses.restrictors(actor.projectId),
+      this.licenses.warnings(actor.projectId),
+    ]);
     if (!row) throw new AppError('unauthenticated');
     const { user: u, role, project, domains, sipNumber } = row;
     const licenseInfo = { ...emptyLicenseInfo(), ...(u.licenseInfo as Partial<LicenseInfo> | null) } as LicenseInfo;
     const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, licenseInfo, f));
+    const expiring = warnings.status === 'will_expire' || warnings.status === 'already_expired';
     return {
       id: u.id,
       login: u.login,
@@ -93,7 +99,15 @@ export class ProfileService {
       project,
       profile: { ...profileFields(u.profile), sip_number: sipNumber },
       license_info: licenseInfo,
-      license_state: { features, restrictors: [], expiring: { sip: null, mobile_app: null } },
+      license_state: {
+        features,
+        restrictors: restrictors.map((r) => ({ type: r.type, value: r.limit })),
+        // The project licence's end, told for the counted features it licenses (spec core §3).
+        expiring: {
+          sip: expiring && server.sip.is_enabled ? warnings : null,
+          mobile_app: expiring && server.mobile_app.is_enabled ? warnings : null,
+        },
+      },
     };
   }
 

@@ -391,6 +391,7 @@ export class RegistrationService {
         to: email,
         locale: user.locale,
         kind: 'invite',
+        recipient: { userId: user.id },
         params: {
           name: user.name,
           login: user.login,
@@ -476,6 +477,7 @@ export class RegistrationService {
           to: user.email ?? email,
           locale: user.locale,
           kind: 'password_reset',
+          recipient: { userId: user.id },
           params: {
             name: user.name,
             login: user.login,

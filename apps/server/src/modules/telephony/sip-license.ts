@@ -22,18 +22,18 @@ export const userLicense = (stored: unknown): LicenseInfo => ({ ...emptyLicenseI
 
 /**
  * The SIP licence rules of spec comms §6 on the server: SIP features need the SIP licence (server
- * or user); trunks and the web dialer their own flags; the total of virtual numbers (every project
- * of the server) stays within the server licence's count.
+ * or user); trunks and the web dialer their own flags; the project's virtual numbers stay within the
+ * count of the project's licence (modules/licenses).
  */
 export class SipLicense {
   constructor(private readonly licenses: LicenseService) {}
 
   async state(db: DbOrTx, actor: Actor): Promise<SipLicenseState> {
     const [server, rows] = await Promise.all([
-      this.licenses.serverFeatures(),
+      this.licenses.serverFeatures(actor.projectId),
       queryRows<{ info: unknown; used: number }>(
         db,
-        sql`SELECT (SELECT license_info FROM users WHERE id = ${actor.userId}) AS info, (SELECT count(*)::int FROM sip_numbers) AS used`,
+        sql`SELECT (SELECT license_info FROM users WHERE id = ${actor.userId}) AS info, (SELECT count(*)::int FROM sip_numbers WHERE project_id = ${actor.projectId}) AS used`,
       ),
     ]);
     const user = userLicense(rows[0]?.info);

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { SipStatus } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
+import { AppError } from '../../core/errors.js';
 import { tcpPortFree, udpPortFree } from '../../core/ports.js';
 import { type SipServer, startSipServer } from '../../sip/index.js';
 import type { SipControl } from './calls.service.js';
@@ -29,7 +30,10 @@ export async function takenSipPort(host: string, port: number, wsPort: number): 
 export async function startSip(app: AppInstance, config: Config): Promise<SipRuntime> {
   const tel = telephonyOf(app);
   const tls = config.sip.tls ? { cert: await readFile(config.sip.tls.certFile), key: await readFile(config.sip.tls.keyFile) } : undefined;
-  let ports = { udp: config.sip.port, tcp: config.sip.port, ws: config.sip.wsPort };
+  // The ports of the default project's SIP settings (project settings, SIP tab) win over the configuration.
+  const stored = await app.services.projectSettings.storedSipPorts();
+  const port = stored.port ?? config.sip.port;
+  let ports = { udp: port, tcp: port, ws: stored.ws_port ?? config.sip.wsPort };
   const open = async (): Promise<SipServer> => {
     const server = await startSipServer({
       host: config.sip.host,
@@ -39,7 +43,8 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       wsPort: ports.ws,
       ...(tls ? { tls } : {}),
       realm: config.sip.publicHost,
-      directory: tel.directory,
+      // IP blocking (issue 14): banned addresses get 403 to REGISTER; failed digests are counted.
+      directory: app.services.ipBlocking.guardSipDirectory(tel.directory),
       observer: tel.recorder,
       log: app.log.child({ component: 'sip' }),
       ...(config.sip.rtpengineUrl ? { rtpengineUrl: config.sip.rtpengineUrl } : {}),
@@ -78,12 +83,26 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     endpoint: () => ({ domain: config.sip.publicHost, wsUrl: `${wsScheme}://${config.sip.publicHost}:${server.ports.ws}` }),
   };
   tel.calls.attachSip(control);
+  app.services.projectSettings.attachSip({
+    ports: () => ({ port: server.ports.udp, ws_port: server.ports.ws }),
+    apply: async (next) => {
+      const taken = await takenSipPort(
+        config.sip.host,
+        next.port === server.ports.udp ? 0 : next.port,
+        next.ws_port === server.ports.ws ? 0 : next.ws_port,
+      );
+      if (taken) throw new AppError('sip_service_start_failed', [{ field: 'port', message: taken }]);
+      ports = { udp: next.port, tcp: next.port, ws: next.ws_port };
+      await restart();
+    },
+  });
   return {
     get server() {
       return server;
     },
     close: async () => {
       tel.calls.attachSip(null);
+      app.services.projectSettings.attachSip(null);
       await server.close();
       await tel.recorder.flush();
     },

@@ -38,7 +38,11 @@ export function telephonyOf(app: AppInstance): Telephony {
     app.services.notifications.notify(...a),
   );
   const recorder = new CallRecorder(db, {
-    publish: (...a) => app.realtime.publish(...a),
+    // webhooks (issue 14) hear a call that ended; never waited for.
+    publish: (...a) => {
+      void app.services.webhooks.onPublish(...a);
+      return app.realtime.publish(...a);
+    },
     openLock: async (deviceId, call) => {
       await calls.openLock({ actor: null, ip: 'sip', requestId: `sip-${call.id}-${randomUUID().slice(0, 8)}` }, deviceId);
     },

@@ -94,6 +94,9 @@ export type MarkerApplier = (
   markerIds: readonly number[],
 ) => Promise<void>;
 
+/** A project's licence count check for users' licence info: made before the write, run inside its transaction. */
+export type LicenseCheck = (projectId: number) => Promise<(tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>>;
+
 /** Runs `change` to some users' groups (or their deletion) and lets the listener see before and after. */
 export type MembershipChange = (
   tx: Parameters<Parameters<Db['transaction']>[0]>[0],
@@ -169,6 +172,7 @@ export class UsersService {
     await this.assertPlaceable(actor, body.domains);
     if (body.role) await this.roles.assertAssignable(actor, body.role);
     const passwordHash = body.password ? await hashPassword(body.password) : null;
+    const checkLicense = body.license_info ? await this.licenseCheck?.(actor.projectId) : undefined;
     const id = await this.db.transaction(async (tx) => {
       const userId = await this.repo.insert(tx, {
         projectId: actor.projectId,
@@ -186,6 +190,7 @@ export class UsersService {
         createdBy: actor.userId,
       });
       await this.repo.setGroups(tx, userId, body.domains);
+      await checkLicense?.(tx);
       // The master virtual number is the number's own record (modules/telephony); the profile names it.
       if (body.profile?.sip_number_id) await assignMasterNumber(tx, actor.projectId, userId, body.profile.sip_number_id);
       const { password: _omit, ...after } = body;
@@ -230,6 +235,7 @@ export class UsersService {
     }
     const profile = body.profile ? { ...(before.profile as object), ...body.profile } : undefined;
     const { password: _omit, ...after } = body;
+    const checkLicense = body.license_info !== undefined ? await this.licenseCheck?.(actor.projectId) : undefined;
     await this.db.transaction(async (tx) => {
       const write = async () => {
         await this.repo.update(tx, id, {
@@ -251,6 +257,7 @@ export class UsersService {
       if ((body.domains || body.elevator_access_disabled !== undefined) && this.membership) await this.membership(tx, [id], write);
       else await write();
       if (body.markers !== undefined) await this.markerApplier?.(tx, actor, id, body.markers);
+      await checkLicense?.(tx);
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'update', before: auditView(before), after });
     });
     if (body.domains || body.elevator_access_disabled !== undefined) await this.membershipCommitted?.();
@@ -298,6 +305,14 @@ export class UsersService {
   onMarkers(apply: MarkerApplier): void {
     this.markerApplier = apply;
   }
+  private licenseCheck: LicenseCheck | undefined;
+  /**
+   * The licences module's count check (issue 14): read before a write of users' licence info, then
+   * run inside its transaction after the write, so a breach rolls the whole write back.
+   */
+  onLicenseWrite(check: LicenseCheck): void {
+    this.licenseCheck = check;
+  }
   private membershipCommitted: (() => Promise<void>) | undefined;
 
   /**
@@ -343,6 +358,11 @@ export class UsersService {
     await this.repo.attempts.clear(`password:${id}`);
     await recordAudit(this.db, ctx, { entity: 'user', entityId: id, action: 'unlock' });
     return { id };
+  }
+
+  /** two-factor sign-in (issue 14): another area acts on a user as an administrator, with the rules of setting their password. */
+  async assertMayManage(actor: Actor, id: number): Promise<void> {
+    await this.editable(actor, id, false);
   }
 
   /** Answers where the mail went: relayed to SMTP or kept in the outbox. */

@@ -38,6 +38,8 @@ export const en = {
       prohibited: 'A prohibiting rule forbids this lock',
       lock: 'No access rule gives access to this lock',
       schedule: 'The schedule does not allow access at that time',
+      // emergency lockdown (issue 13): the device holds its doors shut
+      lockdown: 'The door is locked down',
     },
   },
   explain: {
@@ -168,6 +170,8 @@ export const ru: typeof en = {
       prohibited: 'Запрещающее правило не пускает к этому замку',
       lock: 'Ни одно правило доступа не даёт доступ к этому замку',
       schedule: 'Расписание не разрешает доступ в это время',
+      // emergency lockdown (issue 13): the device holds its doors shut
+      lockdown: 'Дверь заблокирована',
     },
   },
   explain: {

@@ -48,7 +48,9 @@ function useAuthor() {
   const translate = useTranslate();
   return (e: AuditEvent) => {
     const a = authorOf(e);
-    return typeof a === 'string' ? a : translate(a.key, a.args);
+    const who = typeof a === 'string' ? a : translate(a.key, a.args);
+    // API keys (issue 14): a change made with a key names it beside its creator.
+    return e.api_key ? translate('audit_events.via_api_key', { author: who, name: e.api_key.name, prefix: e.api_key.prefix }) : who;
   };
 }
 

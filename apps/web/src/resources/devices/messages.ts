@@ -200,6 +200,8 @@ export const en = {
         play_audio: 'Play audio',
         open_lock: 'Open lock',
         call_elevator: 'Call the lift',
+        stop_audio: 'Stop audio',
+        lockdown: 'Lockdown',
       },
       states: {
         new: 'New',
@@ -430,6 +432,8 @@ export const ru: typeof en = {
         play_audio: 'Воспроизведение звука',
         open_lock: 'Открытие замка',
         call_elevator: 'Вызов лифта',
+        stop_audio: 'Остановка звука',
+        lockdown: 'Блокировка дверей',
       },
       states: {
         new: 'Новая',
