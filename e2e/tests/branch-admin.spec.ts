@@ -153,6 +153,9 @@ test('an administrator gives a floor manager the users of their floor, and nobod
       'Groups',
       /^Access management$/i,
       'Identifiers',
+      // Conversations are everyone's too: a resident writes to the management and reads the answers.
+      /^Communications$/i,
+      'Conversations',
     ]);
 
     // The users of the first floor and its apartments, nobody else.

@@ -11,7 +11,7 @@ test('a signed-in user opening the root or a signed-out page is sent home', asyn
 
 test('an unknown address answers not-found, and so does an area that is not built yet', async ({ page }) => {
   await signInFromLogin(page, ADMIN);
-  for (const path of ['/no/such/page', '/announces']) {
+  for (const path of ['/no/such/page', '/backups']) {
     await page.goto(path);
     await expect(page.getByRole('main').getByRole('heading', { name: 'Page not found' })).toBeVisible();
   }

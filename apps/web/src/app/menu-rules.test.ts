@@ -73,6 +73,7 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/devices/alarms', permissions: [['can_view_device_alarms']] },
   { path: '/devices/alarms-calls', permissions: [['can_view_device_alarms']] },
   // emergency lockdown and muster (issue 13)
+  { path: '/emergency-alerts', permissions: [['can_view_emergency_alerts']] },
   { path: '/emergency-lockdown', permissions: [['can_view_emergency_alerts']] },
   { path: '/emergency-muster', permissions: [['can_view_emergency_alerts', 'can_view_access_control_events']] },
   { path: '/forward-rules', permissions: [['can_view_forward_rules']], features: ['sip'] },
@@ -140,7 +141,7 @@ describe('menu rules', () => {
   });
 
   it('shows entries without a rule to everyone', () => {
-    const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations', '/emergency-alerts'];
+    const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations'];
     for (const path of open) expect(shown(path, ctx([])), path).toBe(true);
     for (const path of ['/backups']) expect(shown(path, ctx([])), path).toBe(true);
   });

@@ -101,7 +101,8 @@ export const MENU: readonly MenuSection[] = [
   section('emergency', [
     item('/devices/alarms', 'device_alarms', p('can_view_device_alarms')),
     item('/devices/alarms-calls', 'alarm_calls', p('can_view_device_alarms')),
-    item('/emergency-alerts', 'emergency_alerts'),
+    // The spec names no rule here; the list answers only to those who may view alerts, so the item asks the same.
+    item('/emergency-alerts', 'emergency_alerts', p('can_view_emergency_alerts')),
     // lockdown and muster (issue 13): a group's doors held shut; who is inside, from access events
     item('/emergency-lockdown', 'emergency_lockdown', p('can_view_emergency_alerts')),
     item('/emergency-muster', 'emergency_muster', all(p('can_view_emergency_alerts'), p('can_view_access_control_events'))),
