@@ -16,7 +16,7 @@ import nodemailer from 'nodemailer';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 import WebSocket from 'ws';
-import { type Servers, secs, startServers, until } from './lib.js';
+import { quantile, type Servers, secs, startServers, until } from './lib.js';
 import { seedUsers } from './seed.js';
 
 const SOCKETS = Number(process.env.BENCH_COMMS_SOCKETS ?? 5_000);
@@ -42,7 +42,6 @@ export function printRows(rows: Row[]): void {
   }
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
 /** Runs `job` over `items` with at most `n` at once. */

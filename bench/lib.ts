@@ -169,6 +169,9 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
 const ADMIN_PASSWORD = 'bench-password';
 export const LOGIN_BODY = JSON.stringify({ login: 'admin', password: ADMIN_PASSWORD });
 
+/** The q-quantile of ascending `sorted` (NaN when empty). */
+export const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+
 /** A duration in seconds, as the benches print it. */
 export const secs = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 

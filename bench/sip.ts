@@ -24,7 +24,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { registerContact } from '../apps/server/src/sip/testing.js';
-import { freePort, tempDir as newTempDir, ROOT, waitFor } from './lib.js';
+import { freePort, tempDir as newTempDir, quantile, ROOT, waitFor } from './lib.js';
 
 const NUMBERS = Number(process.env.BENCH_SIP_NUMBERS ?? 1_000);
 const REG_RATE = Number(process.env.BENCH_SIP_REG_RATE ?? 6_000);
@@ -397,8 +397,6 @@ function inviteTo180(trace: string): number[] {
   }
   return out.sort((a, b) => a - b);
 }
-
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 
 async function inviteLatency(target: Target, pool: string[]): Promise<LatencyFigure> {
   // The callee's phone: a SIPp UAS registered as the callee, ringing then busy, for the whole run.

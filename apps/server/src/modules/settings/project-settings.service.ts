@@ -420,20 +420,8 @@ export class ProjectSettingsService {
     }
     const { ext } = sniffImage(image);
     const key = await this.files.put('logos', ext, image);
-    let old: string | null = null;
     try {
-      const v = await this.change(
-        ctx,
-        'project_settings_white_label',
-        (p) => this.whiteLabelView(p),
-        async (before) => {
-          const s = (before.settings.white_label ?? {}) as StoredWhiteLabel;
-          old = s.logo ?? null;
-          return { set: { white_label: { ...s, logo: key } } };
-        },
-      );
-      await this.files.remove(old);
-      return v;
+      return await this.replaceLogo(ctx, key);
     } catch (e) {
       await this.files.remove(key);
       throw e;
@@ -442,6 +430,11 @@ export class ProjectSettingsService {
 
   async removeLogo(ctx: RequestContext): Promise<WhiteLabelSettings> {
     this.assertChange(ctx.actor);
+    return this.replaceLogo(ctx, null);
+  }
+
+  /** Stores `key` (or none) as the logo, then removes the file it replaces. */
+  private async replaceLogo(ctx: RequestContext, key: string | null): Promise<WhiteLabelSettings> {
     let old: string | null = null;
     const v = await this.change(
       ctx,
@@ -450,7 +443,7 @@ export class ProjectSettingsService {
       async (before) => {
         const s = (before.settings.white_label ?? {}) as StoredWhiteLabel;
         old = s.logo ?? null;
-        return { set: { white_label: { ...s, logo: null } } };
+        return { set: { white_label: { ...s, logo: key } } };
       },
     );
     await this.files.remove(old);
