@@ -1,0 +1,486 @@
+import { BACKUP_ENTITIES, type Backup, type BackupApplyResult, type BackupEntity, type BulkDeleteResult } from '@atrium/contract';
+import AddIcon from '@mui/icons-material/Add';
+import DownloadIcon from '@mui/icons-material/Download';
+import RestoreIcon from '@mui/icons-material/SettingsBackupRestore';
+import UploadFileIcon from '@mui/icons-material/UploadFile';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Checkbox,
+  CircularProgress,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  FormControlLabel,
+  FormGroup,
+  FormHelperText,
+  Stack,
+  Table,
+  TableBody,
+  TableCell,
+  TableContainer,
+  TableHead,
+  TableRow,
+  TextField,
+  Typography,
+} from '@mui/material';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Confirm, Title, useDataProvider, useLocaleState, useNotify, useTranslate } from 'react-admin';
+import type { AtriumDataProvider } from '../../app/dataProvider';
+import { errorText, hasTranslation, type Translate } from '../../app/errors';
+import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
+import { useSessionData } from '../../app/SessionContext';
+import { useAlert } from '../../app/useAlert';
+
+const L = (k: string) => `backups.${k}`;
+const KEY = ['backups'] as const;
+
+/** The server's rules (modules/backups): each call has its own permission. */
+export const BACKUP_PERMISSIONS = {
+  create: 'can_create_backups',
+  delete: 'can_delete_backups',
+  view: 'can_view_backups',
+  apply: 'can_apply_backups',
+  applyFile: 'can_apply_backups_from_file',
+  download: 'can_download_backups',
+} as const;
+
+/** A size in bytes as people read it. */
+export function formatSize(bytes: number, locale: string): string {
+  const units = ['B', 'KB', 'MB', 'GB'];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: i ? 1 : 0 }).format(v)} ${units[i]}`;
+}
+
+/**
+ * The text of a failed call: the spec's display rule, and for a refused backup the reason the
+ * server gives (which file part, which table), translated when the console knows it.
+ */
+export function backupErrorText(error: unknown, translate: Translate): string {
+  const text = errorText(error, translate);
+  const body = (error as { body?: { details?: unknown } } | null)?.body;
+  const first = Array.isArray(body?.details)
+    ? (body.details[0] as { message?: unknown; params?: Record<string, unknown> } | undefined)
+    : undefined;
+  if (typeof first?.message !== 'string') return text;
+  const key = `errors.http.${first.message.toLowerCase()}`;
+  const reason = hasTranslation(translate, key) ? translate(key, first.params ?? {}) : first.message;
+  return `${text}: ${reason}`;
+}
+
+export const entityNames = (entities: readonly string[], translate: Translate): string =>
+  entities.map((e) => translate(L(`entities.${e}`))).join(', ');
+
+export type BackupAction = 'download' | 'apply' | 'delete';
+
+/** The project's backups as a table: name, entities, size, when made and last applied; actions by permission. */
+export function BackupsTable({
+  backups,
+  selected,
+  onSelect,
+  onAction,
+  can,
+}: {
+  backups: Backup[];
+  selected: readonly number[];
+  onSelect: (ids: number[]) => void;
+  onAction: (action: BackupAction, b: Backup) => void;
+  can: (code: string) => boolean;
+}) {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : translate(L('never')));
+  const mayDelete = can(BACKUP_PERMISSIONS.delete);
+  const allSelected = backups.length > 0 && backups.every((b) => selected.includes(b.id));
+  return (
+    <TableContainer>
+      <Table size="small">
+        <TableHead>
+          <TableRow>
+            {mayDelete ? (
+              <TableCell padding="checkbox">
+                <Checkbox
+                  checked={allSelected}
+                  indeterminate={selected.length > 0 && !allSelected}
+                  onChange={() => onSelect(allSelected ? [] : backups.map((b) => b.id))}
+                  slotProps={{ input: { 'aria-label': translate(L('bulk_delete')) } }}
+                />
+              </TableCell>
+            ) : null}
+            {['name', 'entities', 'size', 'created_at', 'applied_at'].map((f) => (
+              <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
+            ))}
+            <TableCell />
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {backups.length === 0 ? (
+            <TableRow>
+              <TableCell colSpan={7}>{translate(L('empty'))}</TableCell>
+            </TableRow>
+          ) : (
+            backups.map((b) => (
+              <TableRow key={b.id} data-testid={`backup-${b.id}`} selected={selected.includes(b.id)}>
+                {mayDelete ? (
+                  <TableCell padding="checkbox">
+                    <Checkbox
+                      checked={selected.includes(b.id)}
+                      onChange={() => onSelect(selected.includes(b.id) ? selected.filter((x) => x !== b.id) : [...selected, b.id])}
+                      slotProps={{ input: { 'aria-label': b.name } }}
+                    />
+                  </TableCell>
+                ) : null}
+                <TableCell>{b.name}</TableCell>
+                <TableCell sx={{ maxWidth: 360 }}>{entityNames(b.entities, translate)}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatSize(b.size, locale)}</TableCell>
+                <TableCell>{when(b.created_at)}</TableCell>
+                <TableCell>{when(b.applied_at)}</TableCell>
+                <TableCell align="right">
+                  <Stack direction="row" sx={{ justifyContent: 'flex-end', flexWrap: 'wrap' }}>
+                    {can(BACKUP_PERMISSIONS.download) ? (
+                      <Button size="small" startIcon={<DownloadIcon />} onClick={() => onAction('download', b)}>
+                        {translate(L('download'))}
+                      </Button>
+                    ) : null}
+                    {can(BACKUP_PERMISSIONS.apply) ? (
+                      <Button size="small" color="warning" startIcon={<RestoreIcon />} onClick={() => onAction('apply', b)}>
+                        {translate(L('apply'))}
+                      </Button>
+                    ) : null}
+                    {mayDelete ? (
+                      <Button size="small" color="error" onClick={() => onAction('delete', b)}>
+                        {translate(L('delete'))}
+                      </Button>
+                    ) : null}
+                  </Stack>
+                </TableCell>
+              </TableRow>
+            ))
+          )}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
+
+/** The entities a backup keeps, as checkboxes with all and none. */
+export function EntitiesPicker({
+  value,
+  onChange,
+  error,
+}: {
+  value: readonly BackupEntity[];
+  onChange: (v: BackupEntity[]) => void;
+  error: boolean;
+}) {
+  const translate = useTranslate();
+  return (
+    <Box>
+      <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+        <Typography variant="subtitle2" sx={{ flexGrow: 1 }}>
+          {translate(L('make_dialog.entities'))}
+        </Typography>
+        <Button size="small" onClick={() => onChange([...BACKUP_ENTITIES])}>
+          {translate(L('make_dialog.all'))}
+        </Button>
+        <Button size="small" onClick={() => onChange([])}>
+          {translate(L('make_dialog.none'))}
+        </Button>
+      </Stack>
+      <FormGroup sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', sm: '1fr 1fr' } }}>
+        {BACKUP_ENTITIES.map((e) => (
+          <FormControlLabel
+            key={e}
+            control={
+              <Checkbox
+                size="small"
+                name={`entity-${e}`}
+                checked={value.includes(e)}
+                onChange={() =>
+                  onChange(value.includes(e) ? value.filter((x) => x !== e) : BACKUP_ENTITIES.filter((x) => x === e || value.includes(x)))
+                }
+              />
+            }
+            label={translate(L(`entities.${e}`))}
+          />
+        ))}
+      </FormGroup>
+      {error ? <FormHelperText error>{translate(L('make_dialog.entities_required'))}</FormHelperText> : null}
+    </Box>
+  );
+}
+
+function MakeDialog({ open, onClose, onMade }: { open: boolean; onClose: () => void; onMade: () => void }) {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const notify = useNotify();
+  const alert = useAlert();
+  const [name, setName] = useState('');
+  const [entities, setEntities] = useState<BackupEntity[]>([...BACKUP_ENTITIES]);
+  const [tried, setTried] = useState(false);
+  const make = useMutation({
+    mutationFn: () =>
+      dp.request<{ data: Backup }>('/backups/make', {
+        method: 'POST',
+        body: { name: name.trim() || translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) }), entities },
+        timeout: LONG_TIMEOUT_MS,
+      }),
+    onSuccess: () => {
+      alert.done();
+      setName('');
+      setEntities([...BACKUP_ENTITIES]);
+      setTried(false);
+      onMade();
+    },
+    onError: (e) => notify(backupErrorText(e, translate), { type: 'error' }),
+  });
+  return (
+    <Dialog open={open} onClose={onClose} maxWidth="sm" fullWidth>
+      <DialogTitle>{translate(L('make_dialog.title'))}</DialogTitle>
+      <DialogContent sx={{ pt: '8px !important' }}>
+        <TextField
+          name="name"
+          label={translate(L('fields.name'))}
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          placeholder={translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) })}
+          slotProps={{ htmlInput: { maxLength: 100 } }}
+          fullWidth
+          sx={{ mb: 2 }}
+        />
+        <EntitiesPicker value={entities} onChange={setEntities} error={tried && entities.length === 0} />
+        <Alert severity="info" sx={{ mt: 2 }}>
+          {translate(L('make_dialog.secrets'))}
+        </Alert>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
+        <Button
+          variant="contained"
+          startIcon={make.isPending ? <CircularProgress size={16} /> : <AddIcon />}
+          disabled={make.isPending}
+          onClick={() => {
+            setTried(true);
+            if (entities.length) make.mutate();
+          }}
+        >
+          {translate(L('make_dialog.submit'))}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+function ApplyFileDialog({ open, onClose, onApplied }: { open: boolean; onClose: () => void; onApplied: (r: BackupApplyResult) => void }) {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const notify = useNotify();
+  const [file, setFile] = useState<File | null>(null);
+  const apply = useMutation({
+    mutationFn: (f: File) => {
+      const form = new FormData();
+      form.append('file', f, f.name);
+      return dp.request<{ data: BackupApplyResult }>('/backups/apply', { method: 'POST', body: form, timeout: LONG_TIMEOUT_MS });
+    },
+    onSuccess: (res) => {
+      setFile(null);
+      onApplied(res.data);
+    },
+    onError: (e) => notify(backupErrorText(e, translate), { type: 'error' }),
+  });
+  return (
+    <Dialog open={open} onClose={onClose} maxWidth="sm" fullWidth>
+      <DialogTitle>{translate(L('file_dialog.title'))}</DialogTitle>
+      <DialogContent>
+        <Typography variant="body2" sx={{ mb: 2 }}>
+          {translate(L('file_dialog.hint'))}
+        </Typography>
+        <Stack direction="row" spacing={2} sx={{ alignItems: 'center', mb: 2 }}>
+          <Button component="label" variant="outlined" startIcon={<UploadFileIcon />}>
+            {translate(L('file_dialog.choose'))}
+            <input
+              hidden
+              type="file"
+              name="file"
+              accept=".zip,application/zip"
+              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+              data-testid="backup-file-input"
+            />
+          </Button>
+          <Typography variant="body2" color="text.secondary">
+            {file?.name ?? translate(L('file_dialog.none'))}
+          </Typography>
+        </Stack>
+        <Alert severity="warning">{translate(L('file_dialog.warning'))}</Alert>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
+        <Button
+          variant="contained"
+          color="warning"
+          startIcon={apply.isPending ? <CircularProgress size={16} /> : <RestoreIcon />}
+          disabled={!file || apply.isPending}
+          onClick={() => file && apply.mutate(file)}
+        >
+          {translate(L('file_dialog.submit'))}
+        </Button>
+      </DialogActions>
+    </Dialog>
+  );
+}
+
+/** What waits for the caller's confirmation. */
+type Pending = { kind: 'apply'; backup: Backup } | { kind: 'delete'; backup: Backup } | { kind: 'bulk'; ids: number[] };
+
+const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
+
+/** Backups (spec entities §3, §4, §7): list, make, download, apply stored or from a file, delete one or many. */
+export function BackupsPage() {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const { can } = useSessionData();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const notify = useNotify();
+  const alert = useAlert();
+  const queryClient = useQueryClient();
+  const [making, setMaking] = useState(false);
+  const [fromFile, setFromFile] = useState(false);
+  const [selected, setSelected] = useState<number[]>([]);
+  const [confirm, setConfirm] = useState<Pending | null>(null);
+  const mayView = can(BACKUP_PERMISSIONS.view);
+  const list = useQuery({
+    queryKey: KEY,
+    queryFn: () => dp.request<{ data: Backup[] }>('/backups', { query: { size: 1000, sort: '-created_at' } }),
+    enabled: mayView,
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: KEY });
+  const applied = (r: BackupApplyResult) => {
+    notify(L('applied'), { type: 'success', messageArgs: { name: r.name, restored: sum(r.restored), removed: sum(r.removed) } });
+    // Every list of the console may show what changed.
+    void queryClient.invalidateQueries();
+  };
+  const act = useMutation({
+    mutationFn: async (c: Pending) => {
+      if (c.kind === 'apply')
+        return dp.request<{ data: BackupApplyResult }>(`/backups/${c.backup.id}/apply`, {
+          method: 'POST',
+          body: {},
+          timeout: LONG_TIMEOUT_MS,
+        });
+      if (c.kind === 'delete') return dp.request(`/backups/${c.backup.id}`, { method: 'DELETE' });
+      return dp.request<{ data: BulkDeleteResult }>('/backups/delete', { method: 'POST', body: { items: c.ids } });
+    },
+    onSuccess: (res, c) => {
+      setConfirm(null);
+      if (c.kind === 'apply') applied((res as { data: BackupApplyResult }).data);
+      else {
+        const failed = c.kind === 'bulk' ? (res as { data: BulkDeleteResult }).data.not_deleted : [];
+        if (failed.length) alert.error(failed[0]?.message);
+        else alert.done();
+        setSelected([]);
+        refresh();
+      }
+    },
+    onError: (e) => {
+      setConfirm(null);
+      notify(backupErrorText(e, translate), { type: 'error' });
+    },
+  });
+  const onAction = (action: BackupAction, backup: Backup) => {
+    if (action === 'download') {
+      downloadFile(`/backups/${backup.id}/download`, undefined, `backup-${backup.id}.zip`).catch((e: unknown) => alert.error(e));
+    } else setConfirm(action === 'apply' ? { kind: 'apply', backup } : { kind: 'delete', backup });
+  };
+  const confirmTitle = !confirm
+    ? ''
+    : confirm.kind === 'apply'
+      ? translate(L('apply_title'), { name: confirm.backup.name })
+      : translate(L('delete_title'));
+  const confirmText = !confirm
+    ? ''
+    : confirm.kind === 'apply'
+      ? translate(L('apply_confirm'), {
+          entities: entityNames(confirm.backup.entities, translate),
+          date: new Date(confirm.backup.created_at).toLocaleString(locale),
+        })
+      : confirm.kind === 'delete'
+        ? translate(L('delete_confirm'), { name: confirm.backup.name })
+        : translate(L('bulk_delete_confirm'), { count: confirm.ids.length });
+
+  return (
+    <Box sx={{ p: 2 }}>
+      <Title title={translate(L('title'))} />
+      <Card variant="outlined">
+        <CardContent>
+          <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap' }}>
+            <Typography variant="h6" sx={{ flexGrow: 1 }}>
+              {translate(L('title'))}
+            </Typography>
+            {selected.length && can(BACKUP_PERMISSIONS.delete) ? (
+              <Button color="error" onClick={() => setConfirm({ kind: 'bulk', ids: selected })}>
+                {`${translate(L('bulk_delete'))} (${selected.length})`}
+              </Button>
+            ) : null}
+            {can(BACKUP_PERMISSIONS.applyFile) ? (
+              <Button variant="outlined" startIcon={<UploadFileIcon />} onClick={() => setFromFile(true)}>
+                {translate(L('apply_file'))}
+              </Button>
+            ) : null}
+            {can(BACKUP_PERMISSIONS.create) ? (
+              <Button variant="contained" startIcon={<AddIcon />} onClick={() => setMaking(true)}>
+                {translate(L('make'))}
+              </Button>
+            ) : null}
+          </Stack>
+          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
+            {translate(L('hint'))}
+          </Typography>
+          {!mayView ? (
+            <Alert severity="warning">{translate(L('denied'))}</Alert>
+          ) : list.isLoading ? (
+            <CircularProgress size={24} />
+          ) : list.isError ? (
+            <Alert severity="error">{backupErrorText(list.error, translate)}</Alert>
+          ) : (
+            <BackupsTable backups={list.data?.data ?? []} selected={selected} onSelect={setSelected} onAction={onAction} can={can} />
+          )}
+        </CardContent>
+      </Card>
+      <MakeDialog
+        open={making}
+        onClose={() => setMaking(false)}
+        onMade={() => {
+          setMaking(false);
+          refresh();
+        }}
+      />
+      <ApplyFileDialog
+        open={fromFile}
+        onClose={() => setFromFile(false)}
+        onApplied={(r) => {
+          setFromFile(false);
+          applied(r);
+        }}
+      />
+      <Confirm
+        isOpen={confirm !== null}
+        loading={act.isPending}
+        title={confirmTitle}
+        content={confirmText}
+        onConfirm={() => confirm && act.mutate(confirm)}
+        onClose={() => setConfirm(null)}
+      />
+    </Box>
+  );
+}
