@@ -21,7 +21,7 @@ test('a poll sent to a building is answered from the token page by three residen
   const tag = Date.now().toString(36);
   const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
   const building = await admin.call<{ id: number }>('PUT', '/domains', { name: `Building ${tag}`, parent_id: profile.domains[0]?.id });
-  const flats = [];
+  const flats: { id: number }[] = [];
   for (const n of [1, 2])
     flats.push(await admin.call<{ id: number }>('PUT', '/domains', { name: `Flat ${n} ${tag}`, parent_id: building.id }));
   const residents = ['Ann', 'Boris', 'Chen'].map((name, i) => ({

@@ -47,6 +47,10 @@ test('an operator answers a resident’s conversation live, in two browsers', as
   await expect(residentPage.getByRole('heading', { name: 'Water in the basement', level: 2 })).toBeVisible();
   await expect(bubbles(residentPage)).toHaveCount(1);
 
+  // The operator's menu tells of it at once, without a reload: one conversation unread.
+  const badge = sideMenu(operatorPage).getByTestId('conversations-unread-badge');
+  await expect(badge).toHaveText('1');
+  await expect(badge).toHaveAttribute('title', '1 conversation with unread messages');
   // The operator's list shows it unread, live, and the bell tells of it.
   await sideMenu(operatorPage).getByRole('menuitem', { name: 'Conversations', exact: true }).click();
   const row = operatorPage.getByRole('row').filter({ hasText: 'Water in the basement' });
@@ -56,10 +60,13 @@ test('an operator answers a resident’s conversation live, in two browsers', as
   await expect(operatorPage.getByRole('button', { name: /^Notifications: \d+ unread/ })).toBeVisible();
   await snapshot(operatorPage, 'conversations-list-unread');
 
-  // Opening it reads it; the reply reaches the resident's open page without a reload.
+  // Opening it reads it, its bell notification too: the badge and the bell's count go.
   await row.getByText('Water in the basement').click();
   await expect(operatorPage).toHaveURL(new RegExp(`/conversation/${id}$`));
   await expect(bubbles(operatorPage).first()).toContainText('near the bikes');
+  await expect(badge).toHaveCount(0);
+  await expect(operatorPage.getByRole('button', { name: /^Notifications: \d+ unread/ })).toHaveCount(0);
+  // The reply reaches the resident's open page without a reload.
   const reply = operatorPage.getByRole('textbox', { name: 'New message' });
   await reply.fill('Thank you, a plumber is on the way.');
   await reply.press('Enter');

@@ -186,6 +186,17 @@ test('an administrator sets up the project: general with a test mail, SIP, push,
     await page.getByLabel('Upload logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: PNG });
     await expect(page.getByRole('img', { name: 'Company logo' })).toBeVisible();
     await snapshot(page, 'general-settings-white-label');
+    // The sign-in page shows the management company: its logo and name (the server settings call).
+    const signedOut = await page.context().browser()!.newContext();
+    try {
+      const front = await signedOut.newPage();
+      await front.goto(new URL('/login', page.url()).toString());
+      await expect(front.getByRole('img', { name: `Riverside Management ${stamp}` })).toBeVisible();
+      await expect(front.getByText(`Riverside Management ${stamp}`, { exact: true })).toBeVisible();
+      await snapshot(front, 'sign-in-white-label');
+    } finally {
+      await signedOut.close();
+    }
     await page.reload();
     await page.getByRole('tab', { name: 'Management company' }).click();
     await expect(page.getByRole('textbox', { name: 'Company name' })).toHaveValue(`Riverside Management ${stamp}`);
@@ -201,6 +212,7 @@ test('an administrator sets up the project: general with a test mail, SIP, push,
     });
     await admin.call('PATCH', '/settings/sip', { local_networks: [], is_early_media_enabled: false });
     await admin.call('PATCH', '/settings/push', { is_enabled: false, url: null, token: '' });
+    await admin.call('PATCH', '/settings/white-label', { name: '' });
   }
 });
 

@@ -9,9 +9,9 @@ test('a signed-in user opening the root or a signed-out page is sent home', asyn
   }
 });
 
-test('an unknown address answers not-found, and so does an area that is not built yet', async ({ page }) => {
+test('an unknown address answers not-found', async ({ page }) => {
   await signInFromLogin(page, ADMIN);
-  for (const path of ['/no/such/page', '/backups']) {
+  for (const path of ['/no/such/page', '/nothing-here']) {
     await page.goto(path);
     await expect(page.getByRole('main').getByRole('heading', { name: 'Page not found' })).toBeVisible();
   }

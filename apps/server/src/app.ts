@@ -62,9 +62,13 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+// backups (issue 14)
+import { backupsRoutes } from './modules/backups/backups.routes.js';
+import { BackupsService } from './modules/backups/backups.service.js';
 // conversations (issue 13)
 import { conversationsRoutes } from './modules/conversations/conversations.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
+import { DeviceMailNotices } from './modules/devices/device-notices.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
 import { DevicesService } from './modules/devices/devices.service.js';
@@ -84,6 +88,10 @@ import { groupsRoutes } from './modules/groups/groups.routes.js';
 import { GroupsService } from './modules/groups/groups.service.js';
 import { StructureRepository } from './modules/groups/structure.repository.js';
 import { StructureService } from './modules/groups/structure.service.js';
+// integrations with Axxon One (issue 14)
+import { IntegrationsRepository } from './modules/integrations/integrations.repository.js';
+import { integrationsRoutes } from './modules/integrations/integrations.routes.js';
+import { IntegrationsService } from './modules/integrations/integrations.service.js';
 // IP blocking and recent logs (issue 14)
 import { guardIpBlocking } from './modules/ip-blocking/ip-blocking.guard.js';
 import { IpBlockingRepository } from './modules/ip-blocking/ip-blocking.repository.js';
@@ -123,6 +131,9 @@ import { ProjectSettingsService } from './modules/settings/project-settings.serv
 import { SsoRepository } from './modules/sso/sso.repository.js';
 import { ssoRoutes } from './modules/sso/sso.routes.js';
 import { SsoService } from './modules/sso/sso.service.js';
+// log life (issue 14)
+import { LogLifeWorker } from './modules/system/log-life.js';
+import { LogLifeRepository } from './modules/system/log-life.repository.js';
 import { LogRing } from './modules/system/log-ring.js';
 import { collectRouteMetrics, prometheusRoute, systemRoutes } from './modules/system/system.routes.js';
 import { telephonyOf } from './modules/telephony/telephony.js';
@@ -168,6 +179,8 @@ export interface Services {
   markers: MarkersService;
   // mail templates (issue 14)
   mailTemplates: MailTemplatesService;
+  /** Integrations with Axxon One over gRPC (issue 14). */
+  integrations: IntegrationsService;
   // emergency alerts, lockdown and muster (issue 13)
   emergency: EmergencyService;
   // amenities and reservations (issue 13)
@@ -186,10 +199,14 @@ export interface Services {
   apiKeys: ApiKeysService;
   /** Webhooks (issue 14): signed deliveries of chosen events, by a durable worker. */
   webhooks: WebhooksService;
+  /** Log life (issue 14): deletes log rows older than each project's general settings keep them. */
+  logLife: LogLifeWorker;
   /** Two-factor sign-in with TOTP (issue 14). */
   twoFactor: TwoFactorService;
   /** Single sign-on with OpenID Connect (issue 14). */
   sso: SsoService;
+  /** Backups of a project's entities (issue 14). */
+  backups: BackupsService;
 }
 
 declare module 'fastify' {
@@ -216,6 +233,12 @@ declare module 'fastify' {
      * cache (core/read-cache.ts) until anything changes.
      */
     cache?: boolean;
+    /**
+     * A write that touches only tables no cached read depends on (those without the change feed's
+     * trigger, core/read-cache.test.ts): answering it leaves the read cache as it is, so a stream
+     * of them (conversation messages) does not make every caller sign in again on the next call.
+     */
+    keepsReadCache?: boolean;
   }
 }
 
@@ -319,13 +342,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
-  const devices = new DevicesService(database.db, new DevicesRepository(database.db), {
+  const devicesRepo = new DevicesRepository(database.db);
+  // device notices by mail (issue 14): the general settings' administrator e-mail, through the outbox.
+  const deviceMail = new DeviceMailNotices(database.db, devicesRepo, mailer, (...a) => projectSettings.deviceNoticeRecipient(...a));
+  const devices = new DevicesService(database.db, devicesRepo, {
     // webhooks (issue 14) hear a device going online or offline; never waited for.
     publish: (...a) => {
       void services.webhooks.onPublish(...a);
       return realtime.publish(...a);
     },
     notify: (...a) => notifications.notify(...a),
+    mailAdmin: (...a) => deviceMail.send(...a),
   });
   const access = new AccessService(database.db, new AccessRepository(database.db), devices, notifications, {
     dataDir: config.dataDir,
@@ -352,6 +379,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     }),
     // IP blocking (issue 14)
     ipBlocking: new IpBlockingService(database.db, new IpBlockingRepository(database.db), new AttemptCounter(database.db), app.log),
+    logLife: new LogLifeWorker(new LogLifeRepository(database.db), { log: app.log }),
     ...administrationServices(database.db, realtime, files, () => services.registration),
     auth,
     // two-factor sign-in (issue 14): sign-in asks it who needs a code (auth.onSecondFactor below).
@@ -388,12 +416,26 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
     devices,
     markers: new MarkersService(database.db),
+    // backups (issue 14): a restore re-syncs the project's devices with what they must hold now
+    backups: new BackupsService(database.db, files, {
+      queueFullSync: (tx, actor, ids) => access.queueSync(tx, actor, ids, { identifierIds: null, scheduleIds: null }),
+      dispatch: () => devices.dispatch(),
+    }),
     // mail templates (issue 14)
     mailTemplates: new MailTemplatesService(database.db, mailer),
+    // integrations with Axxon One (issue 14): passwords sealed under the token secret
+    integrations: new IntegrationsService(database.db, new IntegrationsRepository(database.db), {
+      secret: tokenSecret,
+      log: app.log,
+      onDataChange: (h) => database.onDataChange(h),
+      live: () => database.live(),
+    }),
     // emergency alerts, lockdown and muster (issue 13): sound links signed with the token secret
     emergency: new EmergencyService(database.db, devices, files, {
       publicUrl: config.publicUrl,
       secret: config.jwtSecret ?? (await projects.jwtSecret()),
+      realtime,
+      log: app.log,
     }),
     access,
     elevators: new ElevatorsService(database.db, devices, access),
@@ -444,7 +486,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // A write answered here is visible to the caller's next read: the cache moves on before the
   // answer leaves (other instances hear of it through the database's change feed).
   app.addHook('onSend', async (req) => {
-    if (!READ_METHODS.has(req.method)) readCache.invalidate();
+    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) readCache.invalidate();
   });
   app.addHook('onClose', async () => realtime.stop());
   // The retry worker runs once the app is ready and is stopped (after in-flight sends) on close.
@@ -464,12 +506,19 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
   // was answered, the audit events it recorded (never on the request path).
   devices.onEvents((events) => services.webhooks.onDeviceEvents(events));
+  // Integrations (issue 14): access events launch Axxon One macros in the background, never awaited here.
+  devices.onEvents((events) => services.integrations.onDeviceEvents(events));
+  app.addHook('onReady', async () => services.integrations.start());
+  app.addHook('onClose', async () => services.integrations.stop());
   app.addHook('onResponse', async (req) => {
     if (!READ_METHODS.has(req.method) && req.actor) void services.webhooks.afterRequest(req.actor.projectId, String(req.id));
   });
   app.addHook('onReady', async () => services.webhooks.start());
   app.addHook('onClose', async () => services.webhooks.stop());
   app.addHook('onClose', async () => services.announces.stopWorker());
+  // Log life (issue 14): each instance prunes old log rows hourly (rows claimed with SKIP LOCKED).
+  app.addHook('onReady', async () => services.logLife.start());
+  app.addHook('onClose', async () => services.logLife.stop());
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -576,6 +625,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(accessRoutes);
       await typed.register(markersRoutes);
       await typed.register(mailTemplatesRoutes); // mail templates (issue 14)
+      await typed.register(integrationsRoutes); // integrations with Axxon One (issue 14)
       // emergency alerts, lockdown and muster (issue 13)
       await typed.register(emergencyRoutes);
       await typed.register(amenitiesRoutes); // amenities and reservations (issue 13)
@@ -591,6 +641,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(auditRoutes);
       await typed.register(apiKeysRoutes); // API keys (issue 14)
       await typed.register(webhooksRoutes); // webhooks (issue 14)
+      await typed.register(backupsRoutes); // backups (issue 14)
       await typed.register(systemRoutes);
       await typed.register(ipBlockingRoutes); // IP blocking (issue 14)
       await typed.register(twoFactorRoutes); // two-factor sign-in (issue 14)

@@ -79,6 +79,8 @@ const EnvSchema = z.object({
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
   MQTT_PORT: port('MQTT_PORT', 1883),
+  // MQTT over TLS of the embedded broker, opened when the broker tab has own certificates (0: any free port).
+  MQTTS_PORT: port('MQTTS_PORT', 8883, 0),
   MQTT_HOST: z.string().min(1).optional(),
   MQTT_DYNSEC: z.enum(['true', 'false'], 'MQTT_DYNSEC must be true or false').default('false'),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
@@ -95,6 +97,8 @@ const EnvSchema = z.object({
     .string()
     .regex(/^(udp:)?(\[[^\]]+\]|[^:\s]+):\d{1,5}$/, 'RTPENGINE_URL must look like udp:127.0.0.1:22222')
     .optional(),
+  // An rtpengine binary Atrium runs itself (when RTPENGINE_URL names none): the SIP tab's RTP range and addresses reach it.
+  RTPENGINE_BIN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   METRICS_TOKEN: z.string().min(32, 'METRICS_TOKEN must be at least 32 characters').optional(),
@@ -138,6 +142,8 @@ export interface Config {
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
   mqttPort: number;
+  /** MQTT over TLS of the embedded broker with the project's own certificate (MQTTS_PORT). */
+  mqttsPort: number;
   /** Where the embedded broker listens (MQTT_HOST; default HOST). It refuses every client without valid credentials. */
   mqttHost: string;
   /** MQTT_URL is a Mosquitto whose dynamic-security plugin Atrium manages with the account in MQTT_URL (MQTT_DYNSEC). */
@@ -170,6 +176,11 @@ export interface Config {
     tls: { certFile: string; keyFile: string } | null;
     /** rtpengine's NG control address (RTPENGINE_URL); absent: no media relay, media end to end. */
     rtpengineUrl?: string;
+    /**
+     * rtpengine's binary (RTPENGINE_BIN) when Atrium runs the media relay itself (and RTPENGINE_URL is
+     * not set): started with the project's RTP port range and addresses, again when they change.
+     */
+    rtpengineBin?: string;
   };
   /** PostgreSQL time-outs (DB_STATEMENT_TIMEOUT_MS, DB_ACQUIRE_TIMEOUT_MS); undefined: the defaults of core/db/client.ts. */
   dbTimeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number };
@@ -214,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
+    mqttsPort: e.MQTTS_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,
     mqttDynsec: e.MQTT_DYNSEC === 'true',
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
@@ -234,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       wsPort: e.SIP_WS_PORT,
       tls: e.SIP_TLS_CERT && e.SIP_TLS_KEY ? { certFile: path.resolve(e.SIP_TLS_CERT), keyFile: path.resolve(e.SIP_TLS_KEY) } : null,
       ...(e.RTPENGINE_URL ? { rtpengineUrl: e.RTPENGINE_URL } : {}),
+      ...(e.RTPENGINE_BIN ? { rtpengineBin: e.RTPENGINE_BIN } : {}),
     },
     dbTimeouts: {
       ...(e.DB_STATEMENT_TIMEOUT_MS ? { statementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS } : {}),

@@ -10,8 +10,34 @@ import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
 import { restartableBroker } from './modules/settings/project-settings.service.js';
 import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip-runtime.js';
 
+/**
+ * The embedded broker on `port`, with MQTT over TLS when the broker tab has own certificates; when
+ * TLS cannot open (its port taken), the broker runs without it and says why.
+ */
+async function embeddedBroker(
+  config: Config,
+  port: number,
+  credentials: DeviceCredentials,
+  internal: InternalCredential,
+  tls: { port: number; cert: string; key: string } | null,
+): Promise<EmbeddedBroker> {
+  const base = { port, host: config.mqttHost, credentials, internal };
+  if (!tls) return startEmbeddedBroker(base);
+  try {
+    return await startEmbeddedBroker({ ...base, tls });
+  } catch (e) {
+    console.warn(`\n! MQTT over TLS could not open on port ${tls.port}: ${(e as Error).message}. Set MQTTS_PORT to a free port.\n`);
+    return startEmbeddedBroker(base);
+  }
+}
+
 /** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
-async function startBroker(config: Config, credentials: DeviceCredentials, internal: InternalCredential): Promise<EmbeddedBroker | null> {
+async function startBroker(
+  config: Config,
+  credentials: DeviceCredentials,
+  internal: InternalCredential,
+  tls: { port: number; cert: string; key: string } | null,
+): Promise<EmbeddedBroker | null> {
   if (config.mqttUrl) return null;
   if (!(await tcpPortFree(config.mqttPort, config.mqttHost))) {
     console.warn(
@@ -23,7 +49,7 @@ async function startBroker(config: Config, credentials: DeviceCredentials, inter
     return null;
   }
   // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
-  return startEmbeddedBroker({ port: config.mqttPort, host: config.mqttHost, credentials, internal });
+  return embeddedBroker(config, config.mqttPort, credentials, internal, tls);
 }
 
 /** Starts the SIP server unless it is switched off or one of its ports is taken (then says what to do). */
@@ -43,17 +69,16 @@ async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRunt
 }
 
 /**
- * Atrium's own client of the broker (gateways/mqtt): the embedded broker with the in-memory internal
- * credential, or MQTT_URL with the account in it. It connects in the background and keeps retrying,
+ * Atrium's own client of the broker (gateways/mqtt): the embedded broker through its in-process link,
+ * or MQTT_URL with the account in it. It connects in the background and keeps retrying,
  * so the server starts whether or not an external broker is up; tasks wait meanwhile.
  */
-function startGateway(config: Config, broker: EmbeddedBroker | null, internal: InternalCredential, app: AppInstance): MqttGateway | null {
-  const local = config.mqttHost === '0.0.0.0' || config.mqttHost === '::' ? '127.0.0.1' : config.mqttHost;
-  const url = config.mqttUrl ?? (broker ? `mqtt://${local.includes(':') ? `[${local}]` : local}:${broker.port}` : null);
-  if (!url) return null;
+function startGateway(config: Config, broker: EmbeddedBroker | null, app: AppInstance): MqttGateway | null {
+  // The embedded broker is reached in-process (no MQTT connection of its own); MQTT_URL over TCP.
+  const where = config.mqttUrl ? { url: config.mqttUrl } : broker ? { local: broker.local } : null;
+  if (!where) return null;
   const gateway = MqttGateway.start({
-    url,
-    ...(config.mqttUrl ? {} : internal),
+    ...where,
     handlers: app.services.devices,
     // Several instances share an external broker: each device message reaches one of them.
     shared: Boolean(config.mqttUrl),
@@ -129,19 +154,29 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...config.dbTimeouts });
   const app = await buildApp({ config, database });
   const internal = newInternalCredential();
-  const broker = await startBroker(config, app.services.devices, internal);
+  // Own certificates of the broker tab (issue 14): MQTT over TLS on MQTTS_PORT.
+  const ownTls = async () => {
+    const pair = await app.services.projectSettings.brokerTls();
+    return pair ? { port: config.mqttsPort, ...pair } : null;
+  };
+  const broker = await startBroker(config, app.services.devices, internal, await ownTls());
   const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
   if (broker) app.services.devices.attachAccounts(broker.accounts);
   // Project settings, broker tab (issue 14): restart reopens the embedded broker on its port.
   const brokerControl = broker
-    ? restartableBroker(broker, async (port) => {
-        const next = await startEmbeddedBroker({ port, host: config.mqttHost, credentials: app.services.devices, internal });
-        app.services.devices.attachAccounts(next.accounts);
-        return next;
-      })
+    ? restartableBroker(
+        broker,
+        async (port) => {
+          const next = await embeddedBroker(config, port, app.services.devices, internal, await ownTls());
+          app.services.devices.attachAccounts(next.accounts);
+          await gateway?.useLocalBroker(next.local);
+          return next;
+        },
+        config.mqttsPort,
+      )
     : null;
   app.services.projectSettings.attachBroker(brokerControl);
-  const gateway = startGateway(config, broker, internal, app);
+  const gateway = startGateway(config, broker, app);
   const sip = await startSipIfFree(config, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });

@@ -28,6 +28,8 @@ const RemoteControlPage = lazyNamed(() => import('./resources/devices/RemoteCont
 const ConversationPage = lazyNamed(() => import('./resources/conversations/ConversationPage'), 'ConversationPage');
 // announces (issue 13): the spec's /announces/:id/edit leads to the edit page at /announces/:id
 const AnnounceEditRedirect = lazyNamed(() => import('./resources/announces/AnnounceEditRedirect'), 'AnnounceEditRedirect');
+// integrations (issue 14): the spec's /integration/add and /integration/:id/edit open the form over the list
+const IntegrationRoute = lazyNamed(() => import('./resources/integrations/IntegrationsPage'), 'IntegrationRoute');
 
 const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
   area.parts.includes(name)
@@ -100,6 +102,8 @@ export function App() {
         <Route path="/access-control/explain" element={<ExplainPage />} />
         <Route path="/conversation/:id" element={<ConversationPage />} />
         <Route path="/announces/:id/edit" element={<AnnounceEditRedirect />} />
+        <Route path="/integration/add" element={<IntegrationRoute />} />
+        <Route path="/integration/:id/edit" element={<IntegrationRoute />} />
       </CustomRoutes>
       <CustomRoutes noLayout>
         {/* Full page, outside the layout; the device in the query string (spec entities §1). */}

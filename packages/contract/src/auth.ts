@@ -20,7 +20,13 @@ export type Session = z.infer<typeof SessionSchema>;
  * Two-factor sign-in (issue 14): a project whose user has TOTP on answers a challenge instead of a
  * session; the challenge and a code (or recovery code) go to POST /login/two-factor for the session.
  */
-export const TwoFactorChallengeSchema = z.object({ challenge: z.string(), project: ProjectRefSchema, expires_in: z.number().int() });
+export const TwoFactorChallengeSchema = z.object({
+  challenge: z.string(),
+  project: ProjectRefSchema,
+  expires_in: z.number().int(),
+  /** The user's role requires a second step and they have none yet: enrol first (POST /login/two-factor/enrol). */
+  enrolment_required: z.boolean().optional(),
+});
 export type TwoFactorChallenge = z.infer<typeof TwoFactorChallengeSchema>;
 
 export const LoginResponseSchema = z.object({

@@ -333,13 +333,15 @@ export type DecodeResult<L extends DeviceTopicLeaf> =
   | { ok: true; message: DeviceMessage<L> }
   | { ok: false; reason: 'too_large' | 'not_json' | 'invalid'; detail?: string };
 
+const utf8 = new TextDecoder();
+
 /** Checks a message's size, parses its JSON and validates it against its leaf's schema; never throws. */
 export function decodeDeviceMessage<L extends DeviceTopicLeaf>(leaf: L, payload: Uint8Array | string): DecodeResult<L> {
   const size = typeof payload === 'string' ? payload.length : payload.byteLength;
   if (size > DEVICE_MESSAGE_MAX_BYTES[leaf]) return { ok: false, reason: 'too_large', detail: `${size} bytes` };
   let json: unknown;
   try {
-    json = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder().decode(payload));
+    json = JSON.parse(typeof payload === 'string' ? payload : utf8.decode(payload));
   } catch {
     return { ok: false, reason: 'not_json' };
   }

@@ -142,7 +142,18 @@ export const DeviceSettingsSchema = z.object({
     })
     .prefault({}),
   alpr_camera: z.record(z.string(), z.unknown()).default({}),
-  integration_axxon: z.record(z.string(), z.unknown()).default({}),
+  /**
+   * The Axxon One camera watching this device (issue 14): an integration available to the device's
+   * group (GET /integrations/available) and one of its cameras (its access point and name).
+   */
+  integration_axxon: z
+    .object({
+      enabled: z.boolean().default(false),
+      integration_id: z.number().int().positive().nullable().default(null),
+      camera_access_point: text(300).nullable().default(null),
+      camera_display_name: text(300).nullable().default(null),
+    })
+    .prefault({}),
 });
 export type DeviceSettings = z.infer<typeof DeviceSettingsSchema>;
 /** The settings of a device no one has changed yet. */
@@ -158,7 +169,7 @@ export const DeviceSettingsBodySchema = z.strictObject({
   face_recognition: DeviceSettingsSchema.shape.face_recognition.unwrap().partial().optional(),
   lift_controller: DeviceSettingsSchema.shape.lift_controller.unwrap().partial().optional(),
   alpr_camera: z.record(z.string(), z.unknown()).optional(),
-  integration_axxon: z.record(z.string(), z.unknown()).optional(),
+  integration_axxon: DeviceSettingsSchema.shape.integration_axxon.unwrap().partial().optional(),
 });
 
 const ManagementSchema = z.object({

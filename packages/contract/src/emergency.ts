@@ -125,6 +125,21 @@ export const EmergencyPlaybackSchema = z.object({
 });
 export type EmergencyPlayback = z.infer<typeof EmergencyPlaybackSchema>;
 
+/**
+ * Live playback (realtime): a console showing an alert's playback subscribes to its topic and reads
+ * the playback again (GET /emergency/{id}/playback, within the reader's scope) on each event: a
+ * start, a stop, or a task of the playback changing state on a device. The event carries ids only.
+ */
+export const EMERGENCY_REALTIME = {
+  topicPrefix: 'emergency-playback.',
+  topic: (alertId: number) => `emergency-playback.${alertId}`,
+  events: { playback: 'EmergencyPlaybackChanged' },
+} as const;
+export interface EmergencyPlaybackChanged {
+  alert_id: number;
+  playback_id: number;
+}
+
 // --- lockdown --------------------------------------------------------------------------------------
 
 /** Both the start and the lift of a lockdown must be confirmed (the console asks twice for the lift). */

@@ -112,6 +112,10 @@ export const ERRORS = {
   cannot_delete_group_number: { status: 409, message: 'cannot delete group numbers' },
   cannot_delete_master_number: { status: 409, message: 'cannot delete user master numbers' },
   sip_trunk_uri_is_server: { status: 400, message: 'sip trunk uri equals server address' },
+  /** A group's number is deactivated (or moved off its group) while its forward rules still reach the devices. */
+  group_forward_rules_on_devices: { status: 409, message: 'group forward rules on devices must be disabled' },
+  /** A group's number is deactivated (or moved off its group) while the group's resident phonebook is sent to devices. */
+  group_phonebook_on_devices: { status: 409, message: 'the phonebook to devices must be disabled' },
   sip_service_start_failed: { status: 409, message: 'error starting sip service' },
   /** The SIP licence feature (or trunks, or the web dialer) is off for the server and the user. */
   sip_disabled: { status: 403, message: 'action prohibited' },
@@ -138,6 +142,8 @@ export const ERRORS = {
   test_mail_failed: { status: 502, message: 'the test mail could not be sent' },
   broker_certificates_invalid: { status: 400, message: 'the certificate and key do not form a pair' },
   broker_settings_failed: { status: 409, message: 'error mqtt broker settings sending' },
+  // backups (issue 14): the backup's rows collide with rows that stay, or name rows that no longer exist
+  backup_cannot_be_applied: { status: 409, message: 'the backup cannot be applied' },
   // device alarms (issue 13)
   alarm_already_processed: { status: 409, message: 'alarm already processed' },
   alarm_not_processed: { status: 409, message: 'alarm not processed' },
@@ -180,10 +186,16 @@ export const ERRORS = {
   two_factor_already_enabled: { status: 409, message: 'two-factor sign-in is already on' },
   two_factor_not_enabled: { status: 409, message: 'two-factor sign-in is off' },
   two_factor_not_pending: { status: 409, message: 'two-factor enrolment was not started' },
+  two_factor_required_by_role: { status: 409, message: 'two-factor sign-in is required by your role' },
   // single sign-on with OpenID Connect (issue 14)
   sso_failed: { status: 401, message: 'single sign-on failed' },
   sso_user_unknown: { status: 403, message: 'no user matches the single sign-on account' },
   sso_provider_unavailable: { status: 503, message: 'the sign-on provider is not available' },
+  // integrations with Axxon One (spec entities §8; issue 14)
+  integration_url_exists: { status: 409, message: 'an integration server with this url exists' },
+  integration_unavailable: { status: 503, message: 'integration server not available' },
+  integration_grpc_error: { status: 502, message: 'error connecting to the grpc server' },
+  integration_not_allowed: { status: 403, message: 'integration not allowed for a user or device' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -10,6 +10,8 @@ export * from './api-keys.js';
 export * from './apple-wallet.js';
 export * from './audit.js';
 export * from './auth.js';
+// backups (issue 14)
+export * from './backups.js';
 export * from './constants.js';
 export * from './conversations.js';
 export * from './dashboard.js';
@@ -20,6 +22,8 @@ export * from './elevators.js';
 export * from './emergency.js';
 export * from './errors.js';
 export * from './groups.js';
+// integrations with Axxon One (issue 14)
+export * from './integrations.js';
 // IP blocking (issue 14)
 export * from './ip-blocking.js';
 export * from './licenses.js';

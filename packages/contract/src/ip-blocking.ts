@@ -14,8 +14,10 @@ export const IP_BLOCKING_EDIT_PERMISSION = 'can_change_project_settings';
 
 /**
  * The services an address can be banned from, each counting its own failures:
- * - console: failed sign-ins (POST /login answered 401 or 429);
- * - api: calls with an access token Atrium never signed (forged or garbage; an expired one is no failure);
+ * - console: failed sign-ins (POST /login answered 401 or 429), wrong two-factor steps and unknown
+ *   single sign-on tickets;
+ * - api: calls with an access token Atrium never signed (forged or garbage; an expired one is no failure)
+ *   or an API key that is none (guessed or revoked, in X-Api-Key or the bearer header);
  * - sip: REGISTERs refused for a wrong digest or an unknown number;
  * - guest: guest pages asked with an unknown key or a wrong code.
  */

@@ -7,7 +7,14 @@ import { VALIDATION_MESSAGES as M } from './validators.js';
 // project and per group, with `{placeholder}` marks filled in when a mail is written.
 
 /** The kinds of mail Atrium sends. */
-export const MAIL_TEMPLATE_KINDS = ['invite', 'self_registration_code', 'password_reset', 'announce'] as const;
+export const MAIL_TEMPLATE_KINDS = [
+  'invite',
+  'self_registration_code',
+  'password_reset',
+  'announce',
+  'device_offline',
+  'device_task_failed',
+] as const;
 export type MailTemplateKind = (typeof MAIL_TEMPLATE_KINDS)[number];
 
 /** The placeholders each kind offers, and the ones its body must contain. */
@@ -16,6 +23,9 @@ export const MAIL_TEMPLATE_PLACEHOLDERS: Record<MailTemplateKind, { all: readonl
   self_registration_code: { all: ['name', 'code', 'link', 'object_name', 'minutes'], required: ['code'] },
   password_reset: { all: ['name', 'login', 'link', 'minutes'], required: ['link'] },
   announce: { all: ['name', 'subject', 'body', 'reminder', 'link_hint', 'link', 'from'], required: ['body', 'link'] },
+  // Sent to the project's administrator e-mail when the general settings' device notifications are on.
+  device_offline: { all: ['project', 'device', 'serial_number', 'group', 'time'], required: ['device'] },
+  device_task_failed: { all: ['project', 'device', 'serial_number', 'group', 'task_type', 'error', 'time'], required: ['device'] },
 };
 
 export const MAIL_TEMPLATE_MESSAGES = {

@@ -56,14 +56,17 @@ export const mqttTopics = {
   allDevices: (leaf: DeviceTopicLeaf) => `${MQTT_ROOT}/devices/+/${leaf}`,
 } as const;
 
+const DEVICES_PREFIX = `${MQTT_ROOT}/devices/`;
+const TOPIC_LEAVES: ReadonlySet<string> = new Set(Object.values(DEVICE_TOPICS));
+
 /** Splits a device topic into its serial and leaf; null for anything else (another tree, a bad serial, a deeper level). */
 export function parseDeviceTopic(topic: string): { serial: string; leaf: DeviceTopicLeaf } | null {
-  const prefix = `${MQTT_ROOT}/devices/`;
-  if (!topic.startsWith(prefix)) return null;
-  const rest = topic.slice(prefix.length).split('/');
-  if (rest.length !== 2) return null;
-  const [serial, leaf] = rest as [string, string];
-  if (!TOPIC_SAFE_SERIAL.test(serial)) return null;
-  if (!(Object.values(DEVICE_TOPICS) as string[]).includes(leaf)) return null;
+  // Called for every message a device sends: no allocation beyond the two strings it returns.
+  if (!topic.startsWith(DEVICES_PREFIX)) return null;
+  const slash = topic.indexOf('/', DEVICES_PREFIX.length);
+  if (slash < 0 || topic.indexOf('/', slash + 1) >= 0) return null;
+  const serial = topic.slice(DEVICES_PREFIX.length, slash);
+  const leaf = topic.slice(slash + 1);
+  if (!TOPIC_LEAVES.has(leaf) || !TOPIC_SAFE_SERIAL.test(serial)) return null;
   return { serial, leaf: leaf as DeviceTopicLeaf };
 }

@@ -14,6 +14,8 @@ export const RoleSchema = z.object({
   /** Roles a holder of this role may assign to users. */
   available_roles: z.array(RoleRef),
   is_builtin: z.boolean(),
+  /** Holders sign in with a second step (TOTP); those without one enrol at their next sign-in (issue 14). */
+  two_factor_required: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
   /** With `with=users_count`. */
@@ -38,6 +40,7 @@ export const CreateRoleBodySchema = z.strictObject({
   description: z.string().trim().max(1000).nullable().optional(),
   permissions: z.array(permissionCode).max(1000).default([]),
   available_roles: z.array(IdValueSchema).max(1000).default([]),
+  two_factor_required: z.boolean().default(false),
 });
 export type CreateRoleBody = z.infer<typeof CreateRoleBodySchema>;
 
@@ -46,6 +49,7 @@ export const UpdateRoleBodySchema = z.strictObject({
   description: z.string().trim().max(1000).nullable().optional(),
   permissions: z.array(permissionCode).max(1000).optional(),
   available_roles: z.array(IdValueSchema).max(1000).optional(),
+  two_factor_required: z.boolean().optional(),
 });
 export type UpdateRoleBody = z.infer<typeof UpdateRoleBodySchema>;
 

@@ -30,6 +30,8 @@ export const ServerSettingsSchema = z.object({
   version: z.string(),
   device_broker_host: z.string(),
   sip_proxy_host: z.string(),
+  /** The management company's name and logo (white-label tab), shown on the sign-in pages. */
+  white_label: z.object({ name: z.string().nullable(), logo_url: z.string().nullable() }),
 });
 export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 
@@ -328,6 +330,8 @@ export const BrokerStatusSchema = z.object({
   is_running: z.boolean(),
   connected: z.boolean().nullable(),
   started_at: z.string().nullable(),
+  /** The port MQTT over TLS listens on with the own certificate (use_user_certs), or null when it does not. */
+  tls_port: z.number().int().nullable(),
 });
 export type BrokerStatus = z.infer<typeof BrokerStatusSchema>;
 export const BrokerRestartBodySchema = z.strictObject({ type: z.enum(BROKER_RESTART_TYPES) });

@@ -526,8 +526,28 @@ export const DeviceForwardEntrySchema = z.object({
   logic_address: z.number().int().nullable(),
   numbers: z.array(DeviceForwardNumberSchema),
 });
+/** A resident as the panel's phonebook shows them (project SIP settings, resident phonebook). */
+export const DevicePhonebookEntrySchema = z.object({
+  domain_id: z.number().int(),
+  domain: z.string(),
+  logic_address: z.number().int().nullable(),
+  name: z.string(),
+  /** The resident's master number, or the group's own number when the resident has none. */
+  number: z.string(),
+});
 export const DeviceForwardsSchema = z.object({
   device_id: z.number().int(),
+  /**
+   * The project's auto forward rules (SIP tab): when on, Atrium's forwards are the panel's own call
+   * rules; `address` and `protocol` follow its use_address and device_protocol either way.
+   */
+  auto_forward_rules: z.boolean(),
+  /**
+   * The residents' phonebook for the panel's screen: empty unless the project's resident phonebook
+   * is on; residents of the panel's group and below that have the phonebook to devices on (every group
+   * of the project when show_all_groups).
+   */
+  phonebook: z.array(DevicePhonebookEntrySchema),
   serial_number: z.string(),
   /** The panel's own virtual number (what it registers as), if it has one. */
   sip_number: z.string().nullable(),

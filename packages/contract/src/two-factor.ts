@@ -53,3 +53,12 @@ export const TwoFactorLoginBodySchema = z.strictObject({
   code: TwoFactorCodeSchema,
 });
 export type TwoFactorLoginBody = z.infer<typeof TwoFactorLoginBodySchema>;
+
+/**
+ * POST /login/two-factor/enrol: a challenge whose `enrolment_required` is set (the user's role asks
+ * for a second step and they have none yet) answers a new secret to enrol; the first code from it,
+ * sent to POST /login/two-factor, turns two-factor sign-in on and answers the session with the
+ * recovery codes, shown this once.
+ */
+export const TwoFactorLoginEnrolBodySchema = z.strictObject({ challenge: z.string().min(10).max(2048) });
+export type TwoFactorLoginEnrolBody = z.infer<typeof TwoFactorLoginEnrolBodySchema>;

@@ -37,6 +37,22 @@ export class FileStore {
     return key;
   }
 
+  /** Writes a file back at the key it had (a backup restoring it); never over an existing file. */
+  async putAt(key: string, data: Buffer): Promise<void> {
+    const full = this.resolve(key);
+    await mkdir(path.dirname(full), { recursive: true });
+    await writeFile(full, data, { flag: 'wx' });
+  }
+
+  /** The file at `key`, or null when there is none. */
+  async find(key: string): Promise<Buffer | null> {
+    try {
+      return await readFile(this.resolve(key));
+    } catch {
+      return null;
+    }
+  }
+
   async get(key: string): Promise<Buffer> {
     try {
       return await readFile(this.resolve(key));

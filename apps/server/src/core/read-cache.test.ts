@@ -189,6 +189,8 @@ describe('cached reads through the API', () => {
       'license_usage',
       'login_failures',
       'mail_outbox',
+      // notifications (issue 13): written with every message, recipient and device event; never cached
+      'notifications',
       'refresh_tokens',
       // single sign-on (issue 14): started sign-ins and one-time tickets, each used once
       'sso_logins',

@@ -98,6 +98,7 @@ export class RealtimeHub {
   private readonly clients = new Set<Client>();
   private readonly byTopic = new Map<string, Set<Client>>();
   private readonly assemblies = new Map<string, Assembly>();
+  private readonly followers = new Map<string, ((projectId: number, topic: string, data: unknown) => void)[]>();
   private heartbeat: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
@@ -146,6 +147,48 @@ export class RealtimeHub {
     const pieces = splitUtf8(text, PIECE_BYTES);
     // One after the other: each NOTIFY commits before the next, so every listener hears them in order.
     for (const [i, piece] of pieces.entries()) await this.database.notify(`${PIECE_PREFIX}${id} ${i} ${pieces.length} ${piece}`);
+  }
+
+  /**
+   * Sends several events of a project, in order, in one round trip to the database when each is
+   * small enough for one NOTIFY (a larger one goes in pieces through `publish`, after the others).
+   */
+  async publishMany(
+    projectId: number,
+    events: readonly { topic: string; event: string; data: unknown; audience?: Audience }[],
+  ): Promise<void> {
+    const small: string[] = [];
+    const large: (typeof events)[number][] = [];
+    for (const e of events) {
+      const env: Envelope = { t: qualify(projectId, e.topic), e: e.event, d: e.data, ...(e.audience ? { a: e.audience } : {}) };
+      const text = JSON.stringify(env);
+      if (Buffer.byteLength(text) <= NOTIFY_MAX_BYTES) small.push(text);
+      else large.push(e);
+    }
+    if (small.length) await this.database.notifyMany(small);
+    for (const e of large) await this.publish(projectId, e.topic, e.event, e.data, e.audience);
+  }
+
+  /**
+   * Calls `fn` with every event named `event` this instance hears, from any instance and on any
+   * topic, whether or not a socket here subscribed it: a module follows another's events without
+   * depending on it (and answers its own sockets with `deliverHere`).
+   */
+  follow(event: string, fn: (projectId: number, topic: string, data: unknown) => void): void {
+    this.followers.set(event, [...(this.followers.get(event) ?? []), fn]);
+  }
+
+  /** Whether a socket of this instance subscribed a topic of the project starting with `prefix`. */
+  hasSubscribers(projectId: number, prefix: string): boolean {
+    const q = qualify(projectId, prefix);
+    for (const [topic, set] of this.byTopic) if (set.size && topic.startsWith(q)) return true;
+    return false;
+  }
+
+  /** An event for this instance's sockets only (every instance that heard its cause sends its own). */
+  deliverHere(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): void {
+    const env: Envelope = { t: qualify(projectId, topic), e: event, d: data, ...(audience ? { a: audience } : {}) };
+    this.deliver(JSON.stringify(env));
   }
 
   /** Private topics belong to one user; app-changes to the project's signed-in users. */
@@ -330,6 +373,17 @@ export class RealtimeHub {
       return;
     }
     if (typeof env?.t !== 'string') return;
+    const followers = this.followers.get(env.e);
+    if (followers) {
+      const colon = env.t.indexOf(':');
+      for (const f of followers) {
+        try {
+          f(Number(env.t.slice(0, colon)), env.t.slice(colon + 1), env.d);
+        } catch {
+          // A follower's failure is its own: the event still reaches the sockets.
+        }
+      }
+    }
     const subs = this.byTopic.get(env.t);
     if (!subs?.size) return;
     const topic = env.t.slice(env.t.indexOf(':') + 1);

@@ -44,7 +44,7 @@ export class DialogRelay {
 
     const headers = req.headers.clone();
     headers.set('Max-Forwards', String(maxForwards - 1));
-    headers.prepend('Via', this.d.local.via(dest.transport));
+    headers.prepend('Via', this.d.local.via(dest.transport, 'x', dest.address));
     if (offset !== 0) headers.set('CSeq', `${seq + offset} ${method}`);
     const forwarded: SipRequest = { ...req, headers };
 
@@ -79,7 +79,9 @@ export class DialogRelay {
         tx.respond(res);
         return;
       }
-      void media.rewrite('answer', res, { ...sdp, from: sdp.to, to: sdp.from }).then((answered) => tx.respond(answered));
+      void media
+        .rewrite('answer', res, { ...sdp, from: sdp.to, to: sdp.from }, this.proxy.advertised(sender.flow.address))
+        .then((answered) => tx.respond(answered));
     };
     const send = (request: SipRequest) => {
       const clientTx = this.d.layer.sendRequest(request, dest, {
@@ -95,7 +97,7 @@ export class DialogRelay {
       });
       if (req.method === 'INVITE') this.forwardedInvites.set(tx, clientTx);
     };
-    if (offers && media) void media.rewrite('offer', forwarded, sdp).then(send);
+    if (offers && media) void media.rewrite('offer', forwarded, sdp, this.proxy.advertised(dest.address)).then(send);
     else send(forwarded);
   }
 
@@ -166,7 +168,7 @@ export class DialogRelay {
     else if (side === 'caller') seq = ++dialog.leg.cseq;
     else seq = ++call.callerLeg.cseq + dialog.branch.cseqOffset;
     const headers = new SipHeaders();
-    headers.add('Via', this.d.local.via(target.flow.transport));
+    headers.add('Via', this.d.local.via(target.flow.transport, 'x', target.flow.address));
     for (const route of target.routeSet) headers.add('Route', route);
     headers.add('Max-Forwards', '70');
     headers.add('From', from);

@@ -6,12 +6,70 @@ import type { SipMessage } from './message.js';
 import { BRANCH_COOKIE } from './transaction.js';
 import type { Destination, SipTransports, TransportName } from './transport.js';
 
+/**
+ * The project's SIP network settings (spec comms §3, SIP tab) as the server applies them: the
+ * address peers inside the local networks reach us at (internal IP) and the one peers outside
+ * them do (external IP), and whether 183 Session Progress with SDP (early media) is relayed.
+ */
+export interface SipNetworkSettings {
+  internalIp: string | null;
+  externalIp: string | null;
+  /** IPv4 networks (`10.0.0.0/8`, or one address) counted as inside; empty: the private ranges. */
+  localNetworks: string[];
+  earlyMedia: boolean;
+}
+
+export const DEFAULT_NETWORK: SipNetworkSettings = { internalIp: null, externalIp: null, localNetworks: [], earlyMedia: true };
+
+/** RFC 1918, loopback and link-local: inside when the project names no local networks. */
+const PRIVATE_NETWORKS = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16'];
+
+function ipv4ToInt(ip: string): number | null {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return null;
+  let n = 0;
+  for (const p of parts) {
+    const v = Number(p);
+    if (!/^\d{1,3}$/.test(p) || v > 255) return null;
+    n = n * 256 + v;
+  }
+  return n;
+}
+
+/** Whether an IPv4 address lies in a network (`a.b.c.d/len` or one address). */
+export function inNetwork(address: string, network: string): boolean {
+  const [base = '', lenText] = network.split('/');
+  const a = ipv4ToInt(address.replace(/^::ffff:/, ''));
+  const b = ipv4ToInt(base);
+  if (a === null || b === null) return address === network;
+  const len = lenText === undefined ? 32 : Number(lenText);
+  if (!(len >= 0 && len <= 32)) return false;
+  const size = 2 ** (32 - len);
+  return Math.floor(a / size) === Math.floor(b / size);
+}
+
 /** How the server names itself in Via and Record-Route, and recognises its own URIs. */
 export class LocalAddress {
+  network: SipNetworkSettings = DEFAULT_NETWORK;
+
   constructor(
     readonly host: string,
     private readonly transports: SipTransports,
   ) {}
+
+  /** Whether a peer's address is inside the project's local networks (the private ranges when none are named). */
+  isInside(address: string): boolean {
+    const nets = this.network.localNetworks.length > 0 ? this.network.localNetworks : PRIVATE_NETWORKS;
+    return nets.some((n) => inNetwork(address, n));
+  }
+
+  /** The address a peer at `address` reaches us at: the internal IP inside, the external IP outside, else the host. */
+  hostFor(address: string | undefined): string {
+    if (address === undefined) return this.host;
+    const { internalIp, externalIp } = this.network;
+    if (!internalIp && !externalIp) return this.host;
+    return (this.isInside(address) ? internalIp : externalIp) ?? this.host;
+  }
 
   private portOf(transport: TransportName): number {
     const p = this.transports.ports;
@@ -19,14 +77,14 @@ export class LocalAddress {
   }
 
   /** A new top Via for a request we send; `loopHash` lets §16.3 loop detection find it again. */
-  via(transport: TransportName, loopHash = 'x'): string {
+  via(transport: TransportName, loopHash = 'x', peer?: string): string {
     const branch = `${BRANCH_COOKIE}-atr-${loopHash}-${randomBytes(6).toString('hex')}`;
-    return `SIP/2.0/${transport.toUpperCase()} ${this.host}:${this.portOf(transport)};branch=${branch};rport`;
+    return `SIP/2.0/${transport.toUpperCase()} ${this.hostFor(peer)}:${this.portOf(transport)};branch=${branch};rport`;
   }
 
-  recordRoute(transport: TransportName): string {
+  recordRoute(transport: TransportName, peer?: string): string {
     const param = transport === 'udp' ? '' : `;transport=${transport === 'wss' ? 'ws' : transport}`;
-    return `<sip:${this.host}:${this.portOf(transport)}${param};lr>`;
+    return `<sip:${this.hostFor(peer)}:${this.portOf(transport)}${param};lr>`;
   }
 
   /** Whether a URI (possibly in <>) points at this server. */
@@ -40,6 +98,7 @@ export class LocalAddress {
   }
 
   isLocalHost(host: string): boolean {
+    if (host === this.network.internalIp || host === this.network.externalIp) return true;
     return host === this.host || (this.host === '0.0.0.0' && (host === '127.0.0.1' || host === 'localhost'));
   }
 

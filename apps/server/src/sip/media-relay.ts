@@ -350,14 +350,18 @@ export class SdpRelay {
     return hasSdp(msg.headers.get('content-type'), msg.body);
   }
 
-  rewrite<T extends SipMessage>(op: 'offer' | 'answer', msg: T, sdp: Omit<RelayedSdp, 'sdp'>): Promise<T> {
+  /**
+   * `advertise`: the address the recipient reaches the relay at (the project's external IP for a
+   * peer outside the local networks), written into the relayed SDP's c= and o= lines.
+   */
+  rewrite<T extends SipMessage>(op: 'offer' | 'answer', msg: T, sdp: Omit<RelayedSdp, 'sdp'>, advertise: string | null = null): Promise<T> {
     return this.queue(sdp.callId, async () => {
       if (this.recheck) return msg;
       try {
         const params = { ...sdp, sdp: msg.body };
         const body = op === 'offer' ? await this.relay.offer(params) : await this.relay.answer({ ...params, toTag: sdp.toTag ?? '' });
         const headers = msg.headers.clone();
-        return { ...msg, headers, body };
+        return { ...msg, headers, body: advertise ? advertiseAddress(body, advertise) : body };
       } catch (err) {
         if (err instanceof MediaRelayError && /did not answer/.test(err.message)) this.wentDown(err);
         else this.log.warn({ err, callId: sdp.callId, op }, 'media relay refused an SDP; it goes end to end');
@@ -392,4 +396,13 @@ export class SdpRelay {
     });
     return next;
   }
+}
+
+/** The SDP with its connection (c=) and origin (o=) IPv4 addresses replaced by `address`. */
+export function advertiseAddress(sdp: Buffer, address: string): Buffer {
+  const text = sdp
+    .toString('utf8')
+    .replace(/^(c=IN IP4 )[^\s/]+/gm, `$1${address}`)
+    .replace(/^(o=\S+ \S+ \S+ IN IP4 )\S+/gm, `$1${address}`);
+  return Buffer.from(text, 'utf8');
 }

@@ -84,7 +84,13 @@ export class SipProxy {
       return;
     }
     tx.reply(100, 'Trying');
-    const caller = await this.d.auth.authenticate(req, tx, 'proxy', userOf(req.headers.get('from')));
+    // A SIP trunk's peer is trusted by its address (no digest): the caller is the outside number of its From.
+    const trunkId =
+      flow.transport === 'udp' || flow.transport === 'tcp' ? ((await this.d.directory.trunkPeer?.(flow.address)) ?? null) : null;
+    const caller =
+      trunkId !== null
+        ? userOf(req.headers.get('from')) || 'anonymous'
+        : await this.d.auth.authenticate(req, tx, 'proxy', userOf(req.headers.get('from')));
     if (!caller || tx.state !== 'proceeding') return;
     const callee = parseUri(req.uri)?.user ?? '';
     const contact = parseNameAddr(req.headers.get('contact') ?? '');
@@ -123,7 +129,13 @@ export class SipProxy {
     this.calls.set(callId, call);
     let route: Awaited<ReturnType<SipDirectory['route']>>;
     try {
-      route = await this.d.directory.route({ caller, callee, headers: req.headers.toRecord(), callId });
+      route = await this.d.directory.route({
+        caller,
+        callee,
+        headers: req.headers.toRecord(),
+        callId,
+        ...(trunkId !== null ? { trunkId } : {}),
+      });
     } catch (err) {
       this.d.log.error({ err, callId }, 'sip route lookup failed');
       route = { kind: 'reject', status: 500, reason: 'Server Internal Error' };
@@ -233,14 +245,19 @@ export class SipProxy {
     if (call.sos && !headers.has(SIP_HEADERS.sos)) headers.add(SIP_HEADERS.sos, 'true');
     if (!headers.has(SIP_HEADERS.targetCallee)) headers.add(SIP_HEADERS.targetCallee, call.target);
     // RFC 5658 double Record-Route when the two sides use different transports.
-    headers.prepend('Record-Route', this.d.local.recordRoute(call.callerLeg.flow.transport));
-    if (dest.transport !== call.callerLeg.flow.transport) headers.prepend('Record-Route', this.d.local.recordRoute(dest.transport));
-    headers.prepend('Via', this.d.local.via(dest.transport, loopHash(call.invite)));
+    // Each side is told the address it reaches us at (internal IP inside the local networks,
+    // external IP outside): two entries when the sides differ in transport or in that address.
+    const local = this.d.local;
+    const callerFlow = call.callerLeg.flow;
+    headers.prepend('Record-Route', local.recordRoute(callerFlow.transport, callerFlow.address));
+    if (dest.transport !== callerFlow.transport || local.hostFor(dest.address) !== local.hostFor(callerFlow.address))
+      headers.prepend('Record-Route', local.recordRoute(dest.transport, dest.address));
+    headers.prepend('Via', local.via(dest.transport, loopHash(call.invite), dest.address));
     if (branch.trunk) {
       const host = parseUri(requestUri)?.host ?? '';
       const from = parseNameAddr(headers.get('from') ?? '');
       if (from) {
-        from.uri = `sip:${branch.trunk.outgoingNumber}@${this.d.local.host}`;
+        from.uri = `sip:${branch.trunk.outgoingNumber}@${local.hostFor(dest.address)}`;
         from.displayName = null;
         headers.set('From', formatNameAddr(from));
       }
@@ -251,7 +268,7 @@ export class SipProxy {
     if (media?.carries(request)) {
       branch.dest = dest;
       const sdp = this.mediaLegs(call, branch, 'offer');
-      void media.rewrite('offer', request, sdp).then((relayed) => {
+      void media.rewrite('offer', request, sdp, this.advertised(dest.address)).then((relayed) => {
         if (call.state === 'ended' || call.answer || branch.cancelled) {
           branch.localFailure = 487;
           this.checkStage(call);
@@ -283,7 +300,27 @@ export class SipProxy {
       return;
     }
     const sdp = { ...this.mediaLegs(call, branch, 'answer', res.body), toTag: tagOf(res.headers.get('to')) ?? '' };
-    void media.rewrite('answer', relayed, sdp).then((answered) => call.serverTx.respond(answered));
+    void media
+      .rewrite('answer', relayed, sdp, this.advertised(call.callerLeg.flow.address))
+      .then((answered) => call.serverTx.respond(answered));
+  }
+
+  /** The media address to write into SDP the relay returns for a peer at `address`: the external IP outside. */
+  advertised(address: string): string | null {
+    const { externalIp } = this.d.local.network;
+    return externalIp && !this.d.local.isInside(address) ? externalIp : null;
+  }
+
+  /**
+   * Early media off (project SIP settings): a 183 Session Progress or any 18x carrying SDP reaches
+   * the caller as a plain 180 Ringing, so no media flows before the answer; on, it is relayed as it came.
+   */
+  private provisional(res: SipResponse): SipResponse {
+    if (this.d.local.network.earlyMedia || (res.status !== 183 && res.body.length === 0)) return res;
+    const headers = res.headers.clone();
+    headers.remove('content-type');
+    headers.remove('content-disposition');
+    return { ...res, status: 180, reason: 'Ringing', headers, body: Buffer.alloc(0) };
   }
 
   private send(call: Call, branch: Branch, request: SipRequest, dest: Destination): void {
@@ -307,7 +344,7 @@ export class SipProxy {
         call.ringing.add(branch.number);
         this.emit({ type: 'ringing', callId: call.callId, numbers: [...call.ringing], at: Date.now() });
       }
-      this.respondToCaller(call, branch, res, relayResponse(res, branch.cseqOffset));
+      this.respondToCaller(call, branch, res, this.provisional(relayResponse(res, branch.cseqOffset)));
       return;
     }
     if (res.status < 300) {
@@ -331,7 +368,7 @@ export class SipProxy {
     branch.cseqOffset += 1;
     const headers = branch.request.headers.clone();
     headers.shift('via');
-    headers.prepend('Via', this.d.local.via(branch.dest.transport, loopHash(call.invite)));
+    headers.prepend('Via', this.d.local.via(branch.dest.transport, loopHash(call.invite), branch.dest.address));
     headers.set('CSeq', `${cseqOf(call.invite).seq + branch.cseqOffset} INVITE`);
     const value = authorize(challenge, { username: trunk.login, password: trunk.password }, 'INVITE', branch.request.uri);
     headers.add(res.status === 401 ? 'Authorization' : 'Proxy-Authorization', value);

@@ -4,7 +4,7 @@ import { DigestAuthenticator } from './auth.js';
 import type { SipActiveCall } from './call.js';
 import { DialogRelay } from './dialog.js';
 import { NonceIssuer } from './digest.js';
-import { LocalAddress } from './local-address.js';
+import { DEFAULT_NETWORK, LocalAddress, type SipNetworkSettings } from './local-address.js';
 import { SdpRelay } from './media-relay.js';
 import type { SipRequest } from './message.js';
 import { SipProxy } from './proxy.js';
@@ -35,6 +35,8 @@ export interface SipServerOptions {
   nonceTtlSeconds?: number;
   /** rtpengine's NG control socket (`udp:127.0.0.1:22222`); absent: media goes end to end. */
   rtpengineUrl?: string;
+  /** The project's network settings (internal and external IP, local networks, early media); changeable with configure(). */
+  network?: Partial<SipNetworkSettings>;
 }
 
 export interface SipServer {
@@ -45,6 +47,9 @@ export interface SipServer {
   /** Stops a call: BYE to both sides once answered, CANCEL and 487 while ringing. False if unknown. */
   endCall(callId: string): Promise<boolean>;
   activeCalls(): SipActiveCall[];
+  /** Applies new network settings to every message sent from now on (no restart). */
+  configure(network: Partial<SipNetworkSettings>): void;
+  readonly network: SipNetworkSettings;
   close(): Promise<void>;
 }
 
@@ -62,6 +67,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
   await transports.start();
 
   const local = new LocalAddress(opts.publicHost ?? (opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host), transports);
+  local.network = { ...DEFAULT_NETWORK, ...opts.network };
   const auth = new DigestAuthenticator(opts.realm, opts.directory, new NonceIssuer((opts.nonceTtlSeconds ?? 300) * 1000));
   const registrar = new Registrar(auth, opts.observer, log, timerSet, opts.registrar);
   const media = opts.rtpengineUrl ? await SdpRelay.connect(opts.rtpengineUrl, log) : null;
@@ -145,6 +151,12 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
     registrationCount: () => registrar.registrationCount(),
     endCall: (callId) => dialogRelay.endCall(callId),
     activeCalls: () => activeProxy.activeCalls(),
+    configure: (network) => {
+      local.network = { ...local.network, ...network };
+    },
+    get network() {
+      return local.network;
+    },
     close: async () => {
       timerSet.stop();
       layer.close();

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tcpPortFree } from '../core/ports.js';
 import { authorize, parseAuthHeader } from './digest.js';
 import { parseMessage, SipHeaders, type SipMessage, type SipRequest, type SipResponse, serializeMessage } from './message.js';
 import { type SipServer, type SipServerOptions, startSipServer } from './server.js';
@@ -106,8 +107,10 @@ export interface SippRun {
 }
 
 /** Starts SIPp on 127.0.0.1 with one call of `scenario` (a file under test/sipp) against `target`. */
-export async function runSipp(scenario: string, target: number, args: string[] = []): Promise<SippRun> {
-  const port = await freeUdpPort();
+export async function runSipp(scenario: string, target: number, args: string[] = [], localIp = '127.0.0.1'): Promise<SippRun> {
+  // Free for TCP too: SIPp run with -t t1 binds its port on TCP (parallel test files share the loopback).
+  let port = await freeUdpPort();
+  for (let tries = 0; tries < 20 && !(await tcpPortFree(port, localIp)); tries++) port = await freeUdpPort();
   const mediaPort = await freeUdpPort();
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-sipp-'));
   const errorFile = path.join(dir, 'errors.log');
@@ -118,7 +121,7 @@ export async function runSipp(scenario: string, target: number, args: string[] =
       '-sf',
       path.join(SIPP_DIR, scenario),
       '-i',
-      '127.0.0.1',
+      localIp,
       '-p',
       String(port),
       '-mp',
@@ -158,19 +161,25 @@ export async function runSipp(scenario: string, target: number, args: string[] =
  * Registers `number` with a contact at 127.0.0.1:contactPort (where a SIPp UAS waits), answering
  * the digest challenge: SIPp in UAS mode cannot REGISTER itself first.
  */
-export async function registerContact(serverPort: number, number: string, password: string, contactPort: number): Promise<number> {
+export async function registerContact(
+  serverPort: number,
+  number: string,
+  password: string,
+  contactPort: number,
+  contactHost = '127.0.0.1',
+): Promise<number> {
   const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
+  await new Promise<void>((resolve) => socket.bind(0, contactHost, () => resolve()));
   const localPort = socket.address().port;
   const uri = `sip:127.0.0.1:${serverPort}`;
   const build = (cseq: number, authorization?: string): SipRequest => {
     const headers = new SipHeaders();
-    headers.add('Via', `SIP/2.0/UDP 127.0.0.1:${localPort};branch=z9hG4bK-test-${cseq}-${Math.random().toString(36).slice(2)};rport`);
+    headers.add('Via', `SIP/2.0/UDP ${contactHost}:${localPort};branch=z9hG4bK-test-${cseq}-${Math.random().toString(36).slice(2)};rport`);
     headers.add('From', `<sip:${number}@127.0.0.1>;tag=reg${number}`);
     headers.add('To', `<sip:${number}@127.0.0.1>`);
     headers.add('Call-ID', `reg-${number}-${localPort}`);
     headers.add('CSeq', `${cseq} REGISTER`);
-    headers.add('Contact', `<sip:${number}@127.0.0.1:${contactPort}>`);
+    headers.add('Contact', `<sip:${number}@${contactHost}:${contactPort}>`);
     headers.add('Expires', '300');
     headers.add('Max-Forwards', '70');
     if (authorization) headers.add('Authorization', authorization);

@@ -69,6 +69,11 @@ export interface SipInviteInfo {
   /** Lower-cased header names → values, custom headers included. */
   headers: Record<string, string>;
   callId: string;
+  /**
+   * Set when the INVITE came from a SIP trunk's peer address (trusted by IP, no digest): `caller`
+   * is then the outside number of its From, and `callee` the Atrium number it was sent to.
+   */
+  trunkId?: number;
 }
 
 export interface SipDirectory {
@@ -76,6 +81,11 @@ export interface SipDirectory {
   credentials(number: string): Promise<{ password: string } | null>;
   /** Where an authenticated INVITE goes. Called once per call. */
   route(invite: SipInviteInfo): Promise<SipRoute>;
+  /**
+   * The SIP trunk whose peer sends from this address (its termination URI's host), or null. Its
+   * INVITEs are trusted by address: not challenged, routed as incoming calls from outside.
+   */
+  trunkPeer?(address: string): Promise<number | null>;
   /** Whether REGISTERs from this source address are refused outright (403, no challenge): IP blocking. */
   refusesRegistration?(address: string): boolean;
   /** A REGISTER from this address failed its digest (wrong password, unknown number, wrong user); awaited before the answer. */

@@ -2,6 +2,7 @@ import type { SvgIconComponent } from '@mui/icons-material';
 import AccountTreeIcon from '@mui/icons-material/AccountTree';
 import AnnouncementIcon from '@mui/icons-material/Announcement'; // announces (issue 13)
 import AssessmentIcon from '@mui/icons-material/Assessment';
+import BackupIcon from '@mui/icons-material/Backup'; // backups (issue 14)
 import BadgeIcon from '@mui/icons-material/Badge';
 import BlockIcon from '@mui/icons-material/Block'; // IP blocking (issue 14)
 import CampaignIcon from '@mui/icons-material/Campaign';
@@ -14,6 +15,7 @@ import ElevatorIcon from '@mui/icons-material/Elevator';
 import EventAvailableIcon from '@mui/icons-material/EventAvailable'; // amenities (issue 13)
 import EventNoteIcon from '@mui/icons-material/EventNote'; // amenities (issue 13)
 import FactCheckIcon from '@mui/icons-material/FactCheck';
+import GridOnIcon from '@mui/icons-material/GridOn'; // access matrix
 import HistoryIcon from '@mui/icons-material/History';
 import KeyIcon from '@mui/icons-material/Key';
 import LabelIcon from '@mui/icons-material/Label';
@@ -37,6 +39,8 @@ import SecurityIcon from '@mui/icons-material/Security';
 import SettingsIcon from '@mui/icons-material/Settings';
 import TaskIcon from '@mui/icons-material/Task';
 import TimelineIcon from '@mui/icons-material/Timeline';
+import VideocamIcon from '@mui/icons-material/Videocam'; // integrations with Axxon One (issue 14)
+import VpnKeyIcon from '@mui/icons-material/VpnKey'; // UKEY2 keys
 import WebhookIcon from '@mui/icons-material/Webhook'; // webhooks (issue 14)
 import type { ComponentType } from 'react';
 
@@ -135,6 +139,8 @@ export const AREAS: readonly AreaDefinition[] = [
     icon: KeyIcon,
     load: () => import('../resources/identifiers'),
   },
+  // UKEY2 keys: view only (the list and /ukey2/:id/edit), with the identifiers' helpers
+  { name: 'ukey2', menuPaths: ['/ukey2'], parts: ['list', 'edit'], icon: VpnKeyIcon, load: () => import('../resources/identifiers/ukey2') },
   {
     name: 'guest-access',
     menuPaths: ['/guest-access'],
@@ -149,6 +155,14 @@ export const AREAS: readonly AreaDefinition[] = [
     parts: ['list'],
     icon: SecurityIcon,
     load: () => import('../resources/access-events'),
+  },
+  // access matrix: list and download only
+  {
+    name: 'access-matrix',
+    menuPaths: ['/access-matrix'],
+    parts: ['list'],
+    icon: GridOnIcon,
+    load: () => import('../resources/access-matrix'),
   },
   // Elevator events and access rules before elevators: react-admin matches them as their own resources, not elevator ids.
   {
@@ -180,6 +194,8 @@ export const AREAS: readonly AreaDefinition[] = [
     icon: ManageHistoryIcon,
     load: () => import('../resources/audit-events'),
   },
+  // backups (issue 14)
+  { name: 'backups', menuPaths: ['/backups'], parts: ['list'], icon: BackupIcon, load: () => import('../resources/backups') },
   // licences and licence reports (issue 14)
   { name: 'licenses', menuPaths: ['/licenses'], parts: ['list'], icon: CardMembershipIcon, load: () => import('../resources/licenses') },
   {
@@ -212,6 +228,14 @@ export const AREAS: readonly AreaDefinition[] = [
     load: () => import('../resources/general-settings'),
   },
   { name: 'markers', menuPaths: [], parts: ['list', 'edit', 'create'], icon: LabelIcon, load: () => import('../resources/markers') },
+  // integrations with Axxon One (issue 14)
+  {
+    name: 'integrations',
+    menuPaths: ['/integrations'],
+    parts: ['list'],
+    icon: VideocamIcon,
+    load: () => import('../resources/integrations'),
+  },
   // mail templates (issue 14)
   {
     name: 'mail-templates',

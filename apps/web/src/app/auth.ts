@@ -6,6 +6,8 @@ import { remove, STORAGE_KEYS, write } from './storage';
 export interface TwoFactorPending {
   challenge: string;
   project: { id: number; uid: string; name: string };
+  /** The user's role requires two-factor sign-in and they have none yet: they set it up first. */
+  enrolment_required?: boolean;
 }
 
 /** What a sign-in leads to: the console, the project choice when the login has several, or the code step. */
@@ -56,6 +58,29 @@ export async function signInWithCode(challenge: string, code: string, remember: 
     timeout: LOGIN_TIMEOUT_MS,
   });
   enter(sessions[0] as Session, remember);
+}
+
+/** A role requires two-factor sign-in and the user has none: a new secret for their authenticator app. */
+export async function startSignInEnrolment(challenge: string): Promise<{ secret: string; otpauth_url: string; qr: string }> {
+  return http.data('/login/two-factor/enrol', { method: 'POST', body: { challenge }, auth: false, timeout: LOGIN_TIMEOUT_MS });
+}
+
+/**
+ * The first code of an enrolment at sign-in: two-factor sign-in is on and the session is made, but
+ * entered only once the recovery codes (shown this once) were seen: `enter` does it.
+ */
+export async function signInWithEnrolment(
+  challenge: string,
+  code: string,
+  remember: boolean,
+): Promise<{ recoveryCodes: string[]; enter: () => void }> {
+  const { sessions, recovery_codes } = await http.data<{ sessions: Session[]; recovery_codes?: string[] }>('/login/two-factor', {
+    method: 'POST',
+    body: { challenge, code },
+    auth: false,
+    timeout: LOGIN_TIMEOUT_MS,
+  });
+  return { recoveryCodes: recovery_codes ?? [], enter: () => enter(sessions[0] as Session, remember) };
 }
 
 /** Enters one project's session. */

@@ -40,6 +40,8 @@ const shown = (path: string, c: RuleContext) => evaluate(entry(path).rule, c);
  */
 const cases: { path: string; permissions: string[][]; features?: LicenseFeature[] }[] = [
   { path: '/reports/licenses', permissions: [['can_view_licenses_used_report']] },
+  // backups (issue 14)
+  { path: '/backups', permissions: [['can_view_backups']] },
   // licences (issue 14)
   { path: '/licenses', permissions: [['can_view_licenses'], ['can_manage_licenses']] },
   { path: '/roles', permissions: [['can_view_roles'], ['can_view_users_roles'], ['can_view_all_roles']] },
@@ -79,6 +81,7 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/forward-rules', permissions: [['can_view_forward_rules']], features: ['sip'] },
   { path: '/call-history', permissions: [['can_view_call_history']], features: ['sip'] },
   { path: '/audit-events', permissions: [['can_view_audit']] },
+  { path: '/access-matrix', permissions: [['can_view_access_matrix']] }, // access matrix
   { path: '/system-info', permissions: [['can_view_system_info']] },
   { path: '/ip-blocking', permissions: [['can_view_system_info']] }, // IP blocking (issue 14)
   // API keys and webhooks (issue 14)
@@ -88,6 +91,17 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/sso-providers', permissions: [['can_view_project_settings'], ['can_change_project_settings']] },
   // mail templates (issue 14)
   { path: '/mail-templates', permissions: [['can_view_project_settings'], ['can_change_project_settings']] },
+  // integrations with Axxon One (issue 14)
+  {
+    path: '/integrations',
+    permissions: [
+      ['can_view_project_settings'],
+      ['can_change_project_settings'],
+      ['can_edit_all_domains'],
+      ['can_edit_descendant_domains'],
+      ['can_manage_self_domain_integrations'],
+    ],
+  },
   {
     path: '/sip-trunks',
     permissions: [
@@ -141,9 +155,8 @@ describe('menu rules', () => {
   });
 
   it('shows entries without a rule to everyone', () => {
-    const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/access-matrix', '/conversations'];
+    const open = ['/home', '/notifications', '/users', '/groups', '/identifiers', '/conversations'];
     for (const path of open) expect(shown(path, ctx([])), path).toBe(true);
-    for (const path of ['/backups']) expect(shown(path, ctx([])), path).toBe(true);
   });
 
   it('covers every ruled entry in this table', () => {

@@ -86,7 +86,8 @@ export const MENU: readonly MenuSection[] = [
     item('/access-rules', 'access_rules', p('can_view_access_rules')),
     item('/identifiers', 'identifiers'),
     item('/ukey2', 'ukey2', all(lic('ukey2'), p('can_view_ukey2'))),
-    item('/access-matrix', 'access_matrix'),
+    // The API answers the matrix only to those who may view it (can_view_access_matrix).
+    item('/access-matrix', 'access_matrix', p('can_view_access_matrix')),
     item('/access-control/events', 'access_control_events', p('can_view_access_control_events')),
   ]),
   section('communications', [
@@ -138,7 +139,7 @@ export const MENU: readonly MenuSection[] = [
   ]),
   section('settings', [
     item('/audit-events', 'audit_events', p('can_view_audit')),
-    item('/backups', 'backups'),
+    item('/backups', 'backups', p('can_view_backups')), // backups (issue 14): the list needs view; each action its own permission
     item(
       '/general-settings',
       'general_settings',
@@ -163,6 +164,18 @@ export const MENU: readonly MenuSection[] = [
     item('/sso-providers', 'sso_providers', any('can_view_project_settings', 'can_change_project_settings')),
     // mail templates (issue 14)
     item('/mail-templates', 'mail_templates', any('can_view_project_settings', 'can_change_project_settings')),
+    // integrations with Axxon One (issue 14): the project's, or a group's for those who manage groups
+    item(
+      '/integrations',
+      'integrations',
+      any(
+        'can_view_project_settings',
+        'can_change_project_settings',
+        'can_edit_all_domains',
+        'can_edit_descendant_domains',
+        'can_manage_self_domain_integrations',
+      ),
+    ),
   ]),
 ];
 
@@ -191,8 +204,21 @@ export function visibleMenu(ctx: RuleContext, isAvailable: (path: string) => boo
     .filter((s) => s.items.length > 0);
 }
 
+/**
+ * Pages whose address is not under their menu entry's (the spec's singular form routes): the
+ * prefix, and what it stands for. /integration/add belongs to /integrations (issue 14).
+ */
+const PATH_ALIASES: readonly [string, string][] = [['/integration/', '/integrations/']];
+
+/** The address as the menu knows it (aliases resolved). */
+export function menuPathOf(pathname: string): string {
+  const alias = PATH_ALIASES.find(([from]) => pathname.startsWith(from) && !pathname.startsWith(from.replace(/\/$/, 's/')));
+  return alias ? `${alias[1]}${pathname.slice(alias[0].length)}` : pathname;
+}
+
 /** The menu entry a path belongs to (the longest entry path that prefixes it), with its section. */
-export function findMenuEntry(pathname: string, menu: readonly MenuSection[] = MENU): { section: MenuSection; item: MenuItem } | null {
+export function findMenuEntry(path: string, menu: readonly MenuSection[] = MENU): { section: MenuSection; item: MenuItem } | null {
+  const pathname = menuPathOf(path);
   let best: { section: MenuSection; item: MenuItem } | null = null;
   for (const s of menu) {
     for (const i of s.items) {

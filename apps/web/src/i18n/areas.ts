@@ -2,12 +2,14 @@ import * as kitMessages from '../app/kit/messages';
 import * as dialerMessages from '../dialer/messages';
 import * as dashboardMessages from '../pages/dashboardMessages';
 import * as accessEventsMessages from '../resources/access-events/messages';
+import * as accessMatrixMessages from '../resources/access-matrix/messages'; // access matrix
 import * as accessRulesMessages from '../resources/access-rules/messages';
 import * as amenitiesMessages from '../resources/amenities/messages'; // amenities (issue 13)
 // announces and polls (issue 13)
 import * as announcesMessages from '../resources/announces/messages';
 import * as apiKeysMessages from '../resources/api-keys/messages'; // API keys (issue 14)
 import * as auditEventsMessages from '../resources/audit-events/messages';
+import * as backupsMessages from '../resources/backups/messages'; // backups (issue 14)
 import * as callHistoryMessages from '../resources/call-history/messages';
 import * as conversationsMessages from '../resources/conversations/messages'; // conversations (issue 13)
 import * as deviceAlarmsMessages from '../resources/device-alarms/messages';
@@ -21,6 +23,8 @@ import * as generalSettingsMessages from '../resources/general-settings/messages
 import * as groupsMessages from '../resources/groups/messages';
 import * as guestAccessMessages from '../resources/guest-access/messages';
 import * as identifiersMessages from '../resources/identifiers/messages';
+import * as ukey2Messages from '../resources/identifiers/ukey2/messages'; // UKEY2 keys
+import * as integrationsMessages from '../resources/integrations/messages'; // integrations with Axxon One (issue 14)
 import * as ipBlockingMessages from '../resources/ip-blocking/messages'; // IP blocking (issue 14)
 import * as licenseReportsMessages from '../resources/license-reports/messages';
 import * as licensesMessages from '../resources/licenses/messages';
@@ -52,8 +56,10 @@ export const AREA_MESSAGES = [
   // emergency alerts, lockdown and muster (issue 13)
   emergencyAlertsMessages,
   identifiersMessages,
+  ukey2Messages, // UKEY2 keys
   guestAccessMessages,
   accessEventsMessages,
+  accessMatrixMessages, // access matrix
   amenitiesMessages, // amenities (issue 13)
   timeRulesMessages,
   accessRulesMessages,
@@ -65,9 +71,11 @@ export const AREA_MESSAGES = [
   conversationsMessages, // conversations (issue 13)
   markersMessages,
   mailTemplatesMessages, // mail templates (issue 14)
+  integrationsMessages, // integrations with Axxon One (issue 14)
   generalSettingsMessages,
   outboxMessages,
   auditEventsMessages,
+  backupsMessages, // backups (issue 14)
   systemInfoMessages,
   ipBlockingMessages, // IP blocking (issue 14)
   ssoMessages, // single sign-on (issue 14)

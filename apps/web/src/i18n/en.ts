@@ -147,6 +147,7 @@ export const en = {
       webhooks: 'Webhooks', // issue 14
       sso_providers: 'Single sign-on', // issue 14
       mail_templates: 'Mail templates', // mail templates (issue 14)
+      integrations: 'Integrations', // integrations with Axxon One (issue 14)
       profile: 'Profile',
       notification_settings: 'Notification settings',
     },
@@ -283,6 +284,8 @@ export const en = {
     confirm_hint: 'Enter your password and a code from the app (or a recovery code).',
     step_title: 'Two-factor sign-in',
     step_hint: 'Enter the code from your authenticator app, or one of your recovery codes.',
+    required_hint: 'Your role requires two-factor sign-in. Set it up now with an authenticator app on your phone to continue.',
+    set_up: 'Set up two-factor sign-in',
     project: 'Project',
   },
   not_found: {
@@ -389,6 +392,39 @@ export const en = {
     default: 'Error performing action. Contact support.',
     invalid_related_entities: 'Invalid related entity sent: %{entities}',
     http: {
+      // backups (issue 14)
+      'the backup cannot be applied': 'The backup cannot be applied',
+      'rows outside the backup still refer to rows it removes':
+        'Rows outside the backup still refer to rows it would remove: move them, or choose their entity too',
+      'the backup refers to rows that no longer exist': 'The backup refers to rows that no longer exist: choose their entity too',
+      'a value of the backup is already used': 'A value of the backup is already used by another row',
+      'the file is not a zip archive': 'The file is not a zip archive',
+      'the archive has too many entries': 'The archive has too many entries',
+      'the archive holds an unknown file': 'The archive holds a file that is not part of a backup',
+      'the archive holds a file twice': 'The archive holds a file twice',
+      'the archive expands beyond {max} mb': 'The archive expands beyond %{max} MB',
+      'the archive is damaged': 'The archive is damaged',
+      'the archive has no manifest': 'The archive has no manifest: it is not an Atrium backup',
+      'the manifest is not json': 'The manifest is damaged',
+      'the manifest is not an atrium backup manifest': 'The file is not an Atrium backup',
+      'the manifest names a wrong file': 'The manifest names a wrong file',
+      'a data file is missing': 'A data file is missing',
+      'a data file does not match its checksum': 'A data file does not match its checksum: the file was changed or damaged',
+      'the archive holds a file the manifest does not name': 'The archive holds a file the manifest does not name',
+      'the backup was made by another version of atrium': 'The backup was made by another version of Atrium',
+      'the backup belongs to another project': 'The backup belongs to another project',
+      'the backup does not hold its entities': 'The backup does not hold the entities it names',
+      'a data file is not json': 'A data file is damaged',
+      'a data file does not hold its rows': 'A data file does not hold the rows the manifest names',
+      'the backup holds rows of another project': 'The backup holds rows of another project',
+      'the backup refers to rows of another project': 'The backup refers to rows of another project',
+      'a value does not fit its column': 'A value of the backup does not fit its field',
+      'the backup has columns this version does not know': 'The backup has fields this version of Atrium does not know',
+      'the backup lacks a key column': 'The backup lacks a key field',
+      'a row has a column the manifest does not name': 'A row has a field the manifest does not name',
+      'a row has no key': 'A row has no key',
+      'the backup would be larger than {max} mb': 'The backup would be larger than %{max} MB: choose fewer entities',
+      'a group has a broken ancestry': 'A group of the backup has a broken ancestry',
       // API keys and webhooks (issue 14)
       'api keys cannot manage api keys': 'An API key cannot manage API keys',
       'api keys cannot call this': 'An API key cannot make this call',
@@ -399,11 +435,17 @@ export const en = {
       'single sign-on failed': 'Single sign-on failed. Try again or sign in with your password.',
       'no user matches the single sign-on account': 'No user of Atrium matches this account. Ask the administrator.',
       'the sign-on provider is not available': 'The sign-on provider is not available. Try again later.',
+      // integrations with Axxon One (issue 14)
+      'an integration server with this url exists': 'An integration server with this URL exists',
+      'integration server not available': 'The integration server is not available',
+      'error connecting to the grpc server': 'Error connecting to the gRPC server',
+      'integration not allowed for a user or device': 'The integration is not allowed for this user or device',
       // two-factor sign-in (issue 14)
       'invalid two-factor code': 'Invalid code',
       'two-factor sign-in is already on': 'Two-factor sign-in is already on',
       'two-factor sign-in is off': 'Two-factor sign-in is off',
       'two-factor enrolment was not started': 'Two-factor sign-in was not started: begin again',
+      'two-factor sign-in is required by your role': 'Your role requires two-factor sign-in: it cannot be turned off',
       // IP blocking (issue 14)
       'your ip address is banned':
         'Access from your IP address is blocked for a while after repeated failures. Try again later or ask the administrator.',
@@ -512,6 +554,9 @@ export const en = {
       'cannot delete group numbers': 'A group’s number cannot be deleted',
       'cannot delete user master numbers': 'A user’s main number cannot be deleted',
       'sip trunk uri equals server address': 'The SIP trunk address is this server’s own address',
+      'group forward rules on devices must be disabled':
+        'Disable the forward rules of the group’s number on devices first (forward mode “disabled”)',
+      'the phonebook to devices must be disabled': 'Turn off the group’s resident phonebook on devices first',
       'error starting sip service': 'The SIP service could not be started',
       'maximum passes count and maximum period limits reached':
         'The guest limits are exceeded: at most %{max_count} passes and %{max_days} days',

@@ -146,6 +146,7 @@ export const ru: Messages = {
       webhooks: 'Вебхуки', // issue 14
       sso_providers: 'Единый вход', // issue 14
       mail_templates: 'Почтовые шаблоны', // mail templates (issue 14)
+      integrations: 'Интеграции', // integrations with Axxon One (issue 14)
       profile: 'Профиль',
       notification_settings: 'Настройки уведомлений',
     },
@@ -284,6 +285,9 @@ export const ru: Messages = {
     confirm_hint: 'Введите пароль и код из приложения (или резервный код).',
     step_title: 'Двухфакторный вход',
     step_hint: 'Введите код из приложения-аутентификатора или один из резервных кодов.',
+    required_hint:
+      'Ваша роль требует двухфакторного входа. Чтобы продолжить, настройте его сейчас в приложении-аутентификаторе на телефоне.',
+    set_up: 'Настроить двухфакторный вход',
     project: 'Проект',
   },
   not_found: {
@@ -391,6 +395,39 @@ export const ru: Messages = {
     default: 'Ошибка выполнения действия. Обратитесь в поддержку.',
     invalid_related_entities: 'Отправлена неверная связанная сущность: %{entities}',
     http: {
+      // backups (issue 14)
+      'the backup cannot be applied': 'Резервную копию нельзя применить',
+      'rows outside the backup still refer to rows it removes':
+        'Записи вне копии ссылаются на записи, которые она удалит: перенесите их или выберите и их сущность',
+      'the backup refers to rows that no longer exist': 'Копия ссылается на записи, которых больше нет: выберите и их сущность',
+      'a value of the backup is already used': 'Значение из копии уже занято другой записью',
+      'the file is not a zip archive': 'Файл не является zip-архивом',
+      'the archive has too many entries': 'В архиве слишком много файлов',
+      'the archive holds an unknown file': 'В архиве есть файл, не относящийся к резервной копии',
+      'the archive holds a file twice': 'В архиве есть повторяющийся файл',
+      'the archive expands beyond {max} mb': 'Архив в распакованном виде больше %{max} МБ',
+      'the archive is damaged': 'Архив повреждён',
+      'the archive has no manifest': 'В архиве нет манифеста: это не резервная копия Atrium',
+      'the manifest is not json': 'Манифест повреждён',
+      'the manifest is not an atrium backup manifest': 'Файл не является резервной копией Atrium',
+      'the manifest names a wrong file': 'Манифест указывает неверный файл',
+      'a data file is missing': 'Отсутствует файл данных',
+      'a data file does not match its checksum': 'Файл данных не совпадает с контрольной суммой: файл изменён или повреждён',
+      'the archive holds a file the manifest does not name': 'В архиве есть файл, не указанный в манифесте',
+      'the backup was made by another version of atrium': 'Копия создана другой версией Atrium',
+      'the backup belongs to another project': 'Копия принадлежит другому проекту',
+      'the backup does not hold its entities': 'Копия не содержит указанных в ней сущностей',
+      'a data file is not json': 'Файл данных повреждён',
+      'a data file does not hold its rows': 'Файл данных не содержит указанных в манифесте записей',
+      'the backup holds rows of another project': 'Копия содержит записи другого проекта',
+      'the backup refers to rows of another project': 'Копия ссылается на записи другого проекта',
+      'a value does not fit its column': 'Значение из копии не подходит для своего поля',
+      'the backup has columns this version does not know': 'В копии есть поля, неизвестные этой версии Atrium',
+      'the backup lacks a key column': 'В копии нет ключевого поля',
+      'a row has a column the manifest does not name': 'В записи есть поле, не указанное в манифесте',
+      'a row has no key': 'У записи нет ключа',
+      'the backup would be larger than {max} mb': 'Копия получится больше %{max} МБ: выберите меньше сущностей',
+      'a group has a broken ancestry': 'У группы в копии нарушена иерархия',
       // API keys and webhooks (issue 14)
       'api keys cannot manage api keys': 'API-ключ не может управлять API-ключами',
       'api keys cannot call this': 'API-ключ не может выполнить этот запрос',
@@ -402,11 +439,17 @@ export const ru: Messages = {
       'no user matches the single sign-on account':
         'Этой учётной записи не соответствует ни один пользователь Atrium. Обратитесь к администратору.',
       'the sign-on provider is not available': 'Провайдер входа недоступен. Попробуйте позже.',
+      // integrations with Axxon One (issue 14)
+      'an integration server with this url exists': 'Сервер интеграции с таким URL уже существует',
+      'integration server not available': 'Сервер интеграции недоступен',
+      'error connecting to the grpc server': 'Ошибка подключения к gRPC-серверу',
+      'integration not allowed for a user or device': 'Интеграция недоступна для этого пользователя или устройства',
       // two-factor sign-in (issue 14)
       'invalid two-factor code': 'Неверный код',
       'two-factor sign-in is already on': 'Двухфакторный вход уже включён',
       'two-factor sign-in is off': 'Двухфакторный вход выключен',
       'two-factor enrolment was not started': 'Подключение двухфакторного входа не начато: начните заново',
+      'two-factor sign-in is required by your role': 'Ваша роль требует двухфакторного входа: отключить его нельзя',
       // IP blocking (issue 14)
       'your ip address is banned':
         'Доступ с вашего IP-адреса временно заблокирован после повторных ошибок. Попробуйте позже или обратитесь к администратору.',
@@ -516,6 +559,9 @@ export const ru: Messages = {
       'cannot delete group numbers': 'Номер группы нельзя удалить',
       'cannot delete user master numbers': 'Основной номер пользователя нельзя удалить',
       'sip trunk uri equals server address': 'Адрес SIP-транка совпадает с адресом этого сервера',
+      'group forward rules on devices must be disabled':
+        'Сначала отключите правила переадресации номера группы на устройствах (режим «отключено»)',
+      'the phonebook to devices must be disabled': 'Сначала отключите передачу телефонной книги жильцов группы на устройства',
       'error starting sip service': 'Не удалось запустить службу SIP',
       'maximum passes count and maximum period limits reached':
         'Превышены гостевые лимиты: не более %{max_count} проходов и %{max_days} дней',

@@ -1,7 +1,7 @@
 import { Link, Breadcrumbs as MuiBreadcrumbs, Typography } from '@mui/material';
 import { useTranslate } from 'react-admin';
 import { Link as RouterLink, useLocation } from 'react-router-dom';
-import { findMenuEntry } from '../app/menu-rules';
+import { findMenuEntry, menuPathOf } from '../app/menu-rules';
 
 interface Crumb {
   label: string;
@@ -16,7 +16,7 @@ export function useCrumbs(): Crumb[] {
   const found = findMenuEntry(pathname);
   if (!found) return [];
   const crumbs: Crumb[] = [{ label: translate(found.section.label) }, { label: translate(found.item.label), to: found.item.path }];
-  const rest = pathname.slice(found.item.path.length);
+  const rest = menuPathOf(pathname).slice(found.item.path.length);
   if (rest === '/settings' && found.item.path === '/notifications') crumbs.push({ label: translate('menu.items.notification_settings') });
   else if (rest === '/add' || rest === '/create') crumbs.push({ label: translate('toolbar.add') });
   else if (/^\/[^/]+\/edit$/.test(rest) || /^\/[^/]+$/.test(rest)) crumbs.push({ label: translate('toolbar.edit') });

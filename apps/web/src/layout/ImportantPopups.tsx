@@ -35,6 +35,8 @@ export function ImportantPopups() {
               severity="warning"
               variant="filled"
               elevation={6}
+              // MUI's filled warning orange carries white text at 3:1; a darker amber keeps it at 5:1 (WCAG AA).
+              sx={{ bgcolor: '#b45309', color: '#fff' }}
               action={
                 <IconButton
                   size="small"
@@ -76,7 +78,7 @@ export function ImportantPopups() {
               {translate('notifications.hide_all')}
             </Button>
           ) : null}
-          <Button size="small" variant="contained" color="secondary" onClick={() => navigate('/notifications?type=important')}>
+          <Button size="small" variant="contained" color="primary" onClick={() => navigate('/notifications?type=important')}>
             {translate('notifications.see_all')}
           </Button>
         </Stack>

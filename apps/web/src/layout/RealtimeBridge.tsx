@@ -1,4 +1,4 @@
-import { APP_CHANGES_TOPIC, REALTIME_EVENTS, topics, UNREAD_DEBOUNCE_MS } from '@atrium/contract';
+import { APP_CHANGES_TOPIC, CONVERSATION_EVENTS, REALTIME_EVENTS, topics, UNREAD_DEBOUNCE_MS } from '@atrium/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { http } from '../app/http';
@@ -7,6 +7,11 @@ import { NOTIFICATIONS_KEY } from '../app/notifications';
 import { debounce, RealtimeClient, realtimeUrl } from '../app/realtime';
 import { useSessionData } from '../app/SessionContext';
 import { sessionStore } from '../app/session';
+import { CONVERSATIONS_UNREAD_KEY } from '../resources/conversations/unread';
+
+const CONVERSATION_EVENT_NAMES = new Set<string>(Object.values(CONVERSATION_EVENTS));
+/** A burst of messages refreshes the Conversations badge once. */
+const CONVERSATIONS_DEBOUNCE_MS = 300;
 
 /**
  * Keeps the realtime channel open while signed in: a notification refreshes the unread list
@@ -22,6 +27,11 @@ export function RealtimeBridge() {
 
   useEffect(() => {
     const refreshUnread = debounce(() => void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS_KEY }), UNREAD_DEBOUNCE_MS);
+    // The Conversations menu badge: a message written or read, or a conversation deleted, on the user's topic.
+    const refreshConversations = debounce(
+      () => void queryClient.invalidateQueries({ queryKey: CONVERSATIONS_UNREAD_KEY }),
+      CONVERSATIONS_DEBOUNCE_MS,
+    );
     const client = new RealtimeClient({
       url: () => {
         const token = sessionStore.token();
@@ -30,6 +40,11 @@ export function RealtimeBridge() {
       onMessage: (m) => {
         dispatchLive(m);
         if (m.event === REALTIME_EVENTS.notification) refreshUnread();
+        if (m.topic === topics.user(profile.id) && CONVERSATION_EVENT_NAMES.has(m.event)) {
+          refreshConversations();
+          // Reading a conversation read its bell notifications too.
+          if (m.event === CONVERSATION_EVENTS.read) refreshUnread();
+        }
         if (m.event === REALTIME_EVENTS.roleChanged) {
           // On the user's own topic the change is theirs (another role given); on app-changes, only
           // a change of the role they hold (or of an unnamed one) concerns them.
@@ -41,7 +56,10 @@ export function RealtimeBridge() {
       // token expires or its sign-in ends: renew it (a sign-in that is over ends the session here).
       onRejected: () => http.refresh(),
       // Notifications may have arrived while the channel was down.
-      onReconnected: refreshUnread,
+      onReconnected: () => {
+        refreshUnread();
+        refreshConversations();
+      },
     });
     client.subscribe(topics.user(profile.id));
     client.subscribe(APP_CHANGES_TOPIC);
@@ -50,6 +68,7 @@ export function RealtimeBridge() {
     return () => {
       detach();
       refreshUnread.cancel();
+      refreshConversations.cancel();
       client.stop();
     };
   }, [profile.id, queryClient]);

@@ -3,10 +3,12 @@ import ExpandMoreIcon from '@mui/icons-material/ExpandMore';
 import { Box, Collapse, ListItemText, MenuItem } from '@mui/material';
 import { useState } from 'react';
 import { Menu, MenuItemLink, useSidebarState, useTranslate } from 'react-admin';
+import { useLocation } from 'react-router-dom';
 import { isAvailable } from '../app/areas';
-import { visibleMenu } from '../app/menu-rules';
+import { findMenuEntry, menuPathOf, visibleMenu } from '../app/menu-rules';
 import { useSessionData } from '../app/SessionContext';
 import { readJson, STORAGE_KEYS, write } from '../app/storage';
+import { ConversationsMenuIcon } from '../resources/conversations/unread';
 import { menuIcon } from './menu-icons';
 
 type Expanded = Record<string, boolean>;
@@ -22,6 +24,9 @@ export function SideMenu() {
   const { ruleContext } = useSessionData();
   const [expanded, setExpanded] = useState<Expanded>(() => readJson<Expanded>(STORAGE_KEYS.sideMenu) ?? {});
   const sections = visibleMenu(ruleContext, isAvailable);
+  // A page whose address is not under its entry's (e.g. /integration/add): its entry is highlighted too.
+  const { pathname } = useLocation();
+  const aliased = menuPathOf(pathname) !== pathname ? findMenuEntry(pathname)?.item.path : undefined;
 
   const toggle = (code: string) =>
     setExpanded((prev) => {
@@ -58,7 +63,17 @@ export function SideMenu() {
               <Collapse in={isOpen} timeout="auto" unmountOnExit>
                 {section.items.map((item) => {
                   const Icon = menuIcon(item.path);
-                  return <MenuItemLink key={item.path} to={item.path} primaryText={translate(item.label)} leftIcon={<Icon />} />;
+                  // Conversations: the number of unread ones on the icon, kept live (layout/RealtimeBridge).
+                  const icon = item.path === '/conversations' ? <ConversationsMenuIcon Icon={Icon} /> : <Icon />;
+                  return (
+                    <MenuItemLink
+                      key={item.path}
+                      to={item.path}
+                      primaryText={translate(item.label)}
+                      leftIcon={icon}
+                      {...(aliased === item.path ? { className: 'RaMenuItemLink-active', 'aria-current': 'page' as const } : {})}
+                    />
+                  );
                 })}
               </Collapse>
             </Box>

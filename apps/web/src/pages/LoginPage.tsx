@@ -1,6 +1,6 @@
 import { Alert, Box, Button, Checkbox, FormControlLabel, Stack, TextField } from '@mui/material';
 import { useTranslate } from 'ra-core';
-import { type FormEvent, useCallback, useState } from 'react';
+import { type FormEvent, lazy, Suspense, useCallback, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { type SignInResult, signIn } from '../app/auth';
 import { errorText } from '../app/errors';
@@ -8,8 +8,10 @@ import { ApiError } from '../app/http';
 import { PasswordField } from './PasswordField';
 import { PageLink, PublicPage } from './PublicPage';
 import { SsoButtons, useSsoReturn } from './SsoSignIn';
-import { TwoFactorStep } from './TwoFactorStep';
 import { usePublicSettings } from './usePublicSettings';
+
+// Loaded only when a password was right and a code is asked for: the sign-in page itself stays light.
+const TwoFactorStep = lazy(() => import('./TwoFactorStep').then((m) => ({ default: m.TwoFactorStep })));
 
 export function LoginPage() {
   const translate = useTranslate();
@@ -58,14 +60,16 @@ export function LoginPage() {
 
   if (codeStep) {
     return (
-      <TwoFactorStep
-        challenges={codeStep.challenges}
-        remember={codeStep.remember}
-        onBack={() => {
-          setCodeStep(null);
-          setPassword('');
-        }}
-      />
+      <Suspense fallback={null}>
+        <TwoFactorStep
+          challenges={codeStep.challenges}
+          remember={codeStep.remember}
+          onBack={() => {
+            setCodeStep(null);
+            setPassword('');
+          }}
+        />
+      </Suspense>
     );
   }
 

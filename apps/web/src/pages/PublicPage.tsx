@@ -4,11 +4,14 @@ import { type ReactNode, useEffect } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { setAppLocale, useAppLocale } from '../app/locale';
 import { LanguageSwitch } from '../layout/LanguageSwitch';
+import { usePublicSettings } from './usePublicSettings';
 
 /** The frame of the signed-out pages: brand, language switch, one card. */
 export function PublicPage({ title, children, footer, wide }: { title: string; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   const translate = useTranslate();
   const locale = useAppLocale();
+  // The management company's name and logo (project settings, white-label tab) when it has them.
+  const brand = usePublicSettings()?.white_label;
   useEffect(() => {
     document.title = `${title} · ${translate('app.name')}`;
   }, [title, translate]);
@@ -32,9 +35,19 @@ export function PublicPage({ title, children, footer, wide }: { title: string; c
         direction="row"
         sx={{ alignItems: 'center', justifyContent: 'space-between', width: '100%', maxWidth: wide ? 880 : 440, mb: 2, color: '#fff' }}
       >
-        <Typography variant="h5" component="p" sx={{ fontWeight: 700, letterSpacing: 0.5 }}>
-          {translate('app.name')}
-        </Typography>
+        <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center', minWidth: 0 }}>
+          {brand?.logo_url ? (
+            <Box
+              component="img"
+              src={brand.logo_url}
+              alt={brand.name ?? translate('app.name')}
+              sx={{ height: 40, maxWidth: 160, objectFit: 'contain' }}
+            />
+          ) : null}
+          <Typography variant="h5" component="p" sx={{ fontWeight: 700, letterSpacing: 0.5, overflowWrap: 'anywhere' }}>
+            {brand?.name ?? translate('app.name')}
+          </Typography>
+        </Stack>
         <LanguageSwitch value={locale} onChange={setAppLocale} />
       </Stack>
       <Card sx={{ width: '100%', maxWidth: wide ? 880 : 440 }} elevation={8}>

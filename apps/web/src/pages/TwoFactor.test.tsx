@@ -4,7 +4,7 @@ import { AdminContext, memoryStore } from 'react-admin';
 import { renderToString } from 'react-dom/server';
 import { MemoryRouter } from 'react-router-dom';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { signIn, signInWithCode } from '../app/auth';
+import { signIn, signInWithCode, signInWithEnrolment, startSignInEnrolment } from '../app/auth';
 import { sessionStore } from '../app/session';
 import { createI18nProvider } from '../i18n';
 import { TwoFactorSection } from './TwoFactorSection';
@@ -49,6 +49,22 @@ describe('the code step of sign-in', () => {
       </MemoryRouter>,
     );
     expect(html).toContain('Двухфакторный вход');
+  });
+
+  it('asks a user whose role requires it to set two-factor sign-in up first, in English and Russian', () => {
+    const required = { ...project(1, 'Tower'), enrolment_required: true };
+    const html = render(<TwoFactorStep challenges={[required]} remember={false} onBack={() => undefined} />);
+    expect(html).toContain('Your role requires two-factor sign-in');
+    expect(html).toContain('Set up two-factor sign-in');
+    expect(html).not.toContain('id="two-factor-code"');
+    const ru = renderToString(
+      <MemoryRouter>
+        <AdminContext i18nProvider={createI18nProvider('ru')} store={memoryStore({ locale: 'ru' })}>
+          <TwoFactorStep challenges={[required]} remember={false} onBack={() => undefined} />
+        </AdminContext>
+      </MemoryRouter>,
+    );
+    expect(ru).toContain('Настроить двухфакторный вход');
   });
 });
 
@@ -96,5 +112,25 @@ describe('signing in with a code', () => {
     expect(url).toBe('/api/v0/login/two-factor');
     expect(JSON.parse(String(init?.body))).toEqual({ challenge: 'c1', code: '123456' });
     expect(sessionStore.get().session?.token).toBe('t1');
+  });
+
+  it('an enrolment at sign-in asks for a secret, then enters only when the recovery codes were seen', async () => {
+    const enrolment = answer({ secret: 'ABCD', otpauth_url: 'otpauth://totp/x', qr: 'data:image/svg+xml;base64,' });
+    vi.stubGlobal('fetch', enrolment);
+    expect((await startSignInEnrolment('c1')).secret).toBe('ABCD');
+    expect(enrolment.mock.calls[0]?.[0]).toBe('/api/v0/login/two-factor/enrol');
+    sessionStore.end('logout');
+    vi.stubGlobal(
+      'fetch',
+      answer({
+        sessions: [{ token: 't2', refresh: 'r2', expires_in: 900, project: project(1, 'Tower').project }],
+        recovery_codes: ['aaaaa-bbbbb'],
+      }),
+    );
+    const done = await signInWithEnrolment('c1', '123456', false);
+    expect(done.recoveryCodes).toEqual(['aaaaa-bbbbb']);
+    expect(sessionStore.get().session).toBeNull();
+    done.enter();
+    expect(sessionStore.get().session?.token).toBe('t2');
   });
 });

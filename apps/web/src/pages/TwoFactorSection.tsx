@@ -7,6 +7,7 @@ import { useTranslate } from 'react-admin';
 import { errorText } from '../app/errors';
 import { http } from '../app/http';
 import { useAlert } from '../app/useAlert';
+import { EnrolmentKey } from './EnrolmentKey';
 import { PasswordField } from './PasswordField';
 
 const STATUS_KEY = ['profile', 'two-factor'];
@@ -90,14 +91,7 @@ function EnrolDialog({ onClose }: { onClose: () => void }) {
         <Box component="form" onSubmit={confirm} noValidate>
           <DialogContent>
             <Stack spacing={2} sx={{ alignItems: 'center' }}>
-              <Typography variant="body2">{translate('two_factor.scan_hint')}</Typography>
-              <Box component="img" src={enrolment.qr} alt={translate('two_factor.qr_alt')} sx={{ width: 200, height: 200 }} />
-              <Typography variant="body2" color="text.secondary">
-                {translate('two_factor.manual_key')}
-              </Typography>
-              <Typography data-testid="two-factor-secret" sx={{ fontFamily: 'monospace', wordBreak: 'break-all', textAlign: 'center' }}>
-                {enrolment.secret.replace(/(.{4})/g, '$1 ').trim()}
-              </Typography>
+              <EnrolmentKey enrolment={enrolment} />
               {error ? (
                 <Alert severity="error" role="alert" sx={{ width: '100%' }}>
                   {error}

@@ -29,6 +29,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** Publishes a payload to every instance listening on this database (PostgreSQL NOTIFY). */
   notify(payload: string): Promise<void>;
+  /** Publishes several payloads in order, in one round trip. */
+  notifyMany(payloads: readonly string[]): Promise<void>;
   /** Calls `handler` for every payload published by any instance. */
   listen(handler: (payload: string) => void): Promise<void>;
   /**
@@ -105,6 +107,19 @@ async function openPglite(dataDir: string, dump?: Blob): Promise<Database> {
         setImmediate(() => {
           try {
             for (const h of listeners) h(payload);
+            resolve();
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
+    },
+    notifyMany(payloads) {
+      if (client.closed) return Promise.reject(new Error('the database is closed'));
+      return new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          try {
+            for (const p of payloads) for (const h of listeners) h(p);
             resolve();
           } catch (err) {
             reject(err);
@@ -209,6 +224,24 @@ async function openPostgres(
     kind: 'postgres',
     async notify(payload) {
       await db.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${payload})`);
+    },
+    async notifyMany(payloads) {
+      // PostgreSQL delivers one transaction's notifications in order, but only once per distinct
+      // payload: a payload repeated in a batch goes in the next statement.
+      let batch: string[] = [];
+      const flush = async () => {
+        if (batch.length === 1) await db.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${batch[0]})`);
+        else if (batch.length)
+          await db.execute(
+            sql`SELECT pg_notify(${EVENTS_CHANNEL}, p) FROM jsonb_array_elements_text(${JSON.stringify(batch)}::jsonb) WITH ORDINALITY AS x(p, i) ORDER BY i`,
+          );
+        batch = [];
+      };
+      for (const p of payloads) {
+        if (batch.includes(p)) await flush();
+        batch.push(p);
+      }
+      await flush();
     },
     async listen(handler) {
       handlers.push(handler);

@@ -53,3 +53,32 @@ export async function composeMail<K extends MailKind>(
     v.projectId === null ? undefined : await findMailTemplate(db, { projectId: v.projectId, kind: v.kind, locale, recipient: v.recipient });
   return { to: v.to, ...renderMail(v.kind, locale, v.params, template) };
 }
+
+/**
+ * The stored templates of several recipients at once (each as `findMailTemplate` finds it), in one
+ * query: by `${userId}:${locale}`, undefined where none applies.
+ */
+export async function findMailTemplatesOfUsers(
+  db: DbOrTx,
+  v: { projectId: number; kind: MailKind; recipients: readonly { userId: number; locale: Locale }[] },
+): Promise<Map<string, MailTemplateText | undefined>> {
+  const found = new Map<string, MailTemplateText | undefined>();
+  const wanted = [...new Map(v.recipients.map((r) => [`${r.userId}:${r.locale}`, { uid: Math.trunc(r.userId), loc: r.locale }])).values()];
+  if (!wanted.length) return found;
+  const rows = await queryRows<{ uid: number; loc: string; subject: string | null; body: string | null }>(
+    db,
+    sql`SELECT r.uid, r.loc, t.subject, t.body
+      FROM jsonb_to_recordset(${JSON.stringify(wanted)}::jsonb) AS r(uid int, loc text)
+      LEFT JOIN LATERAL (
+        SELECT t.subject, t.body FROM ${mailTemplates} t LEFT JOIN groups g ON g.id = t.group_id
+        WHERE t.project_id = ${v.projectId} AND t.kind = ${v.kind} AND t.locale = r.loc
+          AND (t.group_id IS NULL OR t.group_id IN (SELECT unnest(rg.path) FROM groups rg WHERE rg.project_id = ${v.projectId}
+            AND rg.id IN (SELECT ug.group_id FROM user_groups ug WHERE ug.user_id = r.uid)))
+        ORDER BY t.group_id IS NULL, cardinality(g.path) DESC, g.id
+        LIMIT 1
+      ) t ON TRUE`,
+  );
+  for (const r of rows)
+    found.set(`${Number(r.uid)}:${r.loc}`, r.subject === null || r.body === null ? undefined : { subject: r.subject, body: r.body });
+  return found;
+}

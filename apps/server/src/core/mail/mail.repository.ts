@@ -42,6 +42,37 @@ export class MailRepository {
     return row;
   }
 
+  /** Writes several messages in one statement; answers them in the order given. */
+  async insertMany(
+    db: DbOrTx,
+    v: { projectId: number | null; to: string; subject: string; text: string; html: string | null; status: OutboxStatus }[],
+  ): Promise<{ id: number; status: OutboxStatus }[]> {
+    if (!v.length) return [];
+    const rows = await db.insert(mailOutbox).values(v).returning({ id: mailOutbox.id, status: mailOutbox.status });
+    // Serial ids follow the order of the rows written.
+    return rows.sort((a, b) => a.id - b.id);
+  }
+
+  /** Claims several messages for sending at once, skipping those another sender holds or that are not due. */
+  async claimMany(ids: readonly number[]): Promise<OutboxRow[]> {
+    if (!ids.length) return [];
+    return this.db
+      .update(mailOutbox)
+      .set({ attempts: sql`${mailOutbox.attempts} + 1`, sentAt: sql`now()`, status: 'queued' })
+      .where(
+        sql`${mailOutbox.id} IN (SELECT id FROM ${mailOutbox} WHERE ${mailOutbox.id} = ANY(${`{${ids.map((i) => Math.trunc(i)).join(',')}}`}::int[]) AND ${claimable} FOR UPDATE SKIP LOCKED)`,
+      )
+      .returning();
+  }
+
+  async markSentMany(ids: readonly number[]): Promise<void> {
+    if (!ids.length) return;
+    await this.db
+      .update(mailOutbox)
+      .set({ status: 'sent', error: null, sentAt: sql`now()` })
+      .where(sql`${mailOutbox.id} = ANY(${`{${ids.map((i) => Math.trunc(i)).join(',')}}`}::int[])`);
+  }
+
   /** Claims one message for sending, unless another sender holds it or it is not due. */
   async claim(id: number): Promise<OutboxRow | undefined> {
     const rows = await this.db

@@ -2,8 +2,11 @@ import type { Locale, SmtpSettings } from '@atrium/contract';
 import type { DbOrTx } from '../db/client.js';
 import { composeMail, type MailRecipient } from './compose.js';
 import type { MailRepository, OutboxRow, OutboxStatus } from './mail.repository.js';
-import { describeSmtpError, type OutgoingMail, parseSmtpSettings, type sendSmtp, sendSmtpPooled } from './smtp.js';
+import { describeSmtpError, type OutgoingMail, parseSmtpSettings, sendSmtpPooled } from './smtp.js';
 import type { MailKind, MailParams } from './templates.js';
+
+/** Sent messages marked in one statement at a time by `deliverMany`. */
+const MARK_EVERY = 50;
 
 /** The project has no SMTP settings and the server none either. */
 export class SmtpMissingError extends Error {}
@@ -15,11 +18,14 @@ export interface QueuedMail {
   status: OutboxStatus;
 }
 
+/** Hands one message to the SMTP server; `connections`: how many connections its pool may open. */
+export type SendMail = (settings: SmtpSettings, mail: OutgoingMail, opts?: { connections?: number }) => Promise<void>;
+
 export interface MailerOptions {
   /** How often the retry worker looks for due messages; 0 disables it. */
   retryIntervalMs?: number;
   /** Replaces SMTP delivery (tests of the retry logic). */
-  send?: typeof sendSmtp;
+  send?: SendMail;
   log?: { warn(obj: object, msg: string): void };
   /** The server's SMTP (SMTP_URL), used for projects that have no SMTP settings of their own. */
   defaultSmtp?: SmtpSettings | null;
@@ -35,7 +41,7 @@ export interface MailerOptions {
 export class Mailer {
   private readonly inflight = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly send: typeof sendSmtp;
+  private readonly send: SendMail;
 
   constructor(
     private readonly repo: MailRepository,
@@ -87,6 +93,66 @@ export class Mailer {
       status: smtp ? 'queued' : 'stored',
     });
     return { id: row.id, status: row.status };
+  }
+
+  /** Writes several mails of one project to the outbox in one statement; answers them in the order given. */
+  async queueMany(db: DbOrTx, projectId: number | null, mails: readonly OutgoingMail[]): Promise<QueuedMail[]> {
+    if (!mails.length) return [];
+    const smtp = projectId === null ? null : await this.smtpFor(projectId, db);
+    const status: OutboxStatus = smtp ? 'queued' : 'stored';
+    return this.repo.insertMany(
+      db,
+      mails.map((m) => ({ projectId, to: m.to, subject: m.subject, text: m.text, html: m.html ?? null, status })),
+    );
+  }
+
+  /**
+   * Claims several messages in one statement and sends them, `connections` at a time over pooled
+   * SMTP connections; the sent ones are marked in batches (every `MARK_EVERY` or when all are done).
+   * Answers how many were sent. A message another sender holds is left to it.
+   */
+  async deliverMany(ids: readonly number[], opts: { connections?: number } = {}): Promise<number> {
+    const rows = await this.repo.claimMany(ids);
+    if (!rows.length) return 0;
+    const connections = Math.max(1, opts.connections ?? 5);
+    const smtpOf = new Map<number | null, SmtpSettings | null>();
+    for (const r of rows)
+      if (!smtpOf.has(r.projectId)) smtpOf.set(r.projectId, r.projectId === null ? null : await this.smtpFor(r.projectId));
+    let sent: number[] = [];
+    let total = 0;
+    let marking: Promise<void> = Promise.resolve();
+    // Marks are written one after the other, off the sending path.
+    const mark = () => {
+      const ids = sent;
+      sent = [];
+      marking = marking.then(() => this.repo.markSentMany(ids));
+    };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(connections, rows.length) }, async () => {
+        while (next < rows.length) {
+          const row = rows[next++] as OutboxRow;
+          const smtp = smtpOf.get(row.projectId) ?? null;
+          if (!smtp) {
+            await this.repo.markStored(row.id);
+            continue;
+          }
+          try {
+            await this.send(smtp, row, { connections });
+            sent.push(row.id);
+            total++;
+            if (sent.length >= MARK_EVERY) mark();
+          } catch (err) {
+            const text = describeSmtpError(err, smtp);
+            this.opts.log?.warn({ mailId: row.id, attempt: row.attempts, error: text }, 'mail not sent');
+            await this.repo.markError(row.id, text);
+          }
+        }
+      }),
+    );
+    mark();
+    await marking;
+    return total;
   }
 
   /** Sends queued messages in the background; the request that queued them does not wait. */

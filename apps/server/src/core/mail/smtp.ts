@@ -56,18 +56,26 @@ const pools = new Map<string, { transport: Transporter; idle: NodeJS.Timeout | u
 const POOL_IDLE_MS = 2000;
 
 /**
- * Hands one message to the SMTP server over a pooled connection (up to 5 per server, 100 messages
+ * Hands one message to the SMTP server over a pooled connection (up to 5 per server unless asked for more, 100 messages
  * each): an announce to thousands is not a new TCP and TLS handshake and login per message. The
  * settings test (project settings) uses sendSmtp, so a wrong password shows on a fresh connection.
  */
-export async function sendSmtpPooled(settings: SmtpSettings, mail: OutgoingMail): Promise<void> {
-  const key = JSON.stringify([settings.host, settings.port, settings.secure, settings.user ?? null, settings.password ?? null]);
+export async function sendSmtpPooled(settings: SmtpSettings, mail: OutgoingMail, opts: { connections?: number } = {}): Promise<void> {
+  const connections = Math.min(50, Math.max(1, Math.trunc(opts.connections ?? 5)));
+  const key = JSON.stringify([
+    settings.host,
+    settings.port,
+    settings.secure,
+    settings.user ?? null,
+    settings.password ?? null,
+    connections,
+  ]);
   let pool = pools.get(key);
   if (!pool) {
     pool = {
       transport: nodemailer.createTransport({
         pool: true,
-        maxConnections: 5,
+        maxConnections: connections,
         maxMessages: 100,
         host: settings.host,
         port: settings.port,

@@ -10,6 +10,18 @@ export interface MailParams {
    * part); `reminder`, `link_hint` and `from` are sentences in the recipient's language, or empty.
    */
   announce: { name: string; subject: string; body: RichValue; reminder: string; link_hint: string; link: string; from: string };
+  /** To the administrator e-mail of the general settings: a device went offline. */
+  device_offline: { project: string; device: string; serial_number: string; group: string; time: string };
+  /** To the administrator e-mail of the general settings: a device task ended in error. */
+  device_task_failed: {
+    project: string;
+    device: string;
+    serial_number: string;
+    group: string;
+    task_type: string;
+    error: string;
+    time: string;
+  };
 }
 export type MailKind = keyof MailParams & MailTemplateKind;
 
@@ -67,6 +79,22 @@ const en: Defaults = {
     subject: '{subject}',
     body: ['Hello, {name}.', '{reminder}', '{body}', '{link_hint}\n{link}', '{from}'].join('\n\n'),
   },
+  device_offline: {
+    subject: '{project}: device {device} is offline',
+    body: [
+      'The device "{device}" (serial number {serial_number}, group "{group}") went offline at {time}.',
+      'Check its power and network. Tasks for it wait until it is back online.',
+      'You receive this message because device notifications are on in the project settings of {project}.',
+    ].join('\n\n'),
+  },
+  device_task_failed: {
+    subject: '{project}: a task of device {device} failed',
+    body: [
+      'The task "{task_type}" of the device "{device}" (serial number {serial_number}, group "{group}") failed at {time}.',
+      'Error: {error}',
+      'You receive this message because device notifications are on in the project settings of {project}.',
+    ].join('\n\n'),
+  },
 };
 
 const ru: Defaults = {
@@ -103,6 +131,22 @@ const ru: Defaults = {
     subject: '{subject}',
     body: ['Здравствуйте, {name}.', '{reminder}', '{body}', '{link_hint}\n{link}', '{from}'].join('\n\n'),
   },
+  device_offline: {
+    subject: '{project}: устройство {device} не в сети',
+    body: [
+      'Устройство «{device}» (серийный номер {serial_number}, группа «{group}») перешло в офлайн в {time}.',
+      'Проверьте его питание и сеть. Задачи для него ждут, пока оно снова не появится в сети.',
+      'Вы получили это письмо, потому что в настройках проекта {project} включены уведомления об устройствах.',
+    ].join('\n\n'),
+  },
+  device_task_failed: {
+    subject: '{project}: задача устройства {device} завершилась ошибкой',
+    body: [
+      'Задача «{task_type}» устройства «{device}» (серийный номер {serial_number}, группа «{group}») завершилась ошибкой в {time}.',
+      'Ошибка: {error}',
+      'Вы получили это письмо, потому что в настройках проекта {project} включены уведомления об устройствах.',
+    ].join('\n\n'),
+  },
 };
 
 /** The built-in text of a kind in a language (English unless Russian). */
@@ -122,6 +166,24 @@ export function sampleParams(kind: MailKind, locale: Locale | string, project: s
       return { name, code: '123 456', link, object_name: ruL ? 'Дом 1' : 'House 1', minutes: 15 };
     case 'password_reset':
       return { name, login: 'jsmith', link, minutes: 60 };
+    case 'device_offline':
+      return {
+        project,
+        device: ruL ? 'Подъезд 1' : 'Entrance 1',
+        serial_number: 'AP100-0001',
+        group: ruL ? 'Дом 1' : 'House 1',
+        time: '2026-01-15 09:30',
+      };
+    case 'device_task_failed':
+      return {
+        project,
+        device: ruL ? 'Подъезд 1' : 'Entrance 1',
+        serial_number: 'AP100-0001',
+        group: ruL ? 'Дом 1' : 'House 1',
+        task_type: 'sync',
+        error: 'timeout',
+        time: '2026-01-15 09:30',
+      };
     case 'announce': {
       const body = ruL ? 'Завтра с 10:00 до 12:00 не будет воды.' : 'There will be no water tomorrow from 10:00 to 12:00.';
       return {

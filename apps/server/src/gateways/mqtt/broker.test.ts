@@ -3,6 +3,7 @@ import { deviceTopic, MQTT_MAX_PACKET_BYTES } from '@atrium/contract';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './broker.js';
+import { indexedPersistence, topicMatches } from './retained.js';
 
 // The embedded broker refuses every client without valid credentials and keeps each device inside its own topics.
 
@@ -123,5 +124,107 @@ describe('embedded MQTT broker', () => {
     socket.write(Buffer.alloc(1024));
     await new Promise((r) => socket.once('close', r));
     expect(socket.destroyed).toBe(true);
+  });
+
+  it("links Atrium's gateway in-process: retained messages first, then what is published live, inside atrium/v1 only", async () => {
+    const one = await connect(device('SN-1'));
+    const status = JSON.stringify({ state: 'online' });
+    await new Promise<void>((resolve) => one.publish(deviceTopic('SN-1', 'status'), status, { qos: 1, retain: true }, () => resolve()));
+    const seen: { topic: string; payload: string; retained: boolean }[] = [];
+    const off = await broker.local.subscribe(['atrium/v1/devices/+/status', 'atrium/v1/devices/+/events'], (topic, payload, retained) =>
+      seen.push({ topic, payload: payload.toString(), retained }),
+    );
+    expect(seen).toEqual([{ topic: deviceTopic('SN-1', 'status'), payload: status, retained: true }]);
+    await new Promise<void>((resolve) => one.publish(deviceTopic('SN-1', 'events'), '{"type":"tamper"}', { qos: 1 }, () => resolve()));
+    await expect.poll(() => seen.length).toBe(2);
+    expect(seen[1]).toEqual({ topic: deviceTopic('SN-1', 'events'), payload: '{"type":"tamper"}', retained: false });
+
+    // The server's publishes reach the device's subscription; nothing outside Atrium's tree is allowed.
+    const tasks: string[] = [];
+    one.on('message', (topic, payload) => tasks.push(`${topic} ${payload}`));
+    expect(await subscribe(one, deviceTopic('SN-1', 'tasks'))).toBe(1);
+    await broker.local.publish(deviceTopic('SN-1', 'tasks'), '{"id":1}', 1);
+    await expect.poll(() => tasks).toEqual([`${deviceTopic('SN-1', 'tasks')} {"id":1}`]);
+    await expect(broker.local.publish('elsewhere/topic', '{}', 0)).rejects.toThrow(/not authorized/);
+    await expect(broker.local.subscribe(['#'], () => undefined)).rejects.toThrow(/not authorized/);
+
+    // Unsubscribed: nothing more arrives. A cleared retained status is gone for the next subscriber.
+    await off();
+    await new Promise<void>((resolve) => one.publish(deviceTopic('SN-1', 'events'), '{"type":"tamper"}', { qos: 1 }, () => resolve()));
+    await new Promise<void>((resolve) => one.publish(deviceTopic('SN-1', 'status'), '', { qos: 1, retain: true }, () => resolve()));
+    const later: string[] = [];
+    const off2 = await broker.local.subscribe(['atrium/v1/devices/+/status'], (topic) => later.push(topic));
+    expect(seen).toHaveLength(2);
+    expect(later).toEqual([]);
+    await off2();
+    one.end(true);
+  });
+
+  it('sends a new subscriber the retained message of its topic, found by topic, and those of a wildcard filter', async () => {
+    const one = await connect(device('SN-1'));
+    const two = await connect(device('SN-2'));
+    for (const [c, serial] of [
+      [one, 'SN-1'],
+      [two, 'SN-2'],
+    ] as const) {
+      await new Promise<void>((resolve) =>
+        c.publish(deviceTopic(serial, 'status'), `{"who":"${serial}"}`, { qos: 1, retain: true }, () => resolve()),
+      );
+    }
+    const got: string[] = [];
+    one.on('message', (topic, payload, packet) => got.push(`${topic} ${payload} ${packet.retain}`));
+    expect(await subscribe(one, deviceTopic('SN-1', 'status'))).toBe(1);
+    await expect.poll(() => got).toEqual([`${deviceTopic('SN-1', 'status')} {"who":"SN-1"} true`]);
+    const server = await connect({ username: internal.username, password: internal.password });
+    const all: string[] = [];
+    server.on('message', (topic, _p, packet) => all.push(`${topic} ${packet.retain}`));
+    expect(await subscribe(server, 'atrium/v1/devices/+/status')).toBe(1);
+    await expect.poll(() => all.sort()).toEqual([`${deviceTopic('SN-1', 'status')} true`, `${deviceTopic('SN-2', 'status')} true`]);
+    for (const [c, serial] of [
+      [one, 'SN-1'],
+      [two, 'SN-2'],
+    ] as const) {
+      await new Promise<void>((resolve) => c.publish(deviceTopic(serial, 'status'), '', { qos: 1, retain: true }, () => resolve()));
+    }
+    one.end(true);
+    two.end(true);
+    server.end(true);
+  });
+});
+
+describe('retained messages by topic', () => {
+  it('matches MQTT filters: + one level, # the rest and its parent, no wildcard into $ topics', () => {
+    expect(topicMatches('a/b', 'a/b')).toBe(true);
+    expect(topicMatches('a/b', 'a/b/c')).toBe(false);
+    expect(topicMatches('a/+/c', 'a/b/c')).toBe(true);
+    expect(topicMatches('a/+/c', 'a//c')).toBe(true);
+    expect(topicMatches('a/+', 'a/b/c')).toBe(false);
+    expect(topicMatches('a/#', 'a')).toBe(true);
+    expect(topicMatches('a/#', 'a/b/c')).toBe(true);
+    expect(topicMatches('#', 'a/b')).toBe(true);
+    expect(topicMatches('#', '$SYS/x')).toBe(false);
+    expect(topicMatches('+/x', '$SYS/x')).toBe(false);
+    expect(topicMatches('$SYS/#', '$SYS/x')).toBe(true);
+    expect(topicMatches('a/b/+', 'a/b')).toBe(false);
+  });
+
+  it('keeps the last retained message of a topic, clears it on an empty payload, and finds it by topic among many', async () => {
+    const p = indexedPersistence();
+    for (let i = 0; i < 10_000; i++) await p.storeRetained({ topic: `atrium/v1/devices/D${i}/status`, payload: Buffer.from(`s${i}`) });
+    await p.storeRetained({ topic: 'atrium/v1/devices/D7/status', payload: Buffer.from('again') });
+    let found = 0;
+    for (let i = 0; i < 10_000; i++) found += p.retainedMatching([`atrium/v1/devices/D${i}/status`]).length;
+    expect(found).toBe(10_000);
+    // Ten thousand exact lookups tested no message (a scan per lookup would have tested 10^8).
+    expect(p.retainedStats.tested).toBe(0);
+    expect(p.retainedMatching(['atrium/v1/devices/D7/status']).map((m) => String(m.payload))).toEqual(['again']);
+    expect(p.retainedMatching(['atrium/v1/devices/+/status'])).toHaveLength(10_000);
+    expect(p.retainedStats.tested).toBe(10_000);
+    expect(p.retainedMatching(['atrium/v1/devices/D1/#', 'atrium/v1/devices/D2/tasks'])).toHaveLength(1);
+    await p.storeRetained({ topic: 'atrium/v1/devices/D7/status', payload: Buffer.alloc(0) });
+    expect(p.retainedMatching(['atrium/v1/devices/D7/status'])).toEqual([]);
+    const streamed: unknown[] = [];
+    for await (const m of p.createRetainedStreamCombi(['atrium/v1/devices/D8/status', 'atrium/v1/devices/D9/status'])) streamed.push(m);
+    expect(streamed).toHaveLength(2);
   });
 });

@@ -1,7 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
+import tls from 'node:tls';
 import { deviceSubtree, MQTT_MAX_PACKET_BYTES, MQTT_ROOT, TOPIC_SAFE_SERIAL } from '@atrium/contract';
 import type { DeviceAccounts, DeviceCredentials } from '../../modules/devices/devices.gateway.js';
+import { indexedPersistence } from './retained.js';
 
 /** How the embedded broker knows Atrium's own client: it alone may use the whole tree. */
 export interface InternalCredential {
@@ -87,10 +89,44 @@ export interface EmbeddedBrokerOptions {
   credentials: DeviceCredentials;
   internal: InternalCredential;
   onRefused?: (reason: string, who: string | undefined) => void;
+  /** MQTT over TLS beside the plain port, with the project's own certificate (issue 14, broker tab). */
+  tls?: BrokerTls | null;
+}
+
+/** The MQTTS listener: its port (0: any free one) and the PEM certificate (chain) and key it presents. */
+export interface BrokerTls {
+  port: number;
+  cert: string;
+  key: string;
+}
+
+/** What the in-process link hands its subscriber: a message as a subscription would get it. */
+export type LocalMessageHandler = (topic: string, payload: Buffer, retained: boolean) => void;
+
+/**
+ * Atrium's own link to its embedded broker inside the process: the gateway subscribes and publishes
+ * through aedes' own API, without MQTT encoding, a socket or a second parser for every message. It
+ * may do what Atrium's internal account may do over TCP (everything under `atrium/v1`), no more.
+ */
+export interface LocalBrokerLink {
+  /** False once the broker is closed (a restart gives a new link). */
+  readonly open: boolean;
+  /**
+   * Hands `onMessage` every message published on these filters from now on, and first the retained
+   * messages that match them (as a new MQTT subscription would get them). Resolves with the way to
+   * unsubscribe.
+   */
+  subscribe(filters: readonly string[], onMessage: LocalMessageHandler): Promise<() => Promise<void>>;
+  /** Publishes as Atrium's server; resolves once the broker has handed the message to its subscribers' queues. */
+  publish(topic: string, payload: string | Buffer, qos: 0 | 1): Promise<void>;
+  /** Calls `listener` once when the broker closes. */
+  onClose(listener: () => void): void;
 }
 
 export interface EmbeddedBroker {
   port: number;
+  /** The in-process link for Atrium's own gateway (no TCP connection). */
+  local: LocalBrokerLink;
   /**
    * The devices' accounts as this broker keeps them: passwords are checked against the devices table
    * at each sign-in, so there is nothing to store; a device disabled or removed loses its connection.
@@ -98,6 +134,14 @@ export interface EmbeddedBroker {
   accounts: DeviceAccounts;
   /** The aedes instance, for diagnostics and tests. */
   readonly aedes: NodeJS.EventEmitter;
+  /** The port MQTT over TLS listens on, or null when it does not. */
+  tlsPort(): number | null;
+  /**
+   * Opens (or reopens with another certificate) the MQTTS listener, or closes it (null). Only TLS
+   * clients are dropped; devices on the plain port stay connected. Throws when the port cannot be
+   * bound or the pair is unusable, leaving no TLS listener.
+   */
+  setTls(tls: BrokerTls | null): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -112,7 +156,9 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   const refuse = opts.onRefused ?? (() => undefined);
   /** The connections of each device, to close them when the device is disabled or removed. */
   const connected = new Map<string, Set<{ close(): void }>>();
+  const persistence = indexedPersistence();
   const broker = await Aedes.createBroker({
+    persistence,
     // Messages in delivery at once (aedes' default is 100). Beyond it aedes queues them in an array it
     // shifts one by one, which costs more the longer the queue: a flood of events from thousands of
     // devices spent a tenth of the server's CPU there (bench/devices.ts profile).
@@ -180,12 +226,41 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   });
   // Every open connection, so close() ends them: a server waits for its connections before it closes.
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
+  const accept = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     broker.handle(socket);
     guardPacketSize(socket);
-  });
+  };
+  const server = net.createServer(accept);
+  // MQTT over TLS: the same broker behind a TLS server; the packet guard reads the decrypted stream.
+  let secure: { server: tls.Server; sockets: Set<net.Socket> } | null = null;
+  const closeTls = async () => {
+    const s = secure;
+    secure = null;
+    if (!s) return;
+    const closed = new Promise<void>((resolve) => s.server.close(() => resolve()));
+    for (const socket of s.sockets) socket.destroy();
+    await closed;
+  };
+  const openTls = async (options: BrokerTls) => {
+    const own = new Set<net.Socket>();
+    const tlsServer = tls.createServer({ cert: options.cert, key: options.key, minVersion: 'TLSv1.2' }, (socket) => {
+      own.add(socket);
+      socket.once('close', () => own.delete(socket));
+      accept(socket);
+    });
+    // A client that fails its handshake must not end the process.
+    tlsServer.on('tlsClientError', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      tlsServer.once('error', reject);
+      tlsServer.listen(options.port, opts.host, () => {
+        tlsServer.off('error', reject);
+        resolve();
+      });
+    });
+    secure = { server: tlsServer, sockets: own };
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
@@ -194,11 +269,66 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
     });
   });
   const address = server.address();
+  if (opts.tls) {
+    try {
+      await openTls(opts.tls);
+    } catch (e) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => broker.close(() => resolve()));
+      throw e;
+    }
+  }
   const kick = async (serial: string) => {
     for (const client of connected.get(serial) ?? []) client.close();
   };
+  const local: LocalBrokerLink = {
+    get open() {
+      return !broker.closed;
+    },
+    async subscribe(filters, onMessage) {
+      if (broker.closed) throw new Error('the embedded broker is closed');
+      const refused = filters.filter((f) => !insideRoot(f));
+      if (refused.length) throw new Error(`not authorized to subscribe to ${refused.join(', ')}`);
+      // A subscriber of aedes' message bus: called with each message as it is published, and asked to
+      // say when it is done with it (at once: the gateway queues what it keeps). The message is
+      // aedes' own object, shared with the other subscribers: read, never changed.
+      const deliver = (packet: { topic: string; payload: Buffer | string }, done: () => void) => {
+        try {
+          onMessage(packet.topic, typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload, false);
+        } finally {
+          done();
+        }
+      };
+      const added = filters.map((f) => new Promise<void>((resolve) => broker.subscribe(f, deliver, resolve)));
+      // Registered above synchronously, the retained messages are read in the same turn: a message
+      // published meanwhile is either among them (stored before it is delivered) or delivered next.
+      for (const p of persistence.retainedMatching(filters)) {
+        onMessage(p.topic, typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload, true);
+      }
+      await Promise.all(added);
+      return async () => {
+        if (broker.closed) return;
+        await Promise.all(filters.map((f) => new Promise<void>((resolve) => broker.unsubscribe(f, deliver, resolve))));
+      };
+    },
+    publish(topic, payload, qos) {
+      if (broker.closed) return Promise.reject(new Error('the embedded broker is closed'));
+      if (!insideRoot(topic)) return Promise.reject(new Error(`not authorized to publish on ${topic}`));
+      return new Promise<void>((resolve, reject) =>
+        broker.publish(
+          { cmd: 'publish', topic, payload: typeof payload === 'string' ? Buffer.from(payload) : payload, qos, retain: false, dup: false },
+          (err) => (err ? reject(err) : resolve()),
+        ),
+      );
+    },
+    onClose(listener) {
+      if (broker.closed) queueMicrotask(listener);
+      else broker.once('closed', listener);
+    },
+  };
   return {
     port: typeof address === 'object' && address ? address.port : opts.port,
+    local,
     aedes: broker as unknown as NodeJS.EventEmitter,
     accounts: {
       upsertDevice: async () => undefined,
@@ -206,7 +336,16 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       disableDevice: kick,
       removeDevice: kick,
     },
+    tlsPort: () => {
+      const a = secure?.server.address();
+      return typeof a === 'object' && a ? a.port : null;
+    },
+    setTls: async (next) => {
+      await closeTls();
+      if (next) await openTls(next);
+    },
     close: async () => {
+      await closeTls();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();
       await closed;

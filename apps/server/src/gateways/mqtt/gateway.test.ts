@@ -5,11 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventReport, PresenceReport, SyncAckReport, TaskUpdateReport } from '../../modules/devices/devices.gateway.js';
 import { type GatewayHandlers, MqttGateway } from './gateway.js';
 import { mosquittoAvailable, mosquittoTestBroker } from './mosquitto.test-broker.js';
-import { embeddedTestBroker, type TestBroker } from './test-brokers.js';
+import { embeddedTestBroker, gatewayLink, type TestBroker } from './test-brokers.js';
 
 // The wire end to end: simulated devices (tools/device-sim) on a real broker, the gateway reading
-// them, and what it hands the devices service recorded here. Runs on the embedded broker, and on
-// Mosquitto with its dynamic-security plugin when the machine has it.
+// them, and what it hands the devices service recorded here. Runs on the embedded broker (the gateway
+// linked in-process as `npm start` does, and as an MQTT client over TCP), and on Mosquitto with its
+// dynamic-security plugin when the machine has it.
 
 /** What the gateway handed the devices service, per device. */
 class Recorder implements GatewayHandlers {
@@ -48,7 +49,10 @@ class Recorder implements GatewayHandlers {
   }
 }
 
-const brokers: [string, () => Promise<TestBroker>][] = [['embedded', embeddedTestBroker]];
+const brokers: [string, () => Promise<TestBroker>][] = [
+  ['embedded (in-process link)', () => embeddedTestBroker({ inProcess: true })],
+  ['embedded (TCP client)', () => embeddedTestBroker()],
+];
 if (mosquittoAvailable()) brokers.push(['mosquitto', mosquittoTestBroker]);
 
 let serials = 0;
@@ -63,7 +67,7 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
   beforeAll(async () => {
     broker = await makeBroker();
     rec = new Recorder();
-    gateway = await MqttGateway.connect({ url: broker.url, ...broker.server, handlers: rec, flushMs: 100, shared: broker.shared });
+    gateway = await MqttGateway.connect({ ...gatewayLink(broker), handlers: rec, flushMs: 100, shared: broker.shared });
   });
   afterAll(async () => {
     await Promise.all(sims.map((s) => s.stop({ graceful: false })));
@@ -109,7 +113,7 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
   it('declares a device that went silent offline after three missed heartbeats, and online again when it speaks', async () => {
     const quiet = new Recorder();
     // The device announces a heartbeat every 5 s; this gateway gives up after 5 s × 0.05 = 250 ms of silence.
-    const watcher = await MqttGateway.connect({ url: broker.url, ...broker.server, handlers: quiet, flushMs: 50, staleHeartbeats: 0.05 });
+    const watcher = await MqttGateway.connect({ ...gatewayLink(broker), handlers: quiet, flushMs: 50, staleHeartbeats: 0.05 });
     try {
       const d = await device({ heartbeatSeconds: 5, heartbeatMs: 60_000 });
       await expect.poll(() => quiet.onlineOf(d.serial), { timeout: 5000 }).toEqual([true, false]);

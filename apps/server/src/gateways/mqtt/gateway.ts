@@ -19,9 +19,11 @@ import {
   type DeviceTaskMessage,
   InvalidTaskError,
 } from '../../modules/devices/devices.gateway.js';
+import type { LocalBrokerLink } from './broker.js';
 
 /**
- * The device gateway: Atrium's own client of the MQTT broker (embedded or MQTT_URL). It validates
+ * The device gateway: Atrium's own client of the MQTT broker — MQTT_URL over TCP, or the embedded
+ * broker through its in-process link (no MQTT encoding or socket in between). It validates
  * every message a device sends against its schema (docs/device-protocol.md) and calls the devices
  * service; a malformed, oversized or unexpected message is counted, logged and dropped, never a crash.
  * Presence lives in memory: a heartbeat costs no database write; last-seen times are handed over in
@@ -38,8 +40,10 @@ export interface GatewayLogger {
 }
 
 export interface MqttGatewayOptions {
-  /** `mqtt://host:port` (credentials may be in the URL, or given below). */
-  url: string;
+  /** `mqtt://host:port` (credentials may be in the URL, or given below). Either this or `local`. */
+  url?: string;
+  /** The embedded broker's in-process link: used instead of an MQTT connection. */
+  local?: LocalBrokerLink;
   username?: string | undefined;
   password?: string | undefined;
   handlers: GatewayHandlers;
@@ -78,6 +82,13 @@ interface Presence {
 }
 
 const SHARE_GROUP = 'atrium-server';
+
+/** How the gateway reaches the broker: an MQTT client, or the embedded broker's in-process link. */
+interface Link {
+  readonly connected: boolean;
+  publish(topic: string, payload: string, qos: 0 | 1): Promise<void>;
+  close(): Promise<void>;
+}
 const silentLog: GatewayLogger = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export class MqttGateway implements DeviceGateway {
@@ -88,16 +99,17 @@ export class MqttGateway implements DeviceGateway {
     tasksSent: 0,
   };
   private readonly presence = new Map<string, Presence>();
-  private seen = new Map<string, Date>();
+  /** Last-seen times (ms) not handed over yet. */
+  private seen = new Map<string, number>();
   /** Per device: the tail of its chain of handler calls and how many wait on it (messages of a device are handled in order). */
   private readonly queues = new Map<string, { tail: Promise<void>; size: number }>();
   /** When a device's last malformed message was logged (a flood logs once per window). */
   private readonly lastComplaint = new Map<string, number>();
-  private readonly client: MqttClient;
+  private link: Link;
   private readonly log: GatewayLogger;
   private readonly flushTimer: NodeJS.Timeout;
   private closed = false;
-  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log'>>;
+  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local'>>;
 
   private constructor(options: MqttGatewayOptions) {
     this.opts = {
@@ -110,23 +122,89 @@ export class MqttGateway implements DeviceGateway {
       ...options,
     };
     this.log = options.log ?? silentLog;
-    this.client = mqtt.connect(options.url, {
-      ...(options.username !== undefined ? { username: options.username } : {}),
-      ...(options.password !== undefined ? { password: options.password } : {}),
+    if (options.local) this.link = this.linkLocal(options.local);
+    else if (options.url) this.link = this.connectClient(options.url, options.username, options.password);
+    else throw new Error('the MQTT gateway needs a broker URL or the embedded broker');
+    this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
+    this.flushTimer.unref();
+    // Started in the background, nobody may wait for the first subscription: its failure is logged.
+    this.firstSubscription.catch(() => undefined);
+  }
+
+  /** Atrium's MQTT client of the broker at `url`, reconnecting and subscribing again on its own. */
+  private connectClient(url: string, username: string | undefined, password: string | undefined): Link & { client: MqttClient } {
+    const client = mqtt.connect(url, {
+      ...(username !== undefined ? { username } : {}),
+      ...(password !== undefined ? { password } : {}),
       clientId: `atrium-server-${randomBytes(8).toString('hex')}`,
       clean: true,
       protocolVersion: 4,
       connectTimeout: this.opts.connectTimeoutMs,
       reconnectPeriod: this.opts.reconnectMs,
     });
-    this.client.on('connect', () => void this.subscribe());
-    this.client.on('message', (topic, payload, packet) => this.receive(topic, payload, packet.retain));
-    this.client.on('error', (e) => this.log.warn({ err: e.message }, 'mqtt gateway: broker connection error'));
-    this.client.on('offline', () => this.log.warn({}, 'mqtt gateway: broker unreachable, retrying'));
-    this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
-    this.flushTimer.unref();
-    // Started in the background, nobody may wait for the first subscription: its failure is logged.
-    this.firstSubscription.catch(() => undefined);
+    client.on('connect', () => void this.subscribeClient(client));
+    client.on('message', (topic, payload, packet) => this.receive(topic, payload, packet.retain));
+    client.on('error', (e) => this.log.warn({ err: e.message }, 'mqtt gateway: broker connection error'));
+    client.on('offline', () => this.log.warn({}, 'mqtt gateway: broker unreachable, retrying'));
+    return {
+      client,
+      get connected() {
+        return client.connected;
+      },
+      publish: async (topic, payload, qos) => {
+        await client.publishAsync(topic, payload, { qos });
+      },
+      close: async () => {
+        await client.endAsync(true).catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * The embedded broker's in-process link: every device → server leaf, no shared subscriptions (one
+   * instance owns an embedded broker). A broker restart hands a new link over (`useLocalBroker`).
+   */
+  private linkLocal(local: LocalBrokerLink): Link {
+    let unsubscribe: (() => Promise<void>) | null = null;
+    let closed = false;
+    const subscribed = local.subscribe(
+      DEVICE_UP_LEAVES.map((l) => mqttTopics.allDevices(l)),
+      (topic, payload, retained) => this.receive(topic, payload, retained),
+    );
+    subscribed.then(
+      (off) => {
+        unsubscribe = off;
+        if (closed) void off();
+        this.log.info({}, 'mqtt gateway: linked to the embedded broker');
+        this.firstSettled = true;
+        this.settleFirst.resolve();
+      },
+      (e: Error) => {
+        this.log.error({ err: e.message }, 'mqtt gateway: subscribing on the embedded broker failed');
+        if (!this.firstSettled) this.settleFirst.reject(e);
+      },
+    );
+    local.onClose(() => {
+      if (!closed) this.log.warn({}, 'mqtt gateway: the embedded broker closed');
+    });
+    return {
+      get connected() {
+        return !closed && unsubscribe !== null && local.open;
+      },
+      publish: (topic, payload, qos) => local.publish(topic, payload, qos),
+      close: async () => {
+        closed = true;
+        await unsubscribe?.().catch(() => undefined);
+      },
+    };
+  }
+
+  /** The embedded broker was started again (broker tab, restart): the gateway follows it. */
+  async useLocalBroker(local: LocalBrokerLink): Promise<void> {
+    if (this.closed) return;
+    const before = this.link;
+    this.link = this.linkLocal(local);
+    await before.close();
   }
 
   /** Connects to the broker; resolves once connected and subscribed, rejects when the first attempt fails. */
@@ -134,10 +212,12 @@ export class MqttGateway implements DeviceGateway {
     const gateway = new MqttGateway(options);
     try {
       await new Promise<void>((resolve, reject) => {
+        // Over TCP the first connection error (refused, bad credentials) ends the attempt.
+        const client = 'client' in gateway.link ? (gateway.link.client as MqttClient) : null;
         const failed = (e: Error) => reject(e);
-        gateway.client.once('error', failed);
+        client?.once('error', failed);
         gateway.firstSubscription.then(() => {
-          gateway.client.off('error', failed);
+          client?.off('error', failed);
           resolve();
         }, reject);
       });
@@ -154,6 +234,8 @@ export class MqttGateway implements DeviceGateway {
   }
 
   private settleFirst!: { resolve: () => void; reject: (e: Error) => void };
+  /** Whether the first subscription has settled (later failures are only logged). */
+  private firstSettled = false;
   /** Settles with the first subscription after the first connect. */
   private readonly firstSubscription = new Promise<void>((resolve, reject) => {
     this.settleFirst = { resolve, reject };
@@ -165,10 +247,10 @@ export class MqttGateway implements DeviceGateway {
   }
 
   get connected(): boolean {
-    return this.client.connected;
+    return this.link.connected;
   }
 
-  private subscribe(): Promise<void> {
+  private subscribeClient(client: MqttClient): Promise<void> {
     const filter = (leaf: DeviceTopicLeaf) => {
       const t = mqttTopics.allDevices(leaf);
       return this.opts.shared && leaf !== 'status' && leaf !== 'heartbeat' ? `$share/${SHARE_GROUP}/${t}` : t;
@@ -176,17 +258,18 @@ export class MqttGateway implements DeviceGateway {
     const topics = Object.fromEntries(
       DEVICE_UP_LEAVES.map((l) => [filter(l), { qos: l === 'heartbeat' || l === 'screen' ? 0 : 1 }]),
     ) as Record<string, { qos: 0 | 1 }>;
-    return this.client
+    return client
       .subscribeAsync(topics)
       .then((granted) => {
         const refused = granted.filter((g) => g.qos === 128).map((g) => g.topic);
         if (refused.length) throw new Error(`the broker refused the subscriptions ${refused.join(', ')}`);
         this.log.info({ topics: Object.keys(topics) }, 'mqtt gateway: connected and subscribed');
+        this.firstSettled = true;
         this.settleFirst.resolve();
       })
       .catch((e: Error) => {
         this.log.error({ err: e.message }, 'mqtt gateway: subscribing failed');
-        this.settleFirst.reject(e);
+        if (!this.firstSettled) this.settleFirst.reject(e);
       });
   }
 
@@ -215,7 +298,7 @@ export class MqttGateway implements DeviceGateway {
    */
   async sendTask(serial: string, task: DeviceTaskMessage): Promise<void> {
     if (!TOPIC_SAFE_SERIAL.test(serial)) throw new Error(`serial ${JSON.stringify(serial)} cannot be a topic level`);
-    if (!this.client.connected) throw new Error('not connected to the MQTT broker');
+    if (!this.link.connected) throw new Error('not connected to the MQTT broker');
     if (!this.isOnline(serial)) throw new Error(`device ${serial} is not online`);
     const parsed = TaskMessageSchema.safeParse({ ...task, sent_at: new Date().toISOString() });
     if (!parsed.success) {
@@ -225,17 +308,17 @@ export class MqttGateway implements DeviceGateway {
       );
       throw new InvalidTaskError(`task ${task.id} does not match the device protocol: ${parsed.error.issues[0]?.path.join('.') ?? ''}`);
     }
-    await this.client.publishAsync(mqttTopics.tasks(serial), JSON.stringify(parsed.data), { qos: 1 });
+    await this.link.publish(mqttTopics.tasks(serial), JSON.stringify(parsed.data), 1);
     this.stats.tasksSent++;
   }
 
   /** Sends a remote-control input (tap, key, open door, end) to a device in a session. */
   async sendInput(serial: string, input: RemoteInputMessage): Promise<void> {
     if (!TOPIC_SAFE_SERIAL.test(serial)) throw new Error(`serial ${JSON.stringify(serial)} cannot be a topic level`);
-    if (!this.client.connected) throw new Error('not connected to the MQTT broker');
+    if (!this.link.connected) throw new Error('not connected to the MQTT broker');
     if (!this.isOnline(serial)) throw new Error(`device ${serial} is not online`);
     const message = RemoteInputMessageSchema.parse(input);
-    await this.client.publishAsync(mqttTopics.input(serial), JSON.stringify(message), { qos: 1 });
+    await this.link.publish(mqttTopics.input(serial), JSON.stringify(message), 1);
   }
 
   // --- device → server ---------------------------------------------------------------------------
@@ -277,7 +360,7 @@ export class MqttGateway implements DeviceGateway {
     const now = Date.now();
     const p = this.presence.get(serial);
     if (p) p.lastSeen = now;
-    this.seen.set(serial, new Date(now));
+    this.seen.set(serial, now);
   }
 
   private heartbeat(serial: string): void {
@@ -376,7 +459,8 @@ export class MqttGateway implements DeviceGateway {
       this.seen.clear();
       return;
     }
-    const batch = this.seen;
+    const batch = new Map<string, Date>();
+    for (const [serial, at] of this.seen) batch.set(serial, new Date(at));
     this.seen = new Map();
     try {
       await this.opts.handlers.onLastSeen(batch);
@@ -394,7 +478,7 @@ export class MqttGateway implements DeviceGateway {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.flushTimer);
-    await this.client.endAsync(true).catch(() => undefined);
+    await this.link.close();
     await this.idle();
     await this.flush();
   }

@@ -1,5 +1,5 @@
 import type { DeviceCredentials } from '../../modules/devices/devices.gateway.js';
-import { type EmbeddedBroker, newInternalCredential, startEmbeddedBroker } from './broker.js';
+import { type EmbeddedBroker, type LocalBrokerLink, newInternalCredential, startEmbeddedBroker } from './broker.js';
 
 /**
  * Brokers the device suite runs against: the embedded one always, and Mosquitto with its
@@ -11,6 +11,8 @@ export interface TestBroker {
   url: string;
   /** The account Atrium's server signs in with. */
   server: { username: string; password: string };
+  /** The embedded broker's in-process link, when Atrium's gateway is to use it instead of signing in (as `npm start` does). */
+  local?: LocalBrokerLink;
   /** Whether shared subscriptions work (several server instances). */
   shared: boolean;
   /** Whether devices may speak MQTT 5 (aedes 1.x speaks 3.1.1 only). */
@@ -41,7 +43,11 @@ export class MemoryCredentials implements DeviceCredentials {
   }
 }
 
-export async function embeddedTestBroker(): Promise<TestBroker> {
+/** How a gateway under test reaches this broker: in-process when it offers that, else over TCP with the server's account. */
+export const gatewayLink = (b: TestBroker) => (b.local ? { local: b.local } : { url: b.url, ...b.server });
+
+/** The embedded broker; `inProcess`: the gateway links to it in-process as `npm start` does, not over TCP. */
+export async function embeddedTestBroker(opts: { inProcess?: boolean } = {}): Promise<TestBroker> {
   const credentials = new MemoryCredentials();
   const internal = newInternalCredential();
   const refusals: string[] = [];
@@ -53,9 +59,10 @@ export async function embeddedTestBroker(): Promise<TestBroker> {
     onRefused: (reason, who) => refusals.push(`${reason} (${who ?? '?'})`),
   });
   return {
-    name: 'embedded',
+    name: opts.inProcess ? 'embedded, in-process' : 'embedded',
     url: `mqtt://127.0.0.1:${broker.port}`,
     server: internal,
+    ...(opts.inProcess ? { local: broker.local } : {}),
     shared: false,
     mqtt5: false,
     refusals,

@@ -369,6 +369,21 @@ export class AnnouncesRepository {
       mail_id = coalesce(${mailId}::int, mail_id) WHERE id = ${id}`);
   }
 
+  /** `markHanded` of several recipients in one statement. */
+  async markHandedMany(
+    tx: Tx,
+    rows: readonly { id: number; wave: number; mailId: number | null; hasEmail: boolean; handed: boolean }[],
+  ): Promise<void> {
+    if (!rows.length) return;
+    await tx.execute(sql`UPDATE announce_deliveries d SET wave = r.wave, has_email = r.has_email,
+        handed_at = CASE WHEN r.handed THEN now() ELSE d.handed_at END,
+        mail_id = coalesce(r.mail_id, d.mail_id)
+      FROM jsonb_to_recordset(${JSON.stringify(
+        rows.map((r) => ({ id: r.id, wave: r.wave, mail_id: r.mailId, has_email: r.hasEmail, handed: r.handed })),
+      )}::jsonb) AS r(id int, wave int, mail_id int, has_email boolean, handed boolean)
+      WHERE d.id = r.id`);
+  }
+
   /**
    * Claims handed-out recipients of app announces not yet notified: the claim is written first, so a
    * notification is never sent twice (a crash between the claim and the notification loses it).

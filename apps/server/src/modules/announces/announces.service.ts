@@ -10,6 +10,7 @@ import {
   type CreateAnnounceBody,
   type ListMeta,
   type ListQuery,
+  type Locale,
   type PublicAnnounce,
   type UpdateAnnounceBody,
 } from '@atrium/contract';
@@ -18,11 +19,13 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Tx } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
-import { composeMail } from '../../core/mail/compose.js';
+import { findMailTemplatesOfUsers } from '../../core/mail/compose.js';
 import type { Mailer, QueuedMail } from '../../core/mail/mailer.js';
+import type { OutgoingMail } from '../../core/mail/smtp.js';
+import { type MailTemplateText, renderMail } from '../../core/mail/templates.js';
 import type { NewNotification } from '../notifications/notifications.service.js';
 import { announceParams, sanitizeBody } from './announces.mail.js';
-import type { AnnounceRow, AnnouncesRepository, StoredTypeInfo } from './announces.repository.js';
+import type { AnnounceRow, AnnouncesRepository, DeliveryToHand, StoredTypeInfo } from './announces.repository.js';
 
 export interface AnnounceNotifier {
   notify(projectId: number, userId: number, n: NewNotification): Promise<unknown>;
@@ -33,10 +36,17 @@ export interface AnnouncesOptions {
   publicUrl: string;
   /** Mails (recipients) handed out per second by this instance. */
   mailsPerSecond?: number;
+  /** SMTP connections the worker sends over at once (default ANNOUNCE_SMTP_CONNECTIONS). */
+  smtpConnections?: number;
   /** How often the worker looks for work, in ms; 0 disables the timer (tests drive `tick`). */
   intervalMs?: number;
   log?: { warn(obj: object, msg: string): void };
 }
+
+/** Recipients handed out in one transaction: short, so the outbox and SMTP work in parallel. */
+const HAND_OUT_CHUNK = 250;
+/** SMTP connections an announce is sent over at once. */
+export const ANNOUNCE_SMTP_CONNECTIONS = 8;
 
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 const VIEW = ['can_view_announces', 'can_view_all_announces'];
@@ -56,15 +66,20 @@ function numbered(info: CreateAnnounceBody['type_info']): StoredTypeInfo {
 export class AnnouncesService {
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | null = null;
+  private chained: NodeJS.Timeout | undefined;
+  /** Recipients the last round handed out. */
+  private lastHanded = 0;
   private readonly rate: number;
+  private readonly connections: number;
 
   constructor(
     private readonly repo: AnnouncesRepository,
-    private readonly mailer: Pick<Mailer, 'queueRaw' | 'deliver'>,
+    private readonly mailer: Pick<Mailer, 'queueMany' | 'deliverMany'>,
     private readonly notifier: AnnounceNotifier,
     private readonly opts: AnnouncesOptions,
   ) {
     this.rate = Math.max(1, opts.mailsPerSecond ?? ANNOUNCE_LIMITS.mails_per_second);
+    this.connections = Math.max(1, opts.smtpConnections ?? ANNOUNCE_SMTP_CONNECTIONS);
   }
 
   private get db() {
@@ -464,19 +479,25 @@ export class AnnouncesService {
 
   /**
    * One round of work: scheduled announces whose time came begin; up to `mailsPerSecond` recipients
-   * are handed out (mail to the outbox in the same transaction that marks them, then sent through
-   * SMTP one after the other); app recipients are notified; finished announces become sent.
-   * Everything it needs is in the tables, so a restarted server goes on where it stopped.
+   * are handed out, in chunks of `HAND_OUT_CHUNK`, each chunk in one short transaction that writes
+   * its mails to the outbox and marks its recipients (a handful of statements, whatever its size);
+   * a committed chunk is sent over several SMTP connections while the next one is written. App
+   * recipients are notified; finished announces become sent. Everything it needs is in the tables,
+   * so a restarted server goes on where it stopped.
    */
   async tick(): Promise<void> {
     if (this.ticking) return this.ticking;
-    this.ticking = this.work().finally(() => {
-      this.ticking = null;
-    });
+    this.ticking = this.work()
+      .then((handed) => {
+        this.lastHanded = handed;
+      })
+      .finally(() => {
+        this.ticking = null;
+      });
     return this.ticking;
   }
 
-  private async work(): Promise<void> {
+  private async work(): Promise<number> {
     const begun = await this.db.transaction(async (tx) => {
       const due = await this.repo.claimDueScheduled(tx, 20);
       for (const d of due) {
@@ -487,45 +508,31 @@ export class AnnouncesService {
     });
     for (const d of begun) await this.statusChanged(d, 'sending');
 
-    const mails: QueuedMail[] = await this.db.transaction(async (tx) => {
-      const batch = await this.repo.claimDeliveries(tx, this.rate);
-      if (!batch.length) return [];
-      const contents = new Map((await this.repo.contents(tx, [...new Set(batch.map((b) => b.announceId))])).map((c) => [c.id, c]));
-      const queued: QueuedMail[] = [];
-      for (const d of batch) {
-        const a = contents.get(d.announceId);
-        if (!a) continue;
-        const reminder = a.wave > 1;
-        const byMail = a.sendVia !== 'app' && d.email !== null && !(reminder && d.answered);
-        let mailId: number | null = null;
-        if (byMail) {
-          // Written from the `announce` mail template that applies to the recipient (issue 14).
-          const content = await composeMail(tx, {
-            projectId: a.projectId,
-            to: d.email as string,
-            locale: d.locale,
-            kind: 'announce',
-            recipient: { userId: d.userId },
-            params: announceParams({
-              locale: d.locale,
-              recipient: d.name,
-              subject: a.subject,
-              body: a.body,
-              poll: a.type === 'poll',
-              reminder,
-              link: this.link(d.token),
-              owner: a.useOwnerInfo && a.ownerName !== null ? { name: a.ownerName, email: a.ownerEmail } : null,
+    let handed = 0;
+    const sending: Promise<void>[] = [];
+    let failure: unknown;
+    while (handed < this.rate) {
+      const size = Math.min(HAND_OUT_CHUNK, this.rate - handed);
+      const chunk = await this.db.transaction((tx) => this.handOut(tx, size));
+      handed += chunk.count;
+      const due = chunk.mails.filter((m) => m.status === 'queued').map((m) => m.id);
+      // Sent while the next chunk is written. A message this instance does not get to (crash,
+      // stop) is sent by the outbox's own worker.
+      if (due.length)
+        sending.push(
+          this.mailer
+            .deliverMany(due, { connections: this.connections })
+            .then(() => undefined)
+            .catch((err) => {
+              failure ??= err;
             }),
-          });
-          const mail = await this.mailer.queueRaw(tx, a.projectId, content);
-          mailId = mail.id;
-          queued.push(mail);
-        }
-        // A recipient who answered before their reminder was handed out is reached already: no mail, no notification.
-        await this.repo.markHanded(tx, d.id, a.wave, mailId, d.email !== null, !(reminder && d.answered));
-      }
-      return queued;
-    });
+        );
+      if (chunk.count < size) break;
+      // At most two chunks on their way to SMTP: the outbox does not run far ahead of the mail server.
+      if (sending.length >= 2) await sending[sending.length - 2];
+    }
+    await Promise.all(sending);
+    if (failure) throw failure;
 
     for (const n of await this.repo.claimNotifications(this.rate * 5)) {
       await this.notifier
@@ -537,28 +544,120 @@ export class AnnouncesService {
         .catch((err) => this.opts.log?.warn({ err, announceId: n.announceId }, 'announce notification failed'));
     }
 
-    // Handed to SMTP five at a time (the mailer's pooled connections per server): the rate above is
-    // the rate at the SMTP server. A message this instance does not get to (crash, stop) is sent by
-    // the outbox's own worker.
-    const due = mails.filter((m) => m.status === 'queued');
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(5, due.length) }, async () => {
-        while (next < due.length) await this.mailer.deliver((due[next++] as QueuedMail).id);
-      }),
-    );
-
     for (const done of await this.repo.completeFinished()) await this.statusChanged(done, 'sent');
+    return handed;
+  }
+
+  /**
+   * Hands out up to `limit` recipients in the caller's transaction: their mails written to the
+   * outbox from the `announce` template that applies to each (issue 14) in one statement, and
+   * the recipients marked in another. Answers how many were claimed and the mails written.
+   */
+  private async handOut(tx: Tx, limit: number): Promise<{ count: number; mails: QueuedMail[] }> {
+    const batch = await this.repo.claimDeliveries(tx, limit);
+    if (!batch.length) return { count: 0, mails: [] };
+    const contents = new Map((await this.repo.contents(tx, [...new Set(batch.map((b) => b.announceId))])).map((c) => [c.id, c]));
+    const byMail = (d: DeliveryToHand): boolean => {
+      const a = contents.get(d.announceId);
+      return !!a && a.sendVia !== 'app' && d.email !== null && !(a.wave > 1 && d.answered);
+    };
+    const localeOf = (d: DeliveryToHand): Locale => (d.locale === 'ru' ? 'ru' : 'en');
+    // The templates of every recipient of a project, in one query per project.
+    const templates = new Map<number, Map<string, MailTemplateText | undefined>>();
+    for (const projectId of new Set([...contents.values()].map((c) => c.projectId))) {
+      const recipients = batch
+        .filter((d) => byMail(d) && contents.get(d.announceId)?.projectId === projectId)
+        .map((d) => ({ userId: d.userId, locale: localeOf(d) }));
+      templates.set(projectId, await findMailTemplatesOfUsers(tx, { projectId, kind: 'announce', recipients }));
+    }
+    // Mails grouped by project (one outbox statement each), remembered by recipient.
+    const outgoing = new Map<number, { delivery: number; mail: OutgoingMail }[]>();
+    for (const d of batch) {
+      const a = contents.get(d.announceId);
+      if (!a || !byMail(d)) continue;
+      const locale = localeOf(d);
+      const mail: OutgoingMail = {
+        to: d.email as string,
+        ...renderMail(
+          'announce',
+          locale,
+          announceParams({
+            locale: d.locale,
+            recipient: d.name,
+            subject: a.subject,
+            body: a.body,
+            poll: a.type === 'poll',
+            reminder: a.wave > 1,
+            link: this.link(d.token),
+            owner: a.useOwnerInfo && a.ownerName !== null ? { name: a.ownerName, email: a.ownerEmail } : null,
+          }),
+          templates.get(a.projectId)?.get(`${d.userId}:${locale}`),
+        ),
+      };
+      const list = outgoing.get(a.projectId) ?? [];
+      list.push({ delivery: d.id, mail });
+      outgoing.set(a.projectId, list);
+    }
+    const mailOf = new Map<number, number>();
+    const mails: QueuedMail[] = [];
+    for (const [projectId, list] of outgoing) {
+      const queued = await this.mailer.queueMany(
+        tx,
+        projectId,
+        list.map((l) => l.mail),
+      );
+      for (const [i, q] of queued.entries()) mailOf.set((list[i] as { delivery: number }).delivery, q.id);
+      mails.push(...queued);
+    }
+    const marks = [];
+    for (const d of batch) {
+      const a = contents.get(d.announceId);
+      if (!a) continue;
+      const reminder = a.wave > 1;
+      // A recipient who answered before their reminder was handed out is reached already: no mail, no notification.
+      marks.push({
+        id: d.id,
+        wave: a.wave,
+        mailId: mailOf.get(d.id) ?? null,
+        hasEmail: d.email !== null,
+        handed: !(reminder && d.answered),
+      });
+    }
+    await this.repo.markHandedMany(tx, marks);
+    return { count: batch.length, mails };
   }
 
   /** Runs a round soon (after a start), without waiting for the timer. */
   private kick(): void {
     if (!this.timer) return;
-    void this.tick().catch((err) => this.opts.log?.warn({ err }, 'announce delivery failed'));
+    void this.round();
   }
 
   get running(): boolean {
     return this.timer !== undefined;
+  }
+
+  /**
+   * One round, and while rounds find a full budget of recipients, the next one as soon as the rate
+   * allows (`mailsPerSecond` a second from the start of the last), not at the next timer beat.
+   */
+  private async round(): Promise<void> {
+    const started = Date.now();
+    try {
+      await this.tick();
+    } catch (err) {
+      this.opts.log?.warn({ err }, 'announce delivery failed');
+      return;
+    }
+    if (!this.timer || this.lastHanded < this.rate || this.chained) return;
+    this.chained = setTimeout(
+      () => {
+        this.chained = undefined;
+        void this.round();
+      },
+      Math.max(0, started + 1000 - Date.now()),
+    );
+    this.chained.unref();
   }
 
   /** Starts the delivery worker of this instance. */
@@ -566,7 +665,7 @@ export class AnnouncesService {
     const every = this.opts.intervalMs ?? 1000;
     if (!every || this.timer) return;
     this.timer = setInterval(() => {
-      void this.tick().catch((err) => this.opts.log?.warn({ err }, 'announce delivery failed'));
+      if (!this.ticking && !this.chained) void this.round();
     }, every);
     this.timer.unref();
     this.kick();
@@ -576,6 +675,8 @@ export class AnnouncesService {
   async stopWorker(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+    clearTimeout(this.chained);
+    this.chained = undefined;
     await this.ticking?.catch(() => undefined);
   }
 }

@@ -4,7 +4,7 @@ import { type AclTarget, aclPredicate, intArray, qualifiedColumns } from '../../
 import type { Actor } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows, type Tx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, type PageOfIds, pageOfIds } from '../../core/list-query.js';
-import { conversationMessages, conversationParticipants, conversations } from './conversations.table.js';
+import { conversations } from './conversations.table.js';
 
 const C = qualifiedColumns(conversations);
 
@@ -87,6 +87,41 @@ export interface MessageRow {
   created_at: Date | string;
 }
 
+/** The notification a start or a write inserted, as `n_*` columns of its answer. */
+const NOTIFICATION_COLUMNS = sql.raw(
+  ['id', 'type', 'data', 'significance', 'icon', 'color', 'popup_action', 'sound', 'read_at', 'created_at', 'updated_at']
+    .map((c) => `n.${c} AS n_${c}`)
+    .join(', '),
+);
+
+export interface NotificationColumns {
+  n_id: number;
+  n_type: string;
+  n_data: Record<string, unknown>;
+  n_significance: string;
+  n_icon: string | null;
+  n_color: string | null;
+  n_popup_action: Record<string, unknown> | null;
+  n_sound: Record<string, unknown> | null;
+  n_read_at: Date | string | null;
+  n_created_at: Date | string;
+  n_updated_at: Date | string;
+}
+
+export interface StartedRow extends NotificationColumns {
+  cid: number;
+  mid: number;
+  at: Date | string;
+  to_name: string | null;
+  me_name: string | null;
+}
+
+export interface WrittenRow extends NotificationColumns {
+  mid: number;
+  at: Date | string;
+  me_name: string | null;
+}
+
 /** The only reader and writer of the conversation tables. */
 export class ConversationsRepository {
   constructor(private readonly db: Db) {}
@@ -153,50 +188,121 @@ export class ConversationsRepository {
     return { data: rows.map((r) => ({ id: Number(r.id), name: r.name })), total };
   }
 
-  async isRecipient(actor: Actor, userId: number): Promise<boolean> {
-    const rows = await queryRows<{ id: number }>(
+  /**
+   * Starts a conversation in one statement: the conversation with its first message, both
+   * participants (one unread for the interlocutor), the audit entry and the interlocutor's
+   * "conversation received" notification. Nothing is written (null) when `to` is not a user the
+   * actor may reach (`recipientPredicate`).
+   */
+  async start(v: {
+    actor: Actor;
+    to: number;
+    subject: string;
+    body: string;
+    audit: { ip: string; requestId: string };
+  }): Promise<StartedRow | null> {
+    const { actor } = v;
+    const [r] = await queryRows<StartedRow>(
       this.db,
-      sql`SELECT u.id FROM users u WHERE u.id = ${userId} AND ${recipientPredicate(actor)}`,
+      sql`WITH ok AS (
+          SELECT u.id, u.name FROM users u WHERE u.id = ${v.to} AND ${recipientPredicate(actor)}
+        ), ids AS (
+          SELECT nextval('conversations_id_seq')::int AS cid, nextval('conversation_messages_id_seq')::int AS mid,
+            now()::timestamptz(3) AS at, ok.name AS to_name,
+            (SELECT me.name FROM users me WHERE me.id = ${actor.userId}) AS me_name
+          FROM ok
+        ), c AS (
+          INSERT INTO conversations (id, project_id, subject, author_id, interlocutor_id, messages_count, last_message_id, last_message_at, created_at, updated_at)
+          SELECT cid, ${actor.projectId}::int, ${v.subject}::text, ${actor.userId}::int, ${v.to}::int, 1, mid, at, at, at FROM ids
+        ), p AS (
+          INSERT INTO conversation_participants (conversation_id, user_id, unread_count, last_read_at)
+          SELECT cid, ${actor.userId}::int, 0, at FROM ids UNION ALL SELECT cid, ${v.to}::int, 1, NULL FROM ids
+        ), m AS (
+          INSERT INTO conversation_messages (id, conversation_id, author_id, body, created_at)
+          SELECT mid, cid, ${actor.userId}::int, ${v.body}::text, at FROM ids
+        ), a AS (
+          INSERT INTO audit_events (project_id, user_id, api_key_id, entity, entity_id, action, after, ip, request_id)
+          SELECT ${actor.projectId}::int, ${actor.userId}::int, ${actor.apiKeyId ?? null}::int, 'conversation', cid::text, 'create',
+            jsonb_build_object('subject', ${v.subject}::text, 'interlocutor', jsonb_build_object('id', ${v.to}::int), 'message_id', mid),
+            ${v.audit.ip}::text, ${v.audit.requestId}::text
+          FROM ids
+        ), n AS (
+          INSERT INTO notifications (project_id, user_id, type, data, popup_action)
+          SELECT ${actor.projectId}::int, ${v.to}::int, 'conversation_received',
+            jsonb_build_object('conversation_id', cid, 'author', coalesce(me_name, ''), 'name', ${v.subject}::text),
+            jsonb_build_object('code', 'goto:page', 'params', jsonb_build_object('page', '/conversation/' || cid))
+          FROM ids
+          RETURNING *
+        )
+        SELECT ids.cid, ids.mid, ids.at, ids.to_name, ids.me_name, ${NOTIFICATION_COLUMNS} FROM ids, n`,
     );
-    return rows.length > 0;
-  }
-
-  async insertConversation(tx: Tx, v: { projectId: number; subject: string; authorId: number; interlocutorId: number }): Promise<number> {
-    const [r] = await tx.insert(conversations).values(v).returning({ id: conversations.id });
-    await tx.insert(conversationParticipants).values([
-      { conversationId: r!.id, userId: v.authorId },
-      { conversationId: r!.id, userId: v.interlocutorId },
-    ]);
-    return r!.id;
+    return r ? { ...r, cid: Number(r.cid), mid: Number(r.mid), n_id: Number(r.n_id) } : null;
   }
 
   /**
-   * Adds a message and moves the conversation on: its count and last message, one more unread for
-   * every participant but the author, and nothing unread left for the author (who has it in front of them).
+   * Writes a message in one statement: the message, the conversation's count and last message,
+   * one more unread for the other side and nothing unread for the author (who has it in front of
+   * them), the audit entry and the other side's "message received" notification.
    */
-  async insertMessage(tx: Tx, conversationId: number, authorId: number, body: string): Promise<MessageRow> {
-    const [m] = await tx
-      .insert(conversationMessages)
-      .values({ conversationId, authorId, body })
-      .returning({ id: conversationMessages.id, createdAt: conversationMessages.createdAt });
-    await tx
-      .update(conversations)
-      .set({
-        messagesCount: sql`${conversations.messagesCount} + 1`,
-        lastMessageId: m!.id,
-        lastMessageAt: m!.createdAt,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(conversations.id, conversationId));
-    await tx
-      .update(conversationParticipants)
-      .set({
-        unreadCount: sql`CASE WHEN ${conversationParticipants.userId} = ${authorId} THEN 0 ELSE ${conversationParticipants.unreadCount} + 1 END`,
-        lastReadAt: sql`CASE WHEN ${conversationParticipants.userId} = ${authorId} THEN now() ELSE ${conversationParticipants.lastReadAt} END`,
-      })
-      .where(eq(conversationParticipants.conversationId, conversationId));
-    const [row] = await this.messagesWhere(tx, sql`m.id = ${m!.id}`, 1);
-    return row!;
+  async write(v: {
+    actor: Actor;
+    conversationId: number;
+    subject: string;
+    to: number;
+    body: string;
+    audit: { ip: string; requestId: string };
+  }): Promise<WrittenRow> {
+    const { actor } = v;
+    const [r] = await queryRows<WrittenRow>(
+      this.db,
+      sql`WITH ids AS (
+          SELECT nextval('conversation_messages_id_seq')::int AS mid, now()::timestamptz(3) AS at,
+            (SELECT me.name FROM users me WHERE me.id = ${actor.userId}) AS me_name
+        ), m AS (
+          INSERT INTO conversation_messages (id, conversation_id, author_id, body, created_at)
+          SELECT mid, ${v.conversationId}::int, ${actor.userId}::int, ${v.body}::text, at FROM ids
+        ), c AS (
+          UPDATE conversations SET messages_count = messages_count + 1, last_message_id = ids.mid,
+            last_message_at = ids.at, updated_at = ids.at
+          FROM ids WHERE conversations.id = ${v.conversationId}
+        ), p AS (
+          UPDATE conversation_participants SET
+            unread_count = CASE WHEN user_id = ${actor.userId} THEN 0 ELSE unread_count + 1 END,
+            last_read_at = CASE WHEN user_id = ${actor.userId} THEN ids.at ELSE last_read_at END
+          FROM ids WHERE conversation_id = ${v.conversationId}
+        ), a AS (
+          INSERT INTO audit_events (project_id, user_id, api_key_id, entity, entity_id, action, after, ip, request_id)
+          SELECT ${actor.projectId}::int, ${actor.userId}::int, ${actor.apiKeyId ?? null}::int, 'conversation', ${String(v.conversationId)}::text, 'message',
+            jsonb_build_object('message_id', mid), ${v.audit.ip}::text, ${v.audit.requestId}::text
+          FROM ids
+        ), n AS (
+          INSERT INTO notifications (project_id, user_id, type, data, popup_action)
+          SELECT ${actor.projectId}::int, ${v.to}::int, 'conversation_message_received',
+            jsonb_build_object('conversation_id', ${v.conversationId}::int, 'from', coalesce(me_name, ''), 'name', ${v.subject}::text),
+            jsonb_build_object('code', 'goto:page', 'params', jsonb_build_object('page', ${`/conversation/${v.conversationId}`}::text))
+          FROM ids
+          RETURNING *
+        )
+        SELECT ids.mid, ids.at, ids.me_name, ${NOTIFICATION_COLUMNS} FROM ids, n`,
+    );
+    if (!r) throw new Error('conversation message insert returned nothing');
+    return { ...r, mid: Number(r.mid), n_id: Number(r.n_id) };
+  }
+
+  /**
+   * The user's unread bell notifications of a conversation (received, message received) become
+   * read; answers how many did.
+   */
+  async readNotifications(conversationId: number, userId: number, db: DbOrTx = this.db): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      db,
+      sql`UPDATE notifications SET read_at = now(), updated_at = now()
+        WHERE user_id = ${userId} AND read_at IS NULL
+          AND type IN ('conversation_received', 'conversation_message_received')
+          AND data ->> 'conversation_id' = ${String(conversationId)}
+        RETURNING id`,
+    );
+    return rows.length;
   }
 
   async updateSubject(tx: Tx, id: number, subject: string): Promise<void> {

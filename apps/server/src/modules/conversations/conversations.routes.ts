@@ -28,7 +28,7 @@ const built = new WeakMap<object, ConversationsService>();
 export function conversationsOf(app: AppInstance): ConversationsService {
   const known = built.get(app.services);
   if (known) return known;
-  const service = new ConversationsService(new ConversationsRepository(app.database.db), app.realtime, app.services.notifications);
+  const service = new ConversationsService(new ConversationsRepository(app.database.db), app.realtime);
   built.set(app.services, service);
   return service;
 }
@@ -54,9 +54,13 @@ export async function conversationsRoutes(app: AppInstance): Promise<void> {
     { schema: { tags, querystring: ConversationListQuerySchema, response: { 200: listResponse(ConversationSchema) } } },
     (req) => conversations.list(req.actor, req.query),
   );
+  // Starting, writing and reading touch no table a cached read depends on (app.ts keepsReadCache).
   app.put(
     '/conversations',
-    { schema: { tags, body: StartConversationBodySchema, response: { 200: dataResponse(ConversationSchema) } } },
+    {
+      config: { keepsReadCache: true },
+      schema: { tags, body: StartConversationBodySchema, response: { 200: dataResponse(ConversationSchema) } },
+    },
     async (req) => ({ data: await conversations.start(req.ctx, req.body) }),
   );
   app.post(
@@ -99,6 +103,7 @@ export async function conversationsRoutes(app: AppInstance): Promise<void> {
   app.put(
     '/conversations/:id/messages',
     {
+      config: { keepsReadCache: true },
       schema: {
         tags,
         params: IdParamsSchema,
@@ -110,7 +115,10 @@ export async function conversationsRoutes(app: AppInstance): Promise<void> {
   );
   app.post(
     '/conversations/:id/read',
-    { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.object({ unread_count: z.number().int() })) } } },
+    {
+      config: { keepsReadCache: true },
+      schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(z.object({ unread_count: z.number().int() })) } },
+    },
     async (req) => ({ data: await conversations.markRead(req.ctx, req.params.id) }),
   );
 }

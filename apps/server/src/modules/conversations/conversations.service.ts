@@ -5,12 +5,13 @@ import {
   type ConversationListQuery,
   type ConversationMessage,
   type ConversationMessageBody,
-  type ConversationMessageEvent,
   type ConversationMessagesQuery,
   type ConversationRecipient,
   type ConversationRecipientsQuery,
   type ConversationUnread,
   type ListMeta,
+  type Notification,
+  REALTIME_EVENTS,
   type StartConversationBody,
   topics,
   type UpdateConversationBody,
@@ -21,10 +22,30 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { withRelations } from '../../core/list-query.js';
 import type { RealtimeHub } from '../../core/realtime.js';
-import type { NotificationsService } from '../notifications/notifications.service.js';
-import type { ConversationRow, ConversationsRepository, MessageRow } from './conversations.repository.js';
+import { toNotification } from '../notifications/notifications.service.js';
+import type { ConversationRow, ConversationsRepository, MessageRow, NotificationColumns } from './conversations.repository.js';
 
+const date = (d: Date | string) => (d instanceof Date ? d : new Date(d));
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
+
+/** The notification a start or a write inserted, as the bell shows it. */
+function notificationOf(r: NotificationColumns): Notification {
+  return toNotification({
+    id: r.n_id,
+    projectId: 0,
+    userId: 0,
+    type: r.n_type,
+    data: r.n_data,
+    significance: r.n_significance,
+    icon: r.n_icon,
+    color: r.n_color,
+    popupAction: r.n_popup_action,
+    sound: r.n_sound,
+    readAt: r.n_read_at === null ? null : date(r.n_read_at),
+    createdAt: date(r.n_created_at),
+    updatedAt: date(r.n_updated_at),
+  });
+}
 
 export function toMessage(r: MessageRow): ConversationMessage {
   return {
@@ -46,7 +67,6 @@ export class ConversationsService {
   constructor(
     private readonly repo: ConversationsRepository,
     private readonly realtime: RealtimeHub,
-    private readonly notifications: NotificationsService,
   ) {}
 
   private toConversation(actor: Actor, r: ConversationRow): Conversation {
@@ -119,33 +139,40 @@ export class ConversationsService {
     this.assertCreate(actor);
     const to = body.interlocutor.id;
     if (to === actor.userId) throw new AppError('cannot_communicate_with_himself', [{ field: 'interlocutor.id' }]);
-    // The same answer whether the user does not exist or is out of reach: nothing is told about users one may not see.
-    if (!(await this.repo.isRecipient(actor, to)))
-      throw new AppError('invalid_related_entity', [{ field: 'interlocutor.id', entity: 'users', ids: [to] }]);
-    const { id, message } = await this.repo.transaction(async (tx) => {
-      const id = await this.repo.insertConversation(tx, {
-        projectId: actor.projectId,
-        subject: body.subject,
-        authorId: actor.userId,
-        interlocutorId: to,
-      });
-      const message = await this.repo.insertMessage(tx, id, actor.userId, body.message);
-      await recordAudit(tx, ctx, {
-        entity: 'conversation',
-        entityId: id,
-        action: 'create',
-        after: { subject: body.subject, interlocutor: { id: to }, message_id: message.id },
-      });
-      return { id, message };
-    });
-    const conversation = await this.get(actor, id);
-    await this.announce(actor, [actor.userId, to], toMessage(message));
-    await this.notifications.notify(actor.projectId, to, {
-      type: 'conversation_received',
-      data: { conversation_id: id, author: conversation.author?.name ?? '', name: body.subject },
-      popupAction: { code: 'goto:page', params: { page: `/conversation/${id}` } },
-    });
-    return conversation;
+    // One statement writes everything (repository `start`); nothing when the recipient is out of
+    // reach. The same answer whether the user does not exist or is out of reach: nothing is told
+    // about users one may not see.
+    const r = await this.repo.start({ actor, to, subject: body.subject, body: body.message, audit: ctx });
+    if (!r) throw new AppError('invalid_related_entity', [{ field: 'interlocutor.id', entity: 'users', ids: [to] }]);
+    const author = { id: actor.userId, name: r.me_name ?? '' };
+    const message: ConversationMessage = {
+      id: r.mid,
+      conversation_id: r.cid,
+      author,
+      message: body.message,
+      created_at: iso(r.at),
+    };
+    await this.fanOut(actor, [
+      { userId: actor.userId, event: CONVERSATION_EVENTS.message, data: { conversation_id: r.cid, message } },
+      { userId: to, event: CONVERSATION_EVENTS.message, data: { conversation_id: r.cid, message } },
+      { userId: to, event: REALTIME_EVENTS.notification, data: notificationOf(r) },
+    ]);
+    return {
+      id: r.cid,
+      subject: body.subject,
+      author,
+      interlocutor: { id: to, name: r.to_name ?? '' },
+      last_message: message,
+      messages_count: 1,
+      unread_count: 0,
+      is_participant: true,
+      can_write: actor.permissions.has('can_create_conversation_messages'),
+      can_edit: actor.permissions.has('can_create_conversations'),
+      can_delete: actor.permissions.has('can_delete_conversations'),
+      created_at: iso(r.at),
+      updated_at: iso(r.at),
+      last_message_at: iso(r.at),
+    };
   }
 
   async update(ctx: RequestContext, id: number, body: UpdateConversationBody): Promise<Conversation> {
@@ -173,22 +200,27 @@ export class ConversationsService {
     const other = Number(c.author_id) === actor.userId ? c.interlocutor_id : c.author_id;
     // The other side's user was deleted: nobody would read it.
     if (other === null) throw new AppError('cannot_perform_action');
-    const row = await this.repo.transaction(async (tx) => {
-      const m = await this.repo.insertMessage(tx, id, actor.userId, body.message);
-      await recordAudit(tx, ctx, { entity: 'conversation', entityId: id, action: 'message', after: { message_id: m.id } });
-      return m;
-    });
-    const message = toMessage(row);
-    await this.announce(actor, [actor.userId, Number(other)], message);
-    await this.notifications.notify(actor.projectId, Number(other), {
-      type: 'conversation_message_received',
-      data: { conversation_id: id, from: message.author?.name ?? '', name: c.subject },
-      popupAction: { code: 'goto:page', params: { page: `/conversation/${id}` } },
-    });
+    const to = Number(other);
+    const r = await this.repo.write({ actor, conversationId: id, subject: c.subject, to, body: body.message, audit: ctx });
+    const message: ConversationMessage = {
+      id: r.mid,
+      conversation_id: id,
+      author: { id: actor.userId, name: r.me_name ?? '' },
+      message: body.message,
+      created_at: iso(r.at),
+    };
+    await this.fanOut(actor, [
+      { userId: actor.userId, event: CONVERSATION_EVENTS.message, data: { conversation_id: id, message } },
+      { userId: to, event: CONVERSATION_EVENTS.message, data: { conversation_id: id, message } },
+      { userId: to, event: REALTIME_EVENTS.notification, data: notificationOf(r) },
+    ]);
     return message;
   }
 
-  /** The newest messages, or those before a moment. Reading the newest marks the conversation read for a participant. */
+  /**
+   * The newest messages, or those before a moment. Reading the newest marks the conversation read
+   * for a participant, and its bell notifications (received, message received) with it.
+   */
   async messages(
     actor: Actor,
     id: number,
@@ -196,25 +228,35 @@ export class ConversationsService {
   ): Promise<{ data: ConversationMessage[]; meta: { has_more: boolean; size: number } }> {
     const c = await this.visible(actor, id);
     const rows = await this.repo.messages(id, { date: q.before_date, id: q.before_id }, q.size);
-    if (c.is_participant && !q.before_date && c.unread_count > 0) await this.read(actor, id);
+    if (c.is_participant && !q.before_date) await this.read(actor, id, c.unread_count > 0);
     return { data: rows.slice(0, q.size).map(toMessage), meta: { has_more: rows.length > q.size, size: q.size } };
   }
 
-  /** Marks the conversation read for the caller (a message came in while it was open). */
+  /** Marks the conversation read for the caller (a message came in while it was open), its bell notifications too. */
   async markRead(ctx: RequestContext, id: number): Promise<{ unread_count: number }> {
     const c = await this.visible(ctx.actor, id);
     if (!c.is_participant) throw prohibited();
-    await this.repo.transaction(async (tx) => {
+    const notified = await this.repo.transaction(async (tx) => {
       const was = await this.repo.markRead(id, ctx.actor.userId, tx);
-      await recordAudit(tx, ctx, { entity: 'conversation', entityId: id, action: 'read', after: { read: was } });
+      const notified = await this.repo.readNotifications(id, ctx.actor.userId, tx);
+      await recordAudit(tx, ctx, { entity: 'conversation', entityId: id, action: 'read', after: { read: was, notifications: notified } });
+      return notified;
     });
-    await this.realtime.publish(ctx.actor.projectId, topics.user(ctx.actor.userId), CONVERSATION_EVENTS.read, { conversation_id: id });
+    await this.realtime.publish(ctx.actor.projectId, topics.user(ctx.actor.userId), CONVERSATION_EVENTS.read, {
+      conversation_id: id,
+      notifications: notified,
+    });
     return { unread_count: 0 };
   }
 
-  private async read(actor: Actor, id: number): Promise<void> {
-    const was = await this.repo.markRead(id, actor.userId);
-    if (was > 0) await this.realtime.publish(actor.projectId, topics.user(actor.userId), CONVERSATION_EVENTS.read, { conversation_id: id });
+  private async read(actor: Actor, id: number, unread: boolean): Promise<void> {
+    const was = unread ? await this.repo.markRead(id, actor.userId) : 0;
+    const notified = await this.repo.readNotifications(id, actor.userId);
+    if (was > 0 || notified > 0)
+      await this.realtime.publish(actor.projectId, topics.user(actor.userId), CONVERSATION_EVENTS.read, {
+        conversation_id: id,
+        notifications: notified,
+      });
   }
 
   async delete(ctx: RequestContext, id: number): Promise<void> {
@@ -239,9 +281,14 @@ export class ConversationsService {
     return bulkDelete(ids, (id) => this.delete(ctx, id));
   }
 
-  /** A new message to the open consoles and apps of the conversation's users (each on their own topic). */
-  private async announce(actor: Actor, userIds: number[], message: ConversationMessage): Promise<void> {
-    const data: ConversationMessageEvent = { conversation_id: message.conversation_id, message };
-    for (const u of new Set(userIds)) await this.realtime.publish(actor.projectId, topics.user(u), CONVERSATION_EVENTS.message, data);
+  /**
+   * A new message to the open consoles and apps of the conversation's users (each on their own
+   * topic) and the bell notification, after the commit, in one round trip.
+   */
+  private async fanOut(actor: Actor, events: { userId: number; event: string; data: unknown }[]): Promise<void> {
+    await this.realtime.publishMany(
+      actor.projectId,
+      events.map((e) => ({ topic: topics.user(e.userId), event: e.event, data: e.data })),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { CONVERSATION_EVENTS, CONVERSATION_MESSAGE_MAX, topics } from '@atrium/contract';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
@@ -308,6 +308,54 @@ describe('messages and unread counts', () => {
       .from(notifications)
       .where(and(eq(notifications.userId, residentA.id), eq(notifications.type, 'conversation_message_received')));
     expect(n?.data).toEqual({ conversation_id: c.id, from: 'Manager A', name: 'Parking' });
+    // Reading the conversation read its bell notifications too.
+    expect(n?.readAt).not.toBeNull();
+  });
+
+  it('marks the bell notifications of a conversation read on reading it, and only those', async () => {
+    const c = await start(managerA, neighbourA, 'Lift', 'The lift is off today');
+    await managerA.api.put(`/conversations/${c.id}/messages`, { message: 'Back on at 18:00' });
+    const other = await start(managerA, neighbourA, 'Bikes', 'Bikes go in the basement');
+    const unreadOf = async (id: number) =>
+      (
+        await t.database.db
+          .select()
+          .from(notifications)
+          .where(
+            and(
+              eq(notifications.userId, neighbourA.id),
+              sql`${notifications.readAt} IS NULL`,
+              sql`${notifications.data} ->> 'conversation_id' = ${String(id)}`,
+            ),
+          )
+      ).map((n) => n.type);
+    expect((await unreadOf(c.id)).sort()).toEqual(['conversation_message_received', 'conversation_received']);
+    // The author reading it reads nothing of the interlocutor's.
+    await managerA.api.get(`/conversations/${c.id}/messages`);
+    expect(await unreadOf(c.id)).toHaveLength(2);
+    // Marking it read (POST …/read) reads both; the other conversation's stays unread.
+    expect((await neighbourA.api.post(`/conversations/${c.id}/read`)).statusCode).toBe(200);
+    expect(await unreadOf(c.id)).toEqual([]);
+    expect(await unreadOf(other.id)).toEqual(['conversation_received']);
+    // Reading the newest messages does it too, even with no message unread any more.
+    await t.database.db.execute(sql`UPDATE conversation_participants SET unread_count = 0 WHERE conversation_id = ${other.id}`);
+    await neighbourA.api.get(`/conversations/${other.id}/messages`);
+    expect(await unreadOf(other.id)).toEqual([]);
+  });
+
+  it('leaves the read cache as it is when starting, writing and reading (no cached read depends on them)', async () => {
+    const c = await start(managerA, neighbourA, 'Keys', 'Your keys are at the desk');
+    const before = t.app.readCache.stats.actorHits;
+    for (const message of ['Until 20:00', 'Ask for Anna'])
+      expect((await managerA.api.put(`/conversations/${c.id}/messages`, { message })).statusCode).toBe(200);
+    expect((await neighbourA.api.post(`/conversations/${c.id}/read`)).statusCode).toBe(200);
+    // Each call after the first found its caller in the cache: nothing made them sign in again.
+    expect(t.app.readCache.stats.actorHits - before).toBeGreaterThanOrEqual(3);
+    // Any other write (an edit of the subject) still moves the cache on.
+    expect((await managerA.api.patch(`/conversations/${c.id}`, { subject: 'Keys at the desk' })).statusCode).toBe(200);
+    const after = t.app.readCache.stats.actorHits;
+    await managerA.api.get(`/conversations/${c.id}`);
+    expect(t.app.readCache.stats.actorHits).toBe(after);
   });
 
   it('marks read with POST …/read', async () => {
@@ -391,7 +439,8 @@ describe('live messages', () => {
       const note = await resident.next((m) => m.event === 'notification');
       expect(note.data).toMatchObject({ type: 'conversation_message_received', data: { conversation_id: c.id } });
       await residentA.api.get(`/conversations/${c.id}/messages`);
-      expect((await resident.next((m) => m.event === CONVERSATION_EVENTS.read)).data).toEqual({ conversation_id: c.id });
+      // Its bell notification (message received) was read with it: one.
+      expect((await resident.next((m) => m.event === CONVERSATION_EVENTS.read)).data).toEqual({ conversation_id: c.id, notifications: 1 });
       await new Promise((r) => setTimeout(r, 200));
       expect(other.inbox.filter((m) => m.event !== 'subscribed' && m.event !== 'error')).toEqual([]);
     } finally {

@@ -242,11 +242,21 @@ export class DevicesRepository {
   /** A device by its serial number, on any project: the broker knows devices only by serial. */
   /** Just which device and project a serial number is (the events path asks this for every new sender). */
   async idOfSerial(serial: string): Promise<{ id: number; projectId: number } | undefined> {
-    const [r] = await queryRows<{ id: number; project_id: number }>(
+    return (await this.idsOfSerials([serial])).get(serial);
+  }
+
+  /** The same for many serial numbers in one query (the events path resolves its new senders in batches). */
+  async idsOfSerials(serials: readonly string[]): Promise<Map<string, { id: number; projectId: number }>> {
+    const found = new Map<string, { id: number; projectId: number }>();
+    if (!serials.length) return found;
+    const rows = await queryRows<{ id: number; project_id: number; serial_number: string }>(
       this.db,
-      sql`SELECT id, project_id FROM devices WHERE serial_number = ${serial}`,
+      // The list as one JSON parameter: any characters, one statement whatever its length.
+      sql`SELECT id, project_id, serial_number FROM devices
+        WHERE serial_number IN (SELECT jsonb_array_elements_text(${JSON.stringify(serials)}::jsonb))`,
     );
-    return r ? { id: Number(r.id), projectId: Number(r.project_id) } : undefined;
+    for (const r of rows) found.set(r.serial_number, { id: Number(r.id), projectId: Number(r.project_id) });
+    return found;
   }
 
   async bySerial(serial: string): Promise<DeviceBySerial | undefined> {
@@ -333,6 +343,16 @@ export class DevicesRepository {
         WHERE d.id = ${deviceId} AND (n->>${flag})::boolean IS TRUE
           AND EXISTS (SELECT 1 FROM users u WHERE u.id = (n->>'user_id')::int AND u.project_id = d.project_id)`,
     );
+  }
+
+  /** What a notice about a device names: the device, its serial number and its group. */
+  async label(deviceId: number): Promise<{ device: string; serial_number: string; group: string } | undefined> {
+    const [row] = await queryRows<{ device: string; serial_number: string; group: string }>(
+      this.db,
+      sql`SELECT d.name AS device, d.serial_number, coalesce(g.name, '') AS group
+        FROM devices d LEFT JOIN groups g ON g.id = d.group_id WHERE d.id = ${deviceId}`,
+    );
+    return row;
   }
 
   // --- tasks -------------------------------------------------------------------------------------

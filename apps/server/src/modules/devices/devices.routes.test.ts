@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { openDatabase, queryRows } from '../../core/db/client.js';
@@ -373,6 +373,47 @@ describe('device tasks (spec §4)', () => {
 });
 
 describe('device events and sync errors', () => {
+  it('stores a flood from many devices: each sender looked up once for all, few statements, every event once and in order', async () => {
+    const senders = await Promise.all(Array.from({ length: 20 }, (_, i) => makeDevice({ name: `flood ${i}` })));
+    const repo = (devices() as unknown as { repo: DevicesRepository }).repo;
+    const lookups = vi.spyOn(repo, 'idsOfSerials');
+    const inserts = vi.spyOn(repo, 'insertEvents');
+    try {
+      const n = 3000;
+      // Arriving together (the gateway hands each device's events over one after the other).
+      await Promise.all(
+        senders.map(async (d, k) => {
+          for (let i = k; i < n; i += senders.length) await devices().onEvent(d.serial_number, { type: 'call', data: { value: i } });
+        }),
+      );
+      await devices().flushEvents();
+      expect(lookups).toHaveBeenCalledTimes(1);
+      expect(lookups.mock.calls[0]?.[0]).toHaveLength(senders.length);
+      const rows = inserts.mock.calls.reduce((sum, [batch]) => sum + batch.length, 0);
+      expect(rows).toBe(n);
+      // Batches grow while one is written instead of queueing (3,000 rows, batches of 1,000 at least).
+      expect(inserts.mock.calls.length).toBeLessThanOrEqual(3);
+      const stored = await queryRows<{ device_id: number; value: string }>(
+        t.database.db,
+        sql`SELECT device_id, data->>'value' AS value FROM device_events
+          WHERE device_id = ANY(${`{${senders.map((d) => d.id).join(',')}}`}::int[]) ORDER BY id`,
+      );
+      expect(stored).toHaveLength(n);
+      expect(new Set(stored.map((r) => r.value)).size).toBe(n);
+      for (const d of senders) {
+        const values = stored.filter((r) => Number(r.device_id) === d.id).map((r) => Number(r.value));
+        expect(values).toEqual([...values].sort((a, b) => a - b));
+      }
+      // Known now: the next events need no lookup.
+      await devices().onEvent(senders[0]!.serial_number, { type: 'call' });
+      await devices().flushEvents();
+      expect(lookups).toHaveBeenCalledTimes(1);
+    } finally {
+      lookups.mockRestore();
+      inserts.mockRestore();
+    }
+  });
+
   it('stores events in batches, lists them with filters and downloads csv and xlsx', async () => {
     const d = await makeDevice({ name: 'events door' });
     for (let i = 0; i < 5; i++) {

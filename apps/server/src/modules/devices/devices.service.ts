@@ -37,6 +37,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import { integrationAvailableTo } from '../integrations/integrations.repository.js';
 import {
   type DeviceAccounts,
   type DeviceCredentials,
@@ -59,7 +60,17 @@ export interface DeviceAnnouncer {
     userId: number,
     n: { type: 'device_offline' | 'device_task_failed'; data: Record<string, unknown>; significance: 'important' },
   ): Promise<unknown>;
+  /**
+   * Mails the project's administrator e-mail when the general settings ask for it (issue 14). Called
+   * once per real change, by the one instance that made it.
+   */
+  mailAdmin?(projectId: number, notice: DeviceNotice): Promise<unknown>;
 }
+
+/** A device notice for the administrator e-mail: a device went offline, or one of its tasks failed. */
+export type DeviceNotice =
+  | { kind: 'device_offline'; deviceId: number; at: Date }
+  | { kind: 'device_task_failed'; deviceId: number; taskType: string; error: string; at: Date };
 
 /** Who may hear of a device's status and tasks: whoever may view the device (and, for tasks, its tasks). */
 const deviceAudience = (
@@ -192,9 +203,17 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private pending: NewEvent[] = [];
   /** Digests of serial/password pairs that verified recently, with when that ends. */
   private readonly verified = new Map<string, number>();
+  /** Hashes being checked right now, by the same digest. */
+  private readonly verifying = new Map<string, Promise<boolean>>();
   /** Events that could not be stored; for diagnostics and the benchmark. */
   readonly stats = { droppedEvents: 0, listenerErrors: 0 };
   private readonly eventDevices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
+  /** Serial numbers waiting to be resolved together (one query for all the senders new this turn). */
+  private serialLookups: Map<string, ((d: { id: number; projectId: number } | null, err?: unknown) => void)[]> | null = null;
+  /** Set by stop(): a failing write is given up at once instead of tried again for minutes. */
+  private stopping = false;
+  /** The next write of pending events, not started yet: events arriving meanwhile join it. */
+  private queuedFlush: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly opts: Required<DevicesServiceOptions>;
@@ -256,6 +275,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   start(): void {
+    this.stopping = false;
     if (this.opts.sweepMs > 0 && !this.sweepTimer) {
       this.sweepTimer = setInterval(() => void this.sweep(), this.opts.sweepMs);
       this.sweepTimer.unref();
@@ -263,6 +283,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     await this.flushEvents();
@@ -285,6 +306,15 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const s = scopeOf(actor, 'devices', 'edit') ?? scopeOf(actor, 'devices', 'view') ?? 'domain';
     const ok = await this.repo.groupsInScope(actor, s === 'own' ? 'domain' : s, [groupId]);
     if (!ok.has(groupId)) throw new AppError('invalid_related_entity', [{ field: 'domain_id', entity: 'domains', ids: [groupId] }]);
+  }
+
+  /** The Axxon One integration chosen in the settings must be one available to the device's group (issue 14). */
+  private async assertIntegrationAllowed(actor: Actor, settings: DeviceSettings, groupId: number | null) {
+    const id = settings.integration_axxon.integration_id;
+    if (id === null || (await integrationAvailableTo(this.db, actor.projectId, id, groupId))) return;
+    throw new AppError('integration_not_allowed', [
+      { field: 'device_settings.integration_axxon.integration_id', entity: 'integrations', ids: [id] },
+    ]);
   }
 
   private async assertSerialFree(serial: string, exceptId = 0) {
@@ -336,6 +366,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     this.assertModel(type, body.model);
     await this.assertPlaceable(actor, body.domain_id);
     await this.assertSerialFree(body.serial_number);
+    const settings = mergeSettings({}, body.device_settings);
+    await this.assertIntegrationAllowed(actor, settings, body.domain_id);
     const id = await this.db.transaction(async (tx) => {
       const deviceId = await this.repo.insert(tx, {
         projectId: actor.projectId,
@@ -354,13 +386,14 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         latitude: body.location_latitude ?? null,
         longitude: body.location_longitude ?? null,
         management: { heartbeat: 30, realtime_logging: false, ...body.management },
-        settings: mergeSettings({}, body.device_settings),
+        settings,
         createdBy: actor.userId,
       });
       const { device_password: _omit, ...after } = body;
       await recordAudit(tx, ctx, { entity: 'device', entityId: deviceId, action: 'create', after });
       return deviceId;
     });
+    this.eventDevices.delete(body.serial_number); // remembered as unknown a moment ago, perhaps
     return this.get(actor, id);
   }
 
@@ -374,6 +407,10 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (body.domain_id === null) throw invalidField('domain_id', M.required);
     const serialChanged = body.serial_number !== undefined && body.serial_number !== before.serialNumber;
     if (serialChanged) await this.assertSerialFree(body.serial_number!, id);
+    const settings = body.device_settings ? mergeSettings(before.settings, body.device_settings) : undefined;
+    if (body.device_settings?.integration_axxon?.integration_id || (body.domain_id && body.domain_id !== before.groupId)) {
+      await this.assertIntegrationAllowed(actor, settings ?? settingsOf(before.settings), body.domain_id ?? before.groupId);
+    }
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, {
         ...(body.name !== undefined ? { name: body.name } : {}),
@@ -395,12 +432,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         ...(body.location_latitude !== undefined ? { latitude: body.location_latitude } : {}),
         ...(body.location_longitude !== undefined ? { longitude: body.location_longitude } : {}),
         ...(body.management ? { management: { ...before.management, ...body.management } } : {}),
-        ...(body.device_settings ? { settings: mergeSettings(before.settings, body.device_settings) } : {}),
+        ...(settings ? { settings } : {}),
       });
       const { device_password: _omit, ...after } = body;
       await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'update', before: toDevice(before), after });
     });
-    if (serialChanged) await this.account((a) => a.removeDevice(before.serialNumber));
+    if (serialChanged) {
+      this.eventDevices.delete(before.serialNumber);
+      this.eventDevices.delete(body.serial_number!);
+      await this.account((a) => a.removeDevice(before.serialNumber));
+    }
     return this.get(actor, id);
   }
 
@@ -410,6 +451,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       await this.repo.remove(tx, id);
       await recordAudit(tx, ctx, { entity: 'device', entityId: id, action: 'delete', before: toDevice(before) });
     });
+    this.eventDevices.delete(before.serialNumber);
     await this.account((a) => a.removeDevice(before.serialNumber));
   }
 
@@ -921,7 +963,14 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     const key = createHash('sha256').update(d.passwordHash).update('\0').update(password).digest('base64');
     const until = this.verified.get(key);
     if (until && until > Date.now()) return { projectId: d.projectId, deviceId: d.id };
-    if (!(await verifyPassword(d.passwordHash, password))) return null;
+    // The same pair signing in several times at once (a client retrying while the first attempt is
+    // still being checked) waits for that one hash instead of computing its own.
+    let check = this.verifying.get(key);
+    if (!check) {
+      check = verifyPassword(d.passwordHash, password).finally(() => this.verifying.delete(key));
+      this.verifying.set(key, check);
+    }
+    if (!(await check)) return null;
     if (this.verified.size > 100_000) this.verified.clear();
     this.verified.set(key, Date.now() + 10 * 60_000);
     return { projectId: d.projectId, deviceId: d.id };
@@ -959,6 +1008,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
           significance: 'important',
         });
       }
+      await this.mailAdmin(d.projectId, { kind: 'device_offline', deviceId: d.id, at: new Date() });
     }
   }
 
@@ -985,16 +1035,28 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       { id: done.id, device_id: d.id, state: done.state },
       deviceAudience(d, 'can_view_device_tasks'),
     );
-    if (done.state === 'error') {
-      for (const u of await this.repo.notifyTargets(d.id, 'notify_about_device_task_failed')) {
-        await this.announcer?.notify(d.projectId, u.user_id, {
-          type: 'device_task_failed',
-          data: { device: u.device, device_id: d.id, task_id: done.id, task_type: done.type, error: report.error ?? 'error' },
-          significance: 'important',
-        });
-      }
-    }
+    if (done.state === 'error') await this.taskFailed(d.projectId, d.id, done.id, done.type, report.error ?? 'error');
     if (report.state !== 'started') await this.pump(d.id);
+  }
+
+  /**
+   * Tells of a task that ended in error: the users the device's group names, and the administrator
+   * e-mail. Called by the one instance whose write moved the task to error.
+   */
+  private async taskFailed(projectId: number, deviceId: number, taskId: number, taskType: string, error: string): Promise<void> {
+    for (const u of await this.repo.notifyTargets(deviceId, 'notify_about_device_task_failed')) {
+      await this.announcer?.notify(projectId, u.user_id, {
+        type: 'device_task_failed',
+        data: { device: u.device, device_id: deviceId, task_id: taskId, task_type: taskType, error },
+        significance: 'important',
+      });
+    }
+    await this.mailAdmin(projectId, { kind: 'device_task_failed', deviceId, taskType, error, at: new Date() });
+  }
+
+  private async mailAdmin(projectId: number, notice: DeviceNotice): Promise<void> {
+    // The device's own state is already written: a mail that cannot be queued loses only the mail.
+    await this.announcer?.mailAdmin?.(projectId, notice).catch(() => undefined);
   }
 
   async onEvent(serial: string, report: EventReport): Promise<void> {
@@ -1019,65 +1081,120 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   /**
-   * Which device an event is from, remembered for a few seconds: events come in floods, and a
-   * query per event would be the bottleneck. Events of a device deleted meanwhile are dropped at insert.
+   * Which device an event is from, remembered: events come in floods, and a query per event would be
+   * the bottleneck. A device found more than 10 s ago is still used once while it is looked up again
+   * in the background, so a device's events never wait for that; the senders looked up in one turn
+   * share one query. Events of a device deleted meanwhile are dropped at insert.
    */
-  private async eventDevice(serial: string): Promise<{ id: number; projectId: number } | null> {
+  private eventDevice(serial: string): Promise<{ id: number; projectId: number } | null> | { id: number; projectId: number } | null {
     const now = Date.now();
     const hit = this.eventDevices.get(serial);
-    if (hit && hit.until > now) return hit.device;
-    // A busy database (a pool waiting past its time-out) must delay a flood's events, not lose them:
-    // the lookup is tried again before the event is given up (then counted as a failed handler).
-    let d: { id: number; projectId: number } | undefined;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        d = await this.repo.idOfSerial(serial);
-        break;
-      } catch (e) {
-        if (attempt >= 4) throw e;
-        await new Promise((r) => setTimeout(r, 250 * 4 ** (attempt - 1)));
+    // An unknown serial is asked again once stale (the device may have been added since); a known one is used meanwhile.
+    if (hit && (hit.until > now || hit.device)) {
+      if (hit.until <= now) {
+        hit.until = now + 10_000; // one refresh at a time
+        this.lookUpSerial(serial).catch(() => {
+          hit.until = 0; // asked again by the next event
+        });
       }
+      return hit.device;
     }
-    const device = d ?? null;
-    if (this.eventDevices.size > 100_000) this.eventDevices.clear();
-    this.eventDevices.set(serial, { device, until: now + 10_000 });
-    return device;
+    return this.lookUpSerial(serial);
   }
 
-  /** One batch, tried again while the database is busy or briefly away (up to about 5 s). */
+  private lookUpSerial(serial: string): Promise<{ id: number; projectId: number } | null> {
+    return new Promise((resolve, reject) => {
+      if (!this.serialLookups) {
+        this.serialLookups = new Map();
+        setImmediate(() => void this.resolveSerials());
+      }
+      const waiting = this.serialLookups.get(serial) ?? [];
+      waiting.push((d, err) => (err === undefined ? resolve(d) : reject(err)));
+      this.serialLookups.set(serial, waiting);
+    });
+  }
+
+  private async resolveSerials(): Promise<void> {
+    const batch = this.serialLookups;
+    this.serialLookups = null;
+    if (!batch) return;
+    const serials = [...batch.keys()];
+    // A busy database (a pool waiting past its time-out) must delay a flood's events, not lose them:
+    // the lookup is tried again for about two minutes before the events are given up (then counted
+    // as failed handlers).
+    let found: Map<string, { id: number; projectId: number }> | undefined;
+    let error: unknown;
+    const giveUp = Date.now() + 120_000;
+    for (let attempt = 1; !found; attempt++) {
+      try {
+        found = await this.repo.idsOfSerials(serials);
+      } catch (e) {
+        if (Date.now() >= giveUp || this.stopping) {
+          error = e ?? new Error('device lookup failed');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
+      }
+    }
+    const until = Date.now() + 10_000;
+    if (found && this.eventDevices.size + serials.length > 100_000) this.eventDevices.clear();
+    for (const [serial, waiting] of batch) {
+      const device = found?.get(serial) ?? null;
+      if (found) this.eventDevices.set(serial, { device, until });
+      for (const w of waiting) w(device, found ? undefined : error);
+    }
+  }
+
+  /**
+   * One batch, tried again while the database is busy or briefly away: for about two minutes (a
+   * pool waiting past its time-out under a flood is no reason to lose a batch), then given up.
+   */
   private async storeEvents(batch: readonly NewEvent[]): Promise<void> {
+    const until = Date.now() + 120_000;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.repo.insertEvents(batch);
       } catch (e) {
-        if (attempt >= 4) throw e;
-        await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+        if (Date.now() >= until || this.stopping) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
       }
     }
   }
 
-  /** Writes the events received so far in one insert; resolves when they are stored. */
+  /**
+   * Writes the events received so far; resolves when they are stored. One write at a time, in
+   * arrival order: what arrives while one runs joins the next, so under load batches grow (up to
+   * ten times `eventBatch` rows per statement) instead of queueing up.
+   */
   flushEvents(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    const batch = this.pending;
-    this.pending = [];
-    this.flushing = this.flushing
-      .then(() => this.storeEvents(batch))
-      .then(
-        async () => {
-          for (const listener of this.eventListeners) {
-            await listener(batch).catch(() => {
-              this.stats.listenerErrors++;
-            });
-          }
-        },
-        () => {
-          // Refused twice (the database is gone): counted, so a lost batch is never silent.
-          this.stats.droppedEvents += batch.length;
-        },
-      );
-    return this.flushing;
+    if (!this.queuedFlush) {
+      this.queuedFlush = this.flushing.then(() => this.writePending());
+      this.flushing = this.queuedFlush;
+    }
+    return this.queuedFlush;
+  }
+
+  private async writePending(): Promise<void> {
+    this.queuedFlush = null; // from here on, new events wait for the next write
+    const max = this.opts.eventBatch * 10;
+    const batch = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
+    this.pending = batch === this.pending ? [] : this.pending.slice(max);
+    if (this.pending.length) void this.flushEvents();
+    if (!batch.length) return;
+    try {
+      await this.storeEvents(batch);
+    } catch {
+      // Refused again and again (the database is gone): counted, so a lost batch is never silent.
+      this.stats.droppedEvents += batch.length;
+      return;
+    }
+    for (const listener of this.eventListeners) {
+      await listener(batch).catch(() => {
+        this.stats.listenerErrors++;
+      });
+    }
   }
 
   async onSyncAck(serial: string, report: SyncAckReport): Promise<void> {
@@ -1132,6 +1249,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
             // It could never go: it fails now, with the reason, instead of waiting for ever.
             await this.repo.setTask(this.db, t.id, { state: 'error', error: e.message, finishedAt: new Date() });
             state = 'error';
+            await this.taskFailed(t.projectId, t.deviceId, t.id, t.type, e.message);
           } else {
             // Not handed over: it waits, and is sent again when the device is next seen online.
             await this.repo.setTask(this.db, t.id, { state: 'waiting' });

@@ -2,13 +2,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import {
   type BulkDeleteResult,
   type CreateEmergencyAlertBody,
+  DEVICE_REALTIME,
   DEVICE_TASK_STATES,
   type DeviceTaskState,
   type DeviceTaskType,
   deviceModel,
   EMERGENCY_DEFAULTS,
+  EMERGENCY_REALTIME,
   type EmergencyAlert,
   type EmergencyPlayback,
+  type EmergencyPlaybackChanged,
   type EmergencyTone,
   type ListMeta,
   type ListQuery,
@@ -29,6 +32,7 @@ import { type Db, queryRows, type Tx } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import type { FileStore } from '../../core/files.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
+import type { RealtimeHub } from '../../core/realtime.js';
 import { devicePredicate } from '../devices/devices.repository.js';
 import type { DevicesService } from '../devices/devices.service.js';
 import { checkAudio, generateTone } from './emergency.audio.js';
@@ -87,6 +91,9 @@ export interface EmergencyOptions {
   publicUrl: string;
   /** Key of the sound links' tokens (the server's token secret). */
   secret: string;
+  /** Live playback for the consoles (EMERGENCY_REALTIME); absent, the console reads on demand only. */
+  realtime?: Pick<RealtimeHub, 'publish' | 'follow' | 'hasSubscribers' | 'deliverHere'>;
+  log?: { warn(obj: object, msg: string): void };
 }
 
 /**
@@ -104,7 +111,35 @@ export class EmergencyService {
     private readonly devices: DevicesService,
     private readonly files: FileStore,
     private readonly opts: EmergencyOptions,
-  ) {}
+  ) {
+    // A task of a playback changed state on a device (heard by every instance): each instance tells
+    // its own consoles showing that alert, and asks the database only when one is showing any.
+    opts.realtime?.follow(DEVICE_REALTIME.events.task, (projectId, _topic, data) => {
+      const taskId = Number((data as { id?: unknown } | null)?.id);
+      if (!Number.isSafeInteger(taskId) || !opts.realtime?.hasSubscribers(projectId, EMERGENCY_REALTIME.topicPrefix)) return;
+      void this.taskChanged(projectId, taskId).catch((err) => opts.log?.warn({ err, taskId }, 'emergency playback update failed'));
+    });
+  }
+
+  private async taskChanged(projectId: number, taskId: number): Promise<void> {
+    const rows = await queryRows<{ alert_id: number; playback_id: number }>(
+      this.db,
+      sql`SELECT p.alert_id, p.id AS playback_id FROM emergency_tasks et JOIN emergency_playbacks p ON p.id = et.playback_id
+        WHERE et.task_id = ${taskId}`,
+    );
+    for (const r of rows) {
+      const data: EmergencyPlaybackChanged = { alert_id: Number(r.alert_id), playback_id: Number(r.playback_id) };
+      this.opts.realtime?.deliverHere(projectId, EMERGENCY_REALTIME.topic(data.alert_id), EMERGENCY_REALTIME.events.playback, data);
+    }
+  }
+
+  /** A start or a stop, to every instance's consoles showing the alert. */
+  private async playbackChanged(projectId: number, alertId: number, playbackId: number): Promise<void> {
+    const data: EmergencyPlaybackChanged = { alert_id: alertId, playback_id: playbackId };
+    await this.opts.realtime
+      ?.publish(projectId, EMERGENCY_REALTIME.topic(alertId), EMERGENCY_REALTIME.events.playback, data)
+      .catch((err) => this.opts.log?.warn({ err, alertId }, 'emergency playback update failed'));
+  }
 
   // --- scope -------------------------------------------------------------------------------------
 
@@ -483,6 +518,7 @@ export class EmergencyService {
       return pid;
     });
     await this.devices.dispatch();
+    await this.playbackChanged(ctx.actor.projectId, id, playbackId);
     return this.playbackOf(ctx.actor, id, playbackId);
   }
 
@@ -539,10 +575,11 @@ export class EmergencyService {
       await recordAudit(tx, ctx, { entity: 'emergency_alert', entityId: id, action: 'stop', after: { playback_id: playbackId } });
     });
     await this.devices.dispatch();
+    await this.playbackChanged(ctx.actor.projectId, id, playbackId);
     return this.playbackOf(ctx.actor, id, playbackId);
   }
 
-  /** The latest playback of an alert, device by device (the console polls it while the alert plays). */
+  /** The latest playback of an alert, device by device (the console reads it again on each EMERGENCY_REALTIME event). */
   async playback(actor: Actor, id: number): Promise<EmergencyPlayback | null> {
     await this.visible(actor, id);
     const [p] = await queryRows<{ id: number }>(

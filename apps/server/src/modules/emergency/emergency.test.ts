@@ -1,9 +1,11 @@
 import { createServer } from 'node:net';
+import { EMERGENCY_REALTIME } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.js';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { connectSocket } from '../../../test/realtime-client.js';
 import { queryRows } from '../../core/db/client.js';
 import { generateTone } from './emergency.audio.js';
 
@@ -243,6 +245,46 @@ describe('emergency alerts', () => {
       await admin.get(`/emergency/${alert.id}/playback`),
     );
     expect(after.devices.find((d) => d.device_id === m2.id)?.play?.state).toBe('stopped');
+  });
+});
+
+describe('live playback', () => {
+  it('tells the consoles showing an alert of its start, of each device task of it, and of its stop', async () => {
+    const building = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const m = await devices.device({ serial: serial('MON'), type: 'monitor', model: 'AM-7', groupId: building });
+    const alert = ok<{ id: number }>(await admin.put('/emergency', { name: 'Gas leak', domains: [building], playback_duration: 20 }));
+    ok(await upload(admin, alert.id, generateTone('beeps', 1)));
+    const role = await makeRole(t.database.db, t.project.projectId, OPERATOR);
+    const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId: role, groupIds: [building] });
+    const token = await login(t.app, u.login, u.password);
+    const socket = await connectSocket(base, token);
+    const other = await connectSocket(base, token);
+    try {
+      expect((await socket.subscribe(EMERGENCY_REALTIME.topic(alert.id))).event).toBe('subscribed');
+      // Another alert's console hears nothing of this one.
+      expect((await other.subscribe(EMERGENCY_REALTIME.topic(alert.id + 100_000))).event).toBe('subscribed');
+      const op = client(t.app, token);
+      const started = ok<{ id: number }>(await op.post(`/emergency/${alert.id}/start`));
+      const event = (m: { event: string; topic: string }) =>
+        m.event === EMERGENCY_REALTIME.events.playback && m.topic === EMERGENCY_REALTIME.topic(alert.id);
+      expect((await socket.next(event)).data).toEqual({ alert_id: alert.id, playback_id: started.id });
+      // The monitor takes its play task and reports it: each change is told, the last once it played.
+      await expect.poll(() => m.sim.playing?.alertId ?? null, { timeout: 10_000 }).toBe(alert.id);
+      expect((await socket.next(event)).data).toEqual({ alert_id: alert.id, playback_id: started.id });
+      await expect
+        .poll(async () => ok<{ summary: { played: number } }>(await op.get(`/emergency/${alert.id}/playback`)).summary.played, {
+          timeout: 10_000,
+        })
+        .toBe(1);
+      socket.inbox.length = 0;
+      ok(await op.post(`/emergency/${alert.id}/stop`));
+      expect((await socket.next(event)).data).toEqual({ alert_id: alert.id, playback_id: started.id });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(other.inbox.filter((x) => x.event === EMERGENCY_REALTIME.events.playback)).toEqual([]);
+    } finally {
+      socket.close();
+      other.close();
+    }
   });
 });
 

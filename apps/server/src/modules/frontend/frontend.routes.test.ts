@@ -43,11 +43,13 @@ describe('frontend and public calls', () => {
       'version',
       'device_broker_host',
       'sip_proxy_host',
+      'white_label',
     ]) {
       expect(keys).toContain(k);
     }
     expect(res.json().data.auto_forward_rules).toEqual({ is_enabled: false, device_protocol: 'UDP', use_address: 'server_url' });
     expect(res.json().data.warnings).toEqual({ status: 'normal', days: null });
+    expect(res.json().data.white_label).toEqual({ name: null, logo_url: null });
   });
 
   it('GET /info, /countries and /terms are public', async () => {

@@ -75,6 +75,7 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
           version: VERSION,
           device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
           sip_proxy_host: host,
+          white_label: project.white_label,
         },
       };
     },

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { aclPredicate, intArray, qualifiedColumns, userAclTarget } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
+import { projectLocale } from '../users/project-locale.js';
 import { userGroups, users } from '../users/users.table.js';
 import { domainTypes, groups } from './groups.table.js';
 
@@ -62,7 +63,10 @@ export class StructureRepository {
 
   async insertUsers(tx: DbOrTx, rows: (typeof users.$inferInsert)[]): Promise<{ id: number; login: string }[]> {
     if (!rows.length) return [];
-    return tx.insert(users).values(rows).returning({ id: users.id, login: users.login });
+    return tx
+      .insert(users)
+      .values(rows.map((r) => ({ ...r, locale: r.locale ?? projectLocale(r.projectId) })))
+      .returning({ id: users.id, login: users.login });
   }
 
   async attach(tx: DbOrTx, pairs: { userId: number; groupId: number }[]): Promise<void> {

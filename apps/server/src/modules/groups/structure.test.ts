@@ -1,8 +1,10 @@
+import { eq, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, login, type TestApp } from '../../../test/helpers.js';
 import { type ScopeTree, scopeTree } from '../users/scope.fixture.js';
+import { users } from '../users/users.table.js';
 
 let t: TestApp;
 let tree: ScopeTree;
@@ -79,10 +81,17 @@ describe('POST /domains/:id/import/structure', () => {
       [A1, null, null, null, null, null, 'No login'],
       [A1, null, null, null, null, 'dup.mail', null, 'ONE@example.com'],
     ]);
+    // The project speaks Russian (general settings): so do the accounts an import makes.
+    await t.app.database.db.execute(
+      sql`UPDATE projects SET settings = settings || '{"locale":"ru"}'::jsonb WHERE id = ${t.project.projectId}`,
+    );
     const res = await upload(A, file, { role_id: String(role) }, '?tz_offset=180');
+    await t.app.database.db.execute(sql`UPDATE projects SET settings = settings - 'locale' WHERE id = ${t.project.projectId}`);
     expect(res.statusCode).toBe(200);
     const data = res.json().data;
     expect(data).toMatchObject({ users_created: 1, users_attached: 3 });
+    const [made] = await t.app.database.db.select().from(users).where(eq(users.login, 'imp.one'));
+    expect(made?.locale).toBe('ru');
     expect(data.errors.map((e: { row: number; message: string }) => [e.row, e.message])).toEqual([
       [6, 'cannot parse id'],
       [7, 'object not allowed'],

@@ -3,33 +3,53 @@ import type { FastifyRequest } from 'fastify';
 import type { AppInstance } from '../../app.js';
 import type { IpBlockingService } from './ip-blocking.service.js';
 
+/**
+ * The steps of signing in, and the answers that are a failed guess at each: a wrong password (401,
+ * or 429 while locked and still trying), a wrong two-factor code (400) or a used, forged or expired
+ * challenge (401), an unknown single sign-on ticket (401).
+ */
+const SIGN_IN_STEPS = new Map<string, readonly number[]>([
+  ['/api/v0/login', [401, 429]],
+  ['/api/v0/login/two-factor', [400, 401, 429]],
+  ['/api/v0/login/two-factor/enrol', [401]],
+  ['/api/v0/sso/exchange', [401]],
+]);
+
 /** Which service an HTTP request belongs to: sign-in, the guest pages, or the rest of the API. */
 export function serviceOf(req: FastifyRequest): IpBlockingServiceName | null {
   const url = req.routeOptions.url ?? req.url.split('?')[0] ?? '';
-  if (url === '/api/v0/login' || url === '/api/v0/refresh') return 'console';
+  if (SIGN_IN_STEPS.has(url) || url === '/api/v0/refresh') return 'console';
   if (url.startsWith('/api/v0/guest-access/key/')) return 'guest';
   if (url.startsWith('/api/')) return 'api';
   return null;
 }
 
-/** The token a request presented (a bearer header, or the realtime socket's access_token), or what else stood in the header. */
+/**
+ * The token a request presented (a bearer header, an API key's X-Api-Key, or the realtime socket's
+ * access_token), or what else stood in the header.
+ */
 function presented(req: FastifyRequest): string | null {
   const header = req.headers.authorization;
   if (header) return header.startsWith('Bearer ') ? header.slice(7) : header;
+  const key = req.headers['x-api-key'];
+  if (typeof key === 'string' && key) return key;
   const query = req.routeOptions.url === '/api/v0/ws' ? (req.query as Record<string, unknown> | undefined) : undefined;
   return typeof query?.access_token === 'string' ? query.access_token : null;
 }
 
 /**
  * What counts as a failure per service, judged on the answer:
- * - console: POST /login answered 401 (wrong login or password) or 429 (locked, still trying);
+ * - console: a failed step of signing in (SIGN_IN_STEPS: password, two-factor code, single sign-on ticket);
  * - guest: an unknown key or door (404), a face not recognised (403), too many calls (429);
- * - api: a 401 to a caller presenting a token Atrium never signed (an expired one is no failure).
+ * - api: a 401 to a caller presenting a token Atrium never signed (an expired one is no failure) or an
+ *   API key that is no key (a guess, or one revoked).
  */
 async function failure(req: FastifyRequest, status: number, service: IpBlockingServiceName, signedHere: (t: string) => Promise<boolean>) {
   switch (service) {
     case 'console': {
-      if (req.routeOptions.url !== '/api/v0/login' || (status !== 401 && status !== 429)) return null;
+      const url = req.routeOptions.url ?? '';
+      if (!SIGN_IN_STEPS.get(url)?.includes(status)) return null;
+      if (url !== '/api/v0/login') return { lastAttempt: `${req.method} ${url}` };
       const login = (req.body as { login?: unknown } | undefined)?.login;
       return { lastAttempt: typeof login === 'string' ? `login ${login}` : null };
     }

@@ -106,6 +106,31 @@ describe('IP blocking: console sign-in', () => {
     expect((await bans('?q=198.51')).meta.total).toBe(0);
   });
 
+  it('counts failed two-factor steps and single sign-on tickets as failed sign-ins', async () => {
+    await rule('console', { max_failures: 3 });
+    const step = (url: string, payload: object, ip: string) =>
+      t.app.inject({ method: 'POST', url: `/api/v0${url}`, payload, headers: { 'x-forwarded-for': ip } });
+    for (let i = 0; i < 3; i++) {
+      const res = await step('/login/two-factor', { challenge: `forged.challenge.${i}`, code: '123456' }, '198.19.5.1');
+      expect(res.statusCode).toBe(401);
+    }
+    const banned = await step('/login/two-factor', { challenge: 'forged.challenge.x', code: '123456' }, '198.19.5.1');
+    expect(banned.statusCode).toBe(403);
+    // Banned from signing in at all, with the right password too.
+    expect((await signIn(t.adminLogin, t.adminPassword, '198.19.5.1')).statusCode).toBe(403);
+
+    for (let i = 0; i < 3; i++) expect((await step('/sso/exchange', { ticket: `guessed-ticket-${i}` }, '198.19.5.2')).statusCode).toBe(401);
+    expect((await step('/sso/exchange', { ticket: 'guessed-ticket-x' }, '198.19.5.2')).statusCode).toBe(403);
+    const listed = (await bans('?service=console')).data;
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ ip: '198.19.5.1', cause: 'failed_sign_ins' }),
+        expect.objectContaining({ ip: '198.19.5.2', cause: 'failed_sign_ins' }),
+      ]),
+    );
+    expect((await admin.post('/ip-blocking/unban-all', { service: 'console' })).statusCode).toBe(200);
+  });
+
   it('a ban ends when it expires', async () => {
     await rule('console', { max_failures: 2 });
     for (let i = 0; i < 2; i++) await signIn('nobody', 'bad', '203.0.113.20');
@@ -182,6 +207,22 @@ describe('IP blocking: API and guest pages', () => {
     expect(refused.json().details).toEqual([expect.objectContaining({ service: 'api' })]);
     expect((await call(expired, '198.18.0.1')).statusCode).toBe(401);
     expect((await bans('?service=api')).data).toEqual([expect.objectContaining({ ip: '198.18.0.2', cause: 'invalid_tokens' })]);
+  });
+
+  it('bans after guessed API keys in X-Api-Key or the bearer header', async () => {
+    await rule('api', { max_failures: 3 });
+    const guess = (headers: Record<string, string>, ip: string) =>
+      t.app.inject({ method: 'GET', url: '/api/v0/devices', headers: { ...headers, 'x-forwarded-for': ip } });
+    for (let i = 0; i < 3; i++) expect((await guess({ 'x-api-key': `atr_guess${i}${'x'.repeat(30)}` }, '198.18.2.1')).statusCode).toBe(401);
+    const refused = await guess({ 'x-api-key': `atr_guess9${'x'.repeat(30)}` }, '198.18.2.1');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe('your ip address is banned');
+    for (let i = 0; i < 3; i++)
+      expect((await guess({ authorization: `Bearer atr_bearer${i}${'y'.repeat(30)}` }, '198.18.2.2')).statusCode).toBe(401);
+    expect((await guess({ authorization: `Bearer atr_bearer9${'y'.repeat(30)}` }, '198.18.2.2')).statusCode).toBe(403);
+    // Another address is not touched.
+    expect((await guess({ 'x-api-key': `atr_other${'z'.repeat(30)}` }, '198.18.2.3')).statusCode).toBe(401);
+    expect((await bans('?service=api')).data.map((b) => b.ip)).toEqual(expect.arrayContaining(['198.18.2.1', '198.18.2.2']));
   });
 
   it('bans after unknown guest keys', async () => {

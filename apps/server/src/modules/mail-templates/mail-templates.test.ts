@@ -25,7 +25,7 @@ const INVITE = 'Welcome {name}! Your login is {login}.\n\nStart here: {link}';
 describe('mail templates', () => {
   it('lists the built-in text for every kind and language, and checks the required placeholders', async () => {
     const list = (await admin.get('/mail-templates')).json().data;
-    expect(list).toHaveLength(8);
+    expect(list).toHaveLength(12);
     const invite = list.find((x: { kind: string; locale: string }) => x.kind === 'invite' && x.locale === 'en');
     expect(invite).toMatchObject({ id: null, is_default: true, subject: 'Your invitation to {project}', required_placeholders: ['link'] });
     expect((await admin.get('/mail-templates?kind=announce&locale=ru')).json().data).toMatchObject([
@@ -36,6 +36,8 @@ describe('mail templates', () => {
       'self_registration_code',
       'password_reset',
       'announce',
+      'device_offline',
+      'device_task_failed',
     ]);
 
     const missing = await admin.put('/mail-templates', { kind: 'announce', locale: 'en', subject: 'News', body: 'Hello {name}' });

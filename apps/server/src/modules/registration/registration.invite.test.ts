@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
-import { login } from '../../../test/helpers.js';
+import { adminClient, login } from '../../../test/helpers.js';
 import { freshIp, linkSecret, PUBLIC_URL, type RegistrationTestbed, registrationTestbed } from '../../../test/registration-setup.js';
 import { AppError } from '../../core/errors.js';
 import { auditEvents } from '../audit/audit.table.js';
@@ -130,6 +130,33 @@ describe('registration by invitation', () => {
     const mail = await bed.peer.next(u.email!);
     expect(mail.subject).toBe('Приглашение в Test project');
     expect(mail.text).toContain('Здравствуйте, Pat Invitee.');
+  });
+
+  it("writes an account made in the console in the project's language (general settings' locale)", async () => {
+    const admin = await adminClient(bed.t);
+    const create = (login: string) =>
+      admin.put('/users', {
+        login,
+        name: 'Pat Invitee',
+        email: `${login}@example.test`,
+        domains: [bed.t.project.rootGroupId],
+        send_registration_link: true,
+      });
+    try {
+      expect((await admin.patch('/settings/general', { locale: 'ru' })).statusCode).toBe(200);
+      const ru = await create(`project-ru-${++n}`);
+      expect(ru.statusCode, ru.body).toBe(200);
+      const mail = await bed.peer.next(`project-ru-${n}@example.test`);
+      expect(mail.subject).toBe('Приглашение в Test project');
+      const [row] = await db().select().from(users).where(eq(users.id, ru.json().data.id));
+      expect(row!.locale).toBe('ru');
+      expect((await admin.patch('/settings/general', { locale: 'en' })).statusCode).toBe(200);
+      const en = await create(`project-en-${++n}`);
+      expect((await bed.peer.next(`project-en-${n}@example.test`)).subject).toBe('Your invitation to Test project');
+      expect((await db().select().from(users).where(eq(users.id, en.json().data.id)))[0]!.locale).toBe('en');
+    } finally {
+      await admin.patch('/settings/general', { locale: 'en' });
+    }
   });
 
   it('needs an e-mail', async () => {

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lt, sql } from 'drizzle-orm';
 import { AttemptCounter } from '../../core/attempts.js';
-import type { Db, DbOrTx } from '../../core/db/client.js';
+import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { groups } from '../groups/groups.table.js';
 import { projects } from '../projects/projects.table.js';
 import { roles } from '../roles/roles.table.js';
@@ -87,6 +87,23 @@ export class RegistrationRepository {
       .orderBy(asc(roles.id))
       .limit(1);
     return r?.id;
+  }
+
+  /**
+   * The role the general settings give self-registered clients of this type
+   * (`user_self_register_settings.clients[].role_id`), when it is still a role of the project.
+   */
+  async selfRegisterRole(tx: DbOrTx, projectId: number, type: string): Promise<number | undefined> {
+    const [first] = await queryRows<{ id: number }>(
+      tx,
+      sql`
+      SELECT r.id FROM ${projects} p
+      CROSS JOIN LATERAL jsonb_array_elements(coalesce(p.settings->'user_self_register_settings'->'clients', '[]'::jsonb)) c
+      JOIN ${roles} r ON r.project_id = p.id AND r.id = (c->>'role_id')::int
+      WHERE p.id = ${projectId} AND c->>'type' = ${type} AND jsonb_typeof(c->'role_id') = 'number'
+      LIMIT 1`,
+    );
+    return first ? Number(first.id) : undefined;
   }
 
   async createRole(tx: DbOrTx, v: { projectId: number; name: string; description: string; permissions: string[] }): Promise<number> {

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { makeUser } from '../../../test/factories/user.factory.js';
-import { client, login } from '../../../test/helpers.js';
+import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { adminClient, client, login } from '../../../test/helpers.js';
 import {
   codeIn,
   freshIp,
@@ -138,6 +138,44 @@ describe('self-registration with an e-mailed code', () => {
     expect(clientRoles).toHaveLength(1);
     const named = await db().select().from(groups).where(eq(groups.name, 'Same name'));
     expect(named).toHaveLength(2);
+  });
+
+  it('gives each client type the role the general settings name for it (self-registration clients)', async () => {
+    const admin = await adminClient(bed.t);
+    const company = await makeRole(db(), bed.t.project.projectId, ['can_edit_own_profile', 'can_view_users']);
+    const tenant = await makeRole(db(), bed.t.project.projectId, ['can_edit_own_profile']);
+    const clients = (privateRole: number | null) => ({
+      user_self_register_settings: {
+        clients: [
+          { type: 'company', role_id: company, license_settings: { period: null, features: [] } },
+          { type: 'private', role_id: privateRole, license_settings: { period: null, features: [] } },
+        ],
+      },
+    });
+    const roleOf = async (account: { id: number }) => (await db().select().from(users).where(eq(users.id, account.id)))[0]!.roleId;
+    try {
+      expect((await admin.patch('/settings/general', clients(null))).statusCode).toBe(200);
+      const c = await register({ user_type: 'company', object_name: 'Harbour offices' });
+      const cAccount = (await bed.call('POST', '/email/confirm', { code: c.code })).json().data;
+      expect(await roleOf(cAccount)).toBe(company);
+      // A type with no role named keeps the private-client role.
+      const p = await register({ user_type: 'private' });
+      const pAccount = (await bed.call('POST', '/email/confirm', { code: p.code })).json().data;
+      const [privateClient] = await db()
+        .select()
+        .from(roles)
+        .where(eq(roles.id, (await roleOf(pAccount))!));
+      expect(privateClient!.name).toBe('Private client');
+      // Named for private clients: the next one (and a simple registration) gets that role.
+      expect((await admin.patch('/settings/general', clients(tenant))).statusCode).toBe(200);
+      const q = await register({ user_type: 'private' });
+      expect(await roleOf((await bed.call('POST', '/email/confirm', { code: q.code })).json().data)).toBe(tenant);
+      const simple = await bed.call('POST', '/registration/simple', { name: 'Tom', login: 'tom-tenant', password: 'tom-password-1' });
+      expect(simple.statusCode, simple.body).toBe(200);
+      expect(await roleOf(simple.json().data)).toBe(tenant);
+    } finally {
+      await admin.patch('/settings/general', { user_self_register_settings: { clients: [] } });
+    }
   });
 
   it('answers the pending registration by its token, until it is confirmed', async () => {

@@ -131,9 +131,17 @@ export class RegistrationService {
     );
   }
 
+  /**
+   * The role a self-registered client of this type gets: the one the general settings name for the
+   * type (self-registration clients), else the private-client role. Call under `lockProject`.
+   */
+  private async clientRole(tx: Tx, projectId: number, type: string): Promise<number> {
+    return (await this.repo.selfRegisterRole(tx, projectId, type)) ?? this.privateClientRole(tx, projectId);
+  }
+
   // ---- simple registration -------------------------------------------------------------------
 
-  /** A login and a password, active at once, in the root group with the private-client role. */
+  /** A login and a password, active at once, in the root group with the role of private clients. */
   async registerSimple(ctx: PublicContext, body: SimpleRegistrationBody): Promise<RegisteredAccount> {
     await this.allowed('self');
     await this.limit(`simple:ip:${ctx.ip}`, REGISTRATIONS_PER_IP);
@@ -146,7 +154,7 @@ export class RegistrationService {
       if (email && (await this.repo.emailTaken(tx, project.id, email))) throw new AppError('email_already_used');
       const root = await this.repo.rootGroup(tx, project.id);
       if (!root) throw new AppError('cannot_perform_action');
-      const roleId = await this.privateClientRole(tx, project.id);
+      const roleId = await this.clientRole(tx, project.id, 'private');
       const id = await this.repo.createUser(tx, {
         projectId: project.id,
         login: body.login,
@@ -302,7 +310,8 @@ export class RegistrationService {
 
   /**
    * Confirms a self-registration with the mailed code: the account is made (login = e-mail) in a
-   * new group named after the object, under the project's root group, with the private-client role.
+   * new group named after the object, under the project's root group, with the role the general
+   * settings give its client type (else the private-client role).
    */
   async confirmEmail(
     ctx: PublicContext,
@@ -326,7 +335,7 @@ export class RegistrationService {
         }
         const root = await this.repo.rootGroup(tx, projectId);
         if (!root) throw new AppError('cannot_perform_action');
-        const roleId = await this.privateClientRole(tx, projectId);
+        const roleId = await this.clientRole(tx, projectId, p.user_type);
         const groupId = await this.repo.createGroup(tx, { projectId, parent: root, name: p.object_name });
         const id = await this.repo.createUser(tx, {
           projectId,

@@ -30,6 +30,7 @@ const columns = {
   description: roles.description,
   permissions: roles.permissions,
   isBuiltin: roles.isBuiltin,
+  twoFactorRequired: roles.twoFactorRequired,
   createdBy: roles.createdBy,
   createdAt: roles.createdAt,
   updatedAt: roles.updatedAt,
@@ -44,6 +45,7 @@ export type RoleRow = {
   description: string | null;
   permissions: string[];
   isBuiltin: boolean;
+  twoFactorRequired: boolean;
   createdBy: number | null;
   createdAt: Date | string;
   updatedAt: Date | string;

@@ -33,6 +33,7 @@ export function toRole(r: RoleRow): Role {
     permissions: r.isBuiltin ? [...PERMISSION_CODES] : r.permissions,
     available_roles: r.available,
     is_builtin: r.isBuiltin,
+    two_factor_required: r.twoFactorRequired,
     created_at: iso(r.createdAt),
     updated_at: iso(r.updatedAt),
     ...(r.usersCount !== undefined ? { users_count: r.usersCount } : {}),
@@ -130,6 +131,7 @@ export class RolesService {
         name: body.name,
         description: body.description ?? null,
         permissions,
+        twoFactorRequired: body.two_factor_required,
         createdBy: actor.userId,
       });
       await this.repo.setAvailable(tx, roleId, available);
@@ -164,13 +166,20 @@ export class RolesService {
         ...(body.name !== undefined ? { name: body.name } : {}),
         ...(body.description !== undefined ? { description: body.description } : {}),
         ...(permissions ? { permissions } : {}),
+        ...(body.two_factor_required !== undefined ? { twoFactorRequired: body.two_factor_required } : {}),
       });
       if (available) await this.repo.setAvailable(tx, id, available);
       await recordAudit(tx, ctx, {
         entity: 'role',
         entityId: id,
         action: 'update',
-        before: { name: before.name, description: before.description, permissions: before.permissions, available_roles: before.available },
+        before: {
+          name: before.name,
+          description: before.description,
+          permissions: before.permissions,
+          available_roles: before.available,
+          two_factor_required: before.twoFactorRequired,
+        },
         after: body,
       });
     });

@@ -13,6 +13,8 @@ export const roles = pgTable(
     permissions: text('permissions').array().notNull(),
     /** The built-in administrator role holds every permission and cannot be deleted. */
     isBuiltin: boolean('is_builtin').notNull().default(false),
+    /** Holders must sign in with a second step (TOTP), enrolling at their next sign-in if they have none (issue 14). */
+    twoFactorRequired: boolean('two_factor_required').notNull().default(false),
     createdBy: integer('created_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

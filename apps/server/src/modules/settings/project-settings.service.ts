@@ -58,12 +58,19 @@ export interface SipListenerControl {
   ports(): { port: number; ws_port: number };
   /** Rebinds the listeners to these ports; throws AppError('sip_service_start_failed') when one is taken. */
   apply(next: { port: number; ws_port: number }): Promise<void>;
+  /**
+   * Applies the rest of the SIP tab to the running server: addresses, local networks and early media
+   * at once; the RTP range and addresses also restart the media relay when Atrium runs it.
+   */
+  configure(settings: SipSettings): Promise<void>;
 }
 
 /** The embedded MQTT broker this instance runs (main.ts), for the broker tab's status and restart. */
 export interface BrokerControl {
-  status(): { is_running: boolean; started_at: string | null };
+  status(): { is_running: boolean; started_at: string | null; tls_port: number | null };
   restart(): Promise<void>;
+  /** Opens MQTT over TLS with this certificate and key (PEM), or closes it (null); throws when it cannot listen. */
+  applyTls(pair: { cert: string; key: string } | null): Promise<void>;
 }
 
 const has = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
@@ -328,16 +335,35 @@ export class ProjectSettingsService {
     const rebind = running && control && (next.port !== running.port || next.ws_port !== running.ws_port) ? control : null;
     await rebind?.apply({ port: next.port, ws_port: next.ws_port });
     try {
-      return await this.change(
+      const saved = await this.change(
         ctx,
         'project_settings_sip',
         (p) => this.sipView(p, running && rebind ? { port: next.port, ws_port: next.ws_port } : running),
         async (before) => ({ set: { sip: { ...((before.settings.sip ?? {}) as StoredSip), ...body } } }),
       );
+      if (running) {
+        await this.sipControl?.configure(saved).catch((e: unknown) => {
+          throw new AppError('sip_service_start_failed', [{ field: 'rtp', message: (e as Error).message.slice(0, 200) }]);
+        });
+      }
+      return saved;
     } catch (e) {
       if (rebind && running) await rebind.apply(running).catch(() => undefined);
       throw e;
     }
+  }
+
+  /** The SIP tab of the server's default project as stored (defaults where unset), for the SIP server's start. */
+  async defaultSipSettings(): Promise<SipSettings> {
+    const id = await this.repo.defaultProjectId();
+    const p = id === null ? undefined : await this.repo.project(id);
+    return this.sipView(p ?? { id: 0, name: '', description: null, settings: {} }, null);
+  }
+
+  /** A project's SIP tab and server URL, for what is sent to its devices (forwards, phonebook). */
+  async sipOf(projectId: number): Promise<{ sip: SipSettings; serverUrl: string | null }> {
+    const p = (await this.repo.project(projectId)) ?? { id: projectId, name: '', description: null, settings: {} };
+    return { sip: this.sipView(p, await this.runningPorts(projectId)), serverUrl: this.generalView(p).server_url };
   }
 
   /** The listener ports stored for the server's default project, for the SIP server's start. */
@@ -473,6 +499,8 @@ export class ProjectSettingsService {
       const field = body.certfile === undefined ? 'certfile' : 'keyfile';
       throw new AppError('broker_certificates_invalid', [{ field, message: 'validation.required' }]);
     }
+    // Read before the change's transaction (PGlite has one connection: a read beside it would wait for it).
+    const isDefault = ctx.actor.projectId === (await this.repo.defaultProjectId());
     return this.change(
       ctx,
       'project_settings_broker',
@@ -488,9 +516,29 @@ export class ProjectSettingsService {
           const problem = certificatePairProblem(certificate, key);
           if (problem) throw new AppError('broker_certificates_invalid', [problem]);
         }
+        // The embedded broker follows the server's default project (as the SIP listeners do): what
+        // is stored is applied before the change commits, so a listener that cannot open refuses it.
+        const control = this.brokerControl;
+        const changed =
+          body.use_user_certs !== (s.use_user_certs ?? false) || certificate !== (s.certificate ?? null) || key !== (s.key ?? null);
+        if (control && changed && isDefault) {
+          try {
+            await control.applyTls(body.use_user_certs && certificate && key ? { cert: certificate, key } : null);
+          } catch (e) {
+            throw new AppError('broker_settings_failed', [{ field: 'certfile', message: (e as Error).message.slice(0, 200) }]);
+          }
+        }
         return { set: { broker: { use_user_certs: body.use_user_certs, certificate, key } } };
       },
     );
+  }
+
+  /** The own certificate and key of the embedded broker (the default project's, when switched on), for its start. */
+  async brokerTls(): Promise<{ cert: string; key: string } | null> {
+    const id = await this.repo.defaultProjectId();
+    const p = id === null ? undefined : await this.repo.project(id);
+    const s = (p?.settings.broker ?? {}) as StoredBroker;
+    return s.use_user_certs && s.certificate && s.key ? { cert: s.certificate, key: s.key } : null;
   }
 
   async brokerStatus(actor: Actor): Promise<BrokerStatus> {
@@ -502,6 +550,7 @@ export class ProjectSettingsService {
       is_running: local?.is_running ?? (mode === 'external' ? this.opts.brokerConnected() === true : false),
       connected: this.opts.brokerConnected(),
       started_at: local?.started_at ?? null,
+      tls_port: local?.tls_port ?? null,
     };
   }
 
@@ -530,7 +579,9 @@ export class ProjectSettingsService {
     const g = this.generalView(p ?? empty);
     const sip = this.sipView(p ?? empty, null);
     const push = this.pushView(p ?? empty);
+    const brand = this.whiteLabelView(p ?? empty);
     return {
+      white_label: { name: brand.name, logo_url: brand.logo_url },
       registration: { recovery: g.can_user_recovery_password, by_token: g.can_user_register_by_token, self: g.can_user_register_by_self },
       locale: g.locale,
       time_zone: g.time_zone,
@@ -542,6 +593,28 @@ export class ProjectSettingsService {
     };
   }
 
+  /**
+   * Where a device notice of `kind` goes (general settings: offline and task-failed device
+   * notifications): the administrator e-mail while its switch is on, else null.
+   */
+  async deviceNoticeRecipient(
+    projectId: number,
+    kind: 'device_offline' | 'device_task_failed',
+  ): Promise<{ to: string; locale: Locale; project: string; timeZone: string } | null> {
+    const p = await this.repo.project(projectId);
+    if (!p) return null;
+    const g = this.generalView(p);
+    const on = kind === 'device_offline' ? g.notify_about_offline_device : g.notify_about_device_task_failed;
+    if (!on || !g.admin_email) return null;
+    return { to: g.admin_email, locale: g.locale, project: p.name, timeZone: g.time_zone };
+  }
+
+  /** The project's time zone (general settings), which exports and device notices write times in. */
+  async timeZoneOf(projectId: number): Promise<string> {
+    const p = await this.repo.project(projectId);
+    return (p?.settings.time_zone as string | undefined) ?? GENERAL_SETTINGS_DEFAULTS.time_zone;
+  }
+
   /** The project's guest identifier limits (null: none), which every group's own limits only tighten. */
   async guestLimits(projectId: number): Promise<GeneralSettings['guest_identifier_limits']> {
     const p = await this.repo.project(projectId);
@@ -549,25 +622,46 @@ export class ProjectSettingsService {
   }
 }
 
+/** A broker the broker tab can restart and give its own certificate (gateways/mqtt/broker.ts's EmbeddedBroker). */
+interface RunningBroker {
+  port: number;
+  close(): Promise<void>;
+  tlsPort?(): number | null;
+  setTls?(tls: { port: number; cert: string; key: string } | null): Promise<void>;
+}
+
 /**
  * Makes the embedded broker restartable from the broker tab: a restart closes it (every client,
- * devices and Atrium's own gateway, is dropped and reconnects) and starts it again on the same port.
+ * devices and Atrium's own gateway, is dropped and reconnects) and starts it again on the same port
+ * (`start` opens MQTT over TLS again from the stored settings). Own certificates are applied to the
+ * running broker at once, on `tlsPort` (MQTTS_PORT): only TLS clients reconnect.
  */
-export function restartableBroker(
-  first: { port: number; close(): Promise<void> },
-  start: (port: number) => Promise<{ port: number; close(): Promise<void> }>,
-): BrokerControl & { port(): number; close(): Promise<void> } {
-  let current: { port: number; close(): Promise<void> } | null = first;
+export function restartableBroker<B extends RunningBroker>(
+  first: B,
+  start: (port: number) => Promise<B>,
+  tlsPort = 0,
+): BrokerControl & { port(): number; close(): Promise<void>; current(): B | null } {
+  let current: B | null = first;
   let startedAt = new Date();
   return {
-    status: () => ({ is_running: current !== null, started_at: current ? startedAt.toISOString() : null }),
+    status: () => ({
+      is_running: current !== null,
+      started_at: current ? startedAt.toISOString() : null,
+      tls_port: current?.tlsPort?.() ?? null,
+    }),
     port: () => current?.port ?? first.port,
+    current: () => current,
     restart: async () => {
       const port = current?.port ?? first.port;
       await current?.close();
       current = null;
       current = await start(port);
       startedAt = new Date();
+    },
+    applyTls: async (pair) => {
+      if (!current?.setTls) throw new Error('the broker is not running');
+      // The port it listens on now stays (tlsPort may be 0: any free port, chosen once).
+      await current.setTls(pair ? { port: current.tlsPort?.() ?? tlsPort, ...pair } : null);
     },
     close: async () => {
       await current?.close();

@@ -14,6 +14,7 @@ import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { type SmtpPeer, startSmtpPeer } from '../../../test/smtp-peer.js';
 import { queryRows } from '../../core/db/client.js';
+import { zonedCell } from '../../core/export.js';
 import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/broker.js';
 import { type SipRuntime, startSip } from '../telephony/sip-runtime.js';
 import { solidPng } from './apple-wallet.service.js';
@@ -266,6 +267,27 @@ describe('general tab', () => {
     expect(tooMany.json()).toMatchObject({ details: [{ params: { max_count: 4, max_days: null } }] });
   });
 
+  it("writes the times of an export in the project's time zone, with their offset", async () => {
+    expect(zonedCell('2026-11-23T19:30:05.123Z', 'Europe/Moscow')).toBe('2026-11-23T22:30:05+03:00');
+    expect(zonedCell(new Date('2026-07-01T12:00:00Z'), 'America/New_York')).toBe('2026-07-01T08:00:00-04:00');
+    expect(zonedCell('2026-01-01T00:00:00Z', 'Asia/Kolkata')).toBe('2026-01-01T05:30:00+05:30');
+    expect(zonedCell('2026-01-01T00:00:00Z', 'UTC')).toBe('2026-01-01T00:00:00Z');
+    expect(zonedCell('not a time', 'Europe/Moscow')).toBe('not a time');
+    expect(zonedCell(42, 'Europe/Moscow')).toBe(42);
+    // An export of the audit log follows the general tab's time zone.
+    const download = async () => {
+      const res = await admin.get('/audit/items/download?export_format=csv&sort=-id');
+      expect(res.statusCode).toBe(200);
+      const [header, first] = res.body.trim().split('\n');
+      return first!.split(',')[header!.split(',').indexOf('created_at')]!;
+    };
+    expect((await admin.patch('/settings/general', { time_zone: 'Asia/Kolkata' })).statusCode).toBe(200);
+    expect(await download()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+05:30$/);
+    expect((await admin.patch('/settings/general', { time_zone: 'UTC' })).statusCode).toBe(200);
+    expect(await download()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect((await admin.patch('/settings/general', { time_zone: 'Europe/Moscow' })).statusCode).toBe(200);
+  });
+
   it('sends a test mail through the real SMTP server, with the stored password when it comes back masked', async () => {
     const res = await admin.post('/settings/test-mail', {
       email: 'checker@riverside.example',
@@ -491,9 +513,14 @@ describe('white-label tab', () => {
     const wrongField = multipart({}, [{ field: 'image', name: 'logo.png', data: png }]);
     expect((await admin.raw('POST', '/settings/white-label/logo', wrongField.payload, wrongField.headers)).statusCode).toBe(400);
     expect((await admin.get('/settings/white-label')).json().data.logo_url).toBe(url);
+    // The sign-in page shows them: the server settings call answers them to anyone, and the logo is public.
+    const anon = client(t.app);
+    expect((await anon.get('/frontend/server/settings')).json().data.white_label).toEqual({ name: 'Riverside Management', logo_url: url });
+    expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(200);
 
     const removed = await admin.delete('/settings/white-label/logo');
     expect(removed.json().data.logo_url).toBeNull();
+    expect((await anon.get('/frontend/server/settings')).json().data.white_label).toEqual({ name: 'Riverside Management', logo_url: null });
     expect((await t.app.inject({ method: 'GET', url })).statusCode).toBe(404);
   });
 });

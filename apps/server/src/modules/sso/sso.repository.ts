@@ -2,6 +2,7 @@ import { and, eq, gt, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../core/db/client.js';
 import { groups } from '../groups/groups.table.js';
 import { roles } from '../roles/roles.table.js';
+import { projectLocale } from '../users/project-locale.js';
 import { userGroups, users } from '../users/users.table.js';
 import { ssoLogins, ssoProviders, ssoTickets } from './sso.table.js';
 
@@ -126,7 +127,15 @@ export class SsoRepository {
   ): Promise<number> {
     const [u] = await tx
       .insert(users)
-      .values({ projectId: v.projectId, login: v.login, name: v.name, email: v.email, roleId: v.roleId, activatedAt: sql`now()` })
+      .values({
+        projectId: v.projectId,
+        login: v.login,
+        name: v.name,
+        email: v.email,
+        roleId: v.roleId,
+        locale: projectLocale(v.projectId),
+        activatedAt: sql`now()`,
+      })
       .returning({ id: users.id });
     const id = (u as { id: number }).id;
     if (v.groupId) await tx.insert(userGroups).values({ userId: id, groupId: v.groupId });

@@ -177,10 +177,13 @@ describe('signing on', () => {
         providerBody({ name: 'Creating', auto_create: true, default_role_id: roleId, default_group_id: t.project.rootGroupId }),
       )
     ).json().data.id;
+    // The project speaks Russian (general settings): so does the account made for the newcomer.
+    expect((await admin.patch('/settings/general', { locale: 'ru' })).statusCode).toBe(200);
     const outcome = await signOn(creating);
+    await admin.patch('/settings/general', { locale: 'en' });
     const session = (await exchange(outcome.get('sso_ticket') as string)).json().data.sessions[0];
     const profile = (await client(t.app, session.token).get('/profile')).json().data;
-    expect(profile).toMatchObject({ name: 'New Comer', email: 'newcomer@example.com', role: { id: roleId } });
+    expect(profile).toMatchObject({ name: 'New Comer', email: 'newcomer@example.com', role: { id: roleId }, locale: 'ru' });
     const [member] = await t.app.database.db.select().from(userGroups).where(eq(userGroups.userId, profile.id));
     expect(member?.groupId).toBe(t.project.rootGroupId);
     // No password: the account signs in only through the provider.

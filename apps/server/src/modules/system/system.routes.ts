@@ -82,12 +82,13 @@ async function databaseCheck(app: AppInstance, ms = 2000): Promise<{ status: 'ok
   }
 }
 
-/** The workers of this instance with start and stop: the device-task sweep and the mail retry worker. */
+/** The workers of this instance with start and stop: the device-task sweep, the mail retry worker and log life. */
 function controls(app: AppInstance): Record<ControllableWorker, { running(): boolean; start(): void; stop(): Promise<void> }> {
-  const { devices, mailer } = app.services;
+  const { devices, mailer, logLife } = app.services;
   return {
     device_tasks: { running: () => devices.running, start: () => devices.start(), stop: () => devices.stop() },
     mail: { running: () => mailer.running, start: () => mailer.start(), stop: () => mailer.stop() },
+    log_life: { running: () => logLife.running, start: () => logLife.start(), stop: () => logLife.stop() },
   };
 }
 

@@ -33,20 +33,61 @@ export const baseNumber = (n: string): string => n.split('-')[0] ?? n;
  */
 export class CallRecorder implements SipCallObserver {
   private tail: Promise<void> = Promise.resolve();
+  /**
+   * Events of calls not yet ringing, held back: a new call's first writes would otherwise run
+   * between the INVITE going out and its 180 coming back, on the event loop that relays the 180
+   * (on PGlite every query runs there). They are written once the call rings (after the 180 has
+   * been relayed), ends, or after RINGING_WAIT_MS, whichever comes first.
+   */
+  private readonly held = new Map<string, { events: SipCallEvent[]; timer: NodeJS.Timeout }>();
 
   constructor(
     private readonly db: Db,
     private readonly deps: CallRecorderDeps,
+    private readonly ringingWaitMs = 250,
   ) {}
 
   onCallEvent(event: SipCallEvent): void {
+    if (event.type === 'created') {
+      const timer = setTimeout(() => this.release(event.callId), this.ringingWaitMs);
+      timer.unref();
+      this.held.set(event.callId, { events: [event], timer });
+      return;
+    }
+    const held = this.held.get(event.callId);
+    if (!held) {
+      this.enqueue(event);
+      return;
+    }
+    held.events.push(event);
+    // The proxy tells 'ringing' just before it relays the 180: the writes start after that.
+    if (event.type === 'ringing' || event.type === 'ended') setImmediate(() => this.release(event.callId));
+  }
+
+  private release(callId: string): void {
+    const held = this.held.get(callId);
+    if (!held) return;
+    this.held.delete(callId);
+    clearTimeout(held.timer);
+    const [first, second, ...rest] = held.events;
+    // A call created and already ringing is written in one statement: 'calling', with the numbers rung.
+    if (first?.type === 'created' && second?.type === 'ringing') {
+      this.enqueue(first, second.numbers);
+      for (const e of rest) this.enqueue(e);
+      return;
+    }
+    for (const e of held.events) this.enqueue(e);
+  }
+
+  private enqueue(event: SipCallEvent, ringing?: string[]): void {
     this.tail = this.tail
-      .then(() => this.apply(event))
+      .then(() => this.apply(event, ringing))
       .catch((err: unknown) => this.deps.log?.error({ err, event: event.type }, 'call event not recorded'));
   }
 
-  /** Resolves once every event received so far is written. */
+  /** Resolves once every event received so far is written (calls held back are written now). */
   flush(): Promise<void> {
+    for (const callId of [...this.held.keys()]) this.release(callId);
     return this.tail;
   }
 
@@ -55,18 +96,19 @@ export class CallRecorder implements SipCallObserver {
    * numbers, so a call costs the SIP thread no read beside its writes (on PGlite every query runs on
    * the event loop that also forwards the call's messages).
    */
-  private async apply(e: SipCallEvent): Promise<void> {
+  private async apply(e: SipCallEvent, ringing?: string[]): Promise<void> {
     const at = new Date(e.at);
     if (e.type === 'created') {
+      const numbers = [...new Set([e.caller, e.callee, ...(ringing ?? []).map(baseNumber)])];
       // The speech id names the call for the dialer; one already used (a retried or reused id) gets the Call-ID beside it.
       const speech = e.speechId?.trim().slice(0, 100) || randomUUID();
       const [c] = await queryRows<Written>(
         this.db,
         sql`INSERT INTO call_records (id, project_id, sip_call_id, status, type, caller, callee, sos, info, numbers, created_at)
           SELECT CASE WHEN EXISTS (SELECT 1 FROM call_records u WHERE u.id = ${speech}) THEN ${`${speech}:${e.callId}`} ELSE ${speech} END,
-            n.project_id, ${e.callId}, 'new',
+            n.project_id, ${e.callId}, ${ringing ? 'calling' : 'new'},
             CASE WHEN coalesce((SELECT ${ownerIsConcierge('c')} FROM sip_numbers c WHERE c.number = ${e.callee}), FALSE) THEN 'awaiting' ELSE 'normal' END,
-            ${e.caller}, ${e.callee}, ${e.sos}, ${callInfoSql(e.caller)}::jsonb, ${`{${[e.caller, e.callee].join(',')}}`}::text[], ${at}
+            ${e.caller}, ${e.callee}, ${e.sos}, ${callInfoSql(e.caller)}::jsonb, ${`{${numbers.join(',')}}`}::text[], ${at}
           FROM sip_numbers n WHERE n.number IN (${e.caller}, ${e.callee}) ORDER BY (n.number = ${e.caller}) DESC LIMIT 1
         ON CONFLICT DO NOTHING ${RETURNING}`,
       );
@@ -109,20 +151,25 @@ export class CallRecorder implements SipCallObserver {
       if (e.digit !== TELEPHONY_DEFAULTS.door_dtmf.digit) return;
       return this.openDoor(e.callId, baseNumber(e.from));
     }
-    // ended
-    const [c] = await queryRows<Written & { answered_at: Date | string | null }>(
+    // ended: the record destroyed and its history row, in one statement.
+    const [c] = await queryRows<Written>(
       this.db,
-      sql`UPDATE call_records SET status = 'destroyed', ended_at = ${at} WHERE sip_call_id = ${e.callId} ${RETURNING}`,
+      sql`WITH c AS (
+          UPDATE call_records SET status = 'destroyed', ended_at = ${at} WHERE sip_call_id = ${e.callId} ${RETURNING}
+        ), h AS (
+          INSERT INTO call_history
+            (project_id, call_id, from_number, to_number, from_user_id, from_name, to_user_id, to_name, status, duration, type, sos, answered_by, created_at)
+          SELECT c.project_id, c.id, c.caller, c.callee, fu.id, coalesce(fu.name, fd.name, f.name), tu.id, coalesce(tu.name, td.name, t.name),
+            ${e.outcome},
+            CASE WHEN c.answered_at IS NULL THEN 0
+              ELSE greatest(0, round(extract(epoch FROM (${at}::timestamptz - c.answered_at))))::int END,
+            c.type, c.sos, c.answered_by, c.created_at
+          FROM c
+          LEFT JOIN sip_numbers f ON f.number = c.caller LEFT JOIN users fu ON fu.id = f.user_id LEFT JOIN devices fd ON fd.id = f.device_id
+          LEFT JOIN sip_numbers t ON t.number = c.callee LEFT JOIN users tu ON tu.id = t.user_id LEFT JOIN devices td ON td.id = t.device_id
+        )
+        SELECT * FROM c`,
     );
-    if (!c) return;
-    const duration = c.answered_at ? Math.max(0, Math.round((e.at - new Date(c.answered_at).getTime()) / 1000)) : 0;
-    await this.db.execute(sql`INSERT INTO call_history
-        (project_id, call_id, from_number, to_number, from_user_id, from_name, to_user_id, to_name, status, duration, type, sos, answered_by, created_at)
-      SELECT ${c.project_id}, ${c.id}, ${c.caller}, ${c.callee}, fu.id, coalesce(fu.name, fd.name, f.name), tu.id, coalesce(tu.name, td.name, t.name),
-        ${e.outcome}, ${duration}, ${c.type}, ${c.sos}, ${c.answered_by}, ${c.created_at}
-      FROM (SELECT 1) one
-      LEFT JOIN sip_numbers f ON f.number = ${c.caller} LEFT JOIN users fu ON fu.id = f.user_id LEFT JOIN devices fd ON fd.id = f.device_id
-      LEFT JOIN sip_numbers t ON t.number = ${c.callee} LEFT JOIN users tu ON tu.id = t.user_id LEFT JOIN devices td ON td.id = t.device_id`);
     return this.publish(c);
   }
 

@@ -107,3 +107,110 @@ describe('a panel’s forwards', () => {
     expect((await admin.get('/devices/999999/forwards/settings')).statusCode).toBe(404);
   });
 });
+
+describe('the project’s SIP tab applied to what devices get', () => {
+  it('auto forward rules: the address devices dial (server URL, external or internal IP) and their transport', async () => {
+    const patch = async (body: Record<string, unknown>) => {
+      const res = await admin.patch('/settings/sip', body);
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    await patch({ server: { internal_ip: '10.0.0.5', external_ip: '203.0.113.7' } });
+    await patch({ auto_forward_rules: { is_enabled: true, device_protocol: 'TCP', use_address: 'external_ip' } });
+    let f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f).toMatchObject({ auto_forward_rules: true, protocol: 'TCP' });
+    expect(f.address).toMatch(/^203\.0\.113\.7(:\d+)?$/);
+    expect(f.entries[0].numbers[0].uri).toMatch(/^sip:4112@203\.0\.113\.7(:\d+)?;transport=tcp$/);
+    await patch({ auto_forward_rules: { is_enabled: false, device_protocol: 'UDP', use_address: 'internal_ip' } });
+    f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f).toMatchObject({ auto_forward_rules: false, protocol: 'UDP' });
+    expect(f.address).toMatch(/^10\.0\.0\.5(:\d+)?$/);
+    const general = await admin.patch('/settings/general', { server_url: 'https://door.example.org' });
+    expect(general.statusCode, general.body).toBe(200);
+    await patch({ auto_forward_rules: { is_enabled: true, device_protocol: 'UDP', use_address: 'server_url' } });
+    f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f.address).toMatch(/^door\.example\.org(:\d+)?$/);
+  });
+
+  it('resident phonebook: off by default; on, the residents of groups with the phonebook to devices', async () => {
+    let f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f.phonebook).toEqual([]);
+    const on = await admin.patch('/settings/sip', { resident_phonebook_settings: { is_enabled: true, show_all_groups: false } });
+    expect(on.statusCode, on.body).toBe(200);
+    // No group sends its phonebook yet.
+    f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f.phonebook).toEqual([]);
+    expect((await admin.patch(`/domains/${flat12}`, { is_resident_phonebook_enabled: true })).statusCode).toBe(200);
+    f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    // Rita by her master number; a resident without one (added to the flat above) by the flat's number.
+    expect(f.phonebook).toHaveLength(2);
+    expect(f.phonebook).toContainEqual({ domain_id: flat12, domain: 'Flat 12', logic_address: 12, name: 'Rita Resident', number: '4112' });
+    expect(f.phonebook).toContainEqual(expect.objectContaining({ domain_id: flat12, number: '4012' }));
+    expect(JSON.stringify(f.phonebook)).not.toContain('Tom Tenant');
+    // The project switch turns it off for every group.
+    await admin.patch('/settings/sip', { resident_phonebook_settings: { is_enabled: false, show_all_groups: false } });
+    f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+    expect(f.phonebook).toEqual([]);
+  });
+
+  it('show all groups: residents of every group with the phonebook on, not only below the panel', async () => {
+    const elsewhere = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId, 'Annex');
+    const ann = await makeUser(t.database.db, { projectId: t.project.projectId, groupIds: [elsewhere], name: 'Ann Annex' });
+    expect(
+      (
+        await admin.put('/sip-numbers', {
+          password: PW,
+          number: '4300',
+          user_id: ann.id,
+          domain_id: elsewhere,
+          purpose: 'master_sip_number',
+        })
+      ).statusCode,
+    ).toBe(200);
+    expect((await admin.patch(`/domains/${elsewhere}`, { is_resident_phonebook_enabled: true })).statusCode).toBe(200);
+    await admin.patch('/settings/sip', { resident_phonebook_settings: { is_enabled: true, show_all_groups: false } });
+    let names = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data.phonebook.map((p: { name: string }) => p.name);
+    expect(names).toContain('Rita Resident');
+    expect(names).not.toContain('Ann Annex');
+    await admin.patch('/settings/sip', { resident_phonebook_settings: { is_enabled: true, show_all_groups: true } });
+    names = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data.phonebook.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['Ann Annex', 'Rita Resident']));
+  });
+});
+
+describe('a group’s number and what devices still dial (spec §8)', () => {
+  it('is not deactivated while its forward rules reach the devices, nor while the group’s phonebook goes to devices', async () => {
+    const g = await makeGroup(t.database.db, t.project.projectId, entrance, 'Flat 14');
+    const put = await admin.put('/sip-numbers', {
+      password: PW,
+      number: '4014',
+      domain_id: g,
+      purpose: 'group_sip_number',
+      forward_mode: 'manual',
+      forward_rules: { redirect_if_no_answer: { timeout: 20, numbers: ['4012'] }, redirect_if_error: null },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const id = put.json().data.id;
+    let res = await admin.patch(`/sip-numbers/${id}`, { is_active: false });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('group forward rules on devices must be disabled');
+    expect((await admin.patch(`/domains/${g}`, { is_resident_phonebook_enabled: true })).statusCode).toBe(200);
+    // Disabling the forward rules in the same change is enough for them; the phonebook is still on.
+    res = await admin.patch(`/sip-numbers/${id}`, { is_active: false, forward_mode: 'disabled' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().message).toBe('the phonebook to devices must be disabled');
+    expect((await admin.get(`/sip-numbers/${id}`)).json().data).toMatchObject({ is_active: true, forward_mode: 'manual' });
+    expect((await admin.patch(`/domains/${g}`, { is_resident_phonebook_enabled: false })).statusCode).toBe(200);
+    res = await admin.patch(`/sip-numbers/${id}`, { is_active: false, forward_mode: 'disabled' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ is_active: false, forward_mode: 'disabled' });
+    // An ordinary number is deactivated with its rules on.
+    const plain = await admin.put('/sip-numbers', {
+      password: PW,
+      number: '4015',
+      domain_id: g,
+      forward_mode: 'manual',
+      forward_rules: { redirect_if_no_answer: { timeout: 20, numbers: ['4012'] }, redirect_if_error: null },
+    });
+    expect((await admin.patch(`/sip-numbers/${plain.json().data.id}`, { is_active: false })).statusCode).toBe(200);
+  });
+});

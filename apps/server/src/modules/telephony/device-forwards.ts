@@ -5,6 +5,14 @@ import type { Actor } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import type { DevicesService } from '../devices/devices.service.js';
 
+/** What the project's SIP tab says about devices: how they reach Atrium, auto forward rules, the resident phonebook. */
+export interface DeviceSipSettings {
+  address: string;
+  protocol: 'UDP' | 'TCP' | 'TLS';
+  autoForwardRules: boolean;
+  phonebook: { is_enabled: boolean; show_all_groups: boolean };
+}
+
 interface Row {
   domain_id: number;
   domain: string;
@@ -29,12 +37,12 @@ export class DeviceForwardsService {
   constructor(
     private readonly db: Db,
     private readonly devices: DevicesService,
-    private readonly sipAddress: () => { address: string; protocol: 'UDP' | 'TCP' | 'TLS' },
+    private readonly sipSettings: (projectId: number) => Promise<DeviceSipSettings>,
   ) {}
 
   async of(actor: Actor, deviceId: number): Promise<DeviceForwards> {
     const device = await this.devices.get(actor, deviceId);
-    const { address, protocol } = this.sipAddress();
+    const { address, protocol, autoForwardRules, phonebook } = await this.sipSettings(actor.projectId);
     const [own] = await queryRows<{ number: string }>(
       this.db,
       sql`SELECT number FROM sip_numbers WHERE device_id = ${deviceId} AND project_id = ${actor.projectId}`,
@@ -76,9 +84,29 @@ export class DeviceForwardsService {
         forward_group: r.forward_group,
       });
     }
+    const book =
+      !phonebook.is_enabled || (device.domain_id === null && !phonebook.show_all_groups)
+        ? []
+        : await queryRows<DeviceForwards['phonebook'][number]>(
+            this.db,
+            sql`SELECT g.id AS domain_id, g.name AS domain, g.logic_address, u.name,
+                  COALESCE(m.number, gn.number) AS number
+                FROM groups g
+                JOIN user_groups ug ON ug.group_id = g.id
+                JOIN users u ON u.id = ug.user_id
+                LEFT JOIN sip_numbers m ON m.user_id = u.id AND m.purpose = 'master_sip_number' AND m.is_active AND NOT m.is_reserved
+                LEFT JOIN sip_numbers gn ON gn.group_id = g.id AND gn.purpose = 'group_sip_number' AND gn.is_active AND NOT gn.is_reserved
+               WHERE g.project_id = ${actor.projectId} AND g.is_resident_phonebook_enabled
+                 AND ${phonebook.show_all_groups ? sql`TRUE` : sql`g.path && ARRAY[${device.domain_id}]::int[]`}
+                 AND ${userVisible(actor, sql`u.id`, sql`u.created_by`)}
+                 AND COALESCE(m.number, gn.number) IS NOT NULL
+               ORDER BY g.logic_address NULLS LAST, g.name, g.id, u.name, u.id`,
+          );
     return {
       device_id: device.id,
       serial_number: device.serial_number,
+      auto_forward_rules: autoForwardRules,
+      phonebook: book,
       sip_number: own?.number ?? null,
       address,
       protocol,

@@ -254,7 +254,8 @@ describe('the call recorder', () => {
     expect(last?.audience).toEqual({ users: [ids.concierge] });
     expect(published.some((p) => p.topic === `calls-management.${n.operator}`)).toBe(true);
     expect(published.some((p) => p.topic === `calls-management.${n.panel}`)).toBe(false);
-    expect(published[0]).toMatchObject({ topic: `calls-management.${n.concierge}`, data: { status: 'new' } });
+    // Created and ringing before anything was written: one row, written 'calling' at once.
+    expect(published[0]).toMatchObject({ topic: `calls-management.${n.concierge}`, data: { status: 'calling' } });
 
     recorder.onCallEvent({ type: 'dtmf', callId: 'rec-1', from: n.concierge, digit: '5', at: at + 6000 });
     recorder.onCallEvent({ type: 'dtmf', callId: 'rec-1', from: n.panel, digit: '#', at: at + 6500 });
@@ -321,5 +322,36 @@ describe('the call recorder', () => {
       sql`SELECT type, payload FROM device_tasks WHERE device_id = ${ids.panelDevice} AND type = 'open_lock'`,
     );
     expect(tasks).toEqual([{ type: 'open_lock', payload: { lock: 1 } }]);
+  });
+});
+
+describe('the call recorder, off the 180 path', () => {
+  it('writes nothing of a new call before it rings (the 180 goes out first), then everything in order', async () => {
+    const published: string[] = [];
+    const recorder = new CallRecorder(
+      t.database.db,
+      {
+        publish: async (_p, _topic, _e, data) => {
+          published.push((data as { status: string }).status);
+        },
+        openLock: async () => undefined,
+      },
+      5_000,
+    );
+    const at = Date.now();
+    const rows = async () =>
+      (await queryRows<{ status: string }>(t.database.db, sql`SELECT status FROM call_records WHERE sip_call_id = 'rec-held'`)).map(
+        (r) => r.status,
+      );
+    recorder.onCallEvent({ type: 'created', callId: 'rec-held', caller: n.panel, callee: n.concierge, sos: false, speechId: null, at });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await rows()).toEqual([]);
+    recorder.onCallEvent({ type: 'ringing', callId: 'rec-held', numbers: [n.concierge], at: at + 10 });
+    await expect.poll(rows).toEqual(['calling']);
+    // Written once, already calling (created and ringing in one statement).
+    expect(published).toEqual(['calling']);
+    recorder.onCallEvent({ type: 'ended', callId: 'rec-held', outcome: 'cancel', status: 487, at: at + 20 });
+    await recorder.flush();
+    expect(await rows()).toEqual(['destroyed']);
   });
 });

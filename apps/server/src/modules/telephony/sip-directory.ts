@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { LRUCache } from 'lru-cache';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
 import type { ReadCache } from '../../core/read-cache.js';
+import { resolveUri } from '../../sip/local-address.js';
 import {
   SIP_HEADERS,
   type SipDirectory,
@@ -76,6 +77,8 @@ export class TelephonyDirectory implements SipDirectory {
   private readonly routes: Kept<{ route: SipRoute; timed: boolean }>;
   private readonly callers: Kept<Caller | null>;
   private readonly interceptorsOf: Kept<string[]>;
+  private readonly trunkPeers: Kept<Map<string, number>>;
+  private readonly activeNumbers: Kept<Set<string>>;
 
   constructor(
     private readonly db: DbOrTx,
@@ -88,23 +91,48 @@ export class TelephonyDirectory implements SipDirectory {
     this.routes = new Kept(10_000, generation);
     this.callers = new Kept(100_000, generation);
     this.interceptorsOf = new Kept(10_000, generation);
+    this.trunkPeers = new Kept(1, generation);
+    this.activeNumbers = new Kept(10_000, generation);
   }
 
-  credentials(number: string): Promise<{ password: string } | null> {
-    return this.secrets.get(number, async () => {
+  /**
+   * SIP trunks trusted by address: each trunk's termination URI host (an IP, or a name resolved
+   * once per change of the tables), lowest id first when two trunks share a peer.
+   */
+  async trunkPeer(address: string): Promise<number | null> {
+    const peers = await this.trunkPeers.get('peers', async () => {
+      const rows = await queryRows<{ id: number; termination_uri: string }>(
+        this.db,
+        sql`SELECT id, termination_uri FROM sip_trunks ORDER BY id`,
+      );
+      const map = new Map<string, number>();
+      for (const r of rows) {
+        const dest = await resolveUri(r.termination_uri);
+        if (dest && !map.has(dest.address)) map.set(dest.address, Number(r.id));
+      }
+      return map;
+    });
+    return peers.get(address.replace(/^::ffff:/, '')) ?? null;
+  }
+
+  async credentials(number: string): Promise<{ password: string } | null> {
+    const secret = await this.secrets.get(number, async () => {
       const [r] = await queryRows<{ password: string }>(
         this.db,
         sql`SELECT password FROM sip_numbers WHERE number = ${number} AND is_active AND NOT is_reserved`,
       );
       return r ? { password: r.password } : null;
     });
+    // A number that registers is about to call: its caller row is read now, off the INVITE's path.
+    if (secret) this.loadCaller(number).catch(() => undefined);
+    return secret;
   }
 
   async route(invite: SipInviteInfo): Promise<SipRoute> {
     const sos = isSosHeader(invite.headers[SIP_HEADERS.sos.toLowerCase()]);
     const { route } = await this.routes.get(
-      `${invite.caller}\n${invite.callee.trim()}`,
-      () => this.resolve(invite, sos),
+      `${invite.trunkId === undefined ? '' : `trunk ${invite.trunkId}`}\n${invite.caller}\n${invite.callee.trim()}`,
+      () => (invite.trunkId === undefined ? this.resolve(invite, sos) : this.resolveInbound(invite, invite.trunkId, sos)),
       // A forward group's days and hours make its route depend on the time of the call.
       (r) => !r.timed,
     );
@@ -145,6 +173,50 @@ export class TelephonyDirectory implements SipDirectory {
       return untimed(reject(403, 'User cannot communicate with himself'));
     }
     if (!callee.callable) return untimed(reject(403, 'Forbidden'));
+    const [owner, interceptors] = await Promise.all([this.loadCaller(callee.number), this.interceptors(caller, callee)]);
+    const stages = await this.stages(caller, callee, owner?.lineage ?? []);
+    const initial = stages[0] as SipStage;
+    for (const n of interceptors) if (!hasNumber(initial.targets, n)) initial.targets.push({ kind: 'number', number: n });
+    return {
+      route: { kind: 'fork', callee: callee.number, sos, stages: stages.filter((s) => s.targets.length > 0) },
+      timed: callee.forward_mode === 'picked' && callee.forward_group !== null,
+    };
+  }
+
+  /**
+   * A call in from a SIP trunk: the dialled number must be an active number of the trunk's groups
+   * (or below them); it rings as any call to that number would, with its forward mode and
+   * interception. The outside caller is subject to no call rule of spec §6: the trunk is trusted.
+   */
+  private async resolveInbound(invite: SipInviteInfo, trunkId: number, sos: boolean): Promise<{ route: SipRoute; timed: boolean }> {
+    const untimed = (route: SipRoute) => ({ route, timed: false });
+    const dialled = invite.callee.trim();
+    const [callee] = await queryRows<CalleeRow & { project_id: number; trunk_groups: number[] }>(
+      this.db,
+      sql`SELECT n.id, n.number, n.user_id, n.is_active, n.is_reserved, n.forward_mode, n.forward_rules, TRUE AS callable,
+          n.project_id, (SELECT array_agg(x.group_id) FROM sip_trunk_groups x WHERE x.trunk_id = t.id) AS trunk_groups,
+          (SELECT json_build_object('params', f.params, 'forward_rules', f.forward_rules) FROM forward_groups f
+            WHERE f.id = n.forward_group_id) AS forward_group,
+          (SELECT p.settings->>'time_zone' FROM projects p WHERE p.id = n.project_id) AS time_zone
+        FROM sip_numbers n JOIN sip_trunks t ON t.id = ${trunkId} AND t.project_id = n.project_id
+        WHERE n.number = ${dialled}
+          AND EXISTS (SELECT 1 FROM groups g JOIN sip_trunk_groups x ON x.trunk_id = t.id
+            WHERE g.id = n.group_id AND g.path && ARRAY[x.group_id])`,
+    );
+    if (!callee) return untimed(reject(404, 'Not Found'));
+    if (!callee.is_active || callee.is_reserved) return untimed(reject(480, 'Temporarily Unavailable'));
+    const groups = (callee.trunk_groups ?? []).map(Number);
+    const caller: Caller = {
+      id: 0,
+      projectId: Number(callee.project_id),
+      number: invite.caller,
+      userId: null,
+      deviceId: null,
+      name: null,
+      permissions: new Set(),
+      groupIds: groups,
+      lineage: groups,
+    };
     const [owner, interceptors] = await Promise.all([this.loadCaller(callee.number), this.interceptors(caller, callee)]);
     const stages = await this.stages(caller, callee, owner?.lineage ?? []);
     const initial = stages[0] as SipStage;
@@ -204,14 +276,19 @@ export class TelephonyDirectory implements SipDirectory {
 
   /** Forward numbers as targets: Atrium numbers as they are, outside numbers through a trunk of the callee's groups. */
   private async targets(caller: Caller, numbers: string[], lineage: number[]): Promise<SipTarget[]> {
-    const known = new Set(
-      (
-        await queryRows<{ number: string }>(
-          this.db,
-          sql`SELECT number FROM sip_numbers WHERE project_id = ${caller.projectId} AND is_active AND NOT is_reserved
-            AND number = ANY(${`{${numbers.join(',')}}`}::text[])`,
-        )
-      ).map((r) => r.number),
+    // The same for every caller of a number: kept, so a new caller's first call reads one table less.
+    const known = await this.activeNumbers.get(
+      `${caller.projectId}\n${numbers.join(',')}`,
+      async () =>
+        new Set(
+          (
+            await queryRows<{ number: string }>(
+              this.db,
+              sql`SELECT number FROM sip_numbers WHERE project_id = ${caller.projectId} AND is_active AND NOT is_reserved
+              AND number = ANY(${`{${numbers.join(',')}}`}::text[])`,
+            )
+          ).map((r) => r.number),
+        ),
     );
     const out: SipTarget[] = [];
     let trunk: SipTrunkRoute | null | undefined;
@@ -295,13 +372,24 @@ class Kept<T> {
     this.entries = new LRUCache({ max });
   }
 
+  /** Reads under way, by key: a second asker of the same generation waits for the first read. */
+  private readonly reading = new Map<string, { promise: Promise<T>; generation: number }>();
+
   async get(key: string, read: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
     const current = this.generation();
     const hit = this.entries.get(key);
     if (hit && current !== undefined && hit.generation === current) return hit.value;
-    const value = await read();
-    if (current !== undefined && current === this.generation() && keep(value)) this.entries.set(key, { value, generation: current });
-    return value;
+    const pending = this.reading.get(key);
+    if (pending && current !== undefined && pending.generation === current) return pending.promise;
+    const promise = read();
+    if (current !== undefined) this.reading.set(key, { promise, generation: current });
+    try {
+      const value = await promise;
+      if (current !== undefined && current === this.generation() && keep(value)) this.entries.set(key, { value, generation: current });
+      return value;
+    } finally {
+      if (this.reading.get(key)?.promise === promise) this.reading.delete(key);
+    }
   }
 }
 

@@ -251,6 +251,28 @@ export class SipNumbersService {
     }
   }
 
+  /**
+   * Spec comms and entities §8: a group's own number is what the door panels of the group dial (its
+   * forwards and its residents' phonebook on the devices). It stops being the group's number — made
+   * inactive, moved to another group or given another purpose — only once the group's forward rules
+   * on the devices are disabled (forward mode "disabled") and the group's phonebook to devices is off.
+   */
+  private async assertGroupNumberFree(
+    before: { purpose: string | null; groupId: number | null; isActive: boolean; forwardMode: string },
+    next: { purpose: string | null; groupId: number | null; forwardMode: string },
+    active: boolean,
+  ) {
+    if (before.purpose !== 'group_sip_number' || before.groupId === null || !before.isActive) return;
+    const stays = next.purpose === 'group_sip_number' && next.groupId === before.groupId && active;
+    if (stays) return;
+    if (next.forwardMode !== 'disabled') throw new AppError('group_forward_rules_on_devices', [{ field: 'forward_mode' }]);
+    const [g] = await queryRows<{ on: boolean }>(
+      this.db,
+      sql`SELECT is_resident_phonebook_enabled AS on FROM groups WHERE id = ${before.groupId}`,
+    );
+    if (g?.on) throw new AppError('group_phonebook_on_devices', [{ field: 'domain_id', ids: [before.groupId] }]);
+  }
+
   /** The per-user licence count (the owner's licence info, spec comms §8). */
   private async assertUserLimit(tx: DbOrTx, userId: number, exceptId: number) {
     const [u] = await queryRows<{ info: unknown; used: number }>(
@@ -359,6 +381,7 @@ export class SipNumbersService {
       purpose: pick(body.purpose, deviceId !== null && before.deviceId === null ? 'device_sip_number' : before.purpose) as string | null,
     };
     if (v.deviceId === null && v.purpose === 'device_sip_number') v.purpose = null;
+    await this.assertGroupNumberFree(before, v, body.is_active ?? before.isActive);
     await this.validate(this.db, actor, v, {
       number: v.number !== before.number,
       user: v.userId !== before.userId,

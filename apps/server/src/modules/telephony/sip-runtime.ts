@@ -1,16 +1,27 @@
 import { readFile } from 'node:fs/promises';
-import type { SipStatus } from '@atrium/contract';
+import type { SipSettings, SipStatus } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../core/errors.js';
 import { tcpPortFree, udpPortFree } from '../../core/ports.js';
-import { type SipServer, startSipServer } from '../../sip/index.js';
+import { type SipNetworkSettings, type SipServer, startSipServer } from '../../sip/index.js';
+import { type RtpengineProcess, spawnRtpengine } from '../../sip/rtpengine-process.js';
 import type { SipControl } from './calls.service.js';
 import { telephonyOf } from './telephony.js';
 
 export interface SipRuntime {
   server: SipServer;
   close(): Promise<void>;
+}
+
+/** The project's SIP tab as the SIP server applies it. */
+export function sipNetwork(s: SipSettings): SipNetworkSettings {
+  return {
+    internalIp: s.server.internal_ip,
+    externalIp: s.server.external_ip,
+    localNetworks: s.local_networks,
+    earlyMedia: s.is_early_media_enabled,
+  };
 }
 
 /** Resolves the first of Atrium's SIP ports something else holds (UDP or TCP), or null. */
@@ -34,6 +45,27 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   const stored = await app.services.projectSettings.storedSipPorts();
   const port = stored.port ?? config.sip.port;
   let ports = { udp: port, tcp: port, ws: stored.ws_port ?? config.sip.wsPort };
+  // The rest of the SIP tab: the addresses of Via and Record-Route (and of relayed SDP) by the
+  // peer's network, and early media. Changes apply to the running server at once (configure).
+  const initial = await app.services.projectSettings.defaultSipSettings();
+  let network = sipNetwork(initial);
+  // The media relay: rtpengine at RTPENGINE_URL as it is configured, or one Atrium runs itself
+  // (RTPENGINE_BIN) with the SIP tab's RTP range and addresses, started again when they change.
+  const mediaOf = (s: SipSettings) => ({
+    ports: { ...s.rtp },
+    bindAddress: s.server.internal_ip ?? (config.sip.host !== '0.0.0.0' ? config.sip.host : config.sip.publicHost),
+    advertised: s.server.external_ip,
+  });
+  let media = mediaOf(initial);
+  let relay: RtpengineProcess | null = null;
+  const rtpengineLog = app.log.child({ component: 'rtpengine' });
+  const startRelay = async () => {
+    if (config.sip.rtpengineUrl || !config.sip.rtpengineBin) return undefined;
+    relay = await spawnRtpengine({ bin: config.sip.rtpengineBin, ...media, onLog: (line) => rtpengineLog.debug({ line }, 'rtpengine') });
+    rtpengineLog.info({ ports: media.ports, url: relay.url }, 'rtpengine started by atrium');
+    return relay.url;
+  };
+  let relayUrl = await startRelay();
   const open = async (): Promise<SipServer> => {
     const server = await startSipServer({
       host: config.sip.host,
@@ -47,7 +79,8 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       directory: app.services.ipBlocking.guardSipDirectory(tel.directory),
       observer: tel.recorder,
       log: app.log.child({ component: 'sip' }),
-      ...(config.sip.rtpengineUrl ? { rtpengineUrl: config.sip.rtpengineUrl } : {}),
+      ...(config.sip.rtpengineUrl ? { rtpengineUrl: config.sip.rtpengineUrl } : relayUrl ? { rtpengineUrl: relayUrl } : {}),
+      network,
     });
     // A restart binds the same ports again, even when the first start was given any free one.
     ports = { ...server.ports };
@@ -61,6 +94,26 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     await server.close();
     server = await open();
     startedAt = new Date();
+  };
+  // One change at a time: two saves in quick succession never start two rtpengines at once.
+  let configuring: Promise<unknown> = Promise.resolve();
+  const serially = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = configuring.then(fn);
+    configuring = run.catch(() => undefined);
+    return run;
+  };
+  const configure = (settings: SipSettings): Promise<void> => serially(() => applySettings(settings));
+  const applySettings = async (settings: SipSettings) => {
+    network = sipNetwork(settings);
+    server.configure(network);
+    const next = mediaOf(settings);
+    if (!relay || JSON.stringify(next) === JSON.stringify(media)) return;
+    // rtpengine reads its range and addresses only as it starts: a new one, and the SIP server on it.
+    media = next;
+    await relay.stop();
+    relay = null;
+    relayUrl = await startRelay();
+    await restart();
   };
   const wsScheme = tls ? 'wss' : 'ws';
   const control: SipControl = {
@@ -95,6 +148,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       ports = { udp: next.port, tcp: next.port, ws: next.ws_port };
       await restart();
     },
+    configure,
   });
   return {
     get server() {
@@ -104,6 +158,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       tel.calls.attachSip(null);
       app.services.projectSettings.attachSip(null);
       await server.close();
+      await relay?.stop();
       await tel.recorder.flush();
     },
   };

@@ -20,6 +20,14 @@ export interface Telephony {
   deviceForwards: DeviceForwardsService;
 }
 
+function hostOfUrl(url: string): string | null {
+  try {
+    return new URL(/^[a-z]+:\/\//i.test(url) ? url : `http://${url}`).hostname || null;
+  } catch {
+    return null;
+  }
+}
+
 // Keyed by the shared services: a plugin's encapsulated instance is another object than the app.
 const built = new WeakMap<object, Telephony>();
 
@@ -54,9 +62,23 @@ export function telephonyOf(app: AppInstance): Telephony {
     calls,
     directory: new TelephonyDirectory(db, undefined, app.readCache),
     recorder,
-    deviceForwards: new DeviceForwardsService(db, app.services.devices, () => {
-      const port = app.sipWs.udp ?? app.config.sip.port;
-      return { address: port === 5060 || !port ? app.config.sip.publicHost : `${app.config.sip.publicHost}:${port}`, protocol: 'UDP' };
+    deviceForwards: new DeviceForwardsService(db, app.services.devices, async (projectId) => {
+      // The project's SIP tab: the address devices dial (auto forward rules' use_address: the server
+      // URL's host, the external or the internal IP), their transport and the resident phonebook.
+      const { sip, serverUrl } = await app.services.projectSettings.sipOf(projectId);
+      const rules = sip.auto_forward_rules;
+      const fallback = app.config.sip.publicHost;
+      let host = fallback;
+      if (rules.use_address === 'external_ip') host = sip.server.external_ip ?? fallback;
+      else if (rules.use_address === 'internal_ip') host = sip.server.internal_ip ?? fallback;
+      else if (serverUrl) host = hostOfUrl(serverUrl) ?? fallback;
+      const port = app.sipWs.udp ?? sip.port;
+      return {
+        address: port === 5060 || !port ? host : `${host}:${port}`,
+        protocol: rules.device_protocol,
+        autoForwardRules: rules.is_enabled,
+        phonebook: sip.resident_phonebook_settings,
+      };
     }),
   };
   built.set(app.services, t);

@@ -1,5 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../core/db/client.js';
+import { roles } from '../roles/roles.table.js';
 import { users } from '../users/users.table.js';
 import { userTwoFactor } from './two-factor.table.js';
 
@@ -26,6 +27,17 @@ export class TwoFactorRepository {
       .select({ userId: userTwoFactor.userId })
       .from(userTwoFactor)
       .where(and(inArray(userTwoFactor.userId, [...userIds]), isNotNull(userTwoFactor.enabledAt)));
+    return new Set(rows.map((r) => r.userId));
+  }
+
+  /** Of these users, those whose role requires two-factor sign-in. */
+  async requiredByRoleAmong(userIds: readonly number[]): Promise<Set<number>> {
+    if (!userIds.length) return new Set();
+    const rows = await this.db
+      .select({ userId: users.id })
+      .from(users)
+      .innerJoin(roles, eq(roles.id, users.roleId))
+      .where(and(inArray(users.id, [...userIds]), eq(roles.twoFactorRequired, true)));
     return new Set(rows.map((r) => r.userId));
   }
 

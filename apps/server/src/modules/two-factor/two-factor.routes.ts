@@ -7,6 +7,7 @@ import {
   TwoFactorEnrolBodySchema,
   TwoFactorEnrolmentSchema,
   TwoFactorLoginBodySchema,
+  TwoFactorLoginEnrolBodySchema,
   TwoFactorRecoveryCodesSchema,
   TwoFactorStatusSchema,
 } from '@atrium/contract';
@@ -61,12 +62,21 @@ export async function twoFactorRoutes(app: AppInstance): Promise<void> {
       schema: {
         tags: ['session'],
         body: TwoFactorLoginBodySchema,
-        response: { 200: dataResponse(z.object({ sessions: z.array(SessionSchema) })) },
+        response: {
+          200: dataResponse(
+            z.object({
+              sessions: z.array(SessionSchema),
+              /** After an enrolment at sign-in (a role requiring two-factor sign-in): the recovery codes, shown this once. */
+              recovery_codes: z.array(z.string()).optional(),
+            }),
+          ),
+        },
       },
     },
     async (req) => {
       try {
-        return { data: { sessions: [await twoFactor.signIn(req.body, req.ip, String(req.id))] } };
+        const { recovery_codes, ...session } = await twoFactor.signIn(req.body, req.ip, String(req.id));
+        return { data: { sessions: [session], ...(recovery_codes ? { recovery_codes } : {}) } };
       } catch (e) {
         // As failed passwords are: a warning with the address (never the code).
         if (e instanceof AppError && (e.code === 'two_factor_invalid_code' || e.code === 'too_many_attempts')) {
@@ -75,5 +85,15 @@ export async function twoFactorRoutes(app: AppInstance): Promise<void> {
         throw e;
       }
     },
+  );
+
+  // A role requires a second step and the user has none: enrol with the sign-in's challenge.
+  app.post(
+    '/login/two-factor/enrol',
+    {
+      config: { public: true },
+      schema: { tags: ['session'], body: TwoFactorLoginEnrolBodySchema, response: { 200: dataResponse(TwoFactorEnrolmentSchema) } },
+    },
+    async (req) => ({ data: await twoFactor.startSignInEnrolment(req.body) }),
   );
 }

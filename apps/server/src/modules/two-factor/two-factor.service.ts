@@ -13,6 +13,7 @@ import {
   type TwoFactorDisableBody,
   type TwoFactorEnrolment,
   type TwoFactorLoginBody,
+  type TwoFactorLoginEnrolBody,
   type TwoFactorRecoveryCodes,
   type TwoFactorStatus,
 } from '@atrium/contract';
@@ -112,9 +113,10 @@ export class TwoFactorService {
     return { recovery_codes: codes };
   }
 
-  /** Turns it off: the password and a current code (or a recovery code). */
+  /** Turns it off: the password and a current code (or a recovery code); never while the user's role requires it. */
   async disable(ctx: RequestContext, body: TwoFactorDisableBody): Promise<void> {
     const userId = ctx.actor.userId;
+    if ((await this.repo.requiredByRoleAmong([userId])).has(userId)) throw new AppError('two_factor_required_by_role');
     await this.confirmOwner(userId, body);
     await this.repo.remove(this.db, userId);
     await recordAudit(this.db, ctx, { entity: 'two_factor', entityId: userId, action: 'disable' });
@@ -145,21 +147,44 @@ export class TwoFactorService {
     return { id: userId };
   }
 
-  /** For sign-in (auth module): which of these users must give a code. */
-  required(userIds: readonly number[]): Promise<ReadonlySet<number>> {
-    return this.repo.enabledAmong(userIds);
+  /**
+   * For sign-in (auth module): which of these users must take a second step: those with two-factor
+   * sign-in on, and those whose role requires it (they enrol before any session is made).
+   */
+  async required(userIds: readonly number[]): Promise<ReadonlySet<number>> {
+    const [enabled, byRole] = await Promise.all([this.repo.enabledAmong(userIds), this.repo.requiredByRoleAmong(userIds)]);
+    return new Set([...enabled, ...byRole]);
   }
 
   /** For sign-in (auth module): a short-lived signed challenge; it is not a session and opens nothing else. */
   async challenge(c: { userId: number; project: Session['project'] }, login: string): Promise<TwoFactorChallenge> {
-    const challenge = await new SignJWT({ typ: CHALLENGE_TYPE, pid: c.project.id, lgn: login })
+    // Without two-factor sign-in on, the user is here because their role requires it: they enrol first.
+    const enrol = !(await this.repo.enabledAmong([c.userId])).has(c.userId);
+    const challenge = await new SignJWT({ typ: CHALLENGE_TYPE, pid: c.project.id, lgn: login, ...(enrol ? { enr: true } : {}) })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(String(c.userId))
       .setJti(randomUUID())
       .setIssuedAt()
       .setExpirationTime(Math.floor(Date.now() / 1000) + TWO_FACTOR_CHALLENGE_TTL_SECONDS)
       .sign(this.challengeKey);
-    return { challenge, project: c.project, expires_in: TWO_FACTOR_CHALLENGE_TTL_SECONDS };
+    return { challenge, project: c.project, expires_in: TWO_FACTOR_CHALLENGE_TTL_SECONDS, ...(enrol ? { enrolment_required: true } : {}) };
+  }
+
+  /**
+   * Sign-in of a user whose role requires a second step and who has none: an enrolment challenge
+   * (the password already checked) answers a new secret; the first code from it, given to `signIn`,
+   * turns two-factor sign-in on and opens the session.
+   */
+  async startSignInEnrolment(body: TwoFactorLoginEnrolBody): Promise<TwoFactorEnrolment> {
+    const claims = await this.readChallenge(body.challenge);
+    if (!claims?.enrol) throw new AppError('invalid_token');
+    const account = await this.repo.account(claims.userId);
+    if (!account) throw new AppError('invalid_token');
+    const secret = new Secret({ size: 20 });
+    if (!(await this.repo.startPending(claims.userId, this.encrypt(secret.base32)))) throw new AppError('two_factor_already_enabled');
+    const otpauth = this.totp(secret, account.login).toString();
+    const svg = await QRCode.toString(otpauth, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    return { secret: secret.base32, otpauth_url: otpauth, qr: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}` };
   }
 
   /**
@@ -167,7 +192,7 @@ export class TwoFactorService {
    * count as failed sign-ins of the login (address, account, both), and on their own per user, so
    * signing in with the password again does not buy more guesses.
    */
-  async signIn(body: TwoFactorLoginBody, ip: string, requestId: string): Promise<Session> {
+  async signIn(body: TwoFactorLoginBody, ip: string, requestId: string): Promise<Session & { recovery_codes?: string[] }> {
     const claims = await this.readChallenge(body.challenge);
     if (!claims) throw new AppError('invalid_token');
     const keys = signInKeys(claims.login, ip);
@@ -179,9 +204,20 @@ export class TwoFactorService {
       [await attempts.count(guessKey(claims.userId), LOGIN_FAILURE_WINDOW_SECONDS), LOGIN_MAX_FAILURES],
     ];
     if (counts.some(([n, max]) => n > max)) throw new AppError('too_many_attempts');
+    // A challenge signs in once: whoever holds a used one (a log, a shared screen) cannot sign in
+    // again with it within its life, even with a new code. It is taken in one counting statement
+    // before the code is looked at (two requests racing with one challenge cannot both pass, and a
+    // replay burns no code), and given back when the code is wrong, so a typo can be corrected.
+    const challengeUse = `2fa-challenge:${claims.jti}`;
+    if ((await attempts.count(challengeUse, TWO_FACTOR_CHALLENGE_TTL_SECONDS + 60)) > 1) {
+      await attempts.giveBack(challengeUse);
+      throw new AppError('invalid_token');
+    }
     const project = await this.deps.project(claims.projectId);
-    const ok = project && (await this.takeCode(claims.userId, body.code));
+    const enrolled = claims.enrol && project ? await this.finishEnrolment(claims.userId, body.code) : null;
+    const ok = project && (claims.enrol ? enrolled && 'totp' : await this.takeCode(claims.userId, body.code));
     if (!project || !ok) {
+      await attempts.giveBack(challengeUse);
       await recordAudit(
         this.db,
         { actor: project ? { userId: claims.userId, projectId: claims.projectId } : null, ip, requestId },
@@ -200,7 +236,25 @@ export class TwoFactorService {
         { entity: 'two_factor', entityId: claims.userId, action: 'recovery_code_used' },
       );
     }
+    if (enrolled) {
+      await recordAudit(
+        this.db,
+        { actor: { userId: claims.userId, projectId: claims.projectId }, ip, requestId },
+        { entity: 'two_factor', entityId: claims.userId, action: 'enable', after: { at_sign_in: true } },
+      );
+      return { ...(await this.deps.completeSignIn({ userId: claims.userId, project }, ip, requestId)), recovery_codes: enrolled };
+    }
     return this.deps.completeSignIn({ userId: claims.userId, project }, ip, requestId);
+  }
+
+  /** The first code of an enrolment begun at sign-in: turns two-factor sign-in on; answers the recovery codes, or null. */
+  private async finishEnrolment(userId: number, code: string): Promise<string[] | null> {
+    const row = await this.repo.find(userId);
+    if (!row || row.enabledAt) return null;
+    const step = this.matchingStep(row.secret, code);
+    if (step === null) return null;
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    return (await this.repo.enable(userId, step, codes.map(hashRecovery))) ? codes : null;
   }
 
   private async readChallenge(token: string) {
@@ -208,9 +262,15 @@ export class TwoFactorService {
       const { payload } = await jwtVerify(token, this.challengeKey, { algorithms: ['HS256'] });
       const userId = Number(payload.sub);
       const projectId = Number(payload.pid);
-      if (payload.typ !== CHALLENGE_TYPE || !Number.isInteger(userId) || !Number.isInteger(projectId) || typeof payload.lgn !== 'string')
+      if (
+        payload.typ !== CHALLENGE_TYPE ||
+        !Number.isInteger(userId) ||
+        !Number.isInteger(projectId) ||
+        typeof payload.lgn !== 'string' ||
+        typeof payload.jti !== 'string'
+      )
         return null;
-      return { userId, projectId, login: payload.lgn };
+      return { userId, projectId, login: payload.lgn, jti: payload.jti, enrol: payload.enr === true };
     } catch (e) {
       if (e instanceof joseErrors.JOSEError) return null;
       throw e;

@@ -127,10 +127,30 @@ describe('signing in with a second step', () => {
     expect(session.project.id).toBe(t.project.projectId);
     expect((await client(t.app, session.token).get('/profile')).json().data.id).toBe(u.id);
 
-    // The same code again, within its window, is refused.
-    const replay = await post('/login/two-factor', { challenge, code: next });
+    // The same code again, within its window, is refused (with a new challenge: a used one is refused first).
+    const fresh = (await post('/login', { login: u.login, password: u.password })).json().data.two_factor[0].challenge;
+    const replay = await post('/login/two-factor', { challenge: fresh, code: next });
     expect(replay.statusCode).toBe(400);
     expect(replay.json().message).toBe('invalid two-factor code');
+  });
+
+  it('a challenge signs in once: replayed within its life with another good code it is refused, and burns no code', async () => {
+    const u = await enrolled();
+    const challenge = (await post('/login', { login: u.login, password: u.password })).json().data.two_factor[0].challenge;
+    // A typo does not use the challenge up.
+    expect((await post('/login/two-factor', { challenge, code: 'aaaaa-aaaaa' })).statusCode).toBe(400);
+    expect((await post('/login/two-factor', { challenge, code: u.recovery[0] as string })).statusCode).toBe(200);
+    const replay = await post('/login/two-factor', { challenge, code: u.recovery[1] as string });
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json().message).toBe('invalid token');
+    expect((await u.api.get('/profile/two-factor')).json().data.recovery_codes_left).toBe(RECOVERY_CODE_COUNT - 1);
+    // Two requests racing with one fresh challenge: one session at most.
+    const raced = (await post('/login', { login: u.login, password: u.password })).json().data.two_factor[0].challenge;
+    const both = await Promise.all([
+      post('/login/two-factor', { challenge: raced, code: u.recovery[2] as string }),
+      post('/login/two-factor', { challenge: raced, code: u.recovery[3] as string }),
+    ]);
+    expect(both.map((r) => r.statusCode).sort()).toEqual([200, 401]);
   });
 
   it('a recovery code works once', async () => {
@@ -139,7 +159,8 @@ describe('signing in with a second step', () => {
     const recovery = u.recovery[3] as string;
     const first = await post('/login/two-factor', { challenge, code: recovery.toUpperCase() });
     expect(first.statusCode).toBe(200);
-    expect((await post('/login/two-factor', { challenge, code: recovery })).statusCode).toBe(400);
+    const again = (await post('/login', { login: u.login, password: u.password })).json().data.two_factor[0].challenge;
+    expect((await post('/login/two-factor', { challenge: again, code: recovery })).statusCode).toBe(400);
     expect((await u.api.get('/profile/two-factor')).json().data.recovery_codes_left).toBe(RECOVERY_CODE_COUNT - 1);
     const audit = await t.app.database.db
       .select()
@@ -244,5 +265,58 @@ describe("an administrator's reset", () => {
     // The administrator still has theirs.
     const [kept] = await db.select().from(userTwoFactor).where(eq(userTwoFactor.userId, administrator.id));
     expect(kept?.enabledAt).not.toBeNull();
+  });
+});
+
+describe('a role that requires two-factor sign-in', () => {
+  it('is set in the role form; its holders enrol at their next sign-in before any session, and cannot turn it off', async () => {
+    const admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+    const created = await admin.put('/roles', { name: `Guards ${Date.now()}`, permissions: ['can_edit_own_profile'] });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(created.json().data.two_factor_required).toBe(false);
+    const roleId = created.json().data.id as number;
+    const u = await makeUser(t.app.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    // Before the flag: the password alone signs in.
+    expect((await post('/login', { login: u.login, password: u.password })).json().data.sessions).toHaveLength(1);
+
+    const flagged = await admin.patch(`/roles/${roleId}`, { two_factor_required: true });
+    expect(flagged.statusCode, flagged.body).toBe(200);
+    expect(flagged.json().data.two_factor_required).toBe(true);
+    expect((await admin.get(`/roles/${roleId}`)).json().data.two_factor_required).toBe(true);
+
+    const res = await post('/login', { login: u.login, password: u.password });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data.sessions).toEqual([]);
+    const [step] = res.json().data.two_factor;
+    expect(step).toMatchObject({ enrolment_required: true, project: { id: t.project.projectId } });
+    // No code can be given before enrolling, and the challenge opens nothing else.
+    expect((await post('/login/two-factor', { challenge: step.challenge, code: '123456' })).statusCode).toBe(400);
+    expect((await client(t.app, step.challenge).get('/profile')).statusCode).toBe(401);
+    // Enrolment needs an enrolment challenge: not a forged one.
+    expect((await post('/login/two-factor/enrol', { challenge: 'forged.challenge.value' })).statusCode).toBe(401);
+    const enrolment = await post('/login/two-factor/enrol', { challenge: step.challenge });
+    expect(enrolment.statusCode, enrolment.body).toBe(200);
+    const { secret, qr } = enrolment.json().data;
+    expect(qr).toMatch(/^data:image\/svg\+xml;base64,/);
+    const wrong = await post('/login/two-factor', { challenge: step.challenge, code: code(secret) === '000000' ? '111111' : '000000' });
+    expect(wrong.statusCode).toBe(400);
+    const signed = await post('/login/two-factor', { challenge: step.challenge, code: code(secret) });
+    expect(signed.statusCode, signed.body).toBe(200);
+    expect(signed.json().data.recovery_codes).toHaveLength(RECOVERY_CODE_COUNT);
+    const api = client(t.app, signed.json().data.sessions[0].token);
+    expect((await api.get('/profile/two-factor')).json().data).toMatchObject({ enabled: true, recovery_codes_left: RECOVERY_CODE_COUNT });
+
+    // From now on a code is asked (no enrolment), and the user cannot turn it off while the role requires it.
+    const next = (await post('/login', { login: u.login, password: u.password })).json().data.two_factor[0];
+    expect(next.enrolment_required).toBeUndefined();
+    expect((await post('/login/two-factor/enrol', { challenge: next.challenge })).statusCode).toBe(401);
+    const off = await api.post('/profile/two-factor/disable', { password: u.password, code: code(secret, 1) });
+    expect(off.statusCode).toBe(409);
+    expect(off.json().message).toBe('two-factor sign-in is required by your role');
+
+    // The flag off again: the password alone is back for users without two-factor sign-in.
+    const plain = await makeUser(t.app.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    expect((await admin.patch(`/roles/${roleId}`, { two_factor_required: false })).statusCode).toBe(200);
+    expect((await post('/login', { login: plain.login, password: plain.password })).json().data.sessions).toHaveLength(1);
   });
 });

@@ -18,6 +18,7 @@ import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } fr
 import { groups } from '../groups/groups.table.js';
 import { markerVisible } from '../markers/markers.service.js';
 import { roles } from '../roles/roles.table.js';
+import { projectLocale } from './project-locale.js';
 import { userGroups, users } from './users.table.js';
 
 const U = qualifiedColumns(users);
@@ -233,7 +234,11 @@ export class UsersRepository {
   }
 
   async insert(tx: DbOrTx, v: typeof users.$inferInsert): Promise<number> {
-    const [u] = await tx.insert(users).values(v).returning({ id: users.id });
+    const locale = v.locale ?? projectLocale(v.projectId);
+    const [u] = await tx
+      .insert(users)
+      .values({ ...v, locale })
+      .returning({ id: users.id });
     if (!u) throw new Error('user insert returned nothing');
     return u.id;
   }

@@ -1,6 +1,8 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import {
   type CreateWebhookBody,
   type ListMeta,
@@ -44,7 +46,11 @@ export interface WebhooksOptions {
   timeoutMs?: number;
   /** Deliveries in flight at once on this instance. */
   concurrency?: number;
+  /** Resolves a host name to its addresses (tests put a resolver of their own here). */
+  resolve?: (host: string) => Promise<string[]>;
 }
+
+const systemResolve = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 interface Endpoint {
   id: number;
@@ -182,16 +188,31 @@ export class WebhooksService {
   /** Refuses an address inside the site (loopback, private, link-local) unless allowed: a webhook must not reach Atrium's own network. */
   async assertReachable(url: string): Promise<void> {
     if (this.opts.allowPrivate) return;
+    await this.target(url);
+  }
+
+  /**
+   * The one address a delivery to `url` connects to: the name is resolved once, every address it
+   * has must be outside the site (unless allowed), and the connection goes to that very address.
+   * Resolving again when connecting would let a name that answered a public address to the check
+   * answer a private one to the connection (DNS rebinding).
+   */
+  private async target(url: string): Promise<{ address: string; family: 4 | 6 }> {
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
     try {
-      addresses = isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = isIP(host) ? [host] : await (this.opts.resolve ?? systemResolve)(host);
     } catch {
       throw new AppError('invalid_data', [{ field: 'url', message: 'the address cannot be resolved' }]);
     }
-    if (!addresses.length || addresses.some(isPrivateAddress)) {
+    if (!addresses.length || addresses.some((a) => !isIP(a))) {
+      throw new AppError('invalid_data', [{ field: 'url', message: 'the address cannot be resolved' }]);
+    }
+    if (!this.opts.allowPrivate && addresses.some(isPrivateAddress)) {
       throw new AppError('invalid_data', [{ field: 'url', message: 'private addresses are not allowed' }]);
     }
+    const address = addresses[0] as string;
+    return { address, family: isIP(address) as 4 | 6 };
   }
 
   private select() {
@@ -674,25 +695,19 @@ export class WebhooksService {
     let text: string | null = null;
     let error: string | null = null;
     try {
-      await this.assertReachable(d.url).catch(() => {
+      const pinned = await this.target(d.url).catch(() => {
         throw new Error('the address is private or cannot be resolved');
       });
-      const res = await fetch(d.url, {
-        method: 'POST',
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'Atrium-Webhooks/1',
-          [WEBHOOK_HEADERS.event]: d.event_type,
-          [WEBHOOK_HEADERS.delivery]: d.event_id,
-          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-          [WEBHOOK_HEADERS.signature]: signWebhook(d.secret, timestamp, body),
-        },
+      const res = await postPinned(d.url, pinned, body, this.timeoutMs, {
+        'content-type': 'application/json',
+        'user-agent': 'Atrium-Webhooks/1',
+        [WEBHOOK_HEADERS.event]: d.event_type,
+        [WEBHOOK_HEADERS.delivery]: d.event_id,
+        [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+        [WEBHOOK_HEADERS.signature]: signWebhook(d.secret, timestamp, body),
       });
       status = res.status;
-      text = await readLimited(res, WEBHOOK_RESPONSE_BODY_LIMIT);
+      text = res.text;
     } catch (e) {
       error = e instanceof Error ? (e.name === 'TimeoutError' ? 'timed out' : e.message).slice(0, 500) : 'failed';
     }
@@ -730,20 +745,47 @@ export class WebhooksService {
   }
 }
 
-/** The start of an answer's body, at most `limit` characters; the rest is not read. */
-async function readLimited(res: Response, limit: number): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  try {
-    while (text.length < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return text.slice(0, limit);
+/**
+ * POSTs `body` to `url` over a connection to `pinned` (the address checked), whatever the name
+ * resolves to by then; TLS still checks the certificate against the name. Redirects are not
+ * followed; only the start of the answer's body is read (WEBHOOK_RESPONSE_BODY_LIMIT characters).
+ */
+function postPinned(
+  url: string,
+  pinned: { address: string; family: 4 | 6 },
+  body: string,
+  timeoutMs: number,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const lookupPinned: LookupFunction = (_host, options, callback) => {
+    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
+  };
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        lookup: lookupPinned,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+          if (text.length >= WEBHOOK_RESPONSE_BODY_LIMIT) res.destroy();
+        });
+        const done = () => resolve({ status: res.statusCode ?? 0, text: text.slice(0, WEBHOOK_RESPONSE_BODY_LIMIT) });
+        res.on('end', done);
+        res.on('close', done);
+        res.on('error', done);
+      },
+    );
+    req.on('error', (e) => reject(e.name === 'AbortError' ? Object.assign(new Error('timed out'), { name: 'TimeoutError' }) : e));
+    req.end(body);
+  });
 }

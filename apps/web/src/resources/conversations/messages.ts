@@ -31,6 +31,7 @@ export const en = {
     characters_left: '%{count} characters left',
     too_long: 'The message is %{count} characters too long',
     unread: '%{smart_count} unread |||| %{smart_count} unread',
+    menu_unread: '%{smart_count} conversation with unread messages |||| %{smart_count} conversations with unread messages',
     you: 'You',
     deleted_user: 'Deleted user',
     with: 'with %{name}',
@@ -83,6 +84,8 @@ export const ru: typeof en = {
     characters_left: 'Осталось символов: %{count}',
     too_long: 'Сообщение длиннее допустимого на %{count} симв.',
     unread: '%{smart_count} непрочитанное |||| %{smart_count} непрочитанных |||| %{smart_count} непрочитанных',
+    menu_unread:
+      '%{smart_count} разговор с непрочитанными сообщениями |||| %{smart_count} разговора с непрочитанными сообщениями |||| %{smart_count} разговоров с непрочитанными сообщениями',
     you: 'Вы',
     deleted_user: 'Удалённый пользователь',
     with: 'с %{name}',

@@ -26,6 +26,7 @@ import {
 } from 'react-admin';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
+import { DeviceIntegrationInput } from '../integrations/DeviceIntegrationInput';
 import { typeChoices } from './shared';
 
 const Grid = ({ children }: { children: ReactNode }) => (
@@ -255,6 +256,10 @@ export function DeviceForm({ mode, toolbar }: { mode: 'create' | 'edit'; toolbar
             </SimpleFormIterator>
           </ArrayInput>
         </WhenModel>
+      </TabbedForm.Tab>
+      {/* an Axxon One camera of an integration available to the device's group (issue 14) */}
+      <TabbedForm.Tab label="devices.sections.integration_axxon">
+        <DeviceIntegrationInput readOnly={readOnly} />
       </TabbedForm.Tab>
     </TabbedForm>
   );

@@ -80,6 +80,7 @@ export const en = {
       face_recognition: 'Face recognition',
       lift_controller: 'Lift controller',
       management: 'Management',
+      integration_axxon: 'Video integration',
     },
     settings: {
       manual: 'Set SIP manually',
@@ -312,6 +313,7 @@ export const ru: typeof en = {
       face_recognition: 'Распознавание лиц',
       lift_controller: 'Лифтовой контроллер',
       management: 'Управление',
+      integration_axxon: 'Видеоинтеграция',
     },
     settings: {
       manual: 'Задать SIP вручную',

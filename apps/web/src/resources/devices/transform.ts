@@ -16,7 +16,7 @@ const FIELDS = [
   'location_longitude',
   'management',
 ] as const;
-const SETTINGS_BLOCKS = ['sip', 'address', 'network', 'additional', 'face_recognition', 'lift_controller'] as const;
+const SETTINGS_BLOCKS = ['sip', 'address', 'network', 'additional', 'face_recognition', 'lift_controller', 'integration_axxon'] as const;
 
 const blank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 /** Text inputs give '' for an emptied field; the API wants null. */

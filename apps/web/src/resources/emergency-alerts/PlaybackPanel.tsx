@@ -1,4 +1,4 @@
-import type { DeviceTaskState, EmergencyAlert, EmergencyPlayback } from '@atrium/contract';
+import { type DeviceTaskState, EMERGENCY_REALTIME, type EmergencyAlert, type EmergencyPlayback } from '@atrium/contract';
 import CampaignIcon from '@mui/icons-material/Campaign';
 import StopIcon from '@mui/icons-material/Stop';
 import {
@@ -16,12 +16,17 @@ import {
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Confirm, useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { useLiveTopic } from '../../app/live';
+import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
-import { EMERGENCY_API, playbackInMotion } from './shared';
+import { EMERGENCY_API } from './shared';
+
+/** Several devices reporting at once make one read of the playback. */
+const LIVE_DEBOUNCE_MS = 250;
 
 const COLORS: Record<DeviceTaskState, 'default' | 'success' | 'error' | 'warning' | 'info'> = {
   new: 'default',
@@ -45,7 +50,11 @@ export function TaskChip({ state, error, label }: { state: DeviceTaskState; erro
   );
 }
 
-/** Start and stop (each confirmed), and the latest playback device by device, read again every second while it moves. */
+/**
+ * Start and stop (each confirmed), and the latest playback device by device, read again whenever
+ * the server tells of a change to it over the realtime channel (EMERGENCY_REALTIME: a start, a
+ * stop, a device's task), at most a few times a second.
+ */
 export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
   const translate = useTranslate();
   const dp = useDataProvider<AtriumDataProvider>();
@@ -58,7 +67,14 @@ export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
   const playback = useQuery({
     queryKey: key,
     queryFn: async () => (await dp.request<{ data: EmergencyPlayback | null }>(`/${EMERGENCY_API}/${alert.id}/playback`)).data,
-    refetchInterval: (q) => (playbackInMotion(q.state.data) ? 1000 : false),
+  });
+  const reread = useMemo(
+    () => debounce(() => void queryClient.invalidateQueries({ queryKey: ['emergency', alert.id, 'playback'] }), LIVE_DEBOUNCE_MS),
+    [queryClient, alert.id],
+  );
+  useEffect(() => () => reread.cancel(), [reread]);
+  useLiveTopic(EMERGENCY_REALTIME.topic(alert.id), (m) => {
+    if (m.event === EMERGENCY_REALTIME.events.playback) reread();
   });
   const act = useMutation({
     mutationFn: async (action: 'start' | 'stop') =>

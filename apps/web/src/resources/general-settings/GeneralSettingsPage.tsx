@@ -8,6 +8,7 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormSection } from '../../app/kit/FormSection';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
+import { IntegrationsSection } from '../integrations/IntegrationsPage';
 import { validateColor } from '../markers/MarkerForm';
 import { MarkerList } from '../markers/MarkerPages';
 import { type AppleWalletFormValues, walletBody, walletFormValues } from './appleWallet';
@@ -122,7 +123,7 @@ const PROJECT_TABS = {
   white_label: () => <WhiteLabelTab />,
 };
 
-type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers';
+type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers' | 'integrations';
 
 /** `/general-settings`: the project's settings (spec comms §3), one tab per part the user may see. */
 export function GeneralSettingsPage() {
@@ -134,6 +135,8 @@ export function GeneralSettingsPage() {
     ...(settings || can('can_view_management_company_info') ? (['white_label'] as const) : []),
     ...(settings ? (['apple_wallet'] as const) : []),
     ...(can('can_view_markers') || can('can_view_all_markers') ? (['markers'] as const) : []),
+    // project-level integrations with Axxon One (issue 14)
+    ...(settings ? (['integrations'] as const) : []),
   ];
   // The open tab is kept in the address (?tab=), so a reload or a shared link opens it again.
   const [params, setParams] = useSearchParams();
@@ -161,6 +164,13 @@ export function GeneralSettingsPage() {
         </Card>
       ) : null}
       {current === 'markers' ? <MarkerList embedded /> : null}
+      {current === 'integrations' ? (
+        <Card>
+          <CardContent>
+            <IntegrationsSection scope="project" />
+          </CardContent>
+        </Card>
+      ) : null}
     </Box>
   );
 }

@@ -409,14 +409,22 @@ export function SipTab() {
         <TextInput source="server.internal_ip" label={S('internal_ip')} validate={ip} readOnly={readOnly} />
         <TextInput source="server.external_ip" label={S('external_ip')} validate={ip} readOnly={readOnly} />
         <NumberInput source="rtp.min" label={S('rtp_min')} validate={required} min={1024} max={65535} readOnly={readOnly} />
-        <NumberInput source="rtp.max" label={S('rtp_max')} validate={[required, rtpOrder]} min={1024} max={65535} readOnly={readOnly} />
+        <NumberInput
+          source="rtp.max"
+          label={S('rtp_max')}
+          validate={[required, rtpOrder]}
+          min={1024}
+          max={65535}
+          helperText={S('rtp_hint')}
+          readOnly={readOnly}
+        />
       </Box>
-      <BooleanInput source="is_early_media_enabled" label={S('early_media')} readOnly={readOnly} />
+      <BooleanInput source="is_early_media_enabled" label={S('early_media')} helperText={S('early_media_hint')} readOnly={readOnly} />
       <TextArrayInput
         source="local_networks"
         label={S('local_networks')}
         validate={subnetworks}
-        helperText="10.0.0.0/8"
+        helperText={S('local_networks_hint')}
         readOnly={readOnly}
         fullWidth
       />
@@ -527,6 +535,13 @@ function BrokerStatusCard() {
       {s.connected === null ? null : (
         <Chip color={s.connected ? 'success' : 'warning'} label={translate(B(s.connected ? 'connected' : 'disconnected'))} />
       )}
+      {s.mode === 'embedded' ? (
+        <Chip
+          data-testid="broker-tls"
+          color={s.tls_port === null ? 'default' : 'success'}
+          label={s.tls_port === null ? translate(B('tls_off')) : translate(B('tls_on'), { port: s.tls_port })}
+        />
+      ) : null}
       {s.started_at ? (
         <Typography variant="body2" color="text.secondary">
           {translate(B('started_at'), { time: new Date(s.started_at).toLocaleString() })}
@@ -570,6 +585,7 @@ export function BrokerTab() {
   const translate = useTranslate();
   const readOnly = useReadOnly();
   const { query, dp, alert, set } = useSettings<BrokerSettings>('/settings/broker');
+  const queryClient = useQueryClient();
   const [use, setUse] = useState<boolean | null>(null);
   const [cert, setCert] = useState<File | null>(null);
   const [key, setKey] = useState<File | null>(null);
@@ -621,6 +637,8 @@ export function BrokerTab() {
                   body: brokerForm(useUserCerts, cert, key),
                 });
                 set(res.data);
+                // The embedded broker applied them: its TLS port opened, moved to the new pair or closed.
+                void queryClient.invalidateQueries({ queryKey: ['settings', 'broker-status'] });
                 setCert(null);
                 setKey(null);
                 setUse(null);

@@ -33,6 +33,8 @@ import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { useDomainTypes } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
+import { useSessionData } from '../../app/SessionContext';
+import { INTEGRATIONS_PERMISSIONS, IntegrationsSection } from '../integrations/IntegrationsPage';
 import { useGroupAccess } from './access';
 import { GroupDeleteButton } from './GroupDeleteButton';
 import { GroupLogo } from './GroupLogo';
@@ -87,6 +89,7 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
     licenses: !access.licenses,
   };
   const canSave = SELF_DOMAIN_SECTIONS.some((s) => access.sections[s]) || access.licenses;
+  const session = useSessionData();
   /** A user who may only add groups below their own must pick a parent. */
   const parentRequired = mode === 'create' && !can('groups.create_root');
   const toolbar = (
@@ -254,6 +257,13 @@ export function GroupForm({ mode, notices }: { mode: 'create' | 'edit'; notices?
             {translate('groups.users_hint')}
           </Typography>
           <GroupUsers groupId={record.id} />
+        </TabbedForm.Tab>
+      ) : null}
+
+      {/* integrations with Axxon One (issue 14): the spec manages a group's integrations here */}
+      {mode === 'edit' && record && INTEGRATIONS_PERMISSIONS.some((p) => session.can(p)) ? (
+        <TabbedForm.Tab label="groups.tabs.integrations">
+          <IntegrationsSection scope={record.id} />
         </TabbedForm.Tab>
       ) : null}
     </TabbedForm>

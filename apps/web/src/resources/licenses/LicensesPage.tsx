@@ -44,6 +44,7 @@ import { errorText } from '../../app/errors';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { countText, enabledFeatures, periodDay, usedPercent } from './format';
+import { GroupShares } from './GroupShares';
 
 const L = (k: string) => `licenses.${k}`;
 const STATUS_COLOR: Record<LicenseStatus, 'success' | 'warning' | 'default' | 'info' | 'error'> = {
@@ -290,6 +291,15 @@ export function LicensesPage() {
   const queryClient = useQueryClient();
   const { can } = useSessionData();
   const mayManage = can('can_manage_licenses');
+  // Group shares (issue 14): seen with a view of groups' licences, changed with an edit of their counts (the server decides per group).
+  const shareEdit = [
+    'can_edit_self_domain_license_counts',
+    'can_edit_descendant_domain_license_counts',
+    'can_edit_all_domain_license_counts',
+  ].some((p) => can(p));
+  const shareView =
+    shareEdit ||
+    ['can_view_self_domain_licenses', 'can_view_descendant_domain_licenses', 'can_view_all_domain_licenses'].some((p) => can(p));
   const fileInput = useRef<HTMLInputElement>(null);
   const [cloudOpen, setCloudOpen] = useState(false);
   const state = useQuery({
@@ -366,6 +376,7 @@ export function LicensesPage() {
           <LicenseRows list={list.data} mayManage={mayManage} />
         </CardContent>
       </Card>
+      {shareView ? <GroupShares features={state.data.features} editable={shareEdit} /> : null}
       <CloudDialog open={cloudOpen} onClose={() => setCloudOpen(false)} enabled={state.data.cloud_enabled} />
     </Box>
   );

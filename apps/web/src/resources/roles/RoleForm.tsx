@@ -3,6 +3,7 @@ import { maxLength, required } from '@atrium/contract';
 import { Box, Typography } from '@mui/material';
 import {
   AutocompleteArrayInput,
+  BooleanInput,
   DeleteWithConfirmButton,
   ReferenceArrayInput,
   SaveButton,
@@ -60,6 +61,7 @@ export function RoleForm() {
         <TextInput source="name" validate={[required, maxLength(255)]} />
         <TextInput source="description" validate={maxLength(1000)} />
       </Box>
+      <BooleanInput source="two_factor_required" helperText={translate('roles.two_factor_help')} />
       <ReferenceArrayInput source="available_roles" reference="roles" perPage={50} sort={{ field: 'name', order: 'ASC' }}>
         <AutocompleteArrayInput
           label="resources.roles.fields.available_roles"

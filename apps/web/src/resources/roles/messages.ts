@@ -10,6 +10,7 @@ export const en = {
         permissions: 'Permissions',
         available_roles: 'Roles its holders may assign',
         is_builtin: 'Built-in',
+        two_factor_required: 'Two-factor sign-in required',
         users_count: 'Users',
         created_at: 'Created',
         updated_at: 'Updated',
@@ -21,6 +22,8 @@ export const en = {
     create_title: 'New role',
     edit_title: 'Role %{name}',
     general: 'General',
+    two_factor_help:
+      'Holders sign in with a code from an authenticator app as well as the password; those without one set it up at their next sign-in.',
     permissions_count: '%{smart_count} permission |||| %{smart_count} permissions',
     gently: 'Keep roles that are in use (list who uses them)',
     in_use_by: 'Role %{id} is used by %{users}',
@@ -74,6 +77,7 @@ export const ru: typeof en = {
         permissions: 'Права',
         available_roles: 'Роли, которые могут назначать её владельцы',
         is_builtin: 'Встроенная',
+        two_factor_required: 'Обязательный двухфакторный вход',
         users_count: 'Пользователи',
         created_at: 'Создана',
         updated_at: 'Изменена',
@@ -85,6 +89,8 @@ export const ru: typeof en = {
     create_title: 'Новая роль',
     edit_title: 'Роль %{name}',
     general: 'Основное',
+    two_factor_help:
+      'Владельцы роли входят с паролем и кодом из приложения-аутентификатора; у кого его ещё нет, настроят его при следующем входе.',
     permissions_count: '%{smart_count} право |||| %{smart_count} права |||| %{smart_count} прав',
     gently: 'Не удалять используемые роли (показать, кто их использует)',
     in_use_by: 'Роль %{id} используют: %{users}',

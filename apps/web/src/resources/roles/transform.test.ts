@@ -13,6 +13,7 @@ describe('role form transform', () => {
         description: '  ',
         permissions: ['can_view_users', 3],
         available_roles: [{ id: 1, name: 'x' }],
+        two_factor_required: true,
         can_edit: true,
         can_delete: true,
       }),
@@ -21,7 +22,9 @@ describe('role form transform', () => {
       description: null,
       permissions: ['can_view_users'],
       available_roles: [1],
+      two_factor_required: true,
     });
+    expect(roleBody({ name: 'x' }).two_factor_required).toBe(false);
   });
 });
 

@@ -14,6 +14,7 @@ export function roleBody(values: Record<string, unknown>) {
     description: description === '' ? null : description,
     permissions: Array.isArray(values.permissions) ? values.permissions.filter((c): c is string => typeof c === 'string') : [],
     available_roles: roleIds(values.available_roles),
+    two_factor_required: values.two_factor_required === true,
   };
 }
 

@@ -61,6 +61,7 @@ export const en = {
       names: {
         device_tasks: 'Device tasks',
         mail: 'Mail',
+        log_life: 'Log life (old logs removed)',
         realtime: 'Realtime updates',
         mqtt_gateway: 'MQTT gateway',
         sip: 'SIP server',
@@ -161,6 +162,7 @@ export const ru: typeof en = {
       names: {
         device_tasks: 'Задания устройств',
         mail: 'Почта',
+        log_life: 'Срок хранения журналов (удаление старых записей)',
         realtime: 'Обновления в реальном времени',
         mqtt_gateway: 'MQTT-шлюз',
         sip: 'SIP-сервер',
