@@ -15,6 +15,9 @@ import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
 import { SESSIONS_ENDED_SIGNAL } from './sessions.js';
 
+/** Whether an actor may watch the row a guarded topic names (`rest` is the topic after its prefix). */
+export type TopicGuard = (actor: Actor, rest: string) => boolean | Promise<boolean>;
+
 interface Envelope {
   /** Project-qualified topic: `<projectId>:<topic>`. */
   t: string;
@@ -99,6 +102,7 @@ export class RealtimeHub {
   private readonly byTopic = new Map<string, Set<Client>>();
   private readonly assemblies = new Map<string, Assembly>();
   private readonly followers = new Map<string, ((projectId: number, topic: string, data: unknown) => void)[]>();
+  private readonly guards: { prefix: string; may: TopicGuard }[] = [];
   private heartbeat: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
@@ -189,6 +193,20 @@ export class RealtimeHub {
   deliverHere(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): void {
     const env: Envelope = { t: qualify(projectId, topic), e: event, d: data, ...(audience ? { a: audience } : {}) };
     this.deliver(JSON.stringify(env));
+  }
+
+  /**
+   * Topics under `prefix` name one row (an alert, a call): a socket may subscribe only when its user
+   * may see that row, asked of the area that owns it at each subscribe.
+   */
+  guardTopics(prefix: string, may: TopicGuard): void {
+    this.guards.push({ prefix, may });
+  }
+
+  private async mayWatch(actor: Actor, topic: string): Promise<boolean> {
+    if (!RealtimeHub.mayAccess(actor, topic)) return false;
+    for (const g of this.guards) if (topic.startsWith(g.prefix) && !(await g.may(actor, topic.slice(g.prefix.length)))) return false;
+    return true;
   }
 
   /** Private topics belong to one user; app-changes to the project's signed-in users. */
@@ -315,7 +333,7 @@ export class RealtimeHub {
     if (command === 'ping') return this.send(client, { topic: 'system', event: 'pong', data: null });
     const prohibited = () =>
       this.send(client, { topic: topic ?? 'system', event: 'error', data: { message: ERRORS.action_prohibited.message } });
-    if (!topic || !RealtimeHub.mayAccess(client.actor, topic)) return prohibited();
+    if (!topic || !(await this.mayWatch(client.actor, topic))) return prohibited();
     const q = qualify(client.actor.projectId, topic);
     if (command === 'subscribe') {
       client.topics.add(q);

@@ -92,7 +92,7 @@ export interface EmergencyOptions {
   /** Key of the sound links' tokens (the server's token secret). */
   secret: string;
   /** Live playback for the consoles (EMERGENCY_REALTIME); absent, the console reads on demand only. */
-  realtime?: Pick<RealtimeHub, 'publish' | 'follow' | 'hasSubscribers' | 'deliverHere'>;
+  realtime?: Pick<RealtimeHub, 'publish' | 'follow' | 'hasSubscribers' | 'deliverHere' | 'guardTopics'>;
   log?: { warn(obj: object, msg: string): void };
 }
 
@@ -114,6 +114,8 @@ export class EmergencyService {
   ) {
     // A task of a playback changed state on a device (heard by every instance): each instance tells
     // its own consoles showing that alert, and asks the database only when one is showing any.
+    // The ids an alert's playback events carry are for those who may read the alert, no one else.
+    opts.realtime?.guardTopics(EMERGENCY_REALTIME.topicPrefix, (actor, rest) => this.mayWatch(actor, rest));
     opts.realtime?.follow(DEVICE_REALTIME.events.task, (projectId, _topic, data) => {
       const taskId = Number((data as { id?: unknown } | null)?.id);
       if (!Number.isSafeInteger(taskId) || !opts.realtime?.hasSubscribers(projectId, EMERGENCY_REALTIME.topicPrefix)) return;
@@ -307,6 +309,16 @@ export class EmergencyService {
     const [r] = await this.rows(actor, [id]);
     if (!r) throw notFound();
     return r;
+  }
+
+  /** Whether the actor may watch an alert's playback live: the same rule as reading the alert. */
+  async mayWatch(actor: Actor, alertId: string): Promise<boolean> {
+    const id = Number(alertId);
+    if (!Number.isSafeInteger(id) || id <= 0) return false;
+    return this.visible(actor, id).then(
+      () => true,
+      () => false,
+    );
   }
 
   async get(actor: Actor, id: number, withRel: readonly string[] = []): Promise<EmergencyAlert> {

@@ -261,8 +261,10 @@ describe('live playback', () => {
     const other = await connectSocket(base, token);
     try {
       expect((await socket.subscribe(EMERGENCY_REALTIME.topic(alert.id))).event).toBe('subscribed');
-      // Another alert's console hears nothing of this one.
-      expect((await other.subscribe(EMERGENCY_REALTIME.topic(alert.id + 100_000))).event).toBe('subscribed');
+      // An alert that does not exist cannot be watched; another alert's console hears nothing of this one.
+      expect((await other.subscribe(EMERGENCY_REALTIME.topic(alert.id + 100_000))).event).toBe('error');
+      const second = ok<{ id: number }>(await admin.put('/emergency', { name: 'Flood', domains: [building] }));
+      expect((await other.subscribe(EMERGENCY_REALTIME.topic(second.id))).event).toBe('subscribed');
       const op = client(t.app, token);
       const started = ok<{ id: number }>(await op.post(`/emergency/${alert.id}/start`));
       const event = (m: { event: string; topic: string }) =>
@@ -284,6 +286,31 @@ describe('live playback', () => {
     } finally {
       socket.close();
       other.close();
+    }
+  });
+  it('lets only those who may read an alert watch its playback', async () => {
+    const building = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const elsewhere = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId);
+    const alert = ok<{ id: number }>(await admin.put('/emergency', { name: 'Fire', domains: [building] }));
+    const inScope = await userWith(OPERATOR, [building]);
+    const outOfScope = await userWith(OPERATOR, [elsewhere]);
+    const noRight = await userWith(['can_view_devices'], [building]);
+    const watch = async (u: { login: string; password: string }) => {
+      const s = await connectSocket(base, await login(t.app, u.login, u.password));
+      try {
+        return (await s.subscribe(EMERGENCY_REALTIME.topic(alert.id))).event;
+      } finally {
+        s.close();
+      }
+    };
+    expect(await watch(inScope)).toBe('subscribed');
+    expect(await watch(outOfScope)).toBe('error');
+    expect(await watch(noRight)).toBe('error');
+    const s = await connectSocket(base, await login(t.app, inScope.login, inScope.password));
+    try {
+      expect((await s.subscribe('emergency-playback.abc')).event).toBe('error');
+    } finally {
+      s.close();
     }
   });
 });
