@@ -644,6 +644,14 @@ interface BackState {
  * The integrations of one group (its edit page) or of the project (general settings, `'project'`),
  * with links to the spec's /integration/add?domain_id=… and /integration/:id/edit.
  */
+/** A group's integrations: those it owns, and those another group's integration also serves it with. */
+export function sectionIntegrations<T extends Pick<Integration, 'domain_id' | 'domains'>>(
+  list: readonly T[],
+  scope: number | 'project',
+): T[] {
+  return list.filter((i) => (scope === 'project' ? i.domain_id === null : i.domain_id === scope || i.domains.includes(scope)));
+}
+
 export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
   const translate = useTranslate();
   const dp = useDataProvider<AtriumDataProvider>();
@@ -651,10 +659,7 @@ export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
   const back: BackState = { back: `${location.pathname}${location.search}` };
   const list = useQuery({
     queryKey: [...KEY, 'scope', scope],
-    queryFn: () =>
-      dp
-        .request<{ data: Integration[] }>(`/integrations?size=1000&sort=name${scope === 'project' ? '' : `&domain_id=${scope}`}`)
-        .then((r) => r.data.filter((i) => (scope === 'project' ? i.domain_id === null : i.domain_id === scope))),
+    queryFn: () => dp.request<{ data: Integration[] }>('/integrations?size=1000&sort=name').then((r) => sectionIntegrations(r.data, scope)),
   });
   const add = scope === 'project' ? '/integration/add' : `/integration/add?domain_id=${scope}`;
   return (
@@ -688,7 +693,12 @@ export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
           <TableBody>
             {(list.data ?? []).map((i) => (
               <TableRow key={i.id} data-testid={`section-integration-${i.id}`}>
-                <TableCell>{i.name}</TableCell>
+                <TableCell>
+                  {i.name}
+                  {scope !== 'project' && i.domain_id !== scope ? (
+                    <Chip size="small" variant="outlined" sx={{ ml: 1 }} label={translate(L('section.shared'))} />
+                  ) : null}
+                </TableCell>
                 <TableCell sx={{ overflowWrap: 'anywhere' }}>{i.axxon_one_settings.url}</TableCell>
                 <TableCell>
                   <StatusChip id={i.id} />

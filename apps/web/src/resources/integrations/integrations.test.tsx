@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { evaluate, findMenuEntry, menuPathOf } from '../../app/menu-rules';
 import { deviceBody } from '../devices/transform';
 import { cameraChoices } from './DeviceIntegrationInput';
-import { INTEGRATIONS_PERMISSIONS, integrationFormData, integrationPayload } from './IntegrationsPage';
+import { INTEGRATIONS_PERMISSIONS, integrationFormData, integrationPayload, sectionIntegrations } from './IntegrationsPage';
 import { en, ru } from './messages';
 
 const leaves = (o: object, prefix = ''): [string, unknown][] =>
@@ -58,6 +58,18 @@ describe('integrations page', () => {
     expect(JSON.parse(String(fd.get('payload')))).toEqual({ name: 'x' });
     expect(await (fd.get('certificate') as File).text()).toContain('BEGIN CERTIFICATE');
     expect(integrationFormData({}, null).has('certificate')).toBe(false);
+  });
+
+  it("lists in a group's section the integrations it owns and those shared with it, and at project level the unowned", () => {
+    const list = [
+      { id: 1, domain_id: 7, domains: [] },
+      { id: 2, domain_id: 8, domains: [7] },
+      { id: 3, domain_id: 8, domains: [] },
+      { id: 4, domain_id: null, domains: [7] },
+    ];
+    expect(sectionIntegrations(list, 7).map((i) => i.id)).toEqual([1, 2, 4]);
+    expect(sectionIntegrations(list, 8).map((i) => i.id)).toEqual([2, 3]);
+    expect(sectionIntegrations(list, 'project').map((i) => i.id)).toEqual([4]);
   });
 
   it('shows the menu item to whoever the server lets read integrations', () => {

@@ -21,7 +21,7 @@ export const en = {
       domains: 'Also serves groups',
     },
     domains_hint: 'Devices of these groups and the groups below them may use it too',
-    section: { group: "This group's integrations", project: 'Project-level integrations' },
+    section: { group: "This group's integrations", project: 'Project-level integrations', shared: 'from another group' },
     device: {
       title: 'Axxon One video',
       enabled: 'Link a camera of an integration',
@@ -112,7 +112,7 @@ export const ru: typeof en = {
       domains: 'Обслуживает также группы',
     },
     domains_hint: 'Устройства этих групп и групп ниже тоже могут её использовать',
-    section: { group: 'Интеграции этой группы', project: 'Интеграции уровня проекта' },
+    section: { group: 'Интеграции этой группы', project: 'Интеграции уровня проекта', shared: 'из другой группы' },
     device: {
       title: 'Видео Axxon One',
       enabled: 'Привязать камеру интеграции',
