@@ -74,10 +74,19 @@ export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
         .toBe(0);
     },
     async close() {
-      for (const s of sims) await s.stop({ graceful: false });
+      // A close that once hung past the hook's minute under load: each step names itself when slow.
+      const step = async (name: string, p: Promise<unknown>) => {
+        const slow = setTimeout(() => console.warn(`device harness: ${name} still closing after 15 s`), 15_000);
+        try {
+          await p;
+        } finally {
+          clearTimeout(slow);
+        }
+      };
+      await step('simulators', Promise.all(sims.map((s) => s.stop({ graceful: false }))));
       t.app.services.devices.attachGateway(null);
-      await gateway.close();
-      await broker.close();
+      await step('gateway', gateway.close());
+      await step('broker', broker.close());
     },
   };
 }

@@ -64,7 +64,8 @@ export async function buildTestApp(opts: { database?: Database; env?: Record<str
     adminLogin,
     adminPassword,
     async close() {
-      await app.close();
+      const slow = setTimeout(() => console.warn('test app: still closing after 15 s'), 15_000);
+      await app.close().finally(() => clearTimeout(slow));
       if (!opts.database) await database.close();
     },
   };
