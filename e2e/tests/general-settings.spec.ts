@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { smtpLogin, smtpPort } from '../playwright.config';
@@ -243,4 +243,45 @@ test('a viewer reads the project settings without changing them; the management 
   await expect(page.getByRole('tab')).toHaveCount(1);
   await expect(page.getByRole('tab', { name: 'Management company' })).toHaveAttribute('aria-selected', 'true');
   await expect(page.getByRole('textbox', { name: 'Company name' })).toBeVisible();
+});
+
+test('an installer restores a panel from its backup image in the project settings, and a wrong file is refused', async ({
+  page,
+  request,
+}) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const serial = `BKP${Date.now().toString(36).toUpperCase()}`;
+  const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
+  const device = await admin.call<{ id: number }>('PUT', '/devices', {
+    name: `Gate ${serial}`,
+    type: 'panel',
+    model: 'AP-100',
+    serial_number: serial,
+    domain_id: profile.domains[0]?.id,
+  });
+  // Only what the job needs: device backup import and editing the devices of the group.
+  const installer = await makeUser(admin, { permissions: ['can_import_device_backup', 'can_view_devices', 'can_edit_devices'] });
+  const dir = mkdtempSync(path.join(tmpdir(), 'atrium-backup-'));
+  const image = path.join(dir, 'panel-backup.json');
+  const junk = path.join(dir, 'junk.json');
+  writeFileSync(
+    image,
+    JSON.stringify({ format: 'atrium-device-backup', version: 1, serial_number: serial, device_settings: { sip: { talk_timeout: 95 } } }),
+  );
+  writeFileSync(junk, '{"format":"something else"}');
+  try {
+    await signInFromLogin(page, installer);
+    await sideMenu(page).getByRole('menuitem', { name: 'General settings', exact: true }).click();
+    await expect(page.getByRole('tab', { name: 'Device backup' })).toHaveAttribute('aria-selected', 'true');
+    await expect(page.getByRole('tab', { name: 'General', exact: true })).toHaveCount(0);
+    await page.getByLabel('Choose a backup image').setInputFiles(junk);
+    await expect(page.getByText('invalid backup image', { exact: false })).toBeVisible();
+    await page.getByLabel('Choose a backup image').setInputFiles(image);
+    await expect(page.getByTestId('device-backup-result')).toContainText(`Gate ${serial} (${serial})`);
+    await snapshot(page, 'general-settings-device-backup');
+    const stored = await admin.call<{ device_settings: { sip: { talk_timeout: number } } }>('GET', `/devices/${device.id}`);
+    expect(stored.device_settings.sip.talk_timeout).toBe(95);
+  } finally {
+    await admin.call('DELETE', `/devices/${device.id}`);
+  }
 });

@@ -12,6 +12,7 @@ import { IntegrationsSection } from '../integrations/IntegrationsPage';
 import { validateColor } from '../markers/MarkerForm';
 import { MarkerList } from '../markers/MarkerPages';
 import { type AppleWalletFormValues, walletBody, walletFormValues } from './appleWallet';
+import { DeviceBackupTab } from './DeviceBackupTab';
 import { BrokerTab, GeneralTab, PushTab, SipTab, WhiteLabelTab } from './ProjectSettingsTabs';
 
 const WALLET = '/settings/apple-wallet';
@@ -123,7 +124,7 @@ const PROJECT_TABS = {
   white_label: () => <WhiteLabelTab />,
 };
 
-type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers' | 'integrations';
+type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers' | 'integrations' | 'device_backup';
 
 /** `/general-settings`: the project's settings (spec comms §3), one tab per part the user may see. */
 export function GeneralSettingsPage() {
@@ -137,6 +138,7 @@ export function GeneralSettingsPage() {
     ...(can('can_view_markers') || can('can_view_all_markers') ? (['markers'] as const) : []),
     // project-level integrations with Axxon One (issue 14)
     ...(settings ? (['integrations'] as const) : []),
+    ...(can('can_import_device_backup') ? (['device_backup'] as const) : []),
   ];
   // The open tab is kept in the address (?tab=), so a reload or a shared link opens it again.
   const [params, setParams] = useSearchParams();
@@ -164,6 +166,13 @@ export function GeneralSettingsPage() {
         </Card>
       ) : null}
       {current === 'markers' ? <MarkerList embedded /> : null}
+      {current === 'device_backup' ? (
+        <Card>
+          <CardContent>
+            <DeviceBackupTab />
+          </CardContent>
+        </Card>
+      ) : null}
       {current === 'integrations' ? (
         <Card>
           <CardContent>
