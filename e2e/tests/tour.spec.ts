@@ -94,7 +94,7 @@ test('the API documentation', async ({ page }) => {
 
 test('the signed-in pages', async ({ page, request }) => {
   // Eight pages, each scanned by axe with the whole side menu: more than the default on a busy machine.
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   await signInFromLogin(page, ADMIN);
   await expect(sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true })).toBeVisible();
   // The home page summarises what exists: counts leading to their lists, and the latest changes.
