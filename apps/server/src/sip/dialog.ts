@@ -57,6 +57,21 @@ export class DialogRelay {
       dialog.confirmed = true;
       for (const resolve of dialog.onConfirmed.splice(0)) resolve();
     }
+    if (req.method === 'ACK' && this.d.media?.carries(req)) {
+      // The answer to a late offer (an INVITE without SDP, its offer in the 2xx): from the ACK's
+      // sender, to the offer of the ACK's recipient (its To tag).
+      const answer = {
+        callId: call.callId,
+        fromTag: toTag,
+        toTag: fromTag ?? '',
+        from: mediaKindOf(sender.flow.transport, req.body),
+        to: mediaKindOf(dest.transport),
+      };
+      void this.d.media
+        .rewrite('answer', forwarded, answer, this.proxy.advertised(dest.address))
+        .then((answered) => this.d.layer.sender.send(dest, answered));
+      return;
+    }
     if (req.method === 'ACK' || !tx) {
       this.d.layer.sender.send(dest, forwarded);
       return;
@@ -74,7 +89,20 @@ export class DialogRelay {
       from: mediaKindOf(sender.flow.transport, req.body),
       to: mediaKindOf(dest.transport),
     };
+    const lateOffer = req.method === 'INVITE' && !!media && !media.carries(req);
     const respond = (res: SipResponse) => {
+      if (lateOffer && media?.carries(res) && res.status >= 200 && res.status < 300) {
+        // An offerless re-INVITE: the 2xx carries the offer (by the recipient's tag), the ACK the answer.
+        const offer = {
+          callId: call.callId,
+          fromTag: toTag,
+          toTag: fromTag ?? '',
+          from: mediaKindOf(dest.transport, res.body),
+          to: sdp.from,
+        };
+        void media.rewrite('offer', res, offer, this.proxy.advertised(sender.flow.address)).then((offered) => tx.respond(offered));
+        return;
+      }
       if (!offers || !media?.carries(res) || res.status >= 300) {
         tx.respond(res);
         return;

@@ -177,4 +177,43 @@ describe.skipIf(skip)('media relay with rtpengine', () => {
     expect(audioPort(held)).toBeGreaterThanOrEqual(rtpengine.ports.min);
     expect(audioPort(held)).toBeLessThanOrEqual(rtpengine.ports.max);
   }, 30_000);
+  it('takes a late offer from the 2xx and its answer from the ACK, both through rtpengine', async () => {
+    const phoneTrace = path.join(traces, 'phone.log');
+    const panelTrace = path.join(traces, 'panel.log');
+    const phone = await runSipp('uas-answer.xml', server.ports.udp, ['-trace_msg', '-message_file', phoneTrace]);
+    running.push(phone);
+    expect(await registerContact(server.ports.udp, '201', 'Pw201x', phone.port)).toBe(200);
+    const panel = await runSipp('uac-call-late-offer.xml', server.ports.udp, [
+      '-s',
+      '201',
+      '-key',
+      'caller',
+      '101',
+      '-au',
+      '101',
+      '-ap',
+      'Panel101',
+      '-trace_msg',
+      '-message_file',
+      panelTrace,
+    ]);
+    running.push(panel);
+    const answered = await observer.waitFor('answered');
+    const [panelDone, phoneDone] = await Promise.all([panel.done, phone.done]);
+    expect(panelDone.code, panelDone.errors).toBe(0);
+    expect(phoneDone.code, phoneDone.errors).toBe(0);
+    expect(await observer.waitFor('ended')).toMatchObject({ callId: answered.callId, outcome: 'answered' });
+
+    const inRange = (port: number) => port >= rtpengine.ports.min && port <= rtpengine.ports.max;
+    // The panel's trace: the offer it received in the 200, then its own answer in the ACK.
+    const [offerToPanel = '', ownAnswer = ''] = sdpsIn(panelTrace);
+    expect(inRange(audioPort(offerToPanel)), offerToPanel).toBe(true);
+    expect(offerToPanel).toMatch(/RTP\/AVP 0/);
+    expect(inRange(audioPort(ownAnswer))).toBe(false);
+    // The phone's trace: its own offer in the 200, then the panel's answer as the ACK brought it.
+    const [ownOffer = '', answerToPhone = ''] = sdpsIn(phoneTrace);
+    expect(inRange(audioPort(ownOffer))).toBe(false);
+    expect(inRange(audioPort(answerToPhone)), answerToPhone).toBe(true);
+    expect(answerToPhone).toMatch(/^c=IN IP4 127\.0\.0\.1/m);
+  }, 30_000);
 });

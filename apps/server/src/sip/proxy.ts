@@ -299,7 +299,18 @@ export class SipProxy {
       call.serverTx.respond(relayed);
       return;
     }
-    const sdp = { ...this.mediaLegs(call, branch, 'answer', res.body), toTag: tagOf(res.headers.get('to')) ?? '' };
+    const calleeTag = tagOf(res.headers.get('to')) ?? '';
+    if (!media.carries(call.invite)) {
+      // Late offer (RFC 3261 §13.2.1): the INVITE had no SDP, so the callee's response carries the
+      // offer, sent by the callee's tag; the caller's answer comes in the ACK (DialogRelay).
+      const legs = this.mediaLegs(call, branch, 'answer', res.body);
+      const offer = { callId: call.callId, fromTag: calleeTag, toTag: call.callerTag, from: legs.from, to: legs.to };
+      void media
+        .rewrite('offer', relayed, offer, this.advertised(call.callerLeg.flow.address))
+        .then((offered) => call.serverTx.respond(offered));
+      return;
+    }
+    const sdp = { ...this.mediaLegs(call, branch, 'answer', res.body), toTag: calleeTag };
     void media
       .rewrite('answer', relayed, sdp, this.advertised(call.callerLeg.flow.address))
       .then((answered) => call.serverTx.respond(answered));
