@@ -52,7 +52,10 @@ async function startBroker(
   return embeddedBroker(config, config.mqttPort, credentials, internal, tls);
 }
 
-/** Starts the SIP server unless it is switched off or one of its ports is taken (then says what to do). */
+/**
+ * Starts the SIP server unless it is switched off or one of its ports is taken (then says what to do);
+ * when only the SIP over TLS port is taken, it starts without TLS and says so.
+ */
 async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRuntime | null> {
   if (!config.sip.enabled) return null;
   const taken = await takenSipPort(config.sip.host, config.sip.port, config.sip.wsPort);
@@ -64,6 +67,15 @@ async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRunt
         `    - or switch it off:    SIP_ENABLED=false npm start\n`,
     );
     return null;
+  }
+  const tlsPort = config.sip.tls ? config.sip.tlsPort : null;
+  if (tlsPort && !(await tcpPortFree(tlsPort, config.sip.host))) {
+    console.warn(
+      `\n! SIP over TLS port ${tlsPort} is already in use (another SIP server is probably running there).\n` +
+        `  Atrium's SIP server runs without TLS, so devices set to TLS cannot register yet. Choose another port:\n` +
+        `    SIP_TLS_PORT=5062 npm start\n`,
+    );
+    return startSip(app, { ...config, sip: { ...config.sip, tlsPort: null } });
   }
   return startSip(app, config);
 }
@@ -189,7 +201,7 @@ async function main(): Promise<void> {
   lines.push(
     `  SIP: ${
       sip
-        ? `UDP and TCP ${config.sip.host}:${sip.server.ports.udp}, WebSocket ${config.sip.tls ? 'wss' : 'ws'}://${config.sip.publicHost}:${sip.server.ports.ws} (virtual numbers register with their number and SIP password)`
+        ? `UDP and TCP ${config.sip.host}:${sip.server.ports.udp}${sip.server.ports.tls ? `, TLS ${config.sip.host}:${sip.server.ports.tls}` : config.sip.tls ? ', TLS not listening (see above)' : ''}, WebSocket ${config.sip.tls ? 'wss' : 'ws'}://${config.sip.publicHost}:${sip.server.ports.ws} (virtual numbers register with their number and SIP password)`
         : config.sip.enabled
           ? 'not running (see above)'
           : 'off (SIP_ENABLED=false)'
@@ -230,7 +242,9 @@ async function main(): Promise<void> {
 main().catch((e: unknown) => {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'EADDRINUSE')
-    console.error(`A port Atrium needs is already in use: ${err.message}. Set PORT, MQTT_PORT, SIP_PORT or SIP_WS_PORT to a free one.`);
+    console.error(
+      `A port Atrium needs is already in use: ${err.message}. Set PORT, MQTT_PORT, SIP_PORT, SIP_WS_PORT or SIP_TLS_PORT to a free one.`,
+    );
   else console.error(`Atrium could not start: ${err.message ?? String(e)}`);
   process.exit(1);
 });

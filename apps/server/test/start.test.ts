@@ -1,10 +1,11 @@
 // The process `npm start` runs (src/main.ts), started for real: embedded PGlite in a fresh data
 // directory, the embedded MQTT broker, the printed sign-in, and the messages for taken ports.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import mqtt from 'mqtt';
 import { afterEach, describe, expect, it } from 'vitest';
 
@@ -76,7 +77,8 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-describe('npm start (src/main.ts)', () => {
+// Each start builds a whole server from source (tsx): on a loaded machine that takes well over the default 30 s.
+describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
   it('starts on PGlite with the embedded broker, prints the one-time password, and that password signs in', async () => {
     const [port, mqttPort] = [await freePort(), await freePort()];
     const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-start-'));
@@ -158,6 +160,67 @@ describe('npm start (src/main.ts)', () => {
       expect(out).toContain('SIP_PORT=5070 SIP_WS_PORT=8444 npm start');
       expect(out).toContain('SIP: not running (see above)');
       expect(out).not.toMatch(/\n\s+at /);
+      expect((await fetch(`http://127.0.0.1:${port}/api/v0/info`)).status).toBe(200);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('opens SIP over TLS with a certificate, and runs without it, saying so, when its port is taken', async () => {
+    const certs = mkdtempSync(path.join(tmpdir(), 'atrium-start-tls-'));
+    dirs.push(certs);
+    const [cert, key] = [path.join(certs, 'cert.pem'), path.join(certs, 'key.pem')];
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-days',
+        '1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'ignore' },
+    );
+    const env = { MQTT_URL: 'mqtt://127.0.0.1:1', SIP_TLS_CERT: cert, SIP_TLS_KEY: key };
+    const open = start({ ...env, PORT: String(await freePort()), SIP_TLS_PORT: '0' });
+    const out = await waitForText(open, 'Atrium is running at');
+    const tlsPort = Number(/SIP: UDP and TCP 127\.0\.0\.1:\d+, TLS 127\.0\.0\.1:(\d+), WebSocket wss:\/\/localhost:\d+/.exec(out)?.[1]);
+    expect(tlsPort).toBeGreaterThan(0);
+    // A device's TLS connection: an OPTIONS over it is answered over it.
+    const socket = tls.connect({ host: '127.0.0.1', port: tlsPort, rejectUnauthorized: false });
+    try {
+      await new Promise((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      const answer = new Promise<string>((resolve) => socket.once('data', (d) => resolve(String(d))));
+      socket.write(
+        `OPTIONS sip:127.0.0.1:${tlsPort} SIP/2.0\r\nVia: SIP/2.0/TLS 127.0.0.1:${socket.localPort};branch=z9hG4bK-start\r\n` +
+          'From: <sip:probe@localhost>;tag=p\r\nTo: <sip:localhost>\r\nCall-ID: start-tls\r\nCSeq: 1 OPTIONS\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n',
+      );
+      expect(await answer).toMatch(/^SIP\/2\.0 200 OK\r\n/);
+    } finally {
+      socket.destroy();
+    }
+
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const takenPort = (taken.address() as net.AddressInfo).port;
+    try {
+      const port = await freePort();
+      const s = start({ ...env, PORT: String(port), SIP_TLS_PORT: String(takenPort) });
+      const text = await waitForText(s, 'Atrium is running at');
+      expect(text).toContain(`SIP over TLS port ${takenPort} is already in use`);
+      expect(text).toContain('SIP_TLS_PORT=5062 npm start');
+      expect(text).toMatch(/SIP: UDP and TCP 127\.0\.0\.1:\d+, TLS not listening \(see above\), WebSocket wss:/);
+      expect(text).not.toMatch(/\n\s+at /);
       expect((await fetch(`http://127.0.0.1:${port}/api/v0/info`)).status).toBe(200);
     } finally {
       taken.close();

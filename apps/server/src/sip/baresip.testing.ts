@@ -67,9 +67,12 @@ export interface BaresipUa {
 export interface BaresipOptions {
   number: string;
   password: string;
-  /** Atrium's SIP server (UDP). */
+  /** Atrium's SIP server: its UDP port, or its SIP over TLS port with `transport: 'tls'`. */
   server: { host: string; port: number };
   host?: string;
+  transport?: 'udp' | 'tls';
+  /** The CA (PEM file) baresip trusts for TLS. */
+  caFile?: string;
 }
 
 export async function startBaresip(opts: BaresipOptions): Promise<BaresipUa> {
@@ -96,13 +99,15 @@ export async function startBaresip(opts: BaresipOptions): Promise<BaresipUa> {
       'module aubridge.so',
       'module account.so',
       'module menu.so',
+      ...(opts.caFile ? [`sip_cafile ${opts.caFile}`] : []),
       '',
     ].join('\n'),
   );
-  const server = `sip:${opts.server.host}:${opts.server.port}`;
+  const tls = opts.transport === 'tls' ? ';transport=tls' : '';
+  const server = `sip:${opts.server.host}:${opts.server.port}${tls}`;
   writeFileSync(
     path.join(dir, 'accounts'),
-    `<sip:${opts.number}@${opts.server.host}:${opts.server.port}>;auth_pass=${opts.password};outbound="${server}";regint=300;answermode=auto;audio_codecs=PCMU\n`,
+    `<sip:${opts.number}@${opts.server.host}:${opts.server.port}${tls}>;auth_pass=${opts.password};outbound="${server}";regint=300;answermode=auto;audio_codecs=PCMU\n`,
   );
   const child: ChildProcess = spawn(BARESIP_BIN, ['-f', dir], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

@@ -73,7 +73,7 @@ export class LocalAddress {
 
   private portOf(transport: TransportName): number {
     const p = this.transports.ports;
-    return transport === 'udp' ? p.udp : transport === 'tcp' ? p.tcp : p.ws;
+    return transport === 'udp' ? p.udp : transport === 'tcp' ? p.tcp : transport === 'tls' ? (p.tls ?? 0) : p.ws;
   }
 
   /** A new top Via for a request we send; `loopHash` lets §16.3 loop detection find it again. */
@@ -82,6 +82,7 @@ export class LocalAddress {
     return `SIP/2.0/${transport.toUpperCase()} ${this.hostFor(peer)}:${this.portOf(transport)};branch=${branch};rport`;
   }
 
+  /** Over TLS with `;transport=tls` (as Kamailio writes it), so the peer's in-dialog requests come back over TLS. */
   recordRoute(transport: TransportName, peer?: string): string {
     const param = transport === 'udp' ? '' : `;transport=${transport === 'wss' ? 'ws' : transport}`;
     return `<sip:${this.hostFor(peer)}:${this.portOf(transport)}${param};lr>`;
@@ -92,9 +93,10 @@ export class LocalAddress {
     const addr = parseNameAddr(value);
     const uri = addr ? parseUri(addr.uri) : null;
     if (!uri) return false;
-    const port = uri.port ?? 5060;
+    const tls = uri.scheme === 'sips' || uri.params.get('transport')?.toLowerCase() === 'tls';
+    const port = uri.port ?? (tls ? 5061 : 5060);
     const p = this.transports.ports;
-    return this.isLocalHost(uri.host) && (port === p.udp || port === p.tcp || port === p.ws);
+    return this.isLocalHost(uri.host) && (port === p.udp || port === p.tcp || port === p.ws || port === p.tls);
   }
 
   isLocalHost(host: string): boolean {

@@ -23,6 +23,8 @@ export interface SipServerOptions {
   /** WebSocket port: wss when `tls` is given, plain ws otherwise. */
   wsPort: number;
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** SIP over TLS for devices (RFC 3261 §26) on this port (0: any free one), opened only with `tls`. */
+  tlsPort?: number;
   /** The address phones reach us at, when `host` is a wildcard or behind NAT. */
   publicHost?: string;
   realm: string;
@@ -40,7 +42,8 @@ export interface SipServerOptions {
 }
 
 export interface SipServer {
-  ports: { udp: number; tcp: number; ws: number };
+  /** `tls` only while SIP over TLS listens. */
+  ports: { udp: number; tcp: number; ws: number; tls?: number };
   contacts(number: string): SipContact[];
   /** Contacts registered now, over every number. */
   registrationCount(): number;

@@ -2,18 +2,19 @@ import dgram from 'node:dgram';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import net from 'node:net';
+import tls from 'node:tls';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { formatVia, parseVia } from './address.js';
 import { parseMessage, type SipMessage, StreamFramer, serializeMessage } from './message.js';
 import type { SipLogger } from './server-types.js';
 
 /**
- * UDP, TCP and WebSocket (RFC 7118, subprotocol `sip`) transports. A stream connection is a flow:
- * requests to a contact registered over TCP or WS go back over that very connection, since a
- * browser or a NATed panel cannot be reached any other way.
+ * UDP, TCP, TLS (RFC 3261 §26, framed as TCP) and WebSocket (RFC 7118, subprotocol `sip`)
+ * transports. A stream connection is a flow: requests to a contact registered over TCP, TLS or WS go
+ * back over that very connection, since a browser or a NATed panel cannot be reached any other way.
  */
 
-export type TransportName = 'udp' | 'tcp' | 'ws' | 'wss';
+export type TransportName = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
 
 export interface Destination {
   transport: TransportName;
@@ -26,7 +27,10 @@ export interface TransportOptions {
   udpPort: number;
   tcpPort: number;
   wsPort: number;
+  /** Certificate and key: the WebSocket port serves wss, and SIP over TLS listens on `tlsPort` when given. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** SIP over TLS for devices (0: any free port); only with `tls`. */
+  tlsPort?: number;
 }
 
 export interface TransportHandlers {
@@ -46,10 +50,12 @@ export const isReliable = (transport: TransportName): boolean => transport !== '
 const plainAddress = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
 
 export class SipTransports {
-  readonly ports = { udp: 0, tcp: 0, ws: 0 };
+  /** The bound ports; `tls` only while SIP over TLS listens. */
+  readonly ports: { udp: number; tcp: number; ws: number; tls?: number } = { udp: 0, tcp: 0, ws: 0 };
   readonly wsTransport: 'ws' | 'wss';
   private udp: dgram.Socket | null = null;
   private tcp: net.Server | null = null;
+  private tlsServer: tls.Server | null = null;
   private http: HttpServer | null = null;
   private wss: WebSocketServer | null = null;
   private readonly streams = new Map<string, StreamConnection>();
@@ -65,10 +71,12 @@ export class SipTransports {
   }
 
   async start(): Promise<void> {
-    const results = await Promise.allSettled([this.startUdp(), this.startTcp(), this.startWs()]);
+    const starts = [this.startUdp(), this.startTcp(), this.startWs()];
+    if (this.opts.tls && this.opts.tlsPort !== undefined) starts.push(this.startTls(this.opts.tls, this.opts.tlsPort));
+    const results = await Promise.allSettled(starts);
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) {
-      // One port taken must not leave the other two bound.
+      // One port taken must not leave the others bound.
       await this.close();
       throw failure.reason;
     }
@@ -92,21 +100,34 @@ export class SipTransports {
   }
 
   private startTcp(): Promise<void> {
-    const server = net.createServer((socket) => this.adoptTcp(socket));
+    const server = net.createServer((socket) => this.adoptStream(socket, 'tcp'));
     this.tcp = server;
-    return new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.opts.tcpPort, this.opts.host, () => {
-        server.off('error', reject);
-        const address = server.address();
-        this.ports.tcp = typeof address === 'object' && address ? address.port : 0;
-        resolve();
-      });
+    return listen(server, this.opts.tcpPort, this.opts.host).then((port) => {
+      this.ports.tcp = port;
     });
   }
 
-  private adoptTcp(socket: net.Socket): Destination {
-    const flow: Destination = { transport: 'tcp', address: plainAddress(socket.remoteAddress), port: socket.remotePort ?? 0 };
+  private startTls(pair: { cert: string | Buffer; key: string | Buffer }, port: number): Promise<void> {
+    // RFC 3261 §26.3.1: the server presents its certificate; devices are not asked for one (they sign in by digest).
+    const server = tls.createServer({ cert: pair.cert, key: pair.key, minVersion: 'TLSv1.2' }, (socket) => this.adoptStream(socket, 'tls'));
+    this.tlsServer = server;
+    // Sockets still in their handshake are closed with the rest.
+    server.on('connection', (socket: net.Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    server.on('tlsClientError', (err, socket) => {
+      this.log.debug({ err: err.message, from: plainAddress(socket.remoteAddress) }, 'sip tls handshake failed');
+      socket.destroy();
+    });
+    return listen(server, port, this.opts.host).then((bound) => {
+      this.ports.tls = bound;
+    });
+  }
+
+  /** A TCP or TLS connection as a flow: messages framed by Content-Length (RFC 3261 §18.3). */
+  private adoptStream(socket: net.Socket, transport: 'tcp' | 'tls'): Destination {
+    const flow: Destination = { transport, address: plainAddress(socket.remoteAddress), port: socket.remotePort ?? 0 };
     const key = flowKey(flow);
     const framer = new StreamFramer();
     this.sockets.add(socket);
@@ -120,7 +141,7 @@ export class SipTransports {
       }
       const messages = framer.push(chunk);
       if (messages === 'overflow') {
-        this.log.warn({ flow: key }, 'sip tcp message over the size limit; closing');
+        this.log.warn({ flow: key }, `sip ${transport} message over the size limit; closing`);
         socket.destroy();
         return;
       }
@@ -220,7 +241,7 @@ export class SipTransports {
     // Outbound TCP (trunks): connect, then adopt the socket as a flow like an inbound one.
     const socket = net.connect({ host: dest.address, port: dest.port });
     socket.once('connect', () => {
-      const flow = this.adoptTcp(socket);
+      const flow = this.adoptStream(socket, 'tcp');
       if (flowKey(flow) !== flowKey(dest))
         this.streams.set(flowKey(dest), { write: (d) => socket.write(d), close: () => socket.destroy() });
       socket.write(data);
@@ -240,10 +261,7 @@ export class SipTransports {
       const udp = this.udp;
       waits.push(new Promise((resolve) => udp.close(() => resolve())));
     }
-    if (this.tcp) {
-      const tcp = this.tcp;
-      waits.push(new Promise((resolve) => tcp.close(() => resolve())));
-    }
+    for (const server of [this.tcp, this.tlsServer]) if (server) waits.push(new Promise((resolve) => server.close(() => resolve())));
     if (this.wss) {
       const wss = this.wss;
       for (const client of wss.clients) client.terminate();
@@ -256,6 +274,18 @@ export class SipTransports {
     }
     await Promise.all(waits);
   }
+}
+
+/** Listens on host:port (0: any free one); resolves the bound port. */
+function listen(server: net.Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : 0);
+    });
+  });
 }
 
 /** RFC 3261 §18.2.1 and RFC 3581: note where a request really came from in its top Via. */

@@ -11,7 +11,7 @@ export interface SipContact {
   number: string;
   /** The Contact URI the user agent registered. */
   uri: string;
-  transport: 'udp' | 'tcp' | 'ws' | 'wss';
+  transport: 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
   /** Where the registration came from (the flow a request to this contact must go back over). */
   source: { address: string; port: number };
   userAgent: string | null;

@@ -124,6 +124,19 @@ describe('the project’s SIP tab applied to what devices get', () => {
     f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
     expect(f).toMatchObject({ auto_forward_rules: false, protocol: 'UDP' });
     expect(f.address).toMatch(/^10\.0\.0\.5(:\d+)?$/);
+    // Devices told TLS dial the SIP over TLS port the server listens on (5061 is left unsaid).
+    t.app.sipWs.tls = 5071;
+    try {
+      await patch({ auto_forward_rules: { is_enabled: false, device_protocol: 'TLS', use_address: 'internal_ip' } });
+      f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+      expect(f).toMatchObject({ protocol: 'TLS', address: '10.0.0.5:5071' });
+      expect(f.entries[0].numbers[0].uri).toBe('sip:4112@10.0.0.5:5071;transport=tls');
+      t.app.sipWs.tls = 5061;
+      f = (await admin.get(`/devices/${panelId}/forwards/settings`)).json().data;
+      expect(f.address).toBe('10.0.0.5');
+    } finally {
+      t.app.sipWs.tls = null;
+    }
     const general = await admin.patch('/settings/general', { server_url: 'https://door.example.org' });
     expect(general.statusCode, general.body).toBe(200);
     await patch({ auto_forward_rules: { is_enabled: true, device_protocol: 'UDP', use_address: 'server_url' } });

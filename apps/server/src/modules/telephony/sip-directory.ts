@@ -1,8 +1,7 @@
 import { type ForwardRules, TELEPHONY_DEFAULTS, WEEK_DAYS, type WeekDay } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
-import { LRUCache } from 'lru-cache';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
-import type { ReadCache } from '../../core/read-cache.js';
+import { Kept, type ReadCache } from '../../core/read-cache.js';
 import { resolveUri } from '../../sip/local-address.js';
 import {
   SIP_HEADERS,
@@ -354,42 +353,6 @@ export class TelephonyDirectory implements SipDirectory {
     return t
       ? { id: Number(t.id), terminationUri: t.termination_uri, login: t.login, password: t.password, outgoingNumber: t.outgoing_number }
       : null;
-  }
-}
-
-/**
- * Answers kept under the read cache's rule: an entry carries the generation current when its read
- * started and is used only while that generation is still current, so a read that started before
- * a change is never used after it.
- */
-class Kept<T> {
-  private readonly entries: LRUCache<string, { value: T; generation: number }>;
-
-  constructor(
-    max: number,
-    private readonly generation: () => number | undefined,
-  ) {
-    this.entries = new LRUCache({ max });
-  }
-
-  /** Reads under way, by key: a second asker of the same generation waits for the first read. */
-  private readonly reading = new Map<string, { promise: Promise<T>; generation: number }>();
-
-  async get(key: string, read: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
-    const current = this.generation();
-    const hit = this.entries.get(key);
-    if (hit && current !== undefined && hit.generation === current) return hit.value;
-    const pending = this.reading.get(key);
-    if (pending && current !== undefined && pending.generation === current) return pending.promise;
-    const promise = read();
-    if (current !== undefined) this.reading.set(key, { promise, generation: current });
-    try {
-      const value = await promise;
-      if (current !== undefined && current === this.generation() && keep(value)) this.entries.set(key, { value, generation: current });
-      return value;
-    } finally {
-      if (this.reading.get(key)?.promise === promise) this.reading.delete(key);
-    }
   }
 }
 

@@ -72,9 +72,11 @@ export function telephonyOf(app: AppInstance): Telephony {
       if (rules.use_address === 'external_ip') host = sip.server.external_ip ?? fallback;
       else if (rules.use_address === 'internal_ip') host = sip.server.internal_ip ?? fallback;
       else if (serverUrl) host = hostOfUrl(serverUrl) ?? fallback;
-      const port = app.sipWs.udp ?? sip.port;
+      // Devices told TLS dial the SIP over TLS port (5061 unless SIP_TLS_PORT says otherwise).
+      const tls = rules.device_protocol === 'TLS';
+      const port = tls ? (app.sipWs.tls ?? app.config.sip.tlsPort ?? 5061) : (app.sipWs.udp ?? sip.port);
       return {
-        address: port === 5060 || !port ? host : `${host}:${port}`,
+        address: port === (tls ? 5061 : 5060) || !port ? host : `${host}:${port}`,
         protocol: rules.device_protocol,
         autoForwardRules: rules.is_enabled,
         phonebook: sip.resident_phonebook_settings,
