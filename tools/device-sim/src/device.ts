@@ -56,6 +56,8 @@ export interface SimDeviceOptions {
   protocolVersion?: 4 | 5;
   /** Reconnect after losing the broker (ms, default 1000; 0: never). */
   reconnectMs?: number;
+  /** How long a connection attempt waits for the broker's CONNACK before it fails (ms, default 5000). */
+  connectTimeoutMs?: number;
   /** Answer discovery over HTTP on this address and port (127.0.0.x for IP search). */
   discovery?: { ip: string; port: number };
   /** Which way people pass its reader (an entry or exit reader): reported as `direction` with each access granted. */
@@ -195,7 +197,7 @@ export class SimDevice extends EventEmitter {
       clean: true,
       protocolVersion: this.opts.protocolVersion ?? 4,
       reconnectPeriod: this.opts.reconnectMs ?? 1000,
-      connectTimeout: 5000,
+      connectTimeout: this.opts.connectTimeoutMs ?? 5000,
       keepalive: 30,
       will: { topic: mqttTopics.status(this.serial), payload: Buffer.from(JSON.stringify(offline)), qos: 1, retain: true },
     });

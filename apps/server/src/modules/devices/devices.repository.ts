@@ -148,6 +148,18 @@ const CLAIMED = sql`t.id, d.serial_number AS serial, t.type, t.payload, t.projec
 /** States in which a task still waits for its device. */
 const OPEN = sql`('new', 'waiting', 'queued', 'started')`;
 
+/** A device as its own messages need it (bySerials). */
+export interface DeviceOfSerial {
+  id: number;
+  projectId: number;
+  serialNumber: string;
+  passwordHash: string | null;
+  protocol: string;
+  groupId: number | null;
+  groupPath: number[];
+  createdBy: number | null;
+}
+
 export class DevicesRepository {
   constructor(private readonly db: Db) {}
 
@@ -463,16 +475,23 @@ export class DevicesRepository {
    * Claims the next task of each online device whose queue has nothing in flight, at most `limit`,
    * and marks them queued. Rows are locked with SKIP LOCKED, so instances sharing the database never
    * claim the same task; a device's later tasks wait until its head task is done, so each device
-   * runs its tasks one at a time, in order. With `deviceId`, only that device's head task.
+   * runs its tasks one at a time, in order. With `deviceId`, only the head task of that device (or
+   * of each of those devices).
    */
-  async claim(deviceId: number | null, limit: number): Promise<ClaimedTask[]> {
+  async claim(deviceId: number | readonly number[] | null, limit: number): Promise<ClaimedTask[]> {
+    const only =
+      deviceId === null
+        ? sql``
+        : typeof deviceId === 'number'
+          ? sql`AND t.device_id = ${deviceId}`
+          : sql`AND t.device_id = ANY(${intArray(deviceId)})`;
     return this.db.transaction(async (tx) => {
       const rows = await queryRows<{ id: number }>(
         tx,
         sql`SELECT t.id FROM device_tasks t
           JOIN device_status s ON s.device_id = t.device_id AND s.online
           JOIN devices d ON d.id = t.device_id AND d.protocol <> 'none'
-          WHERE t.state IN ('new', 'waiting') ${deviceId ? sql`AND t.device_id = ${deviceId}` : sql``}
+          WHERE t.state IN ('new', 'waiting') ${only}
             AND t.seq = (SELECT min(o.seq) FROM device_tasks o WHERE o.device_id = t.device_id AND o.state IN ${OPEN})
           ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED`,
       );
@@ -509,10 +528,11 @@ export class DevicesRepository {
     });
   }
 
-  /** A device went offline: what was handed to it waits for it to come back. */
-  async parkInFlight(db: DbOrTx, deviceId: number): Promise<void> {
+  /** A device went offline (or several did): what was handed to it waits for it to come back. */
+  async parkInFlight(db: DbOrTx, deviceId: number | readonly number[]): Promise<void> {
+    const which = typeof deviceId === 'number' ? sql`device_id = ${deviceId}` : sql`device_id = ANY(${intArray(deviceId)})`;
     await db.execute(sql`UPDATE device_tasks SET state = 'waiting', updated_at = now()
-      WHERE device_id = ${deviceId} AND state IN ('new', 'queued', 'started')`);
+      WHERE ${which} AND state IN ('new', 'queued', 'started')`);
   }
 
   /** Open tasks of a device end as stopped (protocol none). */
@@ -539,6 +559,109 @@ export class DevicesRepository {
   }
 
   /** The remote-control task of a session, with its device. */
+  /**
+   * As `advance` for the reports of many devices in one statement (at most one report per task: the
+   * caller keeps a task's later reports for the next call). Answers the tasks that moved.
+   */
+  async advanceMany(
+    reports: readonly { deviceId: number; taskId: number; state: 'started' | 'completed' | 'error'; error: string | null }[],
+  ) {
+    if (!reports.length) return [];
+    const json = JSON.stringify(
+      reports.map((r) => ({
+        task_id: r.taskId,
+        device_id: r.deviceId,
+        state: r.state,
+        error: r.state === 'error' ? (r.error ?? 'error') : null,
+      })),
+    );
+    return queryRows<{ id: number; state: string; project_id: number; type: string; device_id: number }>(
+      this.db,
+      sql`UPDATE device_tasks t SET state = x.state, error = x.error, updated_at = now(),
+        started_at = CASE WHEN x.state = 'started' THEN now() ELSE t.started_at END,
+        finished_at = CASE WHEN x.state <> 'started' THEN now() ELSE t.finished_at END
+        FROM jsonb_to_recordset(${json}::jsonb) AS x(task_id int, device_id int, state text, error text)
+        WHERE t.id = x.task_id AND t.device_id = x.device_id
+          AND (t.state = 'queued' OR (x.state <> 'started' AND t.state = 'started'))
+        RETURNING t.id, t.state, t.project_id, t.type, t.device_id`,
+    );
+  }
+
+  /** What a device's messages need, for many serial numbers in one query: id, project, password and the audience of its news. */
+  async bySerials(serials: readonly string[]): Promise<Map<string, DeviceOfSerial>> {
+    const found = new Map<string, DeviceOfSerial>();
+    if (!serials.length) return found;
+    const rows = await queryRows<{
+      id: number;
+      project_id: number;
+      serial_number: string;
+      password_hash: string | null;
+      protocol: string;
+      group_id: number | null;
+      group_path: number[] | null;
+      created_by: number | null;
+    }>(
+      this.db,
+      sql`SELECT d.id, d.project_id, d.serial_number, d.password_hash, d.protocol, d.group_id, d.created_by,
+          (SELECT g.path FROM groups g WHERE g.id = d.group_id) AS group_path
+        FROM devices d WHERE d.serial_number IN (SELECT jsonb_array_elements_text(${JSON.stringify(serials)}::jsonb))`,
+    );
+    for (const r of rows) {
+      found.set(r.serial_number, {
+        id: Number(r.id),
+        projectId: Number(r.project_id),
+        serialNumber: r.serial_number,
+        passwordHash: r.password_hash,
+        protocol: r.protocol,
+        groupId: r.group_id === null ? null : Number(r.group_id),
+        groupPath: (r.group_path ?? []).map(Number),
+        createdBy: r.created_by === null ? null : Number(r.created_by),
+      });
+    }
+    return found;
+  }
+
+  /**
+   * As `setPresence` for many devices in one statement each (at most one report per device). Answers
+   * the devices whose online state changed: the row locks tell exactly one instance of each change.
+   */
+  async setPresenceMany(
+    reports: readonly { deviceId: number; online: boolean; firmware?: string | null; capabilities?: Record<string, unknown> | null }[],
+  ): Promise<Set<number>> {
+    const changed = new Set<number>();
+    if (!reports.length) return changed;
+    const json = JSON.stringify(
+      reports.map((r) => ({
+        device_id: r.deviceId,
+        online: r.online,
+        set_firmware: r.firmware !== undefined,
+        firmware: r.firmware ?? null,
+        set_capabilities: r.capabilities !== undefined,
+        capabilities: r.capabilities ?? null,
+      })),
+    );
+    await this.db.execute(
+      sql`INSERT INTO device_status (device_id, online)
+        SELECT x.device_id, FALSE FROM jsonb_to_recordset(${json}::jsonb) AS x(device_id int)
+        ORDER BY x.device_id ON CONFLICT DO NOTHING`,
+    );
+    const rows = await queryRows<{ device_id: number; was: boolean; online: boolean }>(
+      this.db,
+      sql`UPDATE device_status s SET online = x.online, last_seen_at = now(),
+          firmware = CASE WHEN x.set_firmware THEN x.firmware ELSE s.firmware END,
+          capabilities = CASE WHEN x.set_capabilities THEN x.capabilities ELSE s.capabilities END
+        FROM jsonb_to_recordset(${json}::jsonb) AS x(device_id int, online boolean, set_firmware boolean, firmware text,
+            set_capabilities boolean, capabilities jsonb),
+          (SELECT device_id, online AS was FROM device_status
+            WHERE device_id IN (SELECT (e->>'device_id')::int FROM jsonb_array_elements(${json}::jsonb) e)
+            ORDER BY device_id FOR UPDATE) p
+        WHERE s.device_id = x.device_id AND p.device_id = x.device_id
+        RETURNING s.device_id, p.was, s.online`,
+    );
+    for (const r of rows) if (r.was !== r.online) changed.add(Number(r.device_id));
+    return changed;
+  }
+
   async remoteSession(projectId: number, session: string) {
     const [r] = await queryRows<{ id: number; device_id: number; created_by: number | null; expires_at: string }>(
       this.db,

@@ -38,6 +38,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { integrationAvailableTo } from '../integrations/integrations.repository.js';
+import { Batches } from './batches.js';
 import {
   type DeviceAccounts,
   type DeviceCredentials,
@@ -50,11 +51,13 @@ import {
   type SyncAckReport,
   type TaskUpdateReport,
 } from './devices.gateway.js';
-import type { ClaimedTask, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+import type { ClaimedTask, DeviceOfSerial, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
 
 /** Where the devices area speaks to consoles: the realtime hub and users' notifications. */
 export interface DeviceAnnouncer {
   publish(projectId: number, topic: string, event: string, data: unknown, audience?: Audience): Promise<void>;
+  /** Several events of a project in one go (one round trip); `publish` of each when absent. */
+  publishMany?(projectId: number, events: readonly { topic: string; event: string; data: unknown; audience?: Audience }[]): Promise<void>;
   notify(
     projectId: number,
     userId: number,
@@ -173,6 +176,9 @@ export function toEvent(e: EventRow): DeviceEvent {
   };
 }
 
+/** Passes handing tasks over that one instance runs at once (each a claim and its publishes). */
+const PUMP_PASSES = 4;
+
 /** Tasks that need the device to speak our protocol: with protocol none they are impossible (spec entities §4). */
 const NEEDS_PROTOCOL: ReadonlySet<string> = new Set(['init', 'restart', 'sync', 'apply_settings']);
 
@@ -217,8 +223,28 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly opts: Required<DevicesServiceOptions>;
-  /** Devices whose queue is being pumped by this instance right now, and whether another pass was asked for. */
-  private readonly pumping = new Map<number | null, { again: boolean; done: Promise<void> }>();
+  /** The next pass handing tasks over, not started yet: the devices (or all) it is for; callers meanwhile join it. */
+  private pumpQueued: { all: boolean; devices: Set<number>; done: Promise<void> } | null = null;
+  /** Passes running now (at most PUMP_PASSES), and those waiting for one of them to end. */
+  private pumpActive = 0;
+  private readonly pumpWaiting: (() => void)[] = [];
+  /** Devices' reports handled together: a batch of task results or presence changes costs a few statements. */
+  private readonly taskReports = new Batches<{ serial: string; report: TaskUpdateReport }>(
+    (r) => r.serial,
+    (items) => this.applyTaskReports(items),
+  );
+  private readonly presenceReports = new Batches<{ serial: string; report: PresenceReport }>(
+    (r) => r.serial,
+    (items) => this.applyPresence(items),
+  );
+  /** Sign-ins of one turn look their devices up in one query. */
+  private readonly signIns = new Batches<string, DeviceOfSerial | undefined>(
+    (serial) => serial,
+    async (serials) => {
+      const found = await this.repo.bySerials(serials);
+      return serials.map((s) => found.get(s));
+    },
+  );
   /** Callers awaiting a task's end (awaitTask), woken when this instance hears its result. */
   private readonly taskWaiters = new Map<number, Set<() => void>>();
 
@@ -955,7 +981,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   /** Broker sign-in: the serial number and the device password set at init. */
   async verify(serial: string, password: string): Promise<{ projectId: number; deviceId: number } | null> {
-    const d = await this.repo.bySerial(serial);
+    // A fleet connecting at once: the sign-ins of one turn share one query.
+    const d = await this.signIns.add(serial);
     if (!d?.passwordHash || d.protocol !== 'mqtt') return null;
     // A reconnecting fleet must not cost an argon2 hash per device each time: a pair that verified
     // against this very stored hash is remembered (as a digest) for a while. A new password, a new
@@ -976,40 +1003,55 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return { projectId: d.projectId, deviceId: d.id };
   }
 
-  async onPresence(serial: string, report: PresenceReport): Promise<void> {
-    const d = await this.repo.bySerial(serial);
-    if (!d) return;
-    const { changed } = await this.repo.setPresence(d.id, {
-      online: report.online,
-      ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
-      ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
+  /** A device's status (online with what it announced, or offline); reports arriving together are written together. */
+  onPresence(serial: string, report: PresenceReport): Promise<void> {
+    return this.presenceReports.add({ serial, report });
+  }
+
+  private async applyPresence(items: readonly { serial: string; report: PresenceReport }[]): Promise<undefined[]> {
+    const devices = await this.repo.bySerials([...new Set(items.map((i) => i.serial))]);
+    const found = items.flatMap(({ serial, report }) => {
+      const d = devices.get(serial);
+      return d ? [{ d, report }] : [];
     });
-    if (changed) {
-      await this.announce(
-        d.projectId,
-        DEVICE_REALTIME.statusTopic,
-        DEVICE_REALTIME.events.status,
-        { id: d.id, online: report.online },
-        deviceAudience(d),
-      );
-    }
-    if (report.online) {
-      await this.pump(d.id);
-      return;
-    }
-    await this.repo.parkInFlight(this.db, d.id);
-    // Only a change is news, and every instance hears the status: the one whose write changed the
-    // row tells people, once; a device that was already offline going offline again tells no one.
-    if (changed) {
-      for (const u of await this.repo.notifyTargets(d.id, 'notify_about_offline_device')) {
-        await this.announcer?.notify(d.projectId, u.user_id, {
-          type: 'device_offline',
-          data: { device: u.device, device_id: d.id, group: u.group },
-          significance: 'important',
-        });
+    const changed = await this.repo.setPresenceMany(
+      found.map(({ d, report }) => ({
+        deviceId: d.id,
+        online: report.online,
+        ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
+        ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
+      })),
+    );
+    await this.announceMany(
+      found
+        .filter(({ d }) => changed.has(d.id))
+        .map(({ d, report }) => ({
+          projectId: d.projectId,
+          topic: DEVICE_REALTIME.statusTopic,
+          event: DEVICE_REALTIME.events.status,
+          data: { id: d.id, online: report.online },
+          audience: deviceAudience(d),
+        })),
+    );
+    const online = found.filter(({ report }) => report.online).map(({ d }) => d.id);
+    if (online.length) await this.pumpMany(online);
+    const offline = found.filter(({ report }) => !report.online);
+    if (offline.length) await this.repo.parkInFlight(this.db, [...new Set(offline.map(({ d }) => d.id))]);
+    for (const { d } of offline) {
+      // Only a change is news, and every instance hears the status: the one whose write changed the
+      // row tells people, once; a device that was already offline going offline again tells no one.
+      if (changed.has(d.id)) {
+        for (const u of await this.repo.notifyTargets(d.id, 'notify_about_offline_device')) {
+          await this.announcer?.notify(d.projectId, u.user_id, {
+            type: 'device_offline',
+            data: { device: u.device, device_id: d.id, group: u.group },
+            significance: 'important',
+          });
+        }
+        await this.mailAdmin(d.projectId, { kind: 'device_offline', deviceId: d.id, at: new Date() });
       }
-      await this.mailAdmin(d.projectId, { kind: 'device_offline', deviceId: d.id, at: new Date() });
     }
+    return items.map(() => undefined);
   }
 
   /** Last-seen times of a gateway flush, in one statement. */
@@ -1022,21 +1064,63 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     await this.announcer?.publish(projectId, topic, event, data, audience).catch(() => undefined);
   }
 
-  async onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void> {
-    const d = await this.repo.bySerial(serial);
-    if (!d) return;
-    const done = await this.repo.advance(d.id, report.task_id, report.state, report.error ?? null);
-    if (!done) return;
-    if (report.state !== 'started') for (const wake of [...(this.taskWaiters.get(done.id) ?? [])]) wake();
-    await this.announce(
-      d.projectId,
-      DEVICE_REALTIME.tasksTopic,
-      DEVICE_REALTIME.events.task,
-      { id: done.id, device_id: d.id, state: done.state },
-      deviceAudience(d, 'can_view_device_tasks'),
+  /** Many announcements, in order, one round trip per project when the announcer can. */
+  private async announceMany(
+    events: readonly { projectId: number; topic: string; event: string; data: unknown; audience: Audience }[],
+  ): Promise<void> {
+    const announcer = this.announcer;
+    if (!announcer || !events.length) return;
+    const byProject = new Map<number, { topic: string; event: string; data: unknown; audience: Audience }[]>();
+    for (const { projectId, ...e } of events) byProject.set(projectId, [...(byProject.get(projectId) ?? []), e]);
+    await Promise.all(
+      [...byProject].map(([projectId, list]) =>
+        (announcer.publishMany
+          ? announcer.publishMany(projectId, list)
+          : Promise.all(list.map((e) => announcer.publish(projectId, e.topic, e.event, e.data, e.audience)))
+        ).catch(() => undefined),
+      ),
     );
-    if (done.state === 'error') await this.taskFailed(d.projectId, d.id, done.id, done.type, report.error ?? 'error');
-    if (report.state !== 'started') await this.pump(d.id);
+  }
+
+  /** A device's report on a task; reports arriving together are written in one statement. */
+  onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void> {
+    return this.taskReports.add({ serial, report });
+  }
+
+  private async applyTaskReports(items: readonly { serial: string; report: TaskUpdateReport }[]): Promise<undefined[]> {
+    const devices = await this.repo.bySerials([...new Set(items.map((i) => i.serial))]);
+    const reports = items.flatMap(({ serial, report }) => {
+      const d = devices.get(serial);
+      return d ? [{ d, report }] : [];
+    });
+    // Only along an allowed transition: a replayed or late result changes nothing.
+    const moved = await this.repo.advanceMany(
+      reports.map(({ d, report }) => ({ deviceId: d.id, taskId: report.task_id, state: report.state, error: report.error ?? null })),
+    );
+    const byTask = new Map(reports.map((r) => [`${r.d.id}:${r.report.task_id}`, r]));
+    const done = moved.flatMap((t) => {
+      const r = byTask.get(`${Number(t.device_id)}:${Number(t.id)}`);
+      return r ? [{ task: { id: Number(t.id), state: t.state, type: t.type }, ...r }] : [];
+    });
+    for (const { task, report } of done) {
+      if (report.state !== 'started') for (const wake of [...(this.taskWaiters.get(task.id) ?? [])]) wake();
+    }
+    await this.announceMany(
+      done.map(({ task, d }) => ({
+        projectId: d.projectId,
+        topic: DEVICE_REALTIME.tasksTopic,
+        event: DEVICE_REALTIME.events.task,
+        data: { id: task.id, device_id: d.id, state: task.state },
+        audience: deviceAudience(d, 'can_view_device_tasks'),
+      })),
+    );
+    for (const { task, d, report } of done) {
+      if (task.state === 'error') await this.taskFailed(d.projectId, d.id, task.id, task.type, report.error ?? 'error');
+    }
+    // A finished task lets the device's next one go.
+    const finished = done.filter(({ report }) => report.state !== 'started').map(({ d }) => d.id);
+    if (finished.length) await this.pumpMany(finished);
+    return items.map(() => undefined);
   }
 
   /**
@@ -1210,35 +1294,72 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * any instance at any time: claiming is SKIP LOCKED in the database.
    */
   pump(deviceId: number | null): Promise<void> {
-    const running = this.pumping.get(deviceId);
-    if (running) {
-      // One pass at a time per device on this instance; a call during a pass asks for one more and waits for it.
-      running.again = true;
-      return running.done;
+    return this.pumpMany(deviceId === null ? null : [deviceId]);
+  }
+
+  /**
+   * As pump for several devices (null: every ready device). The calls of one turn, and those made
+   * while the passes already running hold every slot, share one pass, which claims for all their
+   * devices in one statement. Passes may overlap: claiming is SKIP LOCKED, and a device's later task
+   * is never claimed while an earlier one is open, whichever pass looks.
+   */
+  private pumpMany(deviceIds: readonly number[] | null): Promise<void> {
+    let q = this.pumpQueued;
+    if (!q) {
+      const next = { all: false, devices: new Set<number>(), done: Promise.resolve() };
+      next.done = new Promise<void>((r) => setImmediate(r))
+        .then(() => this.pumpSlot())
+        .then(() => this.pumpPass(next))
+        .finally(() => this.pumpRelease());
+      this.pumpQueued = next;
+      q = next;
     }
-    const state = { again: true, done: Promise.resolve() };
-    this.pumping.set(deviceId, state);
-    state.done = (async () => {
-      try {
-        while (state.again) {
-          state.again = false;
-          if (!this.gateway) return;
-          const claimed = await this.repo.claim(deviceId, 100);
+    if (deviceIds === null) q.all = true;
+    else for (const id of deviceIds) q.devices.add(id);
+    return q.done;
+  }
+
+  private async pumpSlot(): Promise<void> {
+    if (this.pumpActive < PUMP_PASSES) {
+      this.pumpActive++;
+      return;
+    }
+    await new Promise<void>((r) => this.pumpWaiting.push(r)); // handed a slot by a pass that ended
+  }
+
+  private pumpRelease(): void {
+    const next = this.pumpWaiting.shift();
+    if (next) next();
+    else this.pumpActive--;
+  }
+
+  private async pumpPass(q: { all: boolean; devices: Set<number> }): Promise<void> {
+    if (this.pumpQueued === q) this.pumpQueued = null; // from here on, callers wait for the next pass
+    try {
+      if (!this.gateway) return;
+      if (q.all) {
+        for (let more = true; more; ) {
+          const claimed = await this.repo.claim(null, 100);
           await this.send(claimed);
-          if (claimed.length === 100) state.again = true;
+          more = claimed.length === 100;
         }
-      } catch {
-        // The task stays in the table; the next sweep (of any instance) sends it.
-      } finally {
-        this.pumping.delete(deviceId);
+        return;
       }
-    })();
-    return state.done;
+      // Each device gives at most its head task.
+      const ids = [...q.devices];
+      for (let i = 0; i < ids.length; i += 1000) {
+        const chunk = ids.slice(i, i + 1000);
+        await this.send(await this.repo.claim(chunk, chunk.length));
+      }
+    } catch {
+      // The task stays in the table; the next sweep (of any instance) sends it.
+    }
   }
 
   private async send(tasks: readonly ClaimedTask[]) {
     const gateway = this.gateway;
     if (!gateway) return;
+    const news: Parameters<typeof this.announceMany>[0][number][] = [];
     await Promise.all(
       tasks.map(async (t) => {
         let state = 'queued';
@@ -1256,15 +1377,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
             state = 'waiting';
           }
         }
-        await this.announce(
-          t.projectId,
-          DEVICE_REALTIME.tasksTopic,
-          DEVICE_REALTIME.events.task,
-          { id: t.id, device_id: t.deviceId, state },
-          deviceAudience(t, 'can_view_device_tasks'),
-        );
+        news.push({
+          projectId: t.projectId,
+          topic: DEVICE_REALTIME.tasksTopic,
+          event: DEVICE_REALTIME.events.task,
+          data: { id: t.id, device_id: t.deviceId, state },
+          audience: deviceAudience(t, 'can_view_device_tasks'),
+        });
       }),
     );
+    await this.announceMany(news);
   }
 
   /** Sends what is ready and what an instance sent without an answer within the lease. */

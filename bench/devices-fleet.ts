@@ -1,0 +1,224 @@
+// The devices benchmark's simulated fleet, spread over child processes (tools/device-sim as a
+// library in each): ten thousand MQTT clients and twenty thousand events a second in the bench's own
+// process made the fleet, not Atrium, the bottleneck. Each child runs its slice of the devices and
+// its share of the event rate, and answers the parent over IPC.
+import { type ChildProcess, fork } from 'node:child_process';
+import { Fleet } from '@atrium/device-sim';
+
+/** What the parent asks of a child. */
+type Command =
+  | { cmd: 'start'; url: string; serials: string[]; password: string; concurrency: number; attempts: number }
+  | { cmd: 'events'; total: number; rate: number }
+  | { cmd: 'stop' };
+
+/** What a child answers. */
+type Answer =
+  | { type: 'started'; refused: { serial: string; error: string }[]; retried: number; recovered: number; connected: number }
+  | { type: 'sent'; sent: number; ms: number; behind: number }
+  | { type: 'acked'; acked: number; failed: number; firstError: string; ms: number }
+  | { type: 'stopped' }
+  | { type: 'error'; message: string };
+
+export interface EventsOutcome {
+  sent: number;
+  /** Until the last child had sent its share (ms from the start). */
+  sentMs: number;
+  behind: number;
+}
+
+export interface AckOutcome {
+  acked: number;
+  failed: number;
+  firstError: string;
+  ackedMs: number;
+}
+
+/** The parent's handle on the fleet's processes. */
+export class ProcessFleet {
+  private constructor(private readonly children: ChildProcess[]) {}
+
+  /** Forks `processes` children (each a Node process running this file with tsx). */
+  static spawn(processes: number): ProcessFleet {
+    const children = Array.from({ length: processes }, () =>
+      fork(import.meta.filename, ['child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+    );
+    return new ProcessFleet(children);
+  }
+
+  get processes(): number {
+    return this.children.length;
+  }
+
+  private next<T extends Answer['type']>(child: ChildProcess, type: T): Promise<Extract<Answer, { type: T }>> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: Answer) => {
+        if (m.type === 'error') {
+          cleanup();
+          reject(new Error(`fleet process ${child.pid}: ${m.message}`));
+        } else if (m.type === type) {
+          cleanup();
+          resolve(m as Extract<Answer, { type: T }>);
+        }
+      };
+      const onExit = (code: number | null) => {
+        cleanup();
+        reject(new Error(`fleet process ${child.pid} exited (${code}) while the bench waited for "${type}"`));
+      };
+      const cleanup = () => {
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
+  }
+
+  /**
+   * Connects `serials` spread evenly over the children, `concurrency` at a time in all; resolves
+   * with the devices that did not come online after `attempts` tries (and why).
+   */
+  async start(opts: { url: string; serials: readonly string[]; password: string; concurrency: number; attempts: number }) {
+    const k = this.children.length;
+    const answers = await Promise.all(
+      this.children.map((child, i) => {
+        const answer = this.next(child, 'started');
+        const command: Command = {
+          cmd: 'start',
+          url: opts.url,
+          serials: opts.serials.filter((_, n) => n % k === i),
+          password: opts.password,
+          concurrency: Math.max(1, Math.round(opts.concurrency / k)),
+          attempts: opts.attempts,
+        };
+        child.send(command);
+        return answer;
+      }),
+    );
+    return {
+      refused: answers.flatMap((a) => a.refused),
+      retried: answers.reduce((n, a) => n + a.retried, 0),
+      recovered: answers.reduce((n, a) => n + a.recovered, 0),
+      connected: answers.reduce((n, a) => n + a.connected, 0),
+    };
+  }
+
+  /**
+   * `total` events at `rate` a second in all, each child its share from its connected devices
+   * (round robin, QoS 1). Resolves once all are sent, with a promise of their acknowledgements.
+   */
+  async events(total: number, rate: number): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
+    const k = this.children.length;
+    const t0 = performance.now();
+    const sentAnswers: Promise<Extract<Answer, { type: 'sent' }>>[] = [];
+    const ackAnswers: Promise<Extract<Answer, { type: 'acked' }>>[] = [];
+    this.children.forEach((child, i) => {
+      const share = Math.floor(total / k) + (i < total % k ? 1 : 0);
+      sentAnswers.push(this.next(child, 'sent'));
+      ackAnswers.push(this.next(child, 'acked'));
+      child.send({ cmd: 'events', total: share, rate: rate / k } satisfies Command);
+    });
+    // Both are listened for from the start: a child may answer 'acked' right after 'sent'.
+    const acked = Promise.all(ackAnswers).then((a) => ({
+      acked: a.reduce((n, x) => n + x.acked, 0),
+      failed: a.reduce((n, x) => n + x.failed, 0),
+      firstError: a.find((x) => x.firstError)?.firstError ?? '',
+      ackedMs: performance.now() - t0,
+    }));
+    acked.catch(() => undefined);
+    const sent = await Promise.all(sentAnswers);
+    return {
+      sent: {
+        sent: sent.reduce((n, x) => n + x.sent, 0),
+        sentMs: performance.now() - t0,
+        behind: sent.reduce((n, x) => n + x.behind, 0),
+      },
+      acked,
+    };
+  }
+
+  /** Drops every connection (as a power cut: the broker publishes the wills) and ends the children. */
+  async stop(): Promise<void> {
+    await Promise.all(
+      this.children.map(async (child) => {
+        if (child.exitCode !== null || !child.connected) return;
+        const stopped = this.next(child, 'stopped').catch(() => undefined);
+        child.send({ cmd: 'stop' } satisfies Command);
+        await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000))]);
+        child.kill('SIGKILL');
+      }),
+    );
+  }
+}
+
+/** A child: one slice of the fleet, driven by the parent's commands. */
+function child(): void {
+  let fleet: Fleet | null = null;
+  const answer = (a: Answer) => process.send?.(a);
+  process.on('disconnect', () => process.exit(0)); // the bench ended
+  process.on('message', (c: Command) => {
+    void (async () => {
+      switch (c.cmd) {
+        case 'start': {
+          fleet = new Fleet({
+            url: c.url,
+            devices: c.serials.map((serial) => ({ serial, password: c.password, type: 'panel' as const })),
+            concurrency: c.concurrency,
+            attempts: c.attempts,
+            // A broker busy with a crowd answers late, not never: a retry would only add to the crowd.
+            connectTimeoutMs: 20_000,
+          });
+          const refused = await fleet.start();
+          answer({
+            type: 'started',
+            refused,
+            retried: fleet.retried.devices,
+            recovered: fleet.retried.recovered,
+            connected: fleet.devices.filter((d) => d.connected).length,
+          });
+          return;
+        }
+        case 'events': {
+          const devices = fleet?.devices.filter((d) => d.connected) ?? [];
+          if (!devices.length) throw new Error('no connected device to send events from');
+          let sent = 0;
+          let acked = 0;
+          let failed = 0;
+          let firstError = '';
+          let behind = 0;
+          const t0 = performance.now();
+          await new Promise<void>((resolve) => {
+            const timer = setInterval(() => {
+              const due = Math.min(c.total, Math.floor(((performance.now() - t0) / 1000) * c.rate));
+              if (due - sent > c.rate / 50) behind++;
+              while (sent < due) {
+                const i = sent++;
+                const d = devices[i % devices.length];
+                d?.event({ type: 'sensor', data: { sensor: 'bench', value: i } }).then(
+                  () => acked++,
+                  (e: Error) => {
+                    failed++;
+                    firstError ||= e.message;
+                  },
+                );
+              }
+              if (sent >= c.total) {
+                clearInterval(timer);
+                resolve();
+              }
+            }, 5);
+          });
+          answer({ type: 'sent', sent, ms: performance.now() - t0, behind });
+          while (acked + failed < sent) await new Promise((r) => setTimeout(r, 50));
+          answer({ type: 'acked', acked, failed, firstError, ms: performance.now() - t0 });
+          return;
+        }
+        case 'stop':
+          await Promise.race([fleet?.stop({ graceful: false }), new Promise((r) => setTimeout(r, 4000))]);
+          answer({ type: 'stopped' });
+          return;
+      }
+    })().catch((e: Error) => answer({ type: 'error', message: e.message }));
+  });
+}
+
+if (process.argv[2] === 'child' && process.send) child();
