@@ -38,6 +38,7 @@ import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
 import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
+import { ProjectInfo } from './core/project-info.js';
 import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
@@ -105,6 +106,11 @@ import { mailTemplatesRoutes } from './modules/mail-templates/mail-templates.rou
 import { MailTemplatesService } from './modules/mail-templates/mail-templates.service.js';
 import { markersRoutes } from './modules/markers/markers.routes.js';
 import { MarkersService } from './modules/markers/markers.service.js';
+// mobile clients and push delivery (issue 14)
+import { MobileClientsRepository } from './modules/mobile-clients/mobile-clients.repository.js';
+import { mobileClientsRoutes } from './modules/mobile-clients/mobile-clients.routes.js';
+import { MobileClientsService } from './modules/mobile-clients/mobile-clients.service.js';
+import { PushService } from './modules/mobile-clients/push.service.js';
 import { NotificationsRepository } from './modules/notifications/notifications.repository.js';
 import { notificationsRoutes } from './modules/notifications/notifications.routes.js';
 import { NotificationsService } from './modules/notifications/notifications.service.js';
@@ -173,6 +179,8 @@ export interface Services {
   structure: StructureService;
   domainTypes: DomainTypesService;
   mailer: Mailer;
+  /** Each project's link base (server URL, else PUBLIC_URL) and management company. */
+  projectInfo: ProjectInfo;
   registration: RegistrationService;
   devices: DevicesService;
   access: AccessService;
@@ -199,6 +207,10 @@ export interface Services {
   apiKeys: ApiKeysService;
   /** Webhooks (issue 14): signed deliveries of chosen events, by a durable worker. */
   webhooks: WebhooksService;
+  /** Mobile clients (issue 14): residents' apps, counted against the mobile app licence. */
+  mobileClients: MobileClientsService;
+  /** Push delivery (issue 14): notifications sent to the project's push server by a durable worker. */
+  push: PushService;
   /** Log life (issue 14): deletes log rows older than each project's general settings keep them. */
   logLife: LogLifeWorker;
   /** Two-factor sign-in with TOTP (issue 14). */
@@ -217,7 +229,7 @@ declare module 'fastify' {
     realtime: RealtimeHub;
     files: FileStore;
     readCache: ReadCache;
-    sipWs: { port: number | null; udp: number | null };
+    sipWs: { port: number | null; udp: number | null; tls?: number | null };
   }
   interface FastifyRequest {
     actor: Actor;
@@ -298,7 +310,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
    * The SIP server's ports once it listens (modules/telephony/sip-runtime.ts sets them): the CSP lets
    * the dialer reach the WebSocket; panels' forwards name the UDP port.
    */
-  const sipWs: { port: number | null; udp: number | null } = { port: null, udp: null };
+  const sipWs: { port: number | null; udp: number | null; tls?: number | null } = { port: null, udp: null };
   // One JSON parser for every body (core/json-body.ts): empty is none; NUL, __proto__ and deep nesting are a 400.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, text, done) => {
@@ -332,9 +344,11 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   await realtime.start();
   const readCache = await ReadCache.attach(database);
   const files = new FileStore(path.join(config.dataDir, 'files'));
+  // Every link Atrium hands out uses the project's server URL, else PUBLIC_URL; mails show its company.
+  const projectInfo = new ProjectInfo(database.db, config.publicUrl, files, readCache);
   const licensesRepo = new LicensesRepository(database.db);
   const licenses = new LicenseService(licensesRepo, { publicKey: config.license.publicKey });
-  const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp });
+  const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp, projectInfo });
   // project settings (issue 14): the server settings call reads them; devices is assigned below.
   const projectSettings = new ProjectSettingsService(database.db, new ProjectSettingsRepository(database.db), files, {
     brokerMode: () => (config.mqttUrl ? 'external' : devices.brokerConnected() === null ? 'none' : 'embedded'),
@@ -351,12 +365,16 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       void services.webhooks.onPublish(...a);
       return realtime.publish(...a);
     },
+    publishMany: (projectId, events) => {
+      for (const e of events) void services.webhooks.onPublish(projectId, e.topic, e.event, e.data, e.audience);
+      return realtime.publishMany(projectId, events);
+    },
     notify: (...a) => notifications.notify(...a),
     mailAdmin: (...a) => deviceMail.send(...a),
   });
   const access = new AccessService(database.db, new AccessRepository(database.db), devices, notifications, {
     dataDir: config.dataDir,
-    publicUrl: config.publicUrl,
+    links: projectInfo,
     publish: (...a) => realtime.publish(...a),
     ukey2License: async (projectId) => {
       const { ukey2 } = await licenses.serverFeatures(projectId);
@@ -377,6 +395,15 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       live: () => database.live(),
       ...config.webhooks.worker,
     }),
+    // mobile clients and push delivery (issue 14): acting on another user's apps is acting on that user.
+    mobileClients: new MobileClientsService(new MobileClientsRepository(database.db), {
+      serverFeatures: (projectId) => licenses.serverFeatures(projectId),
+      assertMayManage: (actor, id) => services.users.assertMayManage(actor, id),
+      assertMayView: async (actor, id) => {
+        await services.users.get(actor, id);
+      },
+    }),
+    push: new PushService(database.db, { log: app.log, ...config.push.worker }),
     // IP blocking (issue 14)
     ipBlocking: new IpBlockingService(database.db, new IpBlockingRepository(database.db), new AttemptCounter(database.db), app.log),
     logLife: new LogLifeWorker(new LogLifeRepository(database.db), { log: app.log }),
@@ -397,7 +424,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     // single sign-on with OpenID Connect (issue 14)
     sso: new SsoService(database.db, new SsoRepository(database.db), {
       secret: tokenSecret,
-      publicUrl: config.publicUrl,
+      links: projectInfo,
       completeSignIn: (...a) => auth.completeSignIn(...a),
       project: async (id) => {
         const p = await projectsRepo.byId(id);
@@ -413,7 +440,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     licenseAdmin: new LicensesService(licensesRepo, licenses, notifications, { serverUrl: config.license.serverUrl, log: app.log }),
     settings,
     mailer,
-    registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, config.publicUrl),
+    projectInfo,
+    registration: new RegistrationService(database.db, new RegistrationRepository(database.db), mailer, settings, projectInfo),
     devices,
     markers: new MarkersService(database.db),
     // backups (issue 14): a restore re-syncs the project's devices with what they must hold now
@@ -422,7 +450,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       dispatch: () => devices.dispatch(),
     }),
     // mail templates (issue 14)
-    mailTemplates: new MailTemplatesService(database.db, mailer),
+    mailTemplates: new MailTemplatesService(database.db, mailer, projectInfo),
     // integrations with Axxon One (issue 14): passwords sealed under the token secret
     integrations: new IntegrationsService(database.db, new IntegrationsRepository(database.db), {
       secret: tokenSecret,
@@ -432,7 +460,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     }),
     // emergency alerts, lockdown and muster (issue 13): sound links signed with the token secret
     emergency: new EmergencyService(database.db, devices, files, {
-      publicUrl: config.publicUrl,
+      links: projectInfo,
       secret: config.jwtSecret ?? (await projects.jwtSecret()),
       realtime,
       log: app.log,
@@ -451,7 +479,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     }),
     // announces and polls (issue 13): delivered through the mail outbox by a worker reading its tables.
     announces: new AnnouncesService(new AnnouncesRepository(database.db), mailer, notifications, {
-      publicUrl: config.publicUrl,
+      projectInfo,
       mailsPerSecond: config.announceMailsPerSecond,
       log: app.log,
     }),
@@ -461,6 +489,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   services.users.onMarkers((tx, actor, userId, ids) => services.markers.applyToUser(tx, actor, userId, ids));
   // Users' mobile-app licences count against the project's licence (issue 14).
   services.users.onLicenseWrite((projectId) => services.licenseAdmin.mobileAppCheck(projectId));
+  // New users get the licence the general settings give them: the basic one, or their client type's (issue 14).
+  services.users.onNewUser((projectId) => services.licenseAdmin.basicLicense(projectId));
+  services.registration.onSelfRegistered((tx, projectId, type) => services.licenseAdmin.selfRegisteredLicense(tx, projectId, type));
   // A user's groups decide the doors their identifiers open.
   services.users.onMembershipChange(
     (tx, userIds, change) => services.access.aroundUsers(tx, userIds, change),
@@ -514,6 +545,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     if (!READ_METHODS.has(req.method) && req.actor) void services.webhooks.afterRequest(req.actor.projectId, String(req.id));
   });
   app.addHook('onReady', async () => services.webhooks.start());
+  app.addHook('onReady', async () => services.push.start()); // push delivery (issue 14)
+  app.addHook('onClose', async () => services.push.stop());
   app.addHook('onClose', async () => services.webhooks.stop());
   app.addHook('onClose', async () => services.announces.stopWorker());
   // Log life (issue 14): each instance prunes old log rows hourly (rows claimed with SKIP LOCKED).
@@ -641,6 +674,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(auditRoutes);
       await typed.register(apiKeysRoutes); // API keys (issue 14)
       await typed.register(webhooksRoutes); // webhooks (issue 14)
+      await typed.register(mobileClientsRoutes); // mobile clients (issue 14)
       await typed.register(backupsRoutes); // backups (issue 14)
       await typed.register(systemRoutes);
       await typed.register(ipBlockingRoutes); // IP blocking (issue 14)

@@ -92,6 +92,8 @@ const EnvSchema = z.object({
   SIP_PUBLIC_HOST: z.string().min(1).optional(),
   SIP_TLS_CERT: z.string().min(1).optional(),
   SIP_TLS_KEY: z.string().min(1).optional(),
+  // SIP over TLS for devices (RFC 3261 §26), opened when SIP_TLS_CERT and SIP_TLS_KEY are given (0: any free port).
+  SIP_TLS_PORT: port('SIP_TLS_PORT', 5061, 0),
   // rtpengine's NG control socket: the media relay between WebRTC browsers and plain-RTP panels.
   RTPENGINE_URL: z
     .string()
@@ -123,6 +125,10 @@ const EnvSchema = z.object({
   WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(10, 'WEBHOOKS_RETRY_BASE_MS must be at least 10').optional(),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100, 'WEBHOOKS_TIMEOUT_MS must be at least 100').optional(),
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10, 'WEBHOOKS_POLL_MS must be at least 10').optional(),
+  // push delivery to mobile apps (issue 14): the push worker's retry base, attempt time-out and poll
+  PUSH_RETRY_BASE_MS: z.coerce.number().int().min(10, 'PUSH_RETRY_BASE_MS must be at least 10').optional(),
+  PUSH_TIMEOUT_MS: z.coerce.number().int().min(100, 'PUSH_TIMEOUT_MS must be at least 100').optional(),
+  PUSH_POLL_MS: z.coerce.number().int().min(10, 'PUSH_POLL_MS must be at least 10').optional(),
 });
 
 /** An Ed25519 public key as PEM or as the base64 of its SPKI DER (licences). */
@@ -165,7 +171,7 @@ export interface Config {
   /**
    * The SIP server: where it binds (SIP_HOST, default HOST), the address phones and browsers reach
    * it at (SIP_PUBLIC_HOST, default PUBLIC_URL's host), its ports, and a certificate and key (PEM
-   * files) that make the WebSocket port wss.
+   * files) that make the WebSocket port wss and open SIP over TLS on `tlsPort`.
    */
   sip: {
     enabled: boolean;
@@ -174,6 +180,8 @@ export interface Config {
     port: number;
     wsPort: number;
     tls: { certFile: string; keyFile: string } | null;
+    /** SIP over TLS for devices (SIP_TLS_PORT, default 5061; 0: any free port), with `tls`; null or absent: not opened. */
+    tlsPort?: number | null;
     /** rtpengine's NG control address (RTPENGINE_URL); absent: no media relay, media end to end. */
     rtpengineUrl?: string;
     /**
@@ -194,6 +202,8 @@ export interface Config {
    * wait before the first retry (WEBHOOKS_RETRY_BASE_MS, doubling after) and one attempt's time-out (WEBHOOKS_TIMEOUT_MS).
    */
   webhooks: { allowPrivate: boolean; worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
+  /** Push delivery (issue 14): the wait before the first retry (PUSH_RETRY_BASE_MS, doubling after), one attempt's time-out, the poll. */
+  push: { worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
 }
 
 export class ConfigError extends Error {}
@@ -245,6 +255,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       port: e.SIP_PORT,
       wsPort: e.SIP_WS_PORT,
       tls: e.SIP_TLS_CERT && e.SIP_TLS_KEY ? { certFile: path.resolve(e.SIP_TLS_CERT), keyFile: path.resolve(e.SIP_TLS_KEY) } : null,
+      tlsPort: e.SIP_TLS_PORT,
       ...(e.RTPENGINE_URL ? { rtpengineUrl: e.RTPENGINE_URL } : {}),
       ...(e.RTPENGINE_BIN ? { rtpengineBin: e.RTPENGINE_BIN } : {}),
     },
@@ -259,6 +270,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ...(e.WEBHOOKS_RETRY_BASE_MS ? { retryBaseMs: e.WEBHOOKS_RETRY_BASE_MS } : {}),
         ...(e.WEBHOOKS_TIMEOUT_MS ? { timeoutMs: e.WEBHOOKS_TIMEOUT_MS } : {}),
         ...(e.WEBHOOKS_POLL_MS ? { pollMs: e.WEBHOOKS_POLL_MS } : {}),
+      },
+    },
+    push: {
+      worker: {
+        ...(e.PUSH_RETRY_BASE_MS ? { retryBaseMs: e.PUSH_RETRY_BASE_MS } : {}),
+        ...(e.PUSH_TIMEOUT_MS ? { timeoutMs: e.PUSH_TIMEOUT_MS } : {}),
+        ...(e.PUSH_POLL_MS ? { pollMs: e.PUSH_POLL_MS } : {}),
       },
     },
   };

@@ -8,7 +8,18 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   html: string;
+  /** Parts that are neither the text nor the HTML (inline images), by Content-ID. */
+  parts: MailPart[];
   raw: string;
+}
+
+/** A non-text part of a message. */
+export interface MailPart {
+  contentType: string;
+  /** The Content-ID without its angle brackets, or null. */
+  cid: string | null;
+  disposition: string | null;
+  content: Buffer;
 }
 
 export interface SmtpPeer {
@@ -57,10 +68,10 @@ function decodeBody(body: string, encoding: string | undefined): string {
   return body;
 }
 
-/** Reads the subject and the text and HTML bodies of a message as nodemailer writes it. */
-export function parseMail(raw: string): { subject: string; text: string; html: string } {
+/** Reads the subject, the text and HTML bodies and the other parts of a message as nodemailer writes it. */
+export function parseMail(raw: string): { subject: string; text: string; html: string; parts: MailPart[] } {
   const { headers, body } = splitHeaders(raw);
-  const out = { subject: decodeWords(headers.get('subject') ?? ''), text: '', html: '' };
+  const out = { subject: decodeWords(headers.get('subject') ?? ''), text: '', html: '', parts: [] as MailPart[] };
   const visit = (h: Map<string, string>, b: string) => {
     const type = h.get('content-type') ?? 'text/plain';
     const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
@@ -72,8 +83,19 @@ export function parseMail(raw: string): { subject: string; text: string; html: s
       }
       return;
     }
+    const lower = type.toLowerCase();
+    if (!lower.startsWith('text/')) {
+      const enc = (h.get('content-transfer-encoding') ?? '').toLowerCase();
+      out.parts.push({
+        contentType: lower.split(';')[0]?.trim() ?? lower,
+        cid: h.get('content-id')?.replace(/^<|>$/g, '') ?? null,
+        disposition: h.get('content-disposition')?.split(';')[0]?.trim().toLowerCase() ?? null,
+        content: enc === 'base64' ? Buffer.from(b.replace(/\s+/g, ''), 'base64') : Buffer.from(b, 'latin1'),
+      });
+      return;
+    }
     const decoded = decodeBody(b, h.get('content-transfer-encoding')).replace(/\r\n/g, '\n');
-    if (type.toLowerCase().startsWith('text/html')) out.html = decoded;
+    if (lower.startsWith('text/html')) out.html = decoded;
     else out.text = decoded;
   };
   visit(headers, body);

@@ -138,6 +138,14 @@ export const ERRORS = {
   license_not_found_for_project: { status: 404, message: 'no license found for the project' },
   license_instance_registered: { status: 409, message: 'server with the same instance id already registered' },
   mobile_app_limit_project: { status: 400, message: 'exceeding the maximum mobile apps in the project' },
+  // mobile clients (issue 14): registering an app counts against the mobile app licence
+  mobile_app_not_licensed: { status: 403, message: 'mobile app is not licensed' },
+  mobile_app_limit_group: { status: 400, message: 'exceeding the maximum mobile apps in the group' },
+  mobile_app_limit_user: { status: 400, message: 'exceeding the maximum mobile apps of the user' },
+  mobile_sdk_disabled: { status: 403, message: 'mobile sdk is disabled' },
+  mobile_sdk_key_invalid: { status: 403, message: 'invalid mobile sdk api key' },
+  push_not_configured: { status: 409, message: 'push server not configured' },
+  test_push_failed: { status: 502, message: 'the test push could not be sent' },
   // project settings (issue 14)
   test_mail_failed: { status: 502, message: 'the test mail could not be sent' },
   broker_certificates_invalid: { status: 400, message: 'the certificate and key do not form a pair' },

@@ -31,6 +31,8 @@ export * from './list-query.js';
 // mail templates (issue 14)
 export * from './mail-templates.js';
 export * from './markers.js';
+// mobile clients and push delivery (issue 14)
+export * from './mobile-clients.js';
 export * from './mqtt-topics.js';
 export * from './notifications.js';
 export * from './outbox.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { UNLIMITED_PERIOD } from './constants.js';
 
 /** Licence info of an account, a group or the server (spec core §3). */
 export const LicenseInfoSchema = z.object({
@@ -124,6 +125,79 @@ export const LICENSE_FILE_MAX_BYTES = 64 * 1024;
 export const LicensePeriodSchema = z
   .object({ from: z.number().int().min(0).max(999_999_999_999), to: z.number().int().min(0).max(999_999_999_999) })
   .refine((p) => p.from <= p.to, { message: 'the value must not be less than from', path: ['to'] });
+
+// --- a user's own licence (spec core §3 licence info per account; issue 14, licences of new users) ---
+
+/** The counted blocks a user's licence may hold with a period of its own. */
+export const USER_LICENSE_BLOCKS = ['sip', 'mobile_app', 'ukey2'] as const;
+export type UserLicenseBlock = (typeof USER_LICENSE_BLOCKS)[number];
+const withPeriod = { period: LicensePeriodSchema.optional() };
+
+/**
+ * A user's licence info: the blocks of LicenseInfo, the counted ones with an optional period
+ * {from, to} in Unix seconds (as a group licence's period). The block is in effect only within its
+ * period; without one it is unlimited.
+ */
+export const UserLicenseInfoSchema = LicenseInfoSchema.extend({
+  sip: LicenseInfoSchema.shape.sip.extend(withPeriod),
+  mobile_app: LicenseInfoSchema.shape.mobile_app.extend(withPeriod),
+  ukey2: LicenseInfoSchema.shape.ukey2.extend(withPeriod),
+});
+export type UserLicenseInfo = z.infer<typeof UserLicenseInfoSchema>;
+
+/** A user's stored licence info with every block and flag present (missing ones off). */
+export function userLicenseInfo(stored: unknown): UserLicenseInfo {
+  const empty = emptyLicenseInfo() as UserLicenseInfo;
+  const s = (stored ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const out = { ...empty } as Record<string, unknown>;
+  for (const k of Object.keys(empty)) {
+    const block = s[k];
+    if (block && typeof block === 'object') out[k] = { ...(empty[k as keyof UserLicenseInfo] as object), ...block };
+  }
+  return out as UserLicenseInfo;
+}
+
+const DAY_SECONDS = 86_400;
+const urgency = (w: LicenseWarnings | null) =>
+  w === null ? -1 : w.status === 'already_expired' ? 3 : w.status === 'will_expire' ? 2 : w.status === 'no_license' ? 1 : 0;
+
+/** The more urgent of two licence warnings (the fewer days left when both are of one state). */
+export function moreUrgent(a: LicenseWarnings | null, b: LicenseWarnings | null): LicenseWarnings | null {
+  if (urgency(a) !== urgency(b)) return urgency(a) > urgency(b) ? a : b;
+  return (a?.days ?? Number.POSITIVE_INFINITY) <= (b?.days ?? Number.POSITIVE_INFINITY) ? a : b;
+}
+
+/**
+ * A user's licence as of `nowMs`: `info` with every counted block outside its period turned off, and
+ * per counted block the warning of spec core §4 for its own period: will_expire with the days left
+ * within LICENSE_NOTIFY_BEFORE_DAYS of the end, already_expired after it (days 0: off from its end, a
+ * user's licence has no grace days); null when it is not ending, has no period or is off.
+ */
+export function userLicenseInEffect(
+  stored: unknown,
+  nowMs: number,
+): { info: UserLicenseInfo; expiring: Record<UserLicenseBlock, LicenseWarnings | null> } {
+  const info = userLicenseInfo(stored);
+  const nowS = Math.floor(nowMs / 1000);
+  const expiring = { sip: null, mobile_app: null, ukey2: null } as Record<UserLicenseBlock, LicenseWarnings | null>;
+  for (const b of USER_LICENSE_BLOCKS) {
+    const block = info[b];
+    const p = block.period;
+    if (!block.is_enabled || !p) continue;
+    const off = { ...(emptyLicenseInfo()[b] as object), period: p } as never;
+    if (nowS < p.from) {
+      info[b] = off;
+    } else if (nowS > p.to) {
+      info[b] = off;
+      expiring[b] = { status: 'already_expired', days: 0 };
+    } else {
+      const left = Math.floor(p.to / DAY_SECONDS) - Math.floor(nowS / DAY_SECONDS);
+      const ending = p.to < UNLIMITED_PERIOD.to && left <= LICENSE_NOTIFY_BEFORE_DAYS;
+      if (ending) expiring[b] = { status: 'will_expire', days: left };
+    }
+  }
+  return { info, expiring };
+}
 
 /** What the issuer signs: the canonical JSON (RFC 8785) of this object is the signed message. */
 export const LicensePayloadSchema = z.strictObject({

@@ -17,15 +17,27 @@ export const MAIL_TEMPLATE_KINDS = [
 ] as const;
 export type MailTemplateKind = (typeof MAIL_TEMPLATE_KINDS)[number];
 
+/**
+ * The project's management company (white-label settings), offered by every kind: a line whose
+ * placeholders are all empty is left out of the mail; `{company_logo}` draws the logo in the HTML part only.
+ */
+export const MAIL_COMPANY_PLACEHOLDERS = ['company_name', 'company_address', 'company_email', 'company_phone', 'company_logo'] as const;
+
 /** The placeholders each kind offers, and the ones its body must contain. */
 export const MAIL_TEMPLATE_PLACEHOLDERS: Record<MailTemplateKind, { all: readonly string[]; required: readonly string[] }> = {
-  invite: { all: ['name', 'login', 'link', 'project', 'days'], required: ['link'] },
-  self_registration_code: { all: ['name', 'code', 'link', 'object_name', 'minutes'], required: ['code'] },
-  password_reset: { all: ['name', 'login', 'link', 'minutes'], required: ['link'] },
-  announce: { all: ['name', 'subject', 'body', 'reminder', 'link_hint', 'link', 'from'], required: ['body', 'link'] },
+  invite: { all: ['name', 'login', 'link', 'project', 'days', ...MAIL_COMPANY_PLACEHOLDERS], required: ['link'] },
+  self_registration_code: { all: ['name', 'code', 'link', 'object_name', 'minutes', ...MAIL_COMPANY_PLACEHOLDERS], required: ['code'] },
+  password_reset: { all: ['name', 'login', 'link', 'minutes', ...MAIL_COMPANY_PLACEHOLDERS], required: ['link'] },
+  announce: {
+    all: ['name', 'subject', 'body', 'reminder', 'link_hint', 'link', 'from', ...MAIL_COMPANY_PLACEHOLDERS],
+    required: ['body', 'link'],
+  },
   // Sent to the project's administrator e-mail when the general settings' device notifications are on.
-  device_offline: { all: ['project', 'device', 'serial_number', 'group', 'time'], required: ['device'] },
-  device_task_failed: { all: ['project', 'device', 'serial_number', 'group', 'task_type', 'error', 'time'], required: ['device'] },
+  device_offline: { all: ['project', 'device', 'serial_number', 'group', 'time', ...MAIL_COMPANY_PLACEHOLDERS], required: ['device'] },
+  device_task_failed: {
+    all: ['project', 'device', 'serial_number', 'group', 'task_type', 'error', 'time', ...MAIL_COMPANY_PLACEHOLDERS],
+    required: ['device'],
+  },
 };
 
 export const MAIL_TEMPLATE_MESSAGES = {

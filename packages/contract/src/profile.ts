@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, LOCALES, TIME_FORMATS } from './constants.js';
-import { LicenseInfoSchema, LicenseWarningsSchema } from './licenses.js';
+import { LicenseWarningsSchema, UserLicenseInfoSchema } from './licenses.js';
 import { PhoneSchema } from './phone.js';
 import { TimeZoneSchema } from './time-zones.js';
 
@@ -37,7 +37,8 @@ export const ProfileSchema = z.object({
   domains: z.array(z.object({ id: z.number().int(), name: z.string() })),
   project: z.object({ id: z.number().int(), uid: z.string(), name: z.string(), description: z.string().nullable() }),
   profile: ProfileFieldsSchema,
-  license_info: LicenseInfoSchema,
+  /** The user's own licence as stored, each counted block with its period when it has one. */
+  license_info: UserLicenseInfoSchema,
   license_state: LicenseStateSchema,
 });
 export type Profile = z.infer<typeof ProfileSchema>;

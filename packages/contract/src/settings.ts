@@ -105,8 +105,15 @@ export const MailSettingsBodySchema = z.discriminatedUnion('type', [
 export const SELF_REGISTER_CLIENT_TYPES = ['private', 'company'] as const;
 /** Licence features a self-registered client or the basic licence may be given. */
 export const SELF_REGISTER_LICENSE_FEATURES = ['sip', 'mobile_app', 'ukey2'] as const;
-/** Licence period in days (0 to 999999999999; the spec's whole range means unlimited). */
-const LicensePeriod = z.number().int().min(0).max(999_999_999_999);
+/** The longest licence period in days a new user can be given (null: unlimited). */
+export const NEW_USER_LICENSE_MAX_DAYS = 36_500;
+/** The most mobile apps the basic licence gives each new user. */
+export const BASIC_LICENSE_MAX_QTY = 1_000;
+/**
+ * A new user's licence period in days from the moment the account is made (docs/decisions.md,
+ * "Licences of new users"); null: unlimited.
+ */
+const LicensePeriod = z.number().int().min(1).max(NEW_USER_LICENSE_MAX_DAYS);
 
 export const SelfRegisterClientSchema = z.strictObject({
   type: z.enum(SELF_REGISTER_CLIENT_TYPES),
@@ -120,9 +127,10 @@ export const GuestLimitsSchema = z.strictObject({
   max_passes_count: z.number().int().min(0).max(1_000_000).nullable(),
   max_period_days: z.number().int().min(0).max(36_500).nullable(),
 });
+/** The basic licence every new user gets: `qty` mobile apps for `period` days; a null `qty`: none. */
 export const BasicLicenseSchema = z.strictObject({
   period: LicensePeriod.nullable(),
-  qty: z.number().int().min(0).max(1_000_000).nullable(),
+  qty: z.number().int().min(1).max(BASIC_LICENSE_MAX_QTY).nullable(),
 });
 
 export const GENERAL_SETTINGS_DEFAULTS = {
@@ -193,6 +201,17 @@ export const UpdateGeneralSettingsBodySchema = z
     // Notifications about devices are mailed to the administrator: they need an address.
     if ((b.notify_about_offline_device || b.notify_about_device_task_failed) && b.admin_email === null) {
       ctx.addIssue({ code: 'custom', path: ['admin_email'], message: VALIDATION_MESSAGES.required });
+    }
+    // A licence period says how long a licence lasts: without features or a quantity there is nothing to last.
+    (b.user_self_register_settings?.clients ?? []).forEach((c, i) => {
+      if (c.license_settings.period !== null && c.license_settings.features.length === 0) {
+        const path = ['user_self_register_settings', 'clients', i, 'license_settings', 'features'];
+        ctx.addIssue({ code: 'custom', path, message: VALIDATION_MESSAGES.required });
+      }
+    });
+    const basic = b.license_settings?.basic_license;
+    if (basic && basic.period !== null && basic.qty === null) {
+      ctx.addIssue({ code: 'custom', path: ['license_settings', 'basic_license', 'qty'], message: VALIDATION_MESSAGES.required });
     }
   });
 export type UpdateGeneralSettingsBody = z.infer<typeof UpdateGeneralSettingsBodySchema>;

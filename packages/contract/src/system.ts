@@ -10,7 +10,7 @@ export const SYSTEM_INFO_PERMISSION = 'can_view_system_info';
 export const SYSTEM_WORKERS_PERMISSION = 'can_change_project_settings';
 
 /** The background workers of one instance that may be started, stopped and restarted. */
-export const CONTROLLABLE_WORKERS = ['device_tasks', 'mail', 'log_life'] as const;
+export const CONTROLLABLE_WORKERS = ['device_tasks', 'mail', 'log_life', 'push'] as const;
 export type ControllableWorker = (typeof CONTROLLABLE_WORKERS)[number];
 /** Every worker the page lists; the others follow the process (read-only). */
 export const SYSTEM_WORKERS = [...CONTROLLABLE_WORKERS, 'realtime', 'mqtt_gateway', 'sip'] as const;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { IDENTIFIER_FORMATS, TIME_FORMATS } from './constants.js';
-import { LicenseInfoSchema } from './licenses.js';
+import { UserLicenseInfoSchema } from './licenses.js';
 import { IdSchema, IdValueSchema, ListQuerySchema } from './list-query.js';
+import { MobileClientInfoSchema } from './mobile-clients.js';
 import { PhoneSchema } from './phone.js';
 import { PasswordSchema } from './profile.js';
 import { TimeZoneSchema } from './time-zones.js';
@@ -32,7 +33,7 @@ export const UserSchema = z.object({
   domains: z.array(z.number().int()),
   avatar_url: z.string().nullable(),
   elevator_access_disabled: z.boolean(),
-  /** The user's licence features (blocks of LicenseInfo); a structure import adds mobile_app.period {from, to}. */
+  /** The user's licence (UserLicenseInfo blocks): the counted blocks may carry a period {from, to} in Unix seconds. */
   license_info: z.record(z.string(), z.record(z.string(), z.unknown())).nullable(),
   is_group_admin: z.boolean(),
   is_invited: z.boolean(),
@@ -40,8 +41,8 @@ export const UserSchema = z.object({
   /** Derived from activated_at. */
   activated: z.boolean(),
   profile: UserProfileSchema,
-  /** Read-only; filled when mobile clients land. */
-  mobile_clients: z.array(z.object({ mobile_client_id: z.string(), platform: z.string().nullable() })),
+  /** Read-only: the user's registered mobile apps (issue 14). */
+  mobile_clients: z.array(MobileClientInfoSchema),
   created_by: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
@@ -93,7 +94,7 @@ const userFields = {
   domains: z.array(IdValueSchema).min(1, 'at least one group must be selected').max(1000),
   elevator_access_disabled: z.boolean().optional(),
   is_group_admin: z.boolean().optional(),
-  license_info: LicenseInfoSchema.partial().nullable().optional(),
+  license_info: UserLicenseInfoSchema.partial().nullable().optional(),
   profile: UserProfileBodySchema.optional(),
 };
 

@@ -191,6 +191,8 @@ describe('cached reads through the API', () => {
       'mail_outbox',
       // notifications (issue 13): written with every message, recipient and device event; never cached
       'notifications',
+      // push delivery (issue 14): one row per pushed notification, written with it and by the push worker
+      'push_deliveries',
       'refresh_tokens',
       // single sign-on (issue 14): started sign-ins and one-time tickets, each used once
       'sso_logins',

@@ -116,3 +116,43 @@ export class ReadCache {
     lru.set(key, { value, generation });
   }
 }
+
+/**
+ * Answers kept under the read cache's rule: an entry carries the generation current when its read
+ * started and is used only while that generation is still current, so a read that started before
+ * a change is never used after it.
+ */
+export class Kept<T> {
+  private readonly entries: LRUCache<string, { value: T; generation: number }>;
+
+  constructor(
+    max: number,
+    private readonly generation: () => number | undefined,
+  ) {
+    this.entries = new LRUCache({ max });
+  }
+
+  /** Reads under way, by key: a second asker of the same generation waits for the first read. */
+  private readonly reading = new Map<string, { promise: Promise<T>; generation: number }>();
+
+  /**
+   * `join: false` for a read made in the caller's transaction: it must not wait for a read on another
+   * connection (PGlite has one, which that transaction holds), nor make others wait for it.
+   */
+  async get(key: string, read: () => Promise<T>, keep: (value: T) => boolean = () => true, join = true): Promise<T> {
+    const current = this.generation();
+    const hit = this.entries.get(key);
+    if (hit && current !== undefined && hit.generation === current) return hit.value;
+    const pending = join ? this.reading.get(key) : undefined;
+    if (pending && current !== undefined && pending.generation === current) return pending.promise;
+    const promise = read();
+    if (current !== undefined && join) this.reading.set(key, { promise, generation: current });
+    try {
+      const value = await promise;
+      if (current !== undefined && current === this.generation() && keep(value)) this.entries.set(key, { value, generation: current });
+      return value;
+    } finally {
+      if (this.reading.get(key)?.promise === promise) this.reading.delete(key);
+    }
+  }
+}

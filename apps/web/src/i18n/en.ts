@@ -635,6 +635,15 @@ export const en = {
       'no license found for the project': 'The licence server has no licence for this project',
       'server with the same instance id already registered': 'A server with the same instance id is already registered',
       'exceeding the maximum mobile apps in the project': 'The project’s licence allows no more mobile apps',
+      // mobile clients (issue 14)
+      'mobile app is not licensed': 'The mobile app is not licensed for this server or user',
+      'exceeding the maximum mobile apps in the group':
+        'The group %{domain} already has all the mobile apps its licence allows (%{max_count})',
+      'exceeding the maximum mobile apps of the user': 'The user already has all the mobile apps their licence allows (%{max_count})',
+      'mobile sdk is disabled': 'The mobile SDK is turned off in the project settings',
+      'invalid mobile sdk api key': 'The mobile SDK api key is missing or wrong',
+      'push server not configured': 'Turn the push server on and save its address first',
+      'the test push could not be sent': 'The push server did not take the test push',
       'exceeding the maximum ukey2 in the project': 'The project already has all the UKEY2 keys its licence allows (%{max_count})',
       'exceeding the maximum ukey2 in the group': 'The group %{domain} already has all the UKEY2 keys its licence allows (%{max_count})',
       'the task has not finished': 'The task has not finished yet',

@@ -641,6 +641,16 @@ export const ru: Messages = {
       'no license found for the project': 'На сервере лицензий нет лицензии для этого проекта',
       'server with the same instance id already registered': 'Сервер с таким же идентификатором экземпляра уже зарегистрирован',
       'exceeding the maximum mobile apps in the project': 'Лицензия проекта не допускает больше мобильных приложений',
+      // mobile clients (issue 14)
+      'mobile app is not licensed': 'Мобильное приложение не лицензировано для этого сервера или пользователя',
+      'exceeding the maximum mobile apps in the group':
+        'В группе %{domain} уже все мобильные приложения, разрешённые лицензией (%{max_count})',
+      'exceeding the maximum mobile apps of the user':
+        'У пользователя уже все мобильные приложения, разрешённые его лицензией (%{max_count})',
+      'mobile sdk is disabled': 'Мобильный SDK выключен в настройках проекта',
+      'invalid mobile sdk api key': 'Ключ API мобильного SDK не указан или неверен',
+      'push server not configured': 'Сначала включите push-сервер и сохраните его адрес',
+      'the test push could not be sent': 'Push-сервер не принял тестовое уведомление',
       'exceeding the maximum ukey2 in the project': 'В проекте уже все ключи UKEY2, разрешённые лицензией (%{max_count})',
       'exceeding the maximum ukey2 in the group': 'В группе %{domain} уже все ключи UKEY2, разрешённые лицензией (%{max_count})',
       'the task has not finished': 'Задача ещё не завершилась',

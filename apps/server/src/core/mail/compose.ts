@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { mailTemplates } from '../../modules/mail-templates/mail-templates.table.js';
 import { type DbOrTx, queryRows } from '../db/client.js';
 import type { OutgoingMail } from './smtp.js';
-import { type MailKind, type MailParams, type MailTemplateText, renderMail } from './templates.js';
+import { type CompanyInfo, companyParams, type MailKind, type MailParams, type MailTemplateText, renderMail } from './templates.js';
 
 /** Whose groups choose a mail's template: a user (their groups), or groups named directly. */
 export interface MailRecipient {
@@ -36,7 +36,7 @@ export async function findMailTemplate(
   return row;
 }
 
-/** A mail of `kind` in the recipient's language, written from the template that applies to them. */
+/** A mail of `kind` in the recipient's language, written from the template that applies to them, with the company footer. */
 export async function composeMail<K extends MailKind>(
   db: DbOrTx,
   v: {
@@ -46,12 +46,14 @@ export async function composeMail<K extends MailKind>(
     kind: K;
     params: MailParams[K];
     recipient?: MailRecipient | undefined;
+    /** The project's management company, which the footer shows (none: left out). */
+    company?: CompanyInfo | null | undefined;
   },
 ): Promise<OutgoingMail & { html: string }> {
   const locale: Locale = v.locale === 'ru' ? 'ru' : 'en';
   const template =
     v.projectId === null ? undefined : await findMailTemplate(db, { projectId: v.projectId, kind: v.kind, locale, recipient: v.recipient });
-  return { to: v.to, ...renderMail(v.kind, locale, v.params, template) };
+  return { to: v.to, ...renderMail(v.kind, locale, v.params, template, companyParams(v.company)) };
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { Locale, SmtpSettings } from '@atrium/contract';
 import type { DbOrTx } from '../db/client.js';
+import type { InlineImage, ProjectInfo } from '../project-info.js';
 import { composeMail, type MailRecipient } from './compose.js';
 import type { MailRepository, OutboxRow, OutboxStatus } from './mail.repository.js';
 import { describeSmtpError, type OutgoingMail, parseSmtpSettings, sendSmtpPooled } from './smtp.js';
-import type { MailKind, MailParams } from './templates.js';
+import { COMPANY_LOGO_CID, type MailKind, type MailParams } from './templates.js';
 
 /** Sent messages marked in one statement at a time by `deliverMany`. */
 const MARK_EVERY = 50;
@@ -29,7 +30,12 @@ export interface MailerOptions {
   log?: { warn(obj: object, msg: string): void };
   /** The server's SMTP (SMTP_URL), used for projects that have no SMTP settings of their own. */
   defaultSmtp?: SmtpSettings | null;
+  /** The projects' management company (mail footers) and logo (sent inside the mails that show it). */
+  projectInfo?: Pick<ProjectInfo, 'of' | 'logo'>;
 }
+
+/** The logo's image tag as templates.ts writes it, whatever its attributes. */
+const LOGO_TAG = new RegExp(`<p><img src="cid:${COMPANY_LOGO_CID}"[^>]*></p>|<img src="cid:${COMPANY_LOGO_CID}"[^>]*>`, 'g');
 
 /**
  * Mail goes through the outbox: a message is written in the caller's transaction (so it exists
@@ -68,7 +74,25 @@ export class Mailer {
       recipient?: MailRecipient;
     },
   ): Promise<QueuedMail> {
-    return this.queueRaw(db, v.projectId, await composeMail(db, v));
+    const company = v.projectId === null ? null : ((await this.opts.projectInfo?.of(v.projectId, db))?.company ?? null);
+    return this.queueRaw(db, v.projectId, await composeMail(db, { ...v, company }));
+  }
+
+  /** The project's logo as a mail's inline part, or null. */
+  private logoOf(projectId: number | null): Promise<InlineImage | null> {
+    if (projectId === null || !this.opts.projectInfo) return Promise.resolve(null);
+    return this.opts.projectInfo.logo(projectId, COMPANY_LOGO_CID);
+  }
+
+  /**
+   * The mail as it is sent: a mail showing the company logo gets the project's logo as its inline
+   * part; when the project has no logo any more, the image is taken out rather than left broken.
+   */
+  private async withLogo(mail: OutgoingMail, logo: () => Promise<InlineImage | null>): Promise<OutgoingMail> {
+    if (!mail.html?.includes(`cid:${COMPANY_LOGO_CID}`)) return mail;
+    const image = await logo();
+    if (image) return { ...mail, attachments: [image] };
+    return { ...mail, html: mail.html.replace(LOGO_TAG, '') };
   }
 
   /** Sends a mail now through the project's SMTP (a template's send-preview); throws when it cannot. */
@@ -76,7 +100,7 @@ export class Mailer {
     const smtp = await this.smtpFor(projectId);
     if (!smtp) throw new SmtpMissingError();
     try {
-      await this.send(smtp, mail);
+      await this.send(smtp, await this.withLogo(mail, () => this.logoOf(projectId)));
     } catch (err) {
       throw new SmtpSendError(describeSmtpError(err, smtp));
     }
@@ -118,6 +142,15 @@ export class Mailer {
     const smtpOf = new Map<number | null, SmtpSettings | null>();
     for (const r of rows)
       if (!smtpOf.has(r.projectId)) smtpOf.set(r.projectId, r.projectId === null ? null : await this.smtpFor(r.projectId));
+    // The logo is read once per project for the whole batch.
+    const logos = new Map<number | null, Promise<InlineImage | null>>();
+    const logoOf = (projectId: number | null) => {
+      const known = logos.get(projectId);
+      if (known) return known;
+      const logo = this.logoOf(projectId);
+      logos.set(projectId, logo);
+      return logo;
+    };
     let sent: number[] = [];
     let total = 0;
     let marking: Promise<void> = Promise.resolve();
@@ -138,7 +171,7 @@ export class Mailer {
             continue;
           }
           try {
-            await this.send(smtp, row, { connections });
+            await this.send(smtp, await this.withLogo(row, () => logoOf(row.projectId)), { connections });
             sent.push(row.id);
             total++;
             if (sent.length >= MARK_EVERY) mark();
@@ -181,7 +214,7 @@ export class Mailer {
       return 'stored';
     }
     try {
-      await this.send(smtp, row);
+      await this.send(smtp, await this.withLogo(row, () => this.logoOf(row.projectId)));
       await this.repo.markSent(row.id);
       return 'sent';
     } catch (err) {

@@ -6,7 +6,29 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   html?: string | null;
+  /** Images the HTML part shows by `cid:` (the company logo), added when the mail is sent. */
+  attachments?: readonly { cid: string; filename: string; contentType: string; content: Buffer }[];
 }
+
+/** The message as nodemailer takes it. */
+const message = (from: string, mail: OutgoingMail) => ({
+  from,
+  to: mail.to,
+  subject: mail.subject,
+  text: mail.text,
+  ...(mail.html ? { html: mail.html } : {}),
+  ...(mail.attachments?.length
+    ? {
+        attachments: mail.attachments.map((a) => ({
+          cid: a.cid,
+          filename: a.filename,
+          contentType: a.contentType,
+          content: a.content,
+          contentDisposition: 'inline' as const,
+        })),
+      }
+    : {}),
+});
 
 /** The project's SMTP settings when they are complete, otherwise null (mail is then only stored). */
 export function parseSmtpSettings(raw: unknown): SmtpSettings | null {
@@ -39,13 +61,7 @@ export async function sendSmtp(settings: SmtpSettings, mail: OutgoingMail): Prom
     socketTimeout: 20_000,
   });
   try {
-    await transport.sendMail({
-      from: settings.from,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      ...(mail.html ? { html: mail.html } : {}),
-    });
+    await transport.sendMail(message(settings.from, mail));
   } finally {
     transport.close();
   }
@@ -95,13 +111,7 @@ export async function sendSmtpPooled(settings: SmtpSettings, mail: OutgoingMail,
   p.idle = undefined;
   p.busy++;
   try {
-    await p.transport.sendMail({
-      from: settings.from,
-      to: mail.to,
-      subject: mail.subject,
-      text: mail.text,
-      ...(mail.html ? { html: mail.html } : {}),
-    });
+    await p.transport.sendMail(message(settings.from, mail));
   } finally {
     p.busy--;
     if (p.busy === 0) {

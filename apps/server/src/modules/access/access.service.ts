@@ -37,6 +37,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import type { NewEvent } from '../devices/devices.repository.js';
 import type { DevicesService } from '../devices/devices.service.js';
 import type { AccessRepository, AccessRuleRow, IdentifierRow, TimeRuleRow } from './access.repository.js';
@@ -158,14 +159,15 @@ export class AccessService {
     private readonly notifier: AccessNotifier | null = null,
     opts: {
       dataDir?: string;
-      publicUrl?: string;
+      /** Links handed to guests and doors (core/project-info.ts). */
+      links: Pick<ProjectInfo, 'link'>;
       publish?: Publish;
       ukey2License?: (projectId: number) => Promise<Ukey2License>;
       /** Whether the server's licence has face ID for guests (none: off). */
       faceIdForGuests?: (projectId: number) => Promise<boolean>;
       /** How long a guest's open with face ID waits for the door (ms). */
       guestFaceWaitMs?: number;
-    } = {},
+    },
   ) {
     this.publish = opts.publish ?? null;
     this.ukey2License = opts.ukey2License ?? (async () => ({ enabled: true, count: null }));
@@ -173,7 +175,7 @@ export class AccessService {
     this.guests = new GuestAccess(db, repo, devices, {
       sync: (tx, ids, devicesBefore) => this.syncIdentifiers(tx, null, ids, devicesBefore),
       get: (actor, id) => this.getIdentifier(actor, id),
-      publicUrl: opts.publicUrl ?? '',
+      links: opts.links,
       ...(opts.faceIdForGuests ? { faceIdForGuests: opts.faceIdForGuests } : {}),
       ...(opts.guestFaceWaitMs ? { faceWaitMs: opts.guestFaceWaitMs } : {}),
     });

@@ -20,6 +20,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import type { DevicesService } from '../devices/devices.service.js';
 import type { AccessRepository } from './access.repository.js';
 import { identifiers } from './access.table.js';
@@ -68,7 +69,8 @@ export class GuestAccess {
     private readonly hooks: {
       sync: (tx: Tx, ids: number[], devicesBefore: number[]) => Promise<void>;
       get: (actor: Actor, id: number) => Promise<Identifier>;
-      publicUrl: string;
+      /** Where guests and doors reach Atrium: the project's server URL, else PUBLIC_URL (core/project-info.ts). */
+      links: Pick<ProjectInfo, 'link'>;
       /** Whether the server's licence has face ID for guests (spec core §3 `face_id.is_enabled_for_guests`). */
       faceIdForGuests?: (projectId: number) => Promise<boolean>;
       /** How long an open with face ID waits for the door's answer (ms; FACE_WAIT_MS when absent). */
@@ -160,7 +162,7 @@ export class GuestAccess {
       return identifierId;
     });
     await this.devices.dispatch();
-    return { identifier: await this.hooks.get(actor, id), key, url: `${this.hooks.publicUrl}/guest-access/${key}` };
+    return { identifier: await this.hooks.get(actor, id), key, url: await this.hooks.links.link(actor.projectId, `/guest-access/${key}`) };
   }
 
   /**
@@ -373,7 +375,7 @@ export class GuestAccess {
     if (!g.photo_path || !door.face_enabled) return null;
     if (!deviceModel(door.type, door.model)?.capabilities.face_recognition) return null;
     if (!(await this.hooks.faceIdForGuests?.(g.project_id))) return null;
-    return { identifier_id: Number(g.id), photo_url: `${this.hooks.publicUrl}/api/v0/files/${g.photo_path}` };
+    return { identifier_id: Number(g.id), photo_url: await this.hooks.links.link(g.project_id, `/api/v0/files/${g.photo_path}`) };
   }
 
   /**

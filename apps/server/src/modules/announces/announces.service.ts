@@ -22,7 +22,8 @@ import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { findMailTemplatesOfUsers } from '../../core/mail/compose.js';
 import type { Mailer, QueuedMail } from '../../core/mail/mailer.js';
 import type { OutgoingMail } from '../../core/mail/smtp.js';
-import { type MailTemplateText, renderMail } from '../../core/mail/templates.js';
+import { type CompanyParams, companyParams, type MailTemplateText, renderMail } from '../../core/mail/templates.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import type { NewNotification } from '../notifications/notifications.service.js';
 import { announceParams, sanitizeBody } from './announces.mail.js';
 import type { AnnounceRow, AnnouncesRepository, DeliveryToHand, StoredTypeInfo } from './announces.repository.js';
@@ -32,8 +33,11 @@ export interface AnnounceNotifier {
 }
 
 export interface AnnouncesOptions {
-  /** The console's address: recipients' links lead to `<publicUrl>/announce/<token>`. */
-  publicUrl: string;
+  /**
+   * Each project's link base and management company (core/project-info.ts): recipients' links lead
+   * to `<server URL or PUBLIC_URL>/announce/<token>`, and the footer names the company.
+   */
+  projectInfo: Pick<ProjectInfo, 'of'>;
   /** Mails (recipients) handed out per second by this instance. */
   mailsPerSecond?: number;
   /** SMTP connections the worker sends over at once (default ANNOUNCE_SMTP_CONNECTIONS). */
@@ -473,10 +477,6 @@ export class AnnouncesService {
 
   // ---- delivery worker ----
 
-  private link(token: string): string {
-    return `${this.opts.publicUrl.replace(/\/+$/, '')}/announce/${token}`;
-  }
-
   /**
    * One round of work: scheduled announces whose time came begin; up to `mailsPerSecond` recipients
    * are handed out, in chunks of `HAND_OUT_CHUNK`, each chunk in one short transaction that writes
@@ -562,9 +562,13 @@ export class AnnouncesService {
       return !!a && a.sendVia !== 'app' && d.email !== null && !(a.wave > 1 && d.answered);
     };
     const localeOf = (d: DeliveryToHand): Locale => (d.locale === 'ru' ? 'ru' : 'en');
-    // The templates of every recipient of a project, in one query per project.
+    // The templates of every recipient of a project, in one query per project; its link base and
+    // company once per chunk, not per recipient.
     const templates = new Map<number, Map<string, MailTemplateText | undefined>>();
+    const projectsOf = new Map<number, { linkBase: string; company: CompanyParams }>();
     for (const projectId of new Set([...contents.values()].map((c) => c.projectId))) {
+      const info = await this.opts.projectInfo.of(projectId, tx);
+      projectsOf.set(projectId, { linkBase: info.linkBase, company: companyParams(info.company) });
       const recipients = batch
         .filter((d) => byMail(d) && contents.get(d.announceId)?.projectId === projectId)
         .map((d) => ({ userId: d.userId, locale: localeOf(d) }));
@@ -576,6 +580,7 @@ export class AnnouncesService {
       const a = contents.get(d.announceId);
       if (!a || !byMail(d)) continue;
       const locale = localeOf(d);
+      const project = projectsOf.get(a.projectId)!;
       const mail: OutgoingMail = {
         to: d.email as string,
         ...renderMail(
@@ -588,10 +593,11 @@ export class AnnouncesService {
             body: a.body,
             poll: a.type === 'poll',
             reminder: a.wave > 1,
-            link: this.link(d.token),
+            link: `${project.linkBase}/announce/${d.token}`,
             owner: a.useOwnerInfo && a.ownerName !== null ? { name: a.ownerName, email: a.ownerEmail } : null,
           }),
           templates.get(a.projectId)?.get(`${d.userId}:${locale}`),
+          project.company,
         ),
       };
       const list = outgoing.get(a.projectId) ?? [];

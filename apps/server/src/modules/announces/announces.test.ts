@@ -357,7 +357,11 @@ describe('delivery through the outbox and a real SMTP server', () => {
     const mailer = t.app.services.mailer;
     const repo = new AnnouncesRepository(db());
     const instance = (m: Pick<Mailer, 'queueMany' | 'deliverMany'>) =>
-      new AnnouncesService(repo, m, t.app.services.notifications, { publicUrl: 'https://atrium.test', mailsPerSecond: 5, intervalMs: 0 });
+      new AnnouncesService(repo, m, t.app.services.notifications, {
+        projectInfo: t.app.services.projectInfo,
+        mailsPerSecond: 5,
+        intervalMs: 0,
+      });
 
     // 1. A round hands out 5 recipients (the rate) and sends their mail.
     await instance(mailer).tick();
@@ -412,7 +416,7 @@ describe('delivery through the outbox and a real SMTP server', () => {
     expect(a.execute_at).toBe(at);
     expect((await admin.post(`/announcements/${a.id}/start`)).json().data.status).toBe('scheduled');
     const fresh = new AnnouncesService(new AnnouncesRepository(db()), t.app.services.mailer, t.app.services.notifications, {
-      publicUrl: 'https://atrium.test',
+      projectInfo: t.app.services.projectInfo,
       intervalMs: 0,
     });
     await fresh.tick();

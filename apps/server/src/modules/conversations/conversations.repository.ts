@@ -4,6 +4,7 @@ import { type AclTarget, aclPredicate, intArray, qualifiedColumns } from '../../
 import type { Actor } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows, type Tx } from '../../core/db/client.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, type PageOfIds, pageOfIds } from '../../core/list-query.js';
+import { enqueuePushFrom } from '../../core/push-outbox.js';
 import { conversations } from './conversations.table.js';
 
 const C = qualifiedColumns(conversations);
@@ -191,7 +192,7 @@ export class ConversationsRepository {
   /**
    * Starts a conversation in one statement: the conversation with its first message, both
    * participants (one unread for the interlocutor), the audit entry and the interlocutor's
-   * "conversation received" notification. Nothing is written (null) when `to` is not a user the
+   * "conversation received" notification with its push to their apps. Nothing is written (null) when `to` is not a user the
    * actor may reach (`recipientPredicate`).
    */
   async start(v: {
@@ -233,7 +234,7 @@ export class ConversationsRepository {
             jsonb_build_object('code', 'goto:page', 'params', jsonb_build_object('page', '/conversation/' || cid))
           FROM ids
           RETURNING *
-        )
+        ), push AS (${enqueuePushFrom('n')})
         SELECT ids.cid, ids.mid, ids.at, ids.to_name, ids.me_name, ${NOTIFICATION_COLUMNS} FROM ids, n`,
     );
     return r ? { ...r, cid: Number(r.cid), mid: Number(r.mid), n_id: Number(r.n_id) } : null;
@@ -242,7 +243,7 @@ export class ConversationsRepository {
   /**
    * Writes a message in one statement: the message, the conversation's count and last message,
    * one more unread for the other side and nothing unread for the author (who has it in front of
-   * them), the audit entry and the other side's "message received" notification.
+   * them), the audit entry and the other side's "message received" notification with its push.
    */
   async write(v: {
     actor: Actor;
@@ -282,7 +283,7 @@ export class ConversationsRepository {
             jsonb_build_object('code', 'goto:page', 'params', jsonb_build_object('page', ${`/conversation/${v.conversationId}`}::text))
           FROM ids
           RETURNING *
-        )
+        ), push AS (${enqueuePushFrom('n')})
         SELECT ids.mid, ids.at, ids.me_name, ${NOTIFICATION_COLUMNS} FROM ids, n`,
     );
     if (!r) throw new Error('conversation message insert returned nothing');

@@ -32,6 +32,7 @@ import { type Db, queryRows, type Tx } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import type { FileStore } from '../../core/files.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import type { RealtimeHub } from '../../core/realtime.js';
 import { devicePredicate } from '../devices/devices.repository.js';
 import type { DevicesService } from '../devices/devices.service.js';
@@ -87,8 +88,8 @@ interface TargetDevice {
 }
 
 export interface EmergencyOptions {
-  /** The server's address as devices reach it: the sound's link is made from it. */
-  publicUrl: string;
+  /** Where devices reach Atrium (the project's server URL, else PUBLIC_URL): the sound's link is made from it. */
+  links: Pick<ProjectInfo, 'link'>;
   /** Key of the sound links' tokens (the server's token secret). */
   secret: string;
   /** Live playback for the consoles (EMERGENCY_REALTIME); absent, the console reads on demand only. */
@@ -474,10 +475,6 @@ export class EmergencyService {
     );
   }
 
-  private deviceUrl(path: string): string {
-    return `${this.opts.publicUrl.replace(/\/$/, '')}${path}`;
-  }
-
   /**
    * Starts an alert: every device of its type among its recipients (within the caller's scope) gets a
    * play_audio task for the playback duration; with `open_locks`, every lock of every device with
@@ -497,7 +494,7 @@ export class EmergencyService {
       : [];
     if (!players.length && !doors.length) throw new AppError('emergency_no_devices');
     const seconds = Number(alert.playback_duration);
-    const url = this.deviceUrl(this.audioPath(id, alert.file_key));
+    const url = await this.opts.links.link(ctx.actor.projectId, this.audioPath(id, alert.file_key));
     const playbackId = await this.db.transaction(async (tx) => {
       const [p] = await tx
         .insert(emergencyPlaybacks)

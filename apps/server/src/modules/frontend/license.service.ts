@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import { emptyLicenseInfo, fullLicenseInfo, type LicenseInfo, type LicenseRestrictor, type LicenseWarnings } from '@atrium/contract';
+import type { DbOrTx } from '../../core/db/client.js';
 import { DEV_ISSUER_PUBLIC_KEY, publicKeyFrom, verifyLicenseFile } from '../licenses/license-file.js';
 import { evaluateLicenses, type ProjectLicenseState } from '../licenses/license-state.js';
 import type { LicensesRepository, UsageCounts } from '../licenses/licenses.repository.js';
@@ -34,10 +35,10 @@ export class LicenseService {
   /**
    * The licence changes rarely and is read on every profile load, so each instance keeps it for
    * CACHE_MS; a change made through this instance is seen at once, one made elsewhere within CACHE_MS.
-   * A time other than now is evaluated afresh.
+   * A time other than now, or a read inside a transaction (`db`), is evaluated afresh.
    */
-  async state(projectId: number, now?: number): Promise<ProjectLicenseState> {
-    if (now !== undefined) return this.evaluate(projectId, now);
+  async state(projectId: number, now?: number, db?: DbOrTx): Promise<ProjectLicenseState> {
+    if (now !== undefined || db !== undefined) return this.evaluate(projectId, now ?? Date.now(), db);
     const at = Date.now();
     const hit = this.cache.get(projectId);
     if (hit && at - hit.at <= CACHE_MS) return hit.value;
@@ -47,8 +48,8 @@ export class LicenseService {
     return value;
   }
 
-  private async evaluate(projectId: number, now: number): Promise<ProjectLicenseState> {
-    const rows = await this.repo.rows(projectId);
+  private async evaluate(projectId: number, now: number, db?: DbOrTx): Promise<ProjectLicenseState> {
+    const rows = await this.repo.rows(projectId, db);
     const installed = rows.map((r) => {
       try {
         return { id: r.id, payload: verifyLicenseFile(r.file, this.key) };

@@ -1,3 +1,4 @@
+import { UNLIMITED_PERIOD } from '@atrium/contract';
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { projects, serverSettings } from '../projects/projects.table.js';
@@ -68,18 +69,40 @@ export class LicensesRepository {
   }
 
   /**
-   * SIP numbers, mobile apps (each user with the mobile app licence holds its count, one by default)
-   * and UKEY2 keys of the project.
+   * SIP numbers, mobile apps (each user with the mobile app licence holds its count, one by default,
+   * until its period ends) and UKEY2 keys of the project, as of `nowMs`.
    */
-  async usage(projectId: number, db: DbOrTx = this.db): Promise<UsageCounts> {
+  async usage(projectId: number, db: DbOrTx = this.db, nowMs: number = Date.now()): Promise<UsageCounts> {
+    const nowS = Math.floor(nowMs / 1000);
     const [row] = await queryRows<{ sip: number; mobile: number; ukey2: number }>(
       db,
       sql`SELECT (SELECT count(*)::int FROM sip_numbers WHERE project_id = ${projectId}) AS sip,
                  (SELECT coalesce(sum(coalesce((license_info -> 'mobile_app' ->> 'license_count')::int, 1)), 0)::int
-                    FROM users WHERE project_id = ${projectId} AND (license_info -> 'mobile_app' ->> 'is_enabled')::boolean IS TRUE) AS mobile,
+                    FROM users WHERE project_id = ${projectId} AND (license_info -> 'mobile_app' ->> 'is_enabled')::boolean IS TRUE
+                     AND coalesce((license_info -> 'mobile_app' -> 'period' ->> 'to')::bigint, ${UNLIMITED_PERIOD.to}) >= ${nowS}) AS mobile,
                  (SELECT count(*)::int FROM identifiers WHERE project_id = ${projectId} AND type = 'ukey2') AS ukey2`,
     );
     return { sip: Number(row?.sip ?? 0), mobileApp: Number(row?.mobile ?? 0), ukey2: Number(row?.ukey2 ?? 0) };
+  }
+
+  /** What the general settings give new users: the self-registration clients and the basic licence. */
+  async newUserLicenseSettings(db: DbOrTx, projectId: number): Promise<{ clients: unknown; basic: unknown }> {
+    const [row] = await queryRows<{ clients: unknown; basic: unknown }>(
+      db,
+      sql`SELECT settings -> 'user_self_register_settings' -> 'clients' AS clients,
+                 settings -> 'license_settings' -> 'basic_license' AS basic
+            FROM ${projects} WHERE id = ${projectId}`,
+    );
+    return { clients: row?.clients ?? null, basic: row?.basic ?? null };
+  }
+
+  /** Mobile apps in use: the project's registered mobile clients (issue 14). */
+  async mobileClients(projectId: number): Promise<number> {
+    const [row] = await queryRows<{ n: number }>(
+      this.db,
+      sql`SELECT count(*)::int AS n FROM mobile_clients WHERE project_id = ${projectId}`,
+    );
+    return Number(row?.n ?? 0);
   }
 
   async recordUsage(row: typeof licenseUsage.$inferInsert): Promise<void> {

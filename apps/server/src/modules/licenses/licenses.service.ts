@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DomainLicenseInfoSchema,
+  ERRORS,
   LICENSE_FILE_MAX_BYTES,
   type License,
   type LicenseFeaturesState,
@@ -12,6 +13,7 @@ import {
   type LicenseUsage,
   type LicenseUsedDay,
   UNLIMITED_PERIOD,
+  type UserLicenseInfo,
 } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { groupScopeCondition, scopeOf } from '../../core/acl.js';
@@ -25,6 +27,7 @@ import type { NotificationsService } from '../notifications/notifications.servic
 import { parseLicenseText, verifyLicenseFile } from './license-file.js';
 import { calendarDaysBetween } from './license-state.js';
 import type { LicenseRow, LicensesRepository } from './licenses.repository.js';
+import { type NewUserLicense, newUserLicense } from './new-user-license.js';
 
 const DAY_MS = 86_400_000;
 /** The licence server gets this long to answer (spec core §7: HTTP client default 3 s). */
@@ -124,12 +127,17 @@ export class LicensesService {
 
   async usage(actor: Actor): Promise<LicenseUsage> {
     need(actor, 'can_view_licenses', 'can_manage_licenses');
-    const [state, used] = await Promise.all([this.licenses.state(actor.projectId), this.repo.usage(actor.projectId)]);
+    const [state, used, apps] = await Promise.all([
+      this.licenses.state(actor.projectId),
+      this.repo.usage(actor.projectId),
+      this.repo.mobileClients(actor.projectId),
+    ]);
     const restrictors = await this.licenses.restrictors(actor.projectId, used);
     const f = state.features;
     return {
       sip_numbers_used: used.sip,
-      mobile_app_used: used.mobileApp,
+      // Apps in use (registered mobile clients, issue 14); the restrictors weigh the apps handed out to users.
+      mobile_app_used: apps,
       ukey2_used: used.ukey2,
       limits: { sip: f.sip.license_count, mobile_app: f.mobile_app.license_count, ukey2: f.ukey2.license_count },
       restrictors,
@@ -241,6 +249,53 @@ export class LicensesService {
     };
   }
 
+  /**
+   * The basic licence of a user an administrator makes (modules/users reads it before the write;
+   * null: the project gives none). The count check after the write refuses the user, as it does a
+   * licence sent with the user, when the project's mobile apps cannot hold it (mobile_app_limit_project).
+   */
+  async basicLicense(projectId: number): Promise<Partial<UserLicenseInfo> | null> {
+    const [stored, state] = await Promise.all([this.repo.newUserLicenseSettings(this.repo.db, projectId), this.licenses.state(projectId)]);
+    return newUserLicense(stored, null, state.features, Date.now())?.info ?? null;
+  }
+
+  /**
+   * The licence of a self-registered client of `clientType` (modules/registration, inside its
+   * transaction, before the account is written): the client type's licence, else the basic one. When
+   * the project's mobile apps cannot hold it the account is made without a licence and `refused` says
+   * why: the person registering cannot free licences, an administrator can give one later.
+   */
+  async selfRegisteredLicense(
+    tx: DbOrTx,
+    projectId: number,
+    clientType: string,
+  ): Promise<{ info: Partial<UserLicenseInfo> | null; source: NewUserLicense['source'] | null; refused: Record<string, unknown> | null }> {
+    const now = Date.now();
+    // Inside the registration's transaction: every read goes through it (PGlite has one connection).
+    const stored = await this.repo.newUserLicenseSettings(tx, projectId);
+    const state = await this.licenses.state(projectId, now, tx);
+    const grant = newUserLicense(stored, clientType, state.features, now);
+    if (!grant) return { info: null, source: null, refused: null };
+    const limit = state.features.mobile_app.license_count;
+    const need = grant.info.mobile_app?.license_count ?? 0;
+    if (need > 0 && limit !== null) {
+      // The same turn-taking as mobileAppCheck: two registrations cannot both take the last apps.
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('atrium.mobile_app'), ${projectId})`);
+      const used = (await this.repo.usage(projectId, tx, now)).mobileApp;
+      if (used + need > limit) {
+        const refused = {
+          code: 'mobile_app_limit_project',
+          message: ERRORS.mobile_app_limit_project.message,
+          max_count: limit,
+          used,
+          need,
+        };
+        return { info: null, source: grant.source, refused };
+      }
+    }
+    return { info: grant.info, source: grant.source, refused: null };
+  }
+
   /** After a change: every reader sees the new licence, and the group rules read its counts. */
   private async changed(projectId: number): Promise<void> {
     this.licenses.invalidate(projectId);
@@ -264,13 +319,17 @@ export class LicensesService {
   /** Today's usage of the project, counted now and kept for the report. */
   async recordUsage(projectId: number, now = Date.now()): Promise<void> {
     this.recorded.set(projectId, Date.now());
-    const [state, used] = await Promise.all([this.licenses.state(projectId, now), this.repo.usage(projectId)]);
+    const [state, used, apps] = await Promise.all([
+      this.licenses.state(projectId, now),
+      this.repo.usage(projectId, undefined, now),
+      this.repo.mobileClients(projectId),
+    ]);
     const f = state.features;
     await this.repo.recordUsage({
       projectId,
       day: isoDay(now),
       sipNumbersUsed: used.sip,
-      mobileAppUsed: used.mobileApp,
+      mobileAppUsed: apps,
       ukey2Used: used.ukey2,
       sipLimit: f.sip.license_count,
       mobileAppLimit: f.mobile_app.license_count,

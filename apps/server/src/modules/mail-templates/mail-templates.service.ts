@@ -24,7 +24,8 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type Mailer, SmtpMissingError, SmtpSendError } from '../../core/mail/mailer.js';
-import { defaultTemplate, renderTemplate, sampleParams } from '../../core/mail/templates.js';
+import { companyParams, defaultTemplate, renderTemplate, sampleParams } from '../../core/mail/templates.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import { projects } from '../projects/projects.table.js';
 import { mailTemplates } from './mail-templates.table.js';
 
@@ -45,6 +46,8 @@ export class MailTemplatesService {
   constructor(
     private readonly db: Db,
     private readonly mailer: Pick<Mailer, 'sendNow'>,
+    /** The project's link base and management company, which previews show as the mails will. */
+    private readonly projectInfo: Pick<ProjectInfo, 'of'>,
   ) {}
 
   /** Throws unless the actor may read (or change) the templates of the project (null) or of a group of it. */
@@ -231,17 +234,26 @@ export class MailTemplatesService {
     return bulkDelete(ids, (id) => this.delete(ctx, id));
   }
 
-  /** A (possibly unsaved) template written with sample values. */
-  async preview(actor: Actor, body: MailTemplatePreviewBody): Promise<MailPreview> {
+  /**
+   * A (possibly unsaved) template written with sample values, the project's links and its
+   * management company. `logo: 'file'` (the console's preview) shows the logo from its public
+   * address; a mailed preview carries it inside, as every mail does.
+   */
+  async preview(actor: Actor, body: MailTemplatePreviewBody, logo: 'file' | 'inline' = 'file'): Promise<MailPreview> {
     await this.assertAccess(actor, body.domain_id ?? null, false);
     const [p] = await this.db.select({ name: projects.name }).from(projects).where(eq(projects.id, actor.projectId));
-    return renderTemplate({ subject: body.subject, body: body.body }, sampleParams(body.kind, body.locale, p?.name ?? 'Atrium'));
+    const info = await this.projectInfo.of(actor.projectId);
+    const logoSrc = logo === 'file' && info.company.logoKey ? `/api/v0/files/${info.company.logoKey}` : undefined;
+    return renderTemplate(
+      { subject: body.subject, body: body.body },
+      { ...companyParams(info.company, logoSrc), ...sampleParams(body.kind, body.locale, p?.name ?? 'Atrium', info.linkBase) },
+    );
   }
 
   /** The preview mailed to an address through the project's SMTP. */
   async sendPreview(ctx: RequestContext, body: MailTemplateSendPreviewBody): Promise<MailPreview> {
     await this.assertAccess(ctx.actor, body.domain_id ?? null, true);
-    const mail = await this.preview(ctx.actor, body);
+    const mail = await this.preview(ctx.actor, body, 'inline');
     try {
       await this.mailer.sendNow(ctx.actor.projectId, { to: body.to, ...mail });
     } catch (e) {
@@ -249,6 +261,7 @@ export class MailTemplatesService {
       if (e instanceof SmtpSendError) throw new AppError('test_mail_failed', [{ field: 'to', message: e.message }]);
       throw e;
     }
-    return mail;
+    // The console shows what was sent, with the logo from its address.
+    return this.preview(ctx.actor, body);
   }
 }

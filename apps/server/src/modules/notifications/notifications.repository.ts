@@ -1,6 +1,7 @@
 import { ACS_TYPES, ALARM_TYPES, type NotificationClass } from '@atrium/contract';
 import { and, desc, eq, inArray, isNull, notInArray, type SQL, sql } from 'drizzle-orm';
-import type { Db, DbOrTx, Tx } from '../../core/db/client.js';
+import { type Db, type DbOrTx, queryRows, type Tx } from '../../core/db/client.js';
+import { enqueuePushFrom } from '../../core/push-outbox.js';
 import { users } from '../users/users.table.js';
 import { notifications } from './notifications.table.js';
 
@@ -25,10 +26,50 @@ function classFilter(cls: NotificationClass): SQL | undefined {
 export class NotificationsRepository {
   constructor(private readonly db: Db) {}
 
+  /** Inserts a notification and, in the same statement, its push to the user's mobile apps (core/push-outbox.ts). */
   async insert(row: NewNotificationRow): Promise<NotificationRow> {
-    const [created] = await this.db.insert(notifications).values(row).returning();
-    if (!created) throw new Error('notification insert returned nothing');
-    return created;
+    const j = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    const [r] = await queryRows<{
+      id: number;
+      project_id: number;
+      user_id: number;
+      type: string;
+      data: Record<string, unknown>;
+      significance: string;
+      icon: string | null;
+      color: string | null;
+      popup_action: Record<string, unknown> | null;
+      sound: Record<string, unknown> | null;
+      read_at: Date | string | null;
+      created_at: Date | string;
+      updated_at: Date | string;
+    }>(
+      this.db,
+      sql`WITH n AS (
+          INSERT INTO notifications (project_id, user_id, type, data, significance, icon, color, popup_action, sound)
+          VALUES (${row.projectId}::int, ${row.userId}::int, ${row.type}::text, ${j(row.data ?? {})}::jsonb, ${row.significance ?? 'other'}::text,
+            ${row.icon ?? null}::text, ${row.color ?? null}::text, ${j(row.popupAction)}::jsonb, ${j(row.sound)}::jsonb)
+          RETURNING *
+        ), push AS (${enqueuePushFrom('n')})
+        SELECT * FROM n`,
+    );
+    if (!r) throw new Error('notification insert returned nothing');
+    const date = (d: Date | string) => (d instanceof Date ? d : new Date(d));
+    return {
+      id: Number(r.id),
+      projectId: Number(r.project_id),
+      userId: Number(r.user_id),
+      type: r.type,
+      data: r.data,
+      significance: r.significance,
+      icon: r.icon,
+      color: r.color,
+      popupAction: r.popup_action,
+      sound: r.sound,
+      readAt: r.read_at === null ? null : date(r.read_at),
+      createdAt: date(r.created_at),
+      updatedAt: date(r.updated_at),
+    };
   }
 
   async list(userId: number, cls: NotificationClass, offset: number, limit: number) {

@@ -1,16 +1,17 @@
 import {
   type ChangePasswordBodySchema,
   DEFAULT_IDENTIFIER_FORMAT,
-  emptyLicenseInfo,
   LICENSE_FEATURES,
   type LicenseFeature,
-  type LicenseInfo,
   licensed,
+  moreUrgent,
   type NotificationSettings,
   PERMISSION_CODES,
   type Profile,
   type ProfileFields,
   type UpdateProfileBody,
+  userLicenseInEffect,
+  userLicenseInfo,
 } from '@atrium/contract';
 import type { z } from 'zod';
 import { scopeOf } from '../../core/acl.js';
@@ -83,8 +84,9 @@ export class ProfileService {
     ]);
     if (!row) throw new AppError('unauthenticated');
     const { user: u, role, project, domains, sipNumber } = row;
-    const licenseInfo = { ...emptyLicenseInfo(), ...(u.licenseInfo as Partial<LicenseInfo> | null) } as LicenseInfo;
-    const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, licenseInfo, f));
+    // The user's own licence counts only within its periods; its end is told like the project's.
+    const own = userLicenseInEffect(u.licenseInfo, Date.now());
+    const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, own.info, f));
     const expiring = warnings.status === 'will_expire' || warnings.status === 'already_expired';
     return {
       id: u.id,
@@ -98,14 +100,15 @@ export class ProfileService {
       domains,
       project,
       profile: { ...profileFields(u.profile), sip_number: sipNumber },
-      license_info: licenseInfo,
+      license_info: userLicenseInfo(u.licenseInfo),
       license_state: {
         features,
         restrictors: restrictors.map((r) => ({ type: r.type, value: r.limit })),
-        // The project licence's end, told for the counted features it licenses (spec core §3).
+        // The project licence's end, told for the counted features it licenses (spec core §3), or
+        // the end of the user's own licence of the feature when that is more urgent.
         expiring: {
-          sip: expiring && server.sip.is_enabled ? warnings : null,
-          mobile_app: expiring && server.mobile_app.is_enabled ? warnings : null,
+          sip: moreUrgent(expiring && server.sip.is_enabled ? warnings : null, own.expiring.sip),
+          mobile_app: moreUrgent(expiring && server.mobile_app.is_enabled ? warnings : null, own.expiring.mobile_app),
         },
       },
     };

@@ -142,6 +142,7 @@ export class RegistrationRepository {
       roleId: number;
       groupId: number;
       profile: Record<string, unknown>;
+      licenseInfo?: Record<string, unknown> | null;
     },
   ): Promise<number> {
     const { groupId, ...row } = v;

@@ -23,6 +23,7 @@ import type { RequestContext } from '../../core/context.js';
 import type { Db, Tx } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
 import type { Mailer, QueuedMail } from '../../core/mail/mailer.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import { endSessions } from '../../core/sessions.js';
 import type { SettingsService } from '../frontend/settings.service.js';
 import type { RegistrationRepository, TokenRow } from './registration.repository.js';
@@ -74,6 +75,13 @@ interface PendingPayload {
   resends: number;
 }
 
+/** The licence a self-registered account gets (modules/licenses), decided inside the registration's transaction. */
+export type SelfRegisteredLicense = (
+  tx: Tx,
+  projectId: number,
+  clientType: string,
+) => Promise<{ info: Record<string, unknown> | null; source: string | null; refused: Record<string, unknown> | null }>;
+
 // Errors that mean "this secret is wrong": counted per IP so secrets cannot be guessed.
 const SECRET_ERRORS = new Set(['invalid_confirmation_code', 'verification_link_outdated', 'invite_invalid']);
 
@@ -83,11 +91,27 @@ export class RegistrationService {
     private readonly repo: RegistrationRepository,
     private readonly mailer: Mailer,
     private readonly settings: SettingsService,
-    private readonly publicUrl: string,
+    /** Links lead to the project's server URL, else PUBLIC_URL (core/project-info.ts). */
+    private readonly links: Pick<ProjectInfo, 'link'>,
   ) {}
 
-  private link(path: string): string {
-    return `${this.publicUrl.replace(/\/+$/, '')}${path}`;
+  private license: SelfRegisteredLicense | undefined;
+  /** The licences module gives self-registered accounts their licence (issue 14). */
+  onSelfRegistered(license: SelfRegisteredLicense): void {
+    this.license = license;
+  }
+
+  /** The licence of a new account of `clientType`, and what the audit says of it. */
+  private async accountLicense(tx: Tx, projectId: number, clientType: string) {
+    const l = (await this.license?.(tx, projectId, clientType)) ?? { info: null, source: null, refused: null };
+    return {
+      licenseInfo: l.info,
+      audit: {
+        license_info: l.info,
+        ...(l.source ? { license_source: l.source } : {}),
+        ...(l.refused ? { license_refused: l.refused } : {}),
+      },
+    };
   }
 
   private async allowed(flag: 'recovery' | 'by_token' | 'self'): Promise<void> {
@@ -155,6 +179,7 @@ export class RegistrationService {
       const root = await this.repo.rootGroup(tx, project.id);
       if (!root) throw new AppError('cannot_perform_action');
       const roleId = await this.clientRole(tx, project.id, 'private');
+      const license = await this.accountLicense(tx, project.id, 'private');
       const id = await this.repo.createUser(tx, {
         projectId: project.id,
         login: body.login,
@@ -165,6 +190,7 @@ export class RegistrationService {
         roleId,
         groupId: root.id,
         profile: {},
+        licenseInfo: license.licenseInfo,
       });
       await recordAudit(
         tx,
@@ -173,7 +199,7 @@ export class RegistrationService {
           entity: 'user',
           entityId: id,
           action: 'register',
-          after: { login: body.login, name: body.name, email, role_id: roleId, group_id: root.id },
+          after: { login: body.login, name: body.name, email, role_id: roleId, group_id: root.id, ...license.audit },
         },
       );
       return { id, login: body.login };
@@ -243,7 +269,7 @@ export class RegistrationService {
       params: {
         name: p.name,
         code: codeForMail(code),
-        link: this.link(`/registration/confirm/${code}`),
+        link: await this.links.link(projectId, `/registration/confirm/${code}`, tx),
         object_name: p.object_name,
         minutes: Math.round(CONFIRMATION_CODE_TTL_SECONDS / 60),
       },
@@ -337,6 +363,7 @@ export class RegistrationService {
         if (!root) throw new AppError('cannot_perform_action');
         const roleId = await this.clientRole(tx, projectId, p.user_type);
         const groupId = await this.repo.createGroup(tx, { projectId, parent: root, name: p.object_name });
+        const license = await this.accountLicense(tx, projectId, p.user_type);
         const id = await this.repo.createUser(tx, {
           projectId,
           login: p.email,
@@ -347,6 +374,7 @@ export class RegistrationService {
           roleId,
           groupId,
           profile: { phone: p.phone, country: p.country, user_type: p.user_type },
+          licenseInfo: license.licenseInfo,
         });
         await this.repo.markUsed(tx, codeHash);
         await this.repo.markUsed(tx, registration.tokenHash);
@@ -361,7 +389,7 @@ export class RegistrationService {
           entity: 'user',
           entityId: id,
           action: 'register',
-          after: { login: p.email, name: p.name, role_id: roleId, group_id: groupId },
+          after: { login: p.email, name: p.name, role_id: roleId, group_id: groupId, ...license.audit },
         });
         return { id, login: p.email };
       }),
@@ -404,7 +432,7 @@ export class RegistrationService {
         params: {
           name: user.name,
           login: user.login,
-          link: this.link(`/registration/${token}`),
+          link: await this.links.link(user.projectId, `/registration/${token}`, tx),
           project,
           days: Math.round(INVITE_TTL_SECONDS / 86_400),
         },
@@ -490,7 +518,7 @@ export class RegistrationService {
           params: {
             name: user.name,
             login: user.login,
-            link: this.link(`/password/reset/${token}`),
+            link: await this.links.link(user.projectId, `/password/reset/${token}`, tx),
             minutes: Math.round(PASSWORD_RESET_TTL_SECONDS / 60),
           },
         });

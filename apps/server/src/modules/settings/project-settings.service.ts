@@ -53,9 +53,17 @@ interface StoredBroker {
   key?: string | null;
 }
 
-/** The SIP listeners this instance runs (modules/telephony/sip-runtime), told when the default project's ports change. */
+/**
+ * The SIP listeners this instance runs (modules/telephony/sip-runtime), told when the default
+ * project's SIP tab is saved here. (Saved on another instance, the change feed brings it.)
+ */
 export interface SipListenerControl {
   ports(): { port: number; ws_port: number };
+  /**
+   * Runs `fn` alone: no other change of this instance's SIP server (a change heard from another
+   * instance, a restart) runs meanwhile. `apply` and `configure` are called inside it.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Rebinds the listeners to these ports; throws AppError('sip_service_start_failed') when one is taken. */
   apply(next: { port: number; ws_port: number }): Promise<void>;
   /**
@@ -326,31 +334,36 @@ export class ProjectSettingsService {
 
   async updateSip(ctx: RequestContext, body: UpdateSipSettingsBody): Promise<SipSettings> {
     this.assertChange(ctx.actor);
-    const running = await this.runningPorts(ctx.actor.projectId);
+    const control = (await this.runningPorts(ctx.actor.projectId)) ? this.sipControl : null;
+    // Nothing heard from another instance is applied between the rebind and the save.
+    return control ? control.exclusive(() => this.saveSip(ctx, body, control)) : this.saveSip(ctx, body, null);
+  }
+
+  private async saveSip(ctx: RequestContext, body: UpdateSipSettingsBody, control: SipListenerControl | null): Promise<SipSettings> {
+    const running = control?.ports() ?? null;
     const next = { ...this.sipView(await this.load(ctx.actor.projectId), running), ...body };
     if (next.port === next.ws_port) throw new AppError('invalid_data', [{ field: 'ws_port', message: 'validation.unique' }]);
     // A change of ports rebinds the running listeners first (the SIP server reads the database as it
     // starts, so not inside the transaction): a port that cannot be bound refuses the whole change.
-    const control = this.sipControl;
     const rebind = running && control && (next.port !== running.port || next.ws_port !== running.ws_port) ? control : null;
     await rebind?.apply({ port: next.port, ws_port: next.ws_port });
+    let saved: SipSettings;
     try {
-      const saved = await this.change(
+      saved = await this.change(
         ctx,
         'project_settings_sip',
         (p) => this.sipView(p, running && rebind ? { port: next.port, ws_port: next.ws_port } : running),
         async (before) => ({ set: { sip: { ...((before.settings.sip ?? {}) as StoredSip), ...body } } }),
       );
-      if (running) {
-        await this.sipControl?.configure(saved).catch((e: unknown) => {
-          throw new AppError('sip_service_start_failed', [{ field: 'rtp', message: (e as Error).message.slice(0, 200) }]);
-        });
-      }
-      return saved;
     } catch (e) {
+      // Not saved: the listeners go back to the ports that are still stored.
       if (rebind && running) await rebind.apply(running).catch(() => undefined);
       throw e;
     }
+    await control?.configure(saved).catch((e: unknown) => {
+      throw new AppError('sip_service_start_failed', [{ field: 'rtp', message: (e as Error).message.slice(0, 200) }]);
+    });
+    return saved;
   }
 
   /** The SIP tab of the server's default project as stored (defaults where unset), for the SIP server's start. */

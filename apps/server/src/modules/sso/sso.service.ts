@@ -17,13 +17,17 @@ import { SecretBox } from '../../core/auth/secret-box.js';
 import { type Actor, can, type RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import type { ProjectInfo } from '../../core/project-info.js';
 import type { SsoProviderRow, SsoProviderValues, SsoRepository } from './sso.repository.js';
 
 export interface SsoDeps {
   /** The token secret: client secrets are kept encrypted under a key derived from it. */
   secret: string;
-  /** Where Atrium is reached: the provider sends the browser back to `<publicUrl>/api/v0/sso/callback`. */
-  publicUrl: string;
+  /**
+   * Where Atrium is reached (the provider's project's server URL, else PUBLIC_URL; core/project-info.ts):
+   * the provider sends the browser back to `<that>/api/v0/sso/callback`.
+   */
+  links: Pick<ProjectInfo, 'link'>;
   completeSignIn(c: { userId: number; project: Session['project'] }, ip: string, requestId: string): Promise<Session>;
   project(projectId: number): Promise<Session['project'] | undefined>;
   /** Two-factor sign-in (issue 14) holds here too: a user with TOTP on gets a challenge. */
@@ -57,8 +61,8 @@ export class SsoService {
     this.secrets = new SecretBox(deps.secret, 'sso client secrets');
   }
 
-  private get redirectUri(): string {
-    return `${this.deps.publicUrl.replace(/\/+$/, '')}/api/v0/sso/callback`;
+  private redirectUri(provider: SsoProviderRow): Promise<string> {
+    return this.deps.links.link(provider.projectId, '/api/v0/sso/callback');
   }
 
   async list(actor: Actor): Promise<SsoProvider[]> {
@@ -130,7 +134,7 @@ export class SsoService {
     });
     return oidc
       .buildAuthorizationUrl(config, {
-        redirect_uri: this.redirectUri,
+        redirect_uri: await this.redirectUri(provider),
         scope: provider.scopes,
         response_type: 'code',
         code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
@@ -164,7 +168,7 @@ export class SsoService {
     let claims: Record<string, unknown>;
     try {
       const config = await this.config(provider);
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(`${this.redirectUri}?${rawQuery}`), {
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(`${await this.redirectUri(provider)}?${rawQuery}`), {
         pkceCodeVerifier: login.codeVerifier,
         expectedState: state as string,
         expectedNonce: login.nonce,

@@ -6,7 +6,7 @@ import { MAX_ATTEMPTS } from '../../core/mail/mail.repository.js';
 /**
  * The logs the general settings' "logs life" (days) keeps (spec comms §3): what happened, never what
  * is. Each is a table, the time a row is old by, and which rows are finished history: an open task,
- * an unsent mail, a pending webhook delivery, an unprocessed alarm or a live reservation keeps its logs.
+ * an unsent mail, a pending webhook delivery or push, an unprocessed alarm or a live reservation keeps its logs.
  */
 export const LOG_TABLES = [
   { name: 'audit_events', table: 'audit_events', time: 'created_at', where: (p: number) => sql`project_id = ${p}` },
@@ -25,6 +25,13 @@ export const LOG_TABLES = [
   {
     name: 'webhook_deliveries',
     table: 'webhook_deliveries',
+    time: 'created_at',
+    where: (p: number) => sql`project_id = ${p} AND status IN ('succeeded', 'failed')`,
+  },
+  // push delivery (issue 14): pushes sent or given up
+  {
+    name: 'push_deliveries',
+    table: 'push_deliveries',
     time: 'created_at',
     where: (p: number) => sql`project_id = ${p} AND status IN ('succeeded', 'failed')`,
   },

@@ -82,13 +82,14 @@ async function databaseCheck(app: AppInstance, ms = 2000): Promise<{ status: 'ok
   }
 }
 
-/** The workers of this instance with start and stop: the device-task sweep, the mail retry worker and log life. */
+/** The workers of this instance with start and stop: the device-task sweep, the mail retry worker, log life and push delivery. */
 function controls(app: AppInstance): Record<ControllableWorker, { running(): boolean; start(): void; stop(): Promise<void> }> {
-  const { devices, mailer, logLife } = app.services;
+  const { devices, mailer, logLife, push } = app.services;
   return {
     device_tasks: { running: () => devices.running, start: () => devices.start(), stop: () => devices.stop() },
     mail: { running: () => mailer.running, start: () => mailer.start(), stop: () => mailer.stop() },
     log_life: { running: () => logLife.running, start: () => logLife.start(), stop: () => logLife.stop() },
+    push: { running: () => push.running, start: () => push.start(), stop: () => push.stop() },
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ListQuery, Scope } from '@atrium/contract';
+import type { ListQuery, MobileClientInfo, Scope } from '@atrium/contract';
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import {
   type AclTarget,
@@ -22,6 +22,12 @@ import { projectLocale } from './project-locale.js';
 import { userGroups, users } from './users.table.js';
 
 const U = qualifiedColumns(users);
+
+/** The user's mobile clients (issue 14), read-only in the user: one indexed subquery per row of a page. */
+const mobileClientsColumn = sql<MobileClientInfo[]>`(SELECT coalesce(jsonb_agg(jsonb_build_object('id', mc.id,
+  'mobile_client_id', mc.mobile_client_id, 'platform', mc.platform, 'info', mc.info, 'auth_at', mc.auth_at,
+  'vendor_id', mc.vendor_id, 'sip_number', mc.sip_number, 'ukey2', mc.ukey2) ORDER BY mc.id), '[]'::jsonb)
+  FROM mobile_clients mc WHERE mc.user_id = ${U.id})`;
 
 const domainIds = sql<number[]>`ARRAY(SELECT ug.group_id FROM user_groups ug WHERE ug.user_id = ${U.id} ORDER BY ug.group_id)`;
 
@@ -54,6 +60,7 @@ export type UserRow = typeof users.$inferSelect & {
   roleName?: string | null;
   domainsInfo?: { id: number; name: string }[];
   markersInfo?: { id: number; name: string; color: string }[];
+  mobileClients?: MobileClientInfo[];
 };
 
 const target = userAclTarget(sql`${U.id}`, sql`${U.createdBy}`);
@@ -153,7 +160,7 @@ export class UsersRepository {
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
     // Only the page's rows get their groups and relations.
     const rows = await this.db
-      .select({ user: users, domains: domainIds, ...rowActions(actor), ...relationColumns(actor, rel) })
+      .select({ user: users, domains: domainIds, mobileClients: mobileClientsColumn, ...rowActions(actor), ...relationColumns(actor, rel) })
       .from(users)
       .where(inArray(users.id, page.ids));
     const ordered = inPageOrder(
@@ -161,7 +168,14 @@ export class UsersRepository {
       rows.map((r) => ({ id: r.user.id, r })),
     );
     return {
-      rows: ordered.map(({ r }) => ({ ...r.user, domains: r.domains, editable: r.editable, deletable: r.deletable, ...pickRel(r) })),
+      rows: ordered.map(({ r }) => ({
+        ...r.user,
+        domains: r.domains,
+        mobileClients: r.mobileClients,
+        editable: r.editable,
+        deletable: r.deletable,
+        ...pickRel(r),
+      })),
       total: page.total,
       estimated: page.estimated,
     };
@@ -177,6 +191,7 @@ export class UsersRepository {
       .select({
         user: users,
         domains: domainIds,
+        mobileClients: mobileClientsColumn,
         canView: sql<boolean>`(${userPredicate(actor, 'view')})`,
         canEdit: sql<boolean>`(${userPredicate(actor, 'edit')})`,
         canDelete: sql<boolean>`(${userPredicate(actor, 'delete')})`,
@@ -186,8 +201,8 @@ export class UsersRepository {
       .from(users)
       .where(and(eq(users.id, id), eq(users.projectId, actor.projectId)));
     if (!r) return undefined;
-    const { user, canView, canEdit, canDelete, editable, deletable, domains } = r;
-    return { ...user, domains, canView, canEdit, canDelete, editable, deletable, ...pickRel(r) };
+    const { user, canView, canEdit, canDelete, editable, deletable, domains, mobileClients } = r;
+    return { ...user, domains, mobileClients, canView, canEdit, canDelete, editable, deletable, ...pickRel(r) };
   }
 
   async loginTaken(projectId: number, login: string, exceptId = 0): Promise<boolean> {

@@ -73,7 +73,7 @@ export function toUser(u: UserRow, showLicense: boolean): User {
     activated_at: iso(u.activatedAt),
     activated: u.activatedAt !== null,
     profile,
-    mobile_clients: [],
+    mobile_clients: (u.mobileClients ?? []).map((c) => ({ ...c, auth_at: new Date(c.auth_at).toISOString() })),
     created_by: u.createdBy,
     created_at: iso(u.createdAt) as string,
     updated_at: iso(u.updatedAt) as string,
@@ -172,7 +172,9 @@ export class UsersService {
     await this.assertPlaceable(actor, body.domains);
     if (body.role) await this.roles.assertAssignable(actor, body.role);
     const passwordHash = body.password ? await hashPassword(body.password) : null;
-    const checkLicense = body.license_info ? await this.licenseCheck?.(actor.projectId) : undefined;
+    // No licence sent: the project's basic licence, if it gives one (modules/licenses).
+    const licenseInfo = body.license_info !== undefined ? body.license_info : ((await this.newUserLicense?.(actor.projectId)) ?? null);
+    const checkLicense = licenseInfo ? await this.licenseCheck?.(actor.projectId) : undefined;
     const id = await this.db.transaction(async (tx) => {
       const userId = await this.repo.insert(tx, {
         projectId: actor.projectId,
@@ -183,7 +185,7 @@ export class UsersService {
         passwordHash,
         roleId: body.role ?? null,
         profile: { ...body.profile },
-        licenseInfo: body.license_info ?? null,
+        licenseInfo,
         isGroupAdmin: body.is_group_admin ?? false,
         elevatorAccessDisabled: body.elevator_access_disabled ?? false,
         isInvited: body.send_registration_link,
@@ -194,7 +196,7 @@ export class UsersService {
       // The master virtual number is the number's own record (modules/telephony); the profile names it.
       if (body.profile?.sip_number_id) await assignMasterNumber(tx, actor.projectId, userId, body.profile.sip_number_id);
       const { password: _omit, ...after } = body;
-      await recordAudit(tx, ctx, { entity: 'user', entityId: userId, action: 'create', after });
+      await recordAudit(tx, ctx, { entity: 'user', entityId: userId, action: 'create', after: { ...after, license_info: licenseInfo } });
       return userId;
     });
     if (body.send_registration_link) {
@@ -312,6 +314,11 @@ export class UsersService {
    */
   onLicenseWrite(check: LicenseCheck): void {
     this.licenseCheck = check;
+  }
+  private newUserLicense: ((projectId: number) => Promise<Record<string, unknown> | null>) | undefined;
+  /** The licences module's basic licence, given to a user made without licence info (issue 14). */
+  onNewUser(license: (projectId: number) => Promise<Record<string, unknown> | null>): void {
+    this.newUserLicense = license;
   }
   private membershipCommitted: (() => Promise<void>) | undefined;
 

@@ -1,8 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import {
   type CreateWebhookBody,
   type ListMeta,
@@ -24,6 +22,7 @@ import { intArray, qualifiedColumns } from '../../core/acl.js';
 import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
+import { backoffMs, DeliveryWorker, postBody } from '../../core/delivery-worker.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
 import { webhookDeliveries, webhookEndpoints } from './webhooks.table.js';
@@ -157,15 +156,10 @@ export class WebhooksService {
   /** Until when `endpoints` may be used: until told of a change while the feed is heard, a second otherwise. */
   private endpointsUntil = 0;
   private endpointsGeneration = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private running = false;
-  private readonly inFlight = new Set<Promise<void>>();
-  private wakeRequested = false;
-  private ticking: Promise<void> = Promise.resolve();
-  private readonly pollMs: number;
+  private readonly worker: DeliveryWorker<Claimed>;
+  private heard = false;
   private readonly retryBaseMs: number;
   private readonly timeoutMs: number;
-  private readonly concurrency: number;
   /** Counters for tests and System info. */
   readonly stats = { sent: 0, failed: 0, enqueueErrors: 0 };
 
@@ -173,10 +167,16 @@ export class WebhooksService {
     private readonly db: Db,
     private readonly opts: WebhooksOptions,
   ) {
-    this.pollMs = opts.pollMs ?? 2000;
     this.retryBaseMs = opts.retryBaseMs ?? 10_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.concurrency = opts.concurrency ?? 4;
+    this.worker = new DeliveryWorker({
+      label: 'webhook deliveries',
+      log: opts.log,
+      pollMs: opts.pollMs ?? 2000,
+      concurrency: opts.concurrency ?? 4,
+      claim: (limit) => this.claim(limit),
+      attempt: (d) => this.attempt(d),
+    });
   }
 
   // --- endpoints ---------------------------------------------------------------------------------
@@ -606,65 +606,29 @@ export class WebhooksService {
 
   // --- the worker --------------------------------------------------------------------------------
 
+  get running(): boolean {
+    return this.worker.running;
+  }
+
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    await this.opts.onDataChange?.((table) => {
-      if (table === null || table === 'webhook_endpoints') this.forgetEndpoints();
-    });
-    this.schedule(0);
+    if (this.worker.running) return;
+    if (!this.heard) {
+      this.heard = true;
+      await this.opts.onDataChange?.((table) => {
+        if (table === null || table === 'webhook_endpoints') this.forgetEndpoints();
+      });
+    }
+    this.worker.start();
   }
 
   /** Stops taking work and waits for the attempts in flight; their rows are final or pending again. */
-  async stop(): Promise<void> {
-    this.running = false;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    // A look for work under way still hands what it claimed to attempts; then those are awaited.
-    await this.ticking;
-    await Promise.allSettled([...this.inFlight]);
-  }
-
-  private schedule(ms: number): void {
-    if (!this.running) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.ticking = this.tick();
-    }, ms);
-    this.timer.unref?.();
+  stop(): Promise<void> {
+    return this.worker.stop();
   }
 
   /** New work on this instance: look now rather than at the next poll. */
   private wake(): void {
-    if (!this.running) return;
-    if (this.inFlight.size >= this.concurrency) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  private async tick(): Promise<void> {
-    this.timer = undefined;
-    if (!this.running) return;
-    try {
-      const free = this.concurrency - this.inFlight.size;
-      if (free > 0) {
-        for (const d of await this.claim(free)) {
-          const p: Promise<void> = this.attempt(d).finally(() => {
-            this.inFlight.delete(p);
-            if (this.wakeRequested) {
-              this.wakeRequested = false;
-              this.schedule(0);
-            }
-          });
-          this.inFlight.add(p);
-        }
-      }
-    } catch (e) {
-      this.opts.log.error({ err: e }, 'webhook deliveries not claimed');
-    }
-    this.schedule(this.pollMs);
+    this.worker.wake();
   }
 
   /**
@@ -698,13 +662,18 @@ export class WebhooksService {
       const pinned = await this.target(d.url).catch(() => {
         throw new Error('the address is private or cannot be resolved');
       });
-      const res = await postPinned(d.url, pinned, body, this.timeoutMs, {
-        'content-type': 'application/json',
-        'user-agent': 'Atrium-Webhooks/1',
-        [WEBHOOK_HEADERS.event]: d.event_type,
-        [WEBHOOK_HEADERS.delivery]: d.event_id,
-        [WEBHOOK_HEADERS.timestamp]: String(timestamp),
-        [WEBHOOK_HEADERS.signature]: signWebhook(d.secret, timestamp, body),
+      const res = await postBody(d.url, body, {
+        pinned,
+        timeoutMs: this.timeoutMs,
+        bodyLimit: WEBHOOK_RESPONSE_BODY_LIMIT,
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Atrium-Webhooks/1',
+          [WEBHOOK_HEADERS.event]: d.event_type,
+          [WEBHOOK_HEADERS.delivery]: d.event_id,
+          [WEBHOOK_HEADERS.timestamp]: String(timestamp),
+          [WEBHOOK_HEADERS.signature]: signWebhook(d.secret, timestamp, body),
+        },
       });
       status = res.status;
       text = res.text;
@@ -714,8 +683,7 @@ export class WebhooksService {
     const ok = status !== null && status >= 200 && status < 300;
     const attempts = d.attempts + 1;
     const final = ok || attempts >= WEBHOOK_MAX_ATTEMPTS;
-    // Exponential backoff with a little jitter, so that an endpoint back from an outage is not hit by every retry at once.
-    const delay = Math.min(this.retryBaseMs * 2 ** (attempts - 1), 3_600_000) * (1 + Math.random() * 0.1);
+    const delay = backoffMs(this.retryBaseMs, attempts);
     const durationMs = Date.now() - started;
     try {
       await this.db.transaction(async (tx) => {
@@ -743,49 +711,4 @@ export class WebhooksService {
       this.opts.log.error({ err: e }, 'webhook attempt not recorded');
     }
   }
-}
-
-/**
- * POSTs `body` to `url` over a connection to `pinned` (the address checked), whatever the name
- * resolves to by then; TLS still checks the certificate against the name. Redirects are not
- * followed; only the start of the answer's body is read (WEBHOOK_RESPONSE_BODY_LIMIT characters).
- */
-function postPinned(
-  url: string,
-  pinned: { address: string; family: 4 | 6 },
-  body: string,
-  timeoutMs: number,
-  headers: Record<string, string>,
-): Promise<{ status: number; text: string }> {
-  const target = new URL(url);
-  const lookupPinned: LookupFunction = (_host, options, callback) => {
-    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
-    else callback(null, pinned.address, pinned.family);
-  };
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        lookup: lookupPinned,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        signal: AbortSignal.timeout(timeoutMs),
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          if (text.length >= WEBHOOK_RESPONSE_BODY_LIMIT) res.destroy();
-        });
-        const done = () => resolve({ status: res.statusCode ?? 0, text: text.slice(0, WEBHOOK_RESPONSE_BODY_LIMIT) });
-        res.on('end', done);
-        res.on('close', done);
-        res.on('error', done);
-      },
-    );
-    req.on('error', (e) => reject(e.name === 'AbortError' ? Object.assign(new Error('timed out'), { name: 'TimeoutError' }) : e));
-    req.end(body);
-  });
 }

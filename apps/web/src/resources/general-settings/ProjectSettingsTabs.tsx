@@ -14,6 +14,7 @@ import {
   SIP_USE_ADDRESSES,
   type SipSettings,
   SMTP_ENCRYPTIONS,
+  type TestPushResult,
   urlOrIp,
   type WhiteLabelSettings,
 } from '@atrium/contract';
@@ -58,6 +59,10 @@ import {
   pushFormValues,
   sipBody,
   smtpBody,
+  validateBasicQty,
+  validateClientFeatures,
+  validateClientType,
+  validateLicensePeriod,
   whiteLabelBody,
 } from './projectSettings';
 
@@ -343,7 +348,7 @@ export function GeneralTab() {
             source="type"
             label={G('client_type')}
             choices={choices(SELF_REGISTER_CLIENT_TYPES, G('client_types'))}
-            validate={required}
+            validate={[required, validateClientType]}
             readOnly={readOnly}
           />
           {can('can_view_roles') || can('can_view_all_roles') ? (
@@ -353,10 +358,18 @@ export function GeneralTab() {
           ) : (
             <NumberInput source="role_id" label={G('client_role')} readOnly={readOnly} />
           )}
-          <NumberInput source="license_settings.period" label={G('license_period')} min={0} validate={positive} readOnly={readOnly} />
+          <NumberInput
+            source="license_settings.period"
+            label={G('license_period')}
+            min={1}
+            step={1}
+            validate={validateLicensePeriod}
+            readOnly={readOnly}
+          />
           <CheckboxGroupInput
             source="license_settings.features"
             label={G('license_features')}
+            validate={validateClientFeatures}
             choices={choices(SELF_REGISTER_LICENSE_FEATURES, G('features'))}
             readOnly={readOnly}
           />
@@ -368,11 +381,19 @@ export function GeneralTab() {
         <NumberInput
           source="license_settings.basic_license.period"
           label={G('license_period')}
-          min={0}
-          validate={positive}
+          min={1}
+          step={1}
+          validate={validateLicensePeriod}
           readOnly={readOnly}
         />
-        <NumberInput source="license_settings.basic_license.qty" label={G('license_qty')} min={0} validate={positive} readOnly={readOnly} />
+        <NumberInput
+          source="license_settings.basic_license.qty"
+          label={G('license_qty')}
+          min={1}
+          step={1}
+          validate={validateBasicQty}
+          readOnly={readOnly}
+        />
       </Box>
       <Typography variant="caption" color="text.secondary">
         {translate(G('empty_is_unlimited'))}
@@ -466,6 +487,39 @@ export function SipTab() {
 
 // ---- push server -----------------------------------------------------------------------------------
 
+/** Sends a test push with the saved push settings to the signed-in user's own apps (issue 14). */
+function TestPush() {
+  const translate = useTranslate();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const alert = useAlert();
+  const [busy, setBusy] = useState(false);
+  return (
+    <Box sx={{ display: 'flex', gap: 2, alignItems: 'center', mb: 2 }}>
+      <Button
+        variant="outlined"
+        startIcon={<SendIcon />}
+        disabled={busy}
+        onClick={async () => {
+          setBusy(true);
+          try {
+            const { data } = await dp.request<{ data: TestPushResult }>('/settings/push/test', { method: 'POST', body: {} });
+            alert.success(P('test_sent'), { status: data.status, smart_count: data.tokens });
+          } catch (e) {
+            alert.error(e);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {translate(P('test'))}
+      </Button>
+      <Typography variant="body2" color="text.secondary">
+        {translate(P('test_hint'))}
+      </Typography>
+    </Box>
+  );
+}
+
 export function PushTab() {
   const readOnly = useReadOnly();
   const { query, save } = useSettings<PushSettings>('/settings/push');
@@ -501,6 +555,7 @@ export function PushTab() {
         />
       </Box>
       <SaveRow readOnly={readOnly} busy={save.isPending} />
+      {readOnly ? null : <TestPush />}
     </Form>
   );
 }

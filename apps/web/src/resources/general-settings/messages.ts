@@ -66,17 +66,19 @@ export const en = {
       mobile_sdk_enabled: 'Mobile SDK enabled',
       mobile_sdk_key: 'API key',
       self_register: 'Self-registered clients',
-      self_register_hint: 'The role and licence a person who registers gets, by client type.',
+      self_register_hint:
+        'The role and licence a person who registers gets, by client type: the features checked, one each, for the period from the day of registration. A type without features gets the basic licence.',
       client_type: 'Client type',
       client_types: { private: 'Private person', company: 'Company' },
       client_role: 'Role',
       license_period: 'Licence period (days)',
       license_features: 'Licence features',
-      license_qty: 'Quantity',
+      license_qty: 'Mobile apps per user',
       features: { sip: 'SIP', mobile_app: 'Mobile app', ukey2: 'UKEY2' },
       basic_license: 'Basic licence',
-      basic_license_hint: 'The licence every new user of the project is given.',
-      empty_is_unlimited: 'Empty period or quantity: unlimited.',
+      basic_license_hint:
+        'The mobile apps every new user is given (made by an administrator, invited, or self-registered without a client licence), for the period from the day the account is made. A user the project has no free mobile apps for is refused.',
+      empty_is_unlimited: 'Empty period: unlimited. Empty quantity: no basic licence.',
     },
     sip: {
       listeners: 'SIP server',
@@ -112,6 +114,10 @@ export const en = {
       is_enabled: 'Push server enabled',
       url: 'Push server URL',
       token: 'Access token',
+      test: 'Send a test push',
+      test_hint: 'With the saved settings, to your own mobile apps (none: the push server is only reached).',
+      test_sent:
+        'The push server took the test push (HTTP %{status}, %{smart_count} app token) |||| The push server took the test push (HTTP %{status}, %{smart_count} app tokens)',
     },
     broker: {
       status: 'Status',
@@ -245,17 +251,19 @@ export const ru: typeof en = {
       mobile_sdk_enabled: 'Мобильный SDK включён',
       mobile_sdk_key: 'Ключ API',
       self_register: 'Самостоятельно зарегистрированные клиенты',
-      self_register_hint: 'Роль и лицензия, которые получает зарегистрировавшийся, по типу клиента.',
+      self_register_hint:
+        'Роль и лицензия, которые получает зарегистрировавшийся, по типу клиента: отмеченные функции, по одной, на срок со дня регистрации. Тип без функций получает базовую лицензию.',
       client_type: 'Тип клиента',
       client_types: { private: 'Частное лицо', company: 'Компания' },
       client_role: 'Роль',
       license_period: 'Срок лицензии (дней)',
       license_features: 'Функции лицензии',
-      license_qty: 'Количество',
+      license_qty: 'Мобильных приложений на пользователя',
       features: { sip: 'SIP', mobile_app: 'Мобильное приложение', ukey2: 'UKEY2' },
       basic_license: 'Базовая лицензия',
-      basic_license_hint: 'Лицензия, которую получает каждый новый пользователь проекта.',
-      empty_is_unlimited: 'Пустой срок или количество — без ограничения.',
+      basic_license_hint:
+        'Мобильные приложения, которые получает каждый новый пользователь (созданный администратором, приглашённый или зарегистрировавшийся без лицензии клиента), на срок со дня создания учётной записи. Если свободных мобильных приложений в проекте нет, пользователь не создаётся.',
+      empty_is_unlimited: 'Пустой срок — без ограничения. Пустое количество — базовая лицензия не выдаётся.',
     },
     sip: {
       listeners: 'SIP-сервер',
@@ -290,6 +298,10 @@ export const ru: typeof en = {
       is_enabled: 'Push-сервер включён',
       url: 'URL push-сервера',
       token: 'Токен доступа',
+      test: 'Отправить тестовое уведомление',
+      test_hint: 'С сохранёнными настройками, в ваши мобильные приложения (если их нет — только проверка связи с push-сервером).',
+      test_sent:
+        'Push-сервер принял тестовое уведомление (HTTP %{status}, токенов приложений: %{smart_count}) |||| Push-сервер принял тестовое уведомление (HTTP %{status}, токенов приложений: %{smart_count}) |||| Push-сервер принял тестовое уведомление (HTTP %{status}, токенов приложений: %{smart_count})',
     },
     broker: {
       status: 'Состояние',

@@ -1,6 +1,18 @@
 import type { GeneralSettings, SipSettings } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
-import { brokerForm, generalBody, generalFormValues, numberOrNull, pushBody, pushFormValues, sipBody } from './projectSettings';
+import {
+  brokerForm,
+  generalBody,
+  generalFormValues,
+  numberOrNull,
+  pushBody,
+  pushFormValues,
+  sipBody,
+  validateBasicQty,
+  validateClientFeatures,
+  validateClientType,
+  validateLicensePeriod,
+} from './projectSettings';
 
 const general: GeneralSettings = {
   name: 'Riverside',
@@ -114,5 +126,49 @@ describe('push and broker forms', () => {
     expect([...brokerForm(true, cert, key).keys()]).toEqual(['use_user_certs', 'certfile', 'keyfile']);
     expect([...brokerForm(false, cert, null).keys()]).toEqual(['use_user_certs']);
     expect(brokerForm(false, null, null).get('use_user_certs')).toBe('false');
+  });
+});
+
+describe('licences of new users in the general tab', () => {
+  const range = (min: number, max: number) => ({ message: 'validation.range', args: { min, max } });
+  const required = { message: 'validation.required', args: {} };
+  it('takes whole days from 1 to 36500 as a period, empty as unlimited', () => {
+    expect(validateLicensePeriod('')).toBeUndefined();
+    expect(validateLicensePeriod(null)).toBeUndefined();
+    expect(validateLicensePeriod(30)).toBeUndefined();
+    expect(validateLicensePeriod(0)).toEqual(range(1, 36_500));
+    expect(validateLicensePeriod(2.5)).toEqual(range(1, 36_500));
+    expect(validateLicensePeriod(36_501)).toEqual(range(1, 36_500));
+  });
+  it('needs a quantity for a basic licence with a period, and features for a client licence with one', () => {
+    const basic = (period: unknown) => ({ license_settings: { basic_license: { period } } });
+    expect(validateBasicQty(null, basic(null))).toBeUndefined();
+    expect(validateBasicQty('', basic(30))).toEqual(required);
+    expect(validateBasicQty(0, basic(null))).toEqual(range(1, 1000));
+    expect(validateBasicQty(2, basic(30))).toBeUndefined();
+    const values = { user_self_register_settings: { clients: [{ type: 'private', license_settings: { period: 30, features: [] } }] } };
+    const props = { finalSource: 'user_self_register_settings.clients.0.license_settings.features' };
+    expect(validateClientFeatures([], values, props)).toEqual(required);
+    expect(validateClientFeatures(['sip'], values, props)).toBeUndefined();
+    values.user_self_register_settings.clients[0]!.license_settings.period = null as never;
+    expect(validateClientFeatures([], values, props)).toBeUndefined();
+  });
+  it('refuses a client type named twice', () => {
+    const values = { user_self_register_settings: { clients: [{ type: 'private' }, { type: 'company' }] } };
+    expect(validateClientType('private', values)).toBeUndefined();
+    values.user_self_register_settings.clients[1]!.type = 'private';
+    expect(validateClientType('private', values)).toEqual({ message: 'validation.unique', args: {} });
+  });
+  it('sends periods and quantities as numbers, empty ones as null', () => {
+    const v = generalFormValues({
+      ...general,
+      user_self_register_settings: { clients: [{ type: 'private', role_id: null, license_settings: { period: null, features: ['sip'] } }] },
+    });
+    (v.license_settings.basic_license as { period: unknown }).period = '30';
+    (v.license_settings.basic_license as { qty: unknown }).qty = '';
+    expect(generalBody(v).license_settings).toEqual({ basic_license: { period: 30, qty: null } });
+    expect(generalBody(v).user_self_register_settings?.clients).toEqual([
+      { type: 'private', role_id: null, license_settings: { period: null, features: ['sip'] } },
+    ]);
   });
 });

@@ -1,12 +1,14 @@
-import type {
-  GeneralSettings,
-  PushSettings,
-  SipSettings,
-  UpdateGeneralSettingsBody,
-  UpdatePushSettingsBody,
-  UpdateSipSettingsBody,
-  UpdateWhiteLabelBody,
-  WhiteLabelSettings,
+import {
+  BASIC_LICENSE_MAX_QTY,
+  type GeneralSettings,
+  NEW_USER_LICENSE_MAX_DAYS,
+  type PushSettings,
+  type SipSettings,
+  type UpdateGeneralSettingsBody,
+  type UpdatePushSettingsBody,
+  type UpdateSipSettingsBody,
+  type UpdateWhiteLabelBody,
+  type WhiteLabelSettings,
 } from '@atrium/contract';
 
 // The project settings tabs' forms (spec comms §5): numbers go out as numbers, empty limits and
@@ -21,6 +23,42 @@ export function numberOrNull(v: unknown): number | null {
   const n = typeof v === 'number' ? v : Number(String(v).trim().replace(',', '.'));
   return Number.isFinite(n) ? n : null;
 }
+// ---- licences of new users (issue 14): the same bounds and pairings as UpdateGeneralSettingsBodySchema ----
+
+type Values = Record<string, unknown>;
+const valueAt = (values: Values, path: string): unknown =>
+  path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Values)[k] : undefined), values);
+const isBlank = (v: unknown) => v === null || v === undefined || String(v).trim() === '';
+const REQUIRED = { message: 'validation.required', args: {} };
+/** A whole number from `min` to `max`, or empty. */
+const wholeInRange = (min: number, max: number) => (v: unknown) => {
+  if (isBlank(v)) return undefined;
+  const n = numberOrNull(v);
+  return n === null || !Number.isInteger(n) || n < min || n > max ? { message: 'validation.range', args: { min, max } } : undefined;
+};
+
+/** A new user's licence period: whole days, 1 to NEW_USER_LICENSE_MAX_DAYS; empty is unlimited. */
+export const validateLicensePeriod = wholeInRange(1, NEW_USER_LICENSE_MAX_DAYS);
+
+/** The basic licence's mobile apps: 1 to BASIC_LICENSE_MAX_QTY; needed once a period is set. */
+export function validateBasicQty(v: unknown, values: Values) {
+  const bad = wholeInRange(1, BASIC_LICENSE_MAX_QTY)(v);
+  if (bad) return bad;
+  return isBlank(v) && !isBlank(valueAt(values, 'license_settings.basic_license.period')) ? REQUIRED : undefined;
+}
+
+/** A client type's licence features: needed once its period is set. */
+export function validateClientFeatures(v: unknown, values: Values, props?: { finalSource?: string }) {
+  const period = props?.finalSource ? valueAt(values, props.finalSource.replace(/features$/, 'period')) : undefined;
+  return !isBlank(period) && !(Array.isArray(v) && v.length) ? REQUIRED : undefined;
+}
+
+/** Each client type once. */
+export function validateClientType(v: unknown, values: Values) {
+  const clients = (valueAt(values, 'user_self_register_settings.clients') ?? []) as { type?: unknown }[];
+  return !isBlank(v) && clients.filter((c) => c?.type === v).length > 1 ? { message: 'validation.unique', args: {} } : undefined;
+}
+
 /** A typed secret, or null: the masked placeholder, meaning unchanged. */
 const secret = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
 

@@ -24,6 +24,7 @@ import {
   TableHead,
   TableRow,
   TextField,
+  Tooltip,
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -219,16 +220,20 @@ function TemplateEditor({ template, onClose }: { template: MailTemplate; onClose
                 </Typography>
                 <Stack direction="row" spacing={1} useFlexGap sx={{ mt: 0.5, flexWrap: 'wrap' }}>
                   {template.placeholders.map((p) => (
-                    <Chip
-                      key={p}
-                      size="small"
-                      label={`{${p}}`}
-                      color={template.required_placeholders.includes(p) ? 'primary' : 'default'}
-                      variant={template.required_placeholders.includes(p) ? 'filled' : 'outlined'}
-                      onClick={() => insert(p)}
-                    />
+                    <Tooltip key={p} describeChild title={translate(L(`placeholder_help.${p}`), { _: p })}>
+                      <Chip
+                        size="small"
+                        label={`{${p}}`}
+                        color={template.required_placeholders.includes(p) ? 'primary' : 'default'}
+                        variant={template.required_placeholders.includes(p) ? 'filled' : 'outlined'}
+                        onClick={() => insert(p)}
+                      />
+                    </Tooltip>
                   ))}
                 </Stack>
+                <Typography variant="caption" color="text.secondary" component="p" sx={{ mt: 0.5 }}>
+                  {translate(L('footer_help'))}
+                </Typography>
               </Box>
               <TextField
                 label={translate(L('body'))}

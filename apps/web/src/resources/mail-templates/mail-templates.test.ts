@@ -1,4 +1,4 @@
-import { MAIL_TEMPLATE_KINDS, MAIL_TEMPLATE_PLACEHOLDERS, missingPlaceholders } from '@atrium/contract';
+import { MAIL_COMPANY_PLACEHOLDERS, MAIL_TEMPLATE_KINDS, MAIL_TEMPLATE_PLACEHOLDERS, missingPlaceholders } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import { en, ru } from './messages';
 import { insertPlaceholder } from './placeholders';
@@ -14,6 +14,16 @@ describe('mail templates page', () => {
     for (const kind of MAIL_TEMPLATE_KINDS) {
       expect(en.mail_templates.kinds[kind], kind).toBeTypeOf('string');
       expect(ru.mail_templates.kinds[kind], kind).toBeTypeOf('string');
+    }
+  });
+
+  it('explains every placeholder of every kind in both languages, the company ones included', () => {
+    for (const kind of MAIL_TEMPLATE_KINDS) {
+      expect(MAIL_TEMPLATE_PLACEHOLDERS[kind].all).toEqual(expect.arrayContaining([...MAIL_COMPANY_PLACEHOLDERS]));
+      for (const p of MAIL_TEMPLATE_PLACEHOLDERS[kind].all) {
+        expect((en.mail_templates.placeholder_help as Record<string, string>)[p], `${kind} {${p}}`).toMatch(/\S/);
+        expect((ru.mail_templates.placeholder_help as Record<string, string>)[p], `${kind} {${p}}`).toMatch(/\S/);
+      }
     }
   });
 

@@ -1,4 +1,4 @@
-import type { User } from '@atrium/contract';
+import type { MobileClientInfo, User } from '@atrium/contract';
 import { generatePassword, minLength, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import DeleteIcon from '@mui/icons-material/Delete';
@@ -19,7 +19,7 @@ import {
   Typography,
 } from '@mui/material';
 import { useState } from 'react';
-import { PasswordInput, useDataProvider, useInput, useRefresh, useTranslate } from 'react-admin';
+import { Confirm, PasswordInput, useDataProvider, useInput, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { FormDialog } from '../../app/kit/FormDialog';
 import { croppedImageForm, ImageCropDialog, ImageFileButton } from '../../app/kit/ImageCropDialog';
@@ -73,30 +73,95 @@ export function ChangePasswordDialog({ user, open, onClose }: { user: User; open
   );
 }
 
-/** The read-only mobile client info dialog (spec entities §2). */
-export function MobileClientsDialog({ user, open, onClose }: { user: User; open: boolean; onClose: () => void }) {
+/** How a mobile client's field reads: the platform by name, the sign-in time in local time, a dash for nothing. */
+function clientField(c: MobileClientInfo, f: (typeof MOBILE_CLIENT_FIELDS)[number], translate: (k: string) => string): string {
+  const v = c[f];
+  if (v === null || v === undefined || v === '') return '—';
+  if (f === 'platform') return translate(`users.mobile.platforms.${v}`);
+  if (f === 'auth_at') return new Date(String(v)).toLocaleString();
+  return String(v);
+}
+
+const MOBILE_CLIENT_FIELDS = ['mobile_client_id', 'platform', 'info', 'auth_at', 'vendor_id', 'sip_number', 'ukey2'] as const;
+
+/**
+ * A user's mobile clients, read-only (spec entities §2), each with a remove button for whoever may
+ * act on the user (`onRemove`; the server checks the same rules).
+ */
+export function MobileClientList({ clients, onRemove }: { clients: MobileClientInfo[]; onRemove?: (c: MobileClientInfo) => void }) {
   const translate = useTranslate();
-  const fields = ['mobile_client_id', 'platform', 'info', 'auth_at', 'vendor_id', 'sip_number', 'ukey2'] as const;
-  const clients = user.mobile_clients as Record<string, unknown>[];
+  if (clients.length === 0) return <Typography color="text.secondary">{translate('users.mobile.none')}</Typography>;
   return (
-    <Dialog open={open} onClose={onClose} fullWidth slotProps={{ paper: { sx: { maxWidth: 600 } } }} aria-labelledby="mobile-clients-title">
-      <DialogTitle id="mobile-clients-title">{translate('users.mobile.title')}</DialogTitle>
-      <DialogContent dividers>
-        {clients.length === 0 ? <Typography color="text.secondary">{translate('users.mobile.none')}</Typography> : null}
-        {clients.map((c, i) => (
-          <Table key={String(c.mobile_client_id ?? i)} size="small" sx={{ mb: 2 }}>
+    <>
+      {clients.map((c) => (
+        <Stack key={c.id} direction="row" sx={{ alignItems: 'flex-start', gap: 1, mb: 2 }}>
+          <Table size="small" aria-label={c.mobile_client_id}>
             <TableBody>
-              {fields.map((f) => (
+              {MOBILE_CLIENT_FIELDS.map((f) => (
                 <TableRow key={f}>
                   <TableCell component="th" sx={{ width: 180, fontWeight: 500 }}>
                     {translate(`users.mobile.${f}`)}
                   </TableCell>
-                  <TableCell>{c[f] === null || c[f] === undefined || c[f] === '' ? '—' : String(c[f])}</TableCell>
+                  <TableCell>{clientField(c, f, translate)}</TableCell>
                 </TableRow>
               ))}
             </TableBody>
           </Table>
-        ))}
+          {onRemove ? (
+            <Tooltip title={translate('users.mobile.remove')}>
+              <IconButton aria-label={translate('users.mobile.remove')} onClick={() => onRemove(c)}>
+                <DeleteIcon />
+              </IconButton>
+            </Tooltip>
+          ) : null}
+        </Stack>
+      ))}
+    </>
+  );
+}
+
+/** The user's mobile clients in a dialog; `canRemove`: the signed-in user may act on this user. */
+export function MobileClientsDialog({
+  user,
+  open,
+  onClose,
+  canRemove,
+}: {
+  user: User;
+  open: boolean;
+  onClose: () => void;
+  canRemove: boolean;
+}) {
+  const translate = useTranslate();
+  const alert = useAlert();
+  const refresh = useRefresh();
+  const dp = useDataProvider<AtriumDataProvider>();
+  const [removing, setRemoving] = useState<MobileClientInfo | null>(null);
+  const remove = async () => {
+    if (!removing) return;
+    try {
+      await dp.request(`/users/${user.id}/mobile-clients/${removing.id}`, { method: 'DELETE' });
+      alert.done();
+      refresh();
+    } catch (error) {
+      alert.error(error);
+    } finally {
+      setRemoving(null);
+    }
+  };
+  return (
+    <Dialog open={open} onClose={onClose} fullWidth slotProps={{ paper: { sx: { maxWidth: 640 } } }} aria-labelledby="mobile-clients-title">
+      <DialogTitle id="mobile-clients-title">{translate('users.mobile.title')}</DialogTitle>
+      <DialogContent dividers>
+        <MobileClientList clients={user.mobile_clients} onRemove={canRemove ? setRemoving : undefined} />
+        <Confirm
+          isOpen={removing !== null}
+          title="users.mobile.remove"
+          content="users.mobile.remove_confirm"
+          translateOptions={{ id: removing?.mobile_client_id ?? '' }}
+          onConfirm={remove}
+          onClose={() => setRemoving(null)}
+        />
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{translate('app.close')}</Button>

@@ -75,7 +75,7 @@ function UserActions() {
         {translate('users.actions.mobile_clients')} ({record.mobile_clients.length})
       </Button>
       {access.changePassword ? <ChangePasswordDialog user={record} open={dialog === 'password'} onClose={() => setDialog(null)} /> : null}
-      <MobileClientsDialog user={record} open={dialog === 'mobile'} onClose={() => setDialog(null)} />
+      <MobileClientsDialog user={record} open={dialog === 'mobile'} onClose={() => setDialog(null)} canRemove={access.changePassword} />
     </TopToolbar>
   );
 }

@@ -81,6 +81,9 @@ export const en = {
       vendor_id: 'Vendor ID',
       sip_number: 'SIP number',
       ukey2: 'UKEY2',
+      platforms: { ios: 'iOS', android: 'Android' },
+      remove: 'Remove the mobile client',
+      remove_confirm: 'Remove the mobile client %{id}? The app is signed out of push notifications until it registers again.',
     },
   },
 };
@@ -169,6 +172,9 @@ export const ru: typeof en = {
       vendor_id: 'ID производителя',
       sip_number: 'SIP-номер',
       ukey2: 'UKEY2',
+      platforms: { ios: 'iOS', android: 'Android' },
+      remove: 'Удалить мобильный клиент',
+      remove_confirm: 'Удалить мобильный клиент %{id}? Приложение перестанет получать push-уведомления, пока не зарегистрируется снова.',
     },
   },
 };

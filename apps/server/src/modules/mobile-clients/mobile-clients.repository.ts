@@ -1,0 +1,141 @@
+import type { RegisterMobileClientBody } from '@atrium/contract';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { type Db, type DbOrTx, queryRows, type Tx } from '../../core/db/client.js';
+import { mobileClients } from './mobile-clients.table.js';
+
+export type MobileClientRow = typeof mobileClients.$inferSelect;
+
+/** What a registration needs to know of the project and the user before it writes. */
+export interface RegistrationContext {
+  userLicense: unknown;
+  sdk: { is_enabled?: boolean; api_key?: string | null } | null;
+}
+
+/** The only reader and writer of mobile clients. */
+export class MobileClientsRepository {
+  constructor(private readonly db: Db) {}
+
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.db.transaction(fn);
+  }
+
+  async context(projectId: number, userId: number): Promise<RegistrationContext> {
+    const [r] = await queryRows<{ license: unknown; sdk: RegistrationContext['sdk'] }>(
+      this.db,
+      sql`SELECT (SELECT license_info FROM users WHERE id = ${userId} AND project_id = ${projectId}) AS license,
+                 (SELECT settings -> 'mobile_sdk_settings' FROM projects WHERE id = ${projectId}) AS sdk`,
+    );
+    return { userLicense: r?.license ?? null, sdk: r?.sdk ?? null };
+  }
+
+  /** Which user holds the install in the project now, if any. */
+  async holder(projectId: number, mobileClientId: string, db: DbOrTx = this.db): Promise<number | null> {
+    const [r] = await db
+      .select({ userId: mobileClients.userId })
+      .from(mobileClients)
+      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.mobileClientId, mobileClientId)));
+    return r ? r.userId : null;
+  }
+
+  /**
+   * Registers the install for the user (again): new, or the same mobile_client_id updated, moved to
+   * this user if another held it, its auth_at now. An absent field keeps its stored value. A push
+   * token belongs to one install: another client of the project holding it loses it (the install
+   * was reset or is now signed in as someone else), so nobody's pushes reach another's phone.
+   */
+  async upsert(tx: DbOrTx, projectId: number, userId: number, b: RegisterMobileClientBody, isSdk: boolean): Promise<MobileClientRow> {
+    const keep = <T>(v: T | undefined, column: string) =>
+      v === undefined ? sql.raw(`mobile_clients.${column}`) : sql`excluded.${sql.raw(column)}`;
+    const [row] = await tx
+      .insert(mobileClients)
+      .values({
+        projectId,
+        userId,
+        mobileClientId: b.mobile_client_id,
+        platform: b.platform,
+        info: b.info ?? null,
+        vendorId: b.vendor_id ?? null,
+        pushToken: b.push_token ?? null,
+        sipNumber: b.sip_number ?? null,
+        ukey2: b.ukey2 ?? null,
+        isSdk,
+      })
+      .onConflictDoUpdate({
+        target: [mobileClients.projectId, mobileClients.mobileClientId],
+        set: {
+          userId: sql`excluded.user_id`,
+          platform: sql`excluded.platform`,
+          isSdk: sql`excluded.is_sdk`,
+          info: keep(b.info, 'info'),
+          vendorId: keep(b.vendor_id, 'vendor_id'),
+          pushToken: keep(b.push_token, 'push_token'),
+          sipNumber: keep(b.sip_number, 'sip_number'),
+          ukey2: keep(b.ukey2, 'ukey2'),
+          authAt: sql`now()`,
+          updatedAt: sql`now()`,
+        },
+      })
+      .returning();
+    if (!row) throw new Error('mobile client upsert returned nothing');
+    if (row.pushToken !== null) {
+      await tx.execute(sql`UPDATE mobile_clients SET push_token = NULL, updated_at = now()
+        WHERE project_id = ${projectId} AND push_token = ${row.pushToken} AND id <> ${row.id}`);
+    }
+    return row;
+  }
+
+  ofUser(projectId: number, userId: number): Promise<MobileClientRow[]> {
+    return this.db
+      .select()
+      .from(mobileClients)
+      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.userId, userId)))
+      .orderBy(asc(mobileClients.id));
+  }
+
+  async find(projectId: number, userId: number, id: number): Promise<MobileClientRow | undefined> {
+    const [r] = await this.db
+      .select()
+      .from(mobileClients)
+      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.userId, userId), eq(mobileClients.id, id)));
+    return r;
+  }
+
+  async remove(tx: DbOrTx, projectId: number, userId: number, id: number): Promise<MobileClientRow | undefined> {
+    const [r] = await tx
+      .delete(mobileClients)
+      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.userId, userId), eq(mobileClients.id, id)))
+      .returning();
+    return r;
+  }
+
+  /** Apps of the project, of the user, and of each group with its own mobile-app count (its users' and those below), inside the write. */
+  async counts(
+    tx: DbOrTx,
+    projectId: number,
+    userId: number,
+  ): Promise<{ project: number; user: number; groups: { id: number; name: string; max: number; used: number }[] }> {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext('atrium.mobile_app'), ${projectId})`);
+    const [c] = await queryRows<{ project: number; user: number }>(
+      tx,
+      sql`SELECT (SELECT count(*)::int FROM mobile_clients WHERE project_id = ${projectId}) AS project,
+                 (SELECT count(*)::int FROM mobile_clients WHERE user_id = ${userId}) AS user`,
+    );
+    const groups = await queryRows<{ id: number; name: string; max: number; used: number }>(
+      tx,
+      sql`SELECT g.id, g.name, (g.license_info -> 'mobile_app' ->> 'license_count')::int AS max,
+            (SELECT count(DISTINCT mc.id)::int FROM mobile_clients mc
+               JOIN user_groups ug ON ug.user_id = mc.user_id
+               JOIN groups d ON d.id = ug.group_id AND d.path && ARRAY[g.id]
+              WHERE mc.project_id = g.project_id) AS used
+          FROM groups g
+         WHERE g.project_id = ${projectId} AND jsonb_typeof(g.license_info -> 'mobile_app' -> 'license_count') = 'number'
+           AND EXISTS (SELECT 1 FROM user_groups ug JOIN groups ud ON ud.id = ug.group_id
+                        WHERE ug.user_id = ${userId} AND ud.path && ARRAY[g.id])`,
+    );
+    return {
+      project: Number(c?.project ?? 0),
+      user: Number(c?.user ?? 0),
+      groups: groups.map((g) => ({ id: Number(g.id), name: g.name, max: Number(g.max), used: Number(g.used) })),
+    };
+  }
+}
