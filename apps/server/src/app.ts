@@ -269,6 +269,9 @@ export interface BuildOptions {
 /** Fastify's error serializer type: always an object with type, message and stack. */
 const logError = (err: unknown) => serializeError(err) as { [key: string]: unknown; type: string; message: string; stack: string };
 
+/** The parts of an app whose stop has begun and not ended (a shutdown that hangs names them). */
+export const partsStopping = new WeakMap<object, Set<string>>();
+
 export async function buildApp({ config, database, serveWeb }: BuildOptions): Promise<AppInstance> {
   // System info's recent logs (issue 14): every line goes to standard output and the last ones stay in memory.
   const logRing = new LogRing(SYSTEM_LOG_CAPACITY);
@@ -519,19 +522,32 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.addHook('onSend', async (req) => {
     if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) readCache.invalidate();
   });
-  app.addHook('onClose', async () => realtime.stop());
+  // A shutdown that hangs says which part it waits for (each part of the server stops in its own hook).
+  const parts = new Set<string>();
+  partsStopping.set(app, parts);
+  const stopping = async (name: string, stop: () => unknown): Promise<void> => {
+    parts.add(name);
+    const slow = setTimeout(() => app.log.warn({ part: name }, `still stopping ${name} after 10 s`), 10_000);
+    try {
+      await stop();
+    } finally {
+      clearTimeout(slow);
+      parts.delete(name);
+    }
+  };
+  app.addHook('onClose', () => stopping('realtime', () => realtime.stop()));
   // The retry worker runs once the app is ready and is stopped (after in-flight sends) on close.
   app.addHook('onReady', async () => mailer.start());
-  app.addHook('onClose', async () => mailer.stop());
+  app.addHook('onClose', () => stopping('mailer', () => mailer.stop()));
   // Each instance sweeps for device tasks to send; on close, the events it holds are written first.
   app.addHook('onReady', async () => services.devices.start());
-  app.addHook('onClose', async () => services.devices.stop());
+  app.addHook('onClose', () => stopping('device tasks', () => services.devices.stop()));
   // amenities (issue 13): each instance sweeps reservations' statuses by time (rows claimed with SKIP LOCKED).
   app.addHook('onReady', async () => services.reservations.start(10_000, (e) => app.log.error({ err: e }, 'reservation sweep failed')));
-  app.addHook('onClose', async () => services.reservations.stop());
+  app.addHook('onClose', () => stopping('reservations', () => services.reservations.stop()));
   // Licences (issue 14): usage per day and notices of licences about to end, every hour.
   app.addHook('onReady', async () => services.licenseAdmin.start());
-  app.addHook('onClose', async () => services.licenseAdmin.stop());
+  app.addHook('onClose', () => stopping('licences', () => services.licenseAdmin.stop()));
   // Announces (issue 13): scheduled starts and recipients still to reach are read from the tables at start.
   app.addHook('onReady', async () => services.announces.startWorker());
   // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
@@ -540,18 +556,18 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Integrations (issue 14): access events launch Axxon One macros in the background, never awaited here.
   devices.onEvents((events) => services.integrations.onDeviceEvents(events));
   app.addHook('onReady', async () => services.integrations.start());
-  app.addHook('onClose', async () => services.integrations.stop());
+  app.addHook('onClose', () => stopping('integrations', () => services.integrations.stop()));
   app.addHook('onResponse', async (req) => {
     if (!READ_METHODS.has(req.method) && req.actor) void services.webhooks.afterRequest(req.actor.projectId, String(req.id));
   });
   app.addHook('onReady', async () => services.webhooks.start());
   app.addHook('onReady', async () => services.push.start()); // push delivery (issue 14)
-  app.addHook('onClose', async () => services.push.stop());
-  app.addHook('onClose', async () => services.webhooks.stop());
-  app.addHook('onClose', async () => services.announces.stopWorker());
+  app.addHook('onClose', () => stopping('push', () => services.push.stop()));
+  app.addHook('onClose', () => stopping('webhooks', () => services.webhooks.stop()));
+  app.addHook('onClose', () => stopping('announces', () => services.announces.stopWorker()));
   // Log life (issue 14): each instance prunes old log rows hourly (rows claimed with SKIP LOCKED).
   app.addHook('onReady', async () => services.logLife.start());
-  app.addHook('onClose', async () => services.logLife.stop());
+  app.addHook('onClose', () => stopping('log life', () => services.logLife.stop()));
 
   await app.register(fastifySwagger, {
     openapi: {

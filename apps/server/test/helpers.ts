@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { inject } from 'vitest';
-import { type AppInstance, buildApp } from '../src/app.js';
+import { type AppInstance, buildApp, partsStopping } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/core/db/client.js';
 
@@ -64,7 +64,11 @@ export async function buildTestApp(opts: { database?: Database; env?: Record<str
     adminLogin,
     adminPassword,
     async close() {
-      const slow = setTimeout(() => console.warn('test app: still closing after 15 s'), 15_000);
+      const slow = setTimeout(() => {
+        const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles().map((h) => h.constructor.name);
+        const parts = [...(partsStopping.get(app) ?? [])].join(', ') || 'none (the HTTP server itself)';
+        console.warn(`test app: still closing after 15 s; stopping: ${parts}; open handles: ${handles.join(', ')}`);
+      }, 15_000);
       await app.close().finally(() => clearTimeout(slow));
       if (!opts.database) await database.close();
     },

@@ -418,8 +418,10 @@ export class WebhooksService {
         .where(eq(webhookDeliveries.id, deliveryId));
       await recordAudit(tx, ctx, { entity: 'webhook', entityId: id, action: 'redeliver', after: { delivery: deliveryId } });
     });
+    // Read before the worker is woken: the answer is the delivery as queued, not a send already under way.
+    const queued = this.toDelivery(await this.findDelivery(ctx.actor, id, deliveryId));
     this.wake();
-    return this.toDelivery(await this.findDelivery(ctx.actor, id, deliveryId));
+    return queued;
   }
 
   /** A test event to this endpoint now (even a disabled one), logged like any other. */
