@@ -98,10 +98,11 @@ test('an administrator gives a floor manager the users of their floor, and nobod
     // The floor manager: that role, the first floor, and an invitation by e-mail. Typed at once, before
     // the pickers have their choices: nothing typed is lost.
     await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();
-    // The roles list has a Create link too: wait for the users list before taking its.
+    // The roles list stays on screen (with its own Create link) until the users list has loaded.
     await expect(page).toHaveURL(/\/users$/);
+    await expect(page.getByRole('heading', { name: 'Users', level: 1 })).toBeVisible();
     await page.getByRole('link', { name: 'Create' }).click();
-    await expect(page).toHaveURL(/\/users\/create$/);
+    await expect(page).toHaveURL(/\/users\/(create|add)$/);
     const userForm = createForm(page);
     await userForm.getByRole('textbox', { name: 'Login', exact: true }).fill(manager.login);
     await userForm.getByRole('textbox', { name: 'Name', exact: true }).fill(manager.name);
