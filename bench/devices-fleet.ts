@@ -2,7 +2,9 @@
 // library in each): ten thousand MQTT clients and twenty thousand events a second in the bench's own
 // process made the fleet, not Atrium, the bottleneck. Each child runs its slice of the devices and
 // its share of the event rate, and answers the parent over IPC.
+
 import { type ChildProcess, fork } from 'node:child_process';
+import os from 'node:os';
 import { Fleet } from '@atrium/device-sim';
 
 /** What the parent asks of a child. */
@@ -43,6 +45,21 @@ export class ProcessFleet {
       fork(import.meta.filename, ['child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
     );
     return new ProcessFleet(children);
+  }
+
+  /**
+   * The fleet's scheduling priority (nice value, 0 normal, 19 lowest): lowered while the server's
+   * capacity is measured, so on a small machine the server and the database get the cores first and
+   * the fleet what is left (it then sends as fast as that allows).
+   */
+  setPriority(nice: number): void {
+    for (const c of this.children) {
+      try {
+        if (c.pid) os.setPriority(c.pid, nice);
+      } catch {
+        // not permitted here (raising a priority needs privileges): the figure is then taken at equal priority
+      }
+    }
   }
 
   get processes(): number {

@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -8,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -40,6 +43,12 @@ export interface Database {
    */
   onDataChange(handler: (table: string | null) => void): Promise<void>;
   live(): boolean;
+  /**
+   * PostgreSQL only: runs `statement` (a `COPY … FROM STDIN`) on one pooled connection, streaming
+   * `chunks` (rows in COPY's text format) into it; resolves once the server accepted them all. PGlite
+   * has no COPY FROM STDIN over its wire, so there it is absent and callers insert instead.
+   */
+  copyFrom?: (statement: string, chunks: Iterable<string>) => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -222,6 +231,19 @@ async function openPostgres(
   return {
     db,
     kind: 'postgres',
+    async copyFrom(statement, chunks) {
+      const client = await pool.connect();
+      let failed: Error | undefined;
+      try {
+        await pipeline(Readable.from(chunks), client.query(copyFromStdin(statement)));
+      } catch (e) {
+        failed = e as Error;
+        throw e;
+      } finally {
+        // A COPY that failed half-way leaves the connection in an unknown state: it is closed, not reused.
+        client.release(failed);
+      }
+    },
     async notify(payload) {
       await db.execute(sql`SELECT pg_notify(${EVENTS_CHANNEL}, ${payload})`);
     },

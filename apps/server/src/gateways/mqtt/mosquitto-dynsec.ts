@@ -195,8 +195,31 @@ export class MosquittoDynsec implements DeviceAccounts {
     return roles.map((x) => x.rolename);
   }
 
+  /**
+   * Subscribes to the plugin's answers. Mosquitto disconnects every client of an account whose roles
+   * change (another Atrium instance's setup, for one), so a connection closed before the SUBACK is
+   * waited out (the client reconnects by itself) and the subscription asked again, a few times.
+   */
   private async subscribeResponses(): Promise<void> {
-    const granted = await this.client.subscribeAsync(`${DYNSEC_TOPIC}/response`, { qos: 1 });
+    let granted: mqtt.ISubscriptionGrant[];
+    for (let attempt = 1; ; attempt++) {
+      try {
+        granted = await this.client.subscribeAsync(`${DYNSEC_TOPIC}/response`, { qos: 1 });
+        break;
+      } catch (e) {
+        if (attempt >= 5 || this.client.disconnecting) throw e;
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            this.client.off('connect', done);
+            resolve();
+          };
+          const timer = setTimeout(done, this.timeoutMs);
+          if (this.client.connected) setTimeout(done, 100);
+          else this.client.once('connect', done);
+        });
+      }
+    }
     if (granted.some((g) => g.qos === 128)) {
       throw new Error(`${this.adminUsername} may not use the dynamic-security plugin (is it the plugin's admin account?)`);
     }

@@ -2,7 +2,7 @@ import type { ListQuery } from '@atrium/contract';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
-import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
+import { type Database, type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import {
   containsPattern,
   filtersSql,
@@ -161,7 +161,11 @@ export interface DeviceOfSerial {
 }
 
 export class DevicesRepository {
-  constructor(private readonly db: Db) {}
+  /** `copyFrom`: the database's COPY FROM STDIN (PostgreSQL), used for event floods; absent → INSERT. */
+  constructor(
+    private readonly db: Db,
+    private readonly copyFrom?: Database['copyFrom'],
+  ) {}
 
   // --- devices -----------------------------------------------------------------------------------
 
@@ -712,25 +716,42 @@ export class DevicesRepository {
   // --- events ------------------------------------------------------------------------------------
 
   /**
-   * Stores a batch of events in one statement with one parameter whatever its size (the rows as a
-   * JSON array). Events of a device deleted meanwhile are dropped, not the whole batch.
+   * Stores a batch of events. On PostgreSQL with COPY FROM STDIN (the cheapest way in for the
+   * database: no statement to plan, no JSON to take apart); a batch refused by COPY because a device
+   * was deleted meanwhile (foreign key) is stored again by the statement below, which drops only that
+   * device's events. Elsewhere (PGlite) in one statement with one parameter whatever its size (the
+   * rows as a JSON array).
    */
   async insertEvents(rows: readonly NewEvent[]): Promise<void> {
     if (!rows.length) return;
-    const json = JSON.stringify(
-      rows.map((r) => ({
-        project_id: r.projectId,
-        device_id: r.deviceId,
-        type: r.type,
-        identifier: r.identifier,
-        data: r.data,
-        occurred_at: r.occurredAt.toISOString(),
-      })),
+    if (this.copyFrom) {
+      try {
+        await this.copyFrom(
+          'COPY device_events (project_id, device_id, type, identifier, data, occurred_at, received_at) FROM STDIN',
+          copyChunks(rows),
+        );
+        return;
+      } catch (e) {
+        if ((e as { code?: string }).code !== '23503') throw e;
+      }
+    }
+    const json = withoutNul(
+      JSON.stringify(
+        rows.map((r) => ({
+          project_id: r.projectId,
+          device_id: r.deviceId,
+          type: r.type,
+          identifier: r.identifier,
+          data: r.data,
+          occurred_at: r.occurredAt.toISOString(),
+          received_at: (r.receivedAt ?? new Date()).toISOString(),
+        })),
+      ),
     );
-    await this.db.execute(sql`INSERT INTO device_events (project_id, device_id, type, identifier, data, occurred_at)
-      SELECT u.project_id, u.device_id, u.type, u.identifier, u.data, u.occurred_at
+    await this.db.execute(sql`INSERT INTO device_events (project_id, device_id, type, identifier, data, occurred_at, received_at)
+      SELECT u.project_id, u.device_id, u.type, u.identifier, u.data, u.occurred_at, u.received_at
       FROM jsonb_to_recordset(${json}::jsonb)
-        AS u(project_id int, device_id int, type text, identifier text, data jsonb, occurred_at timestamptz)
+        AS u(project_id int, device_id int, type text, identifier text, data jsonb, occurred_at timestamptz, received_at timestamptz)
       WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id)`);
   }
 
@@ -825,4 +846,33 @@ export class DevicesRepository {
       if (rows.length < size) return;
     }
   }
+}
+
+/**
+ * JSON text without `\u0000` escapes: PostgreSQL's text and jsonb cannot hold NUL, and one device's
+ * event carrying it would make the whole batch (everyone's events) refused again and again.
+ */
+function withoutNul(json: string): string {
+  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : json;
+}
+
+/** A text field of COPY's text format: backslash, tab, newline and carriage return escaped; null is \N. */
+function copyText(v: string | null): string {
+  if (v === null) return '\\N';
+  if (v.includes('\0')) v = v.replaceAll('\0', '');
+  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string) : v;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
+function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
+  let chunk = '';
+  for (const r of rows) {
+    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt.toISOString()}\t${(r.receivedAt ?? new Date()).toISOString()}\n`;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
 }

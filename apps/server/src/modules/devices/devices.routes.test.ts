@@ -457,6 +457,31 @@ describe('device events and sync errors', () => {
     expect(badSort.statusCode).toBe(400);
   });
 
+  it('stores tabs, line breaks, backslashes and quotes as sent; a NUL (which PostgreSQL cannot hold) is dropped, not the batch', async () => {
+    const d = await makeDevice({ name: 'awkward text' });
+    const other = await makeDevice({ name: 'same batch' });
+    const identifier = 'a\tb\nc\\d\re"f\\N';
+    const data = { note: 'x\\u0000y', tab: '\t', nul: 'p\u0000q', slash: '\\\\', quote: '"', nested: { k: ['\\N', '\n'] } };
+    await devices().onEvent(d.serial_number, { type: 'call', identifier, data });
+    await devices().onEvent(d.serial_number, { type: 'call', identifier: 'nul\u0000here' });
+    await devices().onEvent(other.serial_number, { type: 'call', identifier: 'plain' });
+    await devices().flushEvents();
+    expect(devices().stats.droppedEvents).toBe(0);
+    const rows = await queryRows<{ identifier: string; data: Record<string, unknown> }>(
+      t.database.db,
+      sql`SELECT identifier, data FROM device_events WHERE device_id = ${d.id} ORDER BY id`,
+    );
+    expect(rows).toEqual([
+      { identifier, data: { ...data, nul: 'pq' } },
+      { identifier: 'nulhere', data: {} },
+    ]);
+    const [plain] = await queryRows<{ identifier: string }>(
+      t.database.db,
+      sql`SELECT identifier FROM device_events WHERE device_id = ${other.id}`,
+    );
+    expect(plain?.identifier).toBe('plain');
+  });
+
   it('downloads the events stored when it began: later arrivals do not shift its pages', async () => {
     const d = await makeDevice();
     for (let i = 0; i < 5; i++) await devices().onEvent(d.serial_number, { type: 'call', time: `2026-02-0${i + 1}T00:00:00Z` });
