@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import {
-  emptyLicenseInfo,
   type LicenseInfo,
   licensed,
   type MobileClient,
   type MobileClientInfo,
   type RegisterMobileClientBody,
+  userLicenseInEffect,
 } from '@atrium/contract';
 import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
@@ -76,7 +76,8 @@ export class MobileClientsService {
       if (!sdk.is_enabled) throw new AppError('mobile_sdk_disabled');
       if (!sdkKey || !sdk.api_key || !sameSecret(sdkKey, sdk.api_key)) throw new AppError('mobile_sdk_key_invalid');
     }
-    const user: LicenseInfo = { ...emptyLicenseInfo(), ...(context.userLicense as Partial<LicenseInfo> | null) };
+    // In effect now: a user's mobile-app block outside its period counts as off.
+    const user: LicenseInfo = userLicenseInEffect(context.userLicense, Date.now()).info;
     if (!licensed(server, user, 'mobile_app')) {
       throw new AppError('mobile_app_not_licensed', [{ field: 'license_info', message: 'mobile app is not licensed' }]);
     }

@@ -235,6 +235,11 @@ describe('the mobile app licence', () => {
     const res = await me.api.put('/mobile-clients', app());
     expect(res.statusCode).toBe(403);
     expect(res.json().message).toBe('mobile app is not licensed');
+    // A user's own licence whose period has ended is off.
+    const now = Math.floor(Date.now() / 1000);
+    const ended = { mobile_app: { ...fullLicenseInfo().mobile_app, license_count: 1, period: { from: now - 864_000, to: now - 86_400 } } };
+    await t.database.db.execute(sql`UPDATE users SET license_info = ${JSON.stringify(ended)}::jsonb WHERE id = ${me.id}`);
+    expect((await me.api.put('/mobile-clients', app())).json().message).toBe('mobile app is not licensed');
     // The user's own licence turns it on (the hide-when-both-off rule), with the user's count.
     const info = { mobile_app: { ...fullLicenseInfo().mobile_app, license_count: 1 } };
     await t.database.db.execute(sql`UPDATE users SET license_info = ${JSON.stringify(info)}::jsonb WHERE id = ${me.id}`);

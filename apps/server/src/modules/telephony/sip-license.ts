@@ -1,4 +1,4 @@
-import { emptyLicenseInfo, type LicenseFeature, type LicenseInfo, licensed } from '@atrium/contract';
+import { type LicenseFeature, type LicenseInfo, licensed, userLicenseInEffect } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import type { Actor } from '../../core/context.js';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
@@ -17,8 +17,11 @@ export interface SipLicenseState {
   user: LicenseInfo;
 }
 
-/** A user's stored licence info, with every block present. */
-export const userLicense = (stored: unknown): LicenseInfo => ({ ...emptyLicenseInfo(), ...(stored as Partial<LicenseInfo> | null) });
+/**
+ * A user's stored licence info as it is in effect now: every block present, and a block whose period
+ * has not begun or has ended is off (as the profile shows it).
+ */
+export const userLicense = (stored: unknown, nowMs = Date.now()): LicenseInfo => userLicenseInEffect(stored, nowMs).info;
 
 /**
  * The SIP licence rules of spec comms §6 on the server: SIP features need the SIP licence (server

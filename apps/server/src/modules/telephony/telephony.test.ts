@@ -291,6 +291,32 @@ describe('virtual numbers', () => {
         license: { sip: { is_enabled: true, is_sip_trunks_enabled: false, is_web_dialer_enabled: false, license_count: null } },
       });
       expect((await licensed.api.get('/sip-numbers')).statusCode).toBe(200);
+      // …within its period only: one that ended yesterday or begins tomorrow is off.
+      const day = 86_400;
+      const now = Math.floor(Date.now() / 1000);
+      for (const period of [
+        { from: now - 30 * day, to: now - day },
+        { from: now + day, to: now + 30 * day },
+      ]) {
+        const outside = await member(['can_view_all_virtual_numbers'], [root], {
+          license: {
+            sip: { is_enabled: true, is_sip_trunks_enabled: false, is_web_dialer_enabled: false, license_count: null, period } as never,
+          },
+        });
+        expect((await outside.api.get('/sip-numbers')).statusCode).toBe(403);
+      }
+      const within = await member(['can_view_all_virtual_numbers'], [root], {
+        license: {
+          sip: {
+            is_enabled: true,
+            is_sip_trunks_enabled: false,
+            is_web_dialer_enabled: false,
+            license_count: null,
+            period: { from: now - day, to: now + day },
+          } as never,
+        },
+      });
+      expect((await within.api.get('/sip-numbers')).statusCode).toBe(200);
 
       const used = (await queryRows<{ used: number }>(t.database.db, sql`SELECT count(*)::int AS used FROM sip_numbers`))[0]?.used ?? 0;
       await setServerLicense((l) => {
