@@ -494,6 +494,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   services.users.onLicenseWrite((projectId) => services.licenseAdmin.mobileAppCheck(projectId));
   // New users get the licence the general settings give them: the basic one, or their client type's (issue 14).
   services.users.onNewUser((projectId) => services.licenseAdmin.basicLicense(projectId));
+  services.structure.onNewUser(
+    (projectId) => services.licenseAdmin.basicLicense(projectId),
+    (projectId) => services.licenseAdmin.mobileAppCheck(projectId),
+  );
   services.registration.onSelfRegistered((tx, projectId, type) => services.licenseAdmin.selfRegisteredLicense(tx, projectId, type));
   // A user's groups decide the doors their identifiers open.
   services.users.onMembershipChange(

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { ERRORS, type ErrorCode, STRUCTURE_COLUMNS, type StructureImportResult, scopeCodes } from '@atrium/contract';
+import { ERRORS, type ErrorCode, emptyLicenseInfo, STRUCTURE_COLUMNS, type StructureImportResult, scopeCodes } from '@atrium/contract';
 import ExcelJS from 'exceljs';
 import { z } from 'zod';
 import { scopeOf } from '../../core/acl.js';
@@ -8,6 +8,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { cellText, checkXlsx, ErrorList, rowLimiter } from '../../core/spreadsheet.js';
+import type { LicenseCheck } from '../users/users.service.js';
 import type { users } from '../users/users.table.js';
 import type { GroupsRepository } from './groups.repository.js';
 import type { RoleAssigner } from './groups.service.js';
@@ -143,6 +144,41 @@ export class StructureService {
     private readonly repo: StructureRepository,
     private readonly roles: RoleAssigner,
   ) {}
+
+  private newUserLicense: ((projectId: number) => Promise<Record<string, unknown> | null>) | undefined;
+  private licenseCheck: LicenseCheck | undefined;
+  /**
+   * The licences module (issue 14), as for users made one by one: the basic licence for a created
+   * user whose row names no licence, and the project's mobile-app count checked inside each batch's
+   * transaction, so a batch that would exceed it is not written.
+   */
+  onNewUser(license: (projectId: number) => Promise<Record<string, unknown> | null>, check: LicenseCheck): void {
+    this.newUserLicense = license;
+    this.licenseCheck = check;
+  }
+
+  private basicCache: { projectId: number; at: number; value: Promise<Record<string, unknown> | null> } | undefined;
+  /** The basic licence, asked once per batch run (an import of thousands of rows asks it once every 10 s at most). */
+  private basicLicense(projectId: number): Promise<Record<string, unknown> | null> {
+    const now = Date.now();
+    if (!this.newUserLicense) return Promise.resolve(null);
+    if (!this.basicCache || this.basicCache.projectId !== projectId || now - this.basicCache.at > 10_000) {
+      this.basicCache = { projectId, at: now, value: this.newUserLicense(projectId) };
+    }
+    return this.basicCache.value;
+  }
+
+  /** A row's licence columns: a mobile-app licence for that many apps within that period (as the export writes it). */
+  private static rowLicense(r: ParsedRow): Record<string, unknown> {
+    return {
+      mobile_app: {
+        ...emptyLicenseInfo().mobile_app,
+        is_enabled: true,
+        license_count: r.licenseCount,
+        ...(r.period ? { period: r.period } : {}),
+      },
+    };
+  }
 
   /** Whether the actor may act on holders of this role; answered once per role and import. */
   private async mayActOn(actor: Actor, roleId: number | null, known: Map<number | null, boolean>): Promise<boolean> {
@@ -311,17 +347,16 @@ export class StructureService {
         email: r.email,
         roleId,
         profile: r.phone ? { phone: r.phone } : {},
-        licenseInfo:
-          r.licenseCount !== null || r.period
-            ? { mobile_app: { license_count: r.licenseCount, ...(r.period ? { period: r.period } : {}) } }
-            : null,
+        licenseInfo: r.licenseCount !== null || r.period ? StructureService.rowLicense(r) : await this.basicLicense(actor.projectId),
         createdBy: actor.userId,
       });
       pendingAttach.push({ login: key, groupId: r.objectId });
       result.users_created++;
     }
+    const checkLicense = [...create.values()].some((u) => u.licenseInfo) ? await this.licenseCheck?.(actor.projectId) : undefined;
     await this.db.transaction(async (tx) => {
       const created = await this.repo.insertUsers(tx, [...create.values()]);
+      await checkLicense?.(tx);
       const ids = new Map(created.map((u) => [u.login.toLowerCase(), u.id]));
       for (const p of pendingAttach) {
         const userId = ids.get(p.login);

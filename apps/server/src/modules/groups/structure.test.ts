@@ -106,11 +106,30 @@ describe('POST /domains/:id/import/structure', () => {
     const created = found.json().data[0];
     expect(created).toMatchObject({ login: 'imp.one', role, domains: [A1, A1a], email: 'one@example.com' });
     // 2026-01-01 00:00 at UTC+3 is 2025-12-31 21:00 UTC.
-    expect(created.license_info.mobile_app).toEqual({
+    // The licence columns are a mobile-app licence for that many apps within that period.
+    expect(created.license_info.mobile_app).toMatchObject({
+      is_enabled: true,
       license_count: 2,
       period: { from: Date.UTC(2025, 11, 31, 21) / 1000, to: Date.UTC(2026, 11, 31, 20, 59) / 1000 },
     });
     expect((await tree.admin.get(`/users/${existing.id}`)).json().data.domains).toEqual([A, B, A1a].sort((x, y) => x - y));
+  });
+
+  it('gives a created user without licence columns the basic licence of the general settings, within the project’s count', async () => {
+    const admin = await tree.admin.patch('/settings/general', { license_settings: { basic_license: { period: 30, qty: 3 } } });
+    expect(admin.statusCode, admin.body).toBe(200);
+    try {
+      const res = await upload(tree.groups.A, await xlsx([[tree.groups.A1, null, null, null, null, 'basic.imp']]));
+      expect(res.json().data).toMatchObject({ users_created: 1 });
+      const [made] = await t.app.database.db.select().from(users).where(eq(users.login, 'basic.imp'));
+      const mobile = (
+        made?.licenseInfo as { mobile_app?: { is_enabled: boolean; license_count: number; period: { from: number; to: number } } }
+      )?.mobile_app;
+      expect(mobile).toMatchObject({ is_enabled: true, license_count: 3 });
+      expect((mobile?.period.to ?? 0) - (mobile?.period.from ?? 0)).toBe(30 * 86_400);
+    } finally {
+      await tree.admin.patch('/settings/general', { license_settings: { basic_license: { period: null, qty: null } } });
+    }
   });
 
   it('accounts for every row of a 10,000-row file', { timeout: 120_000 }, async () => {
