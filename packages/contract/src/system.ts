@@ -57,6 +57,8 @@ export const SystemInfoSchema = z.object({
     started_at: z.string().nullable(),
     udp_port: z.number().nullable(),
     ws_port: z.number().nullable(),
+    /** SIP over TLS (null: no certificate configured, or not listening). */
+    tls_port: z.number().nullable(),
   }),
   /** Bytes. */
   memory: z.object({ rss: z.number(), heap_used: z.number(), heap_total: z.number(), external: z.number() }),

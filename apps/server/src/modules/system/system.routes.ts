@@ -126,6 +126,7 @@ export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
       started_at: sip.started_at,
       udp_port: app.sipWs.udp,
       ws_port: app.sipWs.port,
+      tls_port: app.sipWs.tls ?? null,
     },
     memory: { rss: memory.rss, heap_used: memory.heapUsed, heap_total: memory.heapTotal, external: memory.external },
     workers,

@@ -278,6 +278,7 @@ export function SystemInfoPage() {
             [L('sip.started_at'), when(s.sip.started_at)],
             [L('sip.udp_port'), s.sip.udp_port ?? none],
             [L('sip.ws_port'), s.sip.ws_port ?? none],
+            [L('sip.tls_port'), s.sip.tls_port ?? none],
           ]}
         />
         <InfoCard

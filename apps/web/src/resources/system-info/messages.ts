@@ -38,6 +38,7 @@ export const en = {
       started_at: 'Started',
       udp_port: 'UDP and TCP port',
       ws_port: 'WebSocket port',
+      tls_port: 'TLS port',
     },
     memory: {
       title: 'Memory',
@@ -140,6 +141,7 @@ export const ru: typeof en = {
       started_at: 'Запущен',
       udp_port: 'Порт UDP и TCP',
       ws_port: 'Порт WebSocket',
+      tls_port: 'Порт TLS',
     },
     memory: {
       title: 'Память',
