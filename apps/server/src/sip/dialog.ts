@@ -129,6 +129,11 @@ export class DialogRelay {
     else send(forwarded);
   }
 
+  /** Whether `number` holds the call (its last accepted re-INVITE offer was sendonly or inactive). */
+  holds(call: Call, number: string): boolean {
+    return this.holding.get(call)?.has(number) ?? false;
+  }
+
   private noteHold(call: Call, by: string, holds: boolean): void {
     const holding = this.holding.get(call) ?? new Set<string>();
     this.holding.set(call, holding);

@@ -7,12 +7,13 @@ import { NonceIssuer } from './digest.js';
 import { DEFAULT_NETWORK, LocalAddress, type SipNetworkSettings } from './local-address.js';
 import { SdpRelay } from './media-relay.js';
 import type { SipRequest } from './message.js';
+import { CallParking } from './park.js';
 import { SipProxy } from './proxy.js';
 import { Registrar, type RegistrarOptions } from './registrar.js';
 import { resolveTimers, type SipLogger, type SipTimerOptions, TimerSet } from './server-types.js';
 import { type ServerTransaction, TransactionLayer } from './transaction.js';
 import { type Destination, SipTransports } from './transport.js';
-import type { SipCallObserver, SipContact, SipDirectory } from './types.js';
+import { SIP_HEADERS, type SipCallObserver, type SipContact, type SipDirectory } from './types.js';
 
 export interface SipServerOptions {
   /** Address to bind; also the host we put in Via and Record-Route unless publicHost is given. */
@@ -39,6 +40,8 @@ export interface SipServerOptions {
   rtpengineUrl?: string;
   /** The project's network settings (internal and external IP, local networks, early media); changeable with configure(). */
   network?: Partial<SipNetworkSettings>;
+  /** How long a parked call waits to be resumed (park.ts), default PARK_TIMEOUT_MS. */
+  parkTimeoutMs?: number;
 }
 
 export interface SipServer {
@@ -62,10 +65,14 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
   const { log } = opts;
   const timerSet = new TimerSet();
   const timers = resolveTimers(opts.timers);
+  let parking: CallParking | null = null;
   // The handlers run only once start() resolved; by then the layers below are built.
   const transports = new SipTransports(opts, log, {
     onMessage: (msg, flow) => layer.receive(msg, flow),
-    onFlowClosed: (flow) => registrar.flowClosed(flow),
+    onFlowClosed: (flow) => {
+      registrar.flowClosed(flow);
+      parking?.flowClosed(flow);
+    },
   });
   await transports.start();
 
@@ -86,7 +93,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
     // RFC 3261 §16.4: Route entries naming us (one, or two after a double Record-Route) come off.
     for (let top = req.headers.get('route'); top && local.isLocalUri(top); top = req.headers.get('route')) req.headers.shift('route');
     if (tagOf(req.headers.get('to'))) {
-      relay?.onRequest(req, tx);
+      if (!parking?.onRequest(req, tx)) relay?.onRequest(req, tx);
       return;
     }
     if (!tx) return;
@@ -96,6 +103,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
         return;
       case 'INVITE':
         if (Number(req.headers.get('max-forwards') ?? 70) <= 0) tx.reply(483, 'Too Many Hops');
+        else if (req.headers.has(SIP_HEADERS.resume)) parking?.resume(req, tx, flow).catch(failed(tx));
         else proxy?.onInvite(req, tx, flow).catch(failed(tx));
         return;
       case 'OPTIONS':
@@ -123,7 +131,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
     {
       onRequest,
       onCancel: (tx) => {
-        if (!relay?.onCancel(tx)) proxy?.onCancel(tx);
+        if (!parking?.onCancel(tx) && !relay?.onCancel(tx)) proxy?.onCancel(tx);
       },
     },
     log,
@@ -145,6 +153,8 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
   relay = new DialogRelay(deps, proxy);
   const dialogRelay = relay;
   proxy.onLateAnswer = (call, dialog) => dialogRelay.hangUpLate(call, dialog);
+  const callParking = new CallParking(deps, proxy, relay, opts.parkTimeoutMs);
+  parking = callParking;
 
   const activeProxy = proxy;
   log.info({ ports: transports.ports, realm: opts.realm, host: local.host }, 'sip server listening');
@@ -152,7 +162,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
     ports: transports.ports,
     contacts: (number) => registrar.contacts(number),
     registrationCount: () => registrar.registrationCount(),
-    endCall: (callId) => dialogRelay.endCall(callId),
+    endCall: (callId) => callParking.endCall(callId) ?? dialogRelay.endCall(callId),
     activeCalls: () => activeProxy.activeCalls(),
     configure: (network) => {
       local.network = { ...local.network, ...network };

@@ -59,6 +59,8 @@ export const SIP_HEADERS = {
   sos: 'X-Sos-Call',
   speechType: 'X-Speech-Type',
   targetCallee: 'X-Target-Callee',
+  /** On an out-of-dialog INVITE: the speech id of a parked call its sender takes back (park.ts). */
+  resume: 'X-Resume-Call',
 } as const;
 
 export interface SipInviteInfo {

@@ -96,8 +96,15 @@ describe('awaiting calls', () => {
       ['1', 'awaiting', 'paused'],
       ['2', 'awaiting', 'processed_paused'],
     ]);
-    // Without a session here there is nothing to take back: a proxy cannot join a call anew.
-    expect(canResume(one(calls, '2'), OWN)).toBe(false);
+    // Held by this user before the page loaded: the server parked it, a new INVITE takes it back.
+    expect(canResume(one(calls, '2'), OWN)).toBe(true);
+    // A queued call nobody answered is not a parked one.
+    expect(canResume(one(calls, '1'), OWN)).toBe(false);
+    calls = callsReducer(calls, { type: 'joining', speechId: '2' });
+    expect(one(calls, '2')).toMatchObject({ status: 'joining', hasSIPSession: true });
+    // A refused resume leaves it as the server lists it.
+    calls = callsReducer(calls, { type: 'detached', speechId: '2' });
+    expect(one(calls, '2')).toMatchObject({ status: 'processed_paused', hasSIPSession: false });
     calls = callsReducer(calls, {
       type: 'incoming',
       speechId: '3',

@@ -30,12 +30,15 @@ export const answeredByOther = (call: DialerCall, ownNumber: string): boolean =>
 export const canHold = (call: DialerCall, ownNumber: string): boolean =>
   call.type === 'awaiting' && !answeredByOther(call, ownNumber) && call.status === 'active' && call.hasSIPSession;
 
-/** A held awaiting call is taken back in its own session (a proxy cannot join a call anew). */
+/**
+ * A held awaiting call is taken back in its own session, or, held before this page loaded (no
+ * session here), by a new INVITE the server joins to the call it parked: only by whoever answered it.
+ */
 export const canResume = (call: DialerCall, ownNumber: string): boolean =>
   call.type === 'awaiting' &&
   !answeredByOther(call, ownNumber) &&
   (call.status === 'paused' || call.status === 'processed_paused') &&
-  call.hasSIPSession;
+  (call.hasSIPSession || (call.status === 'processed_paused' && call.answeredBy === ownNumber));
 
 /** Calls answered by another user are disabled (spec comms §2). */
 export const isDisabled = (call: DialerCall, ownNumber: string): boolean => answeredByOther(call, ownNumber) && !call.hasSIPSession;
@@ -96,6 +99,7 @@ export type CallsAction =
   | { type: 'serverList'; calls: readonly ServerCall[]; ownNumber: string; now: number }
   | { type: 'held'; speechId: string }
   | { type: 'joining'; speechId: string }
+  | { type: 'detached'; speechId: string }
   | { type: 'select'; speechId: string }
   | { type: 'toggleMute'; speechId: string; what: 'mic' | 'volume' }
   | { type: 'fullscreen'; speechId: string; on: boolean }
@@ -229,6 +233,9 @@ export function callsReducer(calls: readonly DialerCall[], action: CallsAction):
     // Held after being answered: the server's answered_waiting.
     case 'held':
       return update(calls, action.speechId, (c) => ({ ...c, status: 'processed_paused', fullscreen: false }));
+    // A resume the server refused: back to the held call it lists, without a session here.
+    case 'detached':
+      return update(calls, action.speechId, (c) => ({ ...c, status: 'processed_paused', hasSIPSession: false }));
     case 'joining':
       return selectOnly(
         update(calls, action.speechId, (c) => ({ ...c, status: 'joining', hasSIPSession: true })),

@@ -31,6 +31,8 @@ export const SIP_HEADERS = {
   sos: 'X-Sos-Call',
   speechType: 'X-Speech-Type',
   targetCallee: 'X-Target-Callee',
+  /** On a new INVITE: the speech id of a parked call this phone takes back (the server keeps it after a reload). */
+  resume: 'X-Resume-Call',
 } as const;
 
 /**

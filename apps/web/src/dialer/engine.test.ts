@@ -188,13 +188,34 @@ describe('dialer engine', () => {
   });
 
   it('stops on the server an awaiting call it only knows from the server', async () => {
-    const { engine, api } = setup([record('q1', 'answered_waiting', { answered_by: OWN })]);
+    const { engine, api } = setup([record('q1', 'answered_waiting', { answered_by: '200' })]);
     await vi.runOnlyPendingTimersAsync();
     expect(engine.get().calls[0]).toMatchObject({ status: 'processed_paused', hasSIPSession: false });
+    // Answered by someone else: not this user's to resume.
     engine.resume('q1');
     expect(engine.get().calls[0]?.status).toBe('processed_paused');
     engine.end('q1');
     expect(api.stopCall).toHaveBeenCalledWith('q1');
+  });
+
+  it('resumes a call it held before the page was loaded with a new INVITE naming it, and falls back when refused', async () => {
+    const { engine, phone, outgoing, api } = setup([record('q1', 'answered_waiting', { answered_by: OWN })]);
+    await vi.runOnlyPendingTimersAsync();
+    engine.resume('q1');
+    expect(phone.call).toHaveBeenCalledWith('500', { video: false, headers: { resume: 'q1' } });
+    expect(engine.get().calls[0]).toMatchObject({ status: 'joining', hasSIPSession: true });
+    // Refused (not parked any more): the call is as the server lists it, and the list is asked again.
+    outgoing[0]?.fire('failed', { originator: 'remote' });
+    expect(engine.get().calls[0]).toMatchObject({ status: 'processed_paused', hasSIPSession: false });
+    expect(api.managedCalls).toHaveBeenCalledTimes(2);
+    await vi.runOnlyPendingTimersAsync();
+    engine.resume('q1');
+    outgoing[1]?.fire('accepted');
+    expect(engine.get().calls[0]).toMatchObject({ status: 'active', hasSIPSession: true });
+    engine.hold('q1');
+    expect(outgoing[1]?.hold).toHaveBeenCalled();
+    outgoing[1]?.fire('ended', { originator: 'remote' });
+    expect(engine.get().calls[0]).toMatchObject({ status: 'destroyed', hasSIPSession: false });
   });
 
   it('offers to return to the held call when the other side hangs up', () => {

@@ -13,7 +13,7 @@ import {
 } from './calls';
 import { RegistrationRetry, realTimers, type Timers } from './registration';
 import { callRefusal } from './rules';
-import type { CallHeaders, PhoneEvents } from './sip';
+import type { CallHeaders, OutgoingHeaders, PhoneEvents } from './sip';
 import type { DialerCall, RegistrationState, ServerCall } from './types';
 
 /** A call's SIP session as the engine drives it (sip.ts's PhoneCall). */
@@ -42,7 +42,7 @@ export interface PhoneLike {
   start(): void;
   stop(): void;
   retry(): void;
-  call(target: string, options: { video: boolean; headers: CallHeaders }): CallHandle;
+  call(target: string, options: { video: boolean; headers: OutgoingHeaders }): CallHandle;
 }
 
 export interface EngineDeps {
@@ -321,17 +321,61 @@ export class DialerEngine {
     if (handle.hold()) this.dispatch({ type: 'held', speechId });
   }
 
-  /** Resumes a held awaiting call: joining, then active once the other side accepts the re-INVITE. */
+  /**
+   * Resumes a held awaiting call: joining, then active once the other side accepts the re-INVITE.
+   * Held before this page was loaded (the server parked it when the old page's connection closed),
+   * the call has no session here: a new INVITE naming it (X-Resume-Call) takes it back.
+   */
   resume(speechId: string): void {
     const call = this.call(speechId);
     const handle = this.handles.get(speechId);
-    if (!call || !handle || !canResume(call, this.deps.ownNumber)) return;
+    if (!call || !canResume(call, this.deps.ownNumber) || (!handle && !this.phone)) return;
     this.interruptActive(speechId);
     this.dispatch({ type: 'joining', speechId });
     if (this.snapshot.returnTo?.speechId === speechId) this.emit({ returnTo: null });
+    if (!handle) {
+      this.resumeParked(call);
+      return;
+    }
     handle.unhold(() => {
       if (this.handles.get(speechId) === handle) this.dispatch({ type: 'accepted', speechId, now: this.now() });
     });
+  }
+
+  private resumeParked(call: DialerCall): void {
+    const { speechId } = call;
+    let handle: CallHandle;
+    try {
+      if (!this.phone) throw new Error('phone not started');
+      handle = this.phone.call(call.number, { video: call.video, headers: { resume: speechId } });
+    } catch (error) {
+      this.dispatch({ type: 'detached', speechId });
+      this.deps.onError(error);
+      return;
+    }
+    this.handles.set(speechId, handle);
+    let accepted = false;
+    const accept = () => {
+      accepted = true;
+      if (this.handles.get(speechId) === handle && this.call(speechId)?.status !== 'active')
+        this.dispatch({ type: 'accepted', speechId, now: this.now() });
+    };
+    handle.on('accepted', accept);
+    handle.on('confirmed', accept);
+    const ended = (e: { originator?: string }) => {
+      if (this.handles.get(speechId) !== handle) return;
+      this.handles.delete(speechId);
+      // Refused (not parked here any more, or not ours): the call stays as the server lists it.
+      if (!accepted) {
+        this.dispatch({ type: 'detached', speechId });
+        void this.loadServerCalls();
+        return;
+      }
+      if (e?.originator !== 'local') this.offerReturn(speechId);
+      this.dispatch({ type: 'sessionEnded', speechId, now: this.now() });
+    };
+    handle.on('ended', ended);
+    handle.on('failed', ended);
   }
 
   dismissReturn(): void {

@@ -10,12 +10,16 @@ export interface CallHeaders {
   targetCallee?: string | null;
 }
 
-export function headerLines(h: CallHeaders): string[] {
+/** What a call the phone places sends: the custom headers, and on a resume the parked call's speech id. */
+export type OutgoingHeaders = CallHeaders & { resume?: string };
+
+export function headerLines(h: OutgoingHeaders): string[] {
   const lines: string[] = [];
   if (h.speechId) lines.push(`${SIP_HEADERS.speechId}: ${h.speechId}`);
   if (h.sos !== undefined) lines.push(`${SIP_HEADERS.sos}: ${h.sos ? '1' : '0'}`);
   if (h.speechType) lines.push(`${SIP_HEADERS.speechType}: ${h.speechType}`);
   if (h.targetCallee) lines.push(`${SIP_HEADERS.targetCallee}: ${h.targetCallee}`);
+  if (h.resume) lines.push(`${SIP_HEADERS.resume}: ${h.resume}`);
   return lines;
 }
 
@@ -329,7 +333,7 @@ export class SipPhone {
   }
 
   /** Calls `target` (a number at the phone's domain) with the custom headers. */
-  call(target: string, options: { video: boolean; headers: CallHeaders }): PhoneCall {
+  call(target: string, options: { video: boolean; headers: OutgoingHeaders }): PhoneCall {
     if (!this.ua) throw new Error('phone not started');
     const session = this.ua.call(`sip:${target}@${this.config.domain}`, {
       mediaConstraints: { audio: true, video: options.video },
