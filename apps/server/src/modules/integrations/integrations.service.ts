@@ -104,8 +104,12 @@ export class IntegrationsService {
   /** Closes the channels of integrations deleted (or changed) elsewhere, e.g. by another instance. */
   private async pruneClients(): Promise<void> {
     if (!this.clients.size) return;
-    const alive = await this.repo.versions([...this.clients.keys()]);
-    for (const [id, held] of this.clients) {
+    // Only the channels held when the versions were asked: one opened meanwhile (a save on this
+    // instance, then a call) is newer than what the answer says, and closing it would fail its call.
+    const asked = new Map(this.clients);
+    const alive = await this.repo.versions([...asked.keys()]);
+    for (const [id, held] of asked) {
+      if (this.clients.get(id) !== held) continue;
       const v = alive.get(id);
       if (!v || held.key !== `${iso(v.updatedAt)}|${v.url}`) this.dropClient(id);
     }

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.js';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
@@ -278,6 +278,39 @@ describe('integrations with Axxon One', () => {
     expect(err).toBeInstanceOf(AxxonOneError);
     expect(err).toMatchObject({ kind: 'unavailable', grpcStatus: 'DEADLINE_EXCEEDED' });
     expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('keeps the channel a save on this instance opened while the change feed’s check of an older version was under way', async () => {
+    const svc = t.app.services.integrations;
+    const repo = (svc as unknown as { repo: { versions: (ids: readonly number[]) => Promise<Map<number, unknown>> } }).repo;
+    const own = await startFakeAxxonOne();
+    fakes.push(own);
+    const made = await admin.post('/integrations', { name: 'Race', axxon_one_settings: settings(own) });
+    expect(made.statusCode, made.body).toBe(200);
+    const p = made.json().data;
+    expect((await admin.get(`/integrations/${p.id}/available`)).json().data.available).toBe(true);
+    // The check reads the versions before the save below commits, and answers after it.
+    const stale = await repo.versions([p.id]);
+    let release: () => void = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const versions = vi.spyOn(repo, 'versions').mockImplementationOnce(async () => {
+      await held;
+      return stale;
+    });
+    try {
+      const check = (svc as unknown as { pruneClients: () => Promise<void> }).pruneClients();
+      await admin.post(`/integrations/${p.id}`, { axxon_one_settings: { password: own.password } });
+      expect((await admin.get(`/integrations/${p.id}/available`)).json().data.available).toBe(true);
+      const channel = (svc as unknown as { clients: Map<number, unknown> }).clients.get(p.id);
+      release();
+      await check;
+      expect((svc as unknown as { clients: Map<number, unknown> }).clients.get(p.id)).toBe(channel);
+    } finally {
+      versions.mockRestore();
+      release();
+    }
   });
 
   it('lets only those allowed see and change project and group integrations, and keeps projects apart', async () => {
