@@ -290,6 +290,7 @@ export class CallParking {
     };
     const out = this.request(to, method, req.body, req.headers.get('content-type'));
     if (method === 'INVITE') this.invites.set(tx, null);
+    let reheld = false;
     const go = (request: SipRequest) => {
       // Cancelled while the media relay rewrote the offer: nothing goes out.
       if (method === 'INVITE' && !this.invites.has(tx)) {
@@ -304,6 +305,12 @@ export class CallParking {
           if (method === 'INVITE' && res.status < 300)
             this.send(to, this.request(to, 'ACK', Buffer.alloc(0), undefined, cseqOf(request).seq));
           const ok = res.status < 300 && tx.state === 'proceeding';
+          // A resume cancelled after all, though the panel took its offer (its 2xx crossed the
+          // CANCEL): the panel talks to nobody, so it is put on hold again.
+          if (method === 'INVITE' && res.status < 300 && !ok && toTag !== undefined && !reheld) {
+            reheld = true;
+            this.rehold(p, res);
+          }
           if (ok && holds !== null) this.noteHold(p, holds);
           const answer = createResponse(req, res.status, res.reason, toTag);
           if (method === 'INVITE' && ok) answer.headers.add('Contact', this.contact(from.flow));
@@ -329,6 +336,19 @@ export class CallParking {
     };
     if (offers && media) void media.rewrite('offer', out, sdp, this.proxy.advertised(to.flow.address)).then(go);
     else go(out);
+  }
+
+  /** A re-INVITE of ours to the panel offering every stream of its last answer inactive; its 2xx ACKed. */
+  private rehold(p: Parked, last: SipResponse): void {
+    const leg = p.panel;
+    const offer = holdSdp(last.body.toString('utf8'), this.d.local.hostFor(leg.flow.address), ++p.sdpVersion);
+    const invite = this.request(leg, 'INVITE', offer, 'application/sdp');
+    this.d.layer.sendRequest(invite, leg.flow, {
+      onResponse: (res) => {
+        if (res.status >= 200 && res.status < 300) this.send(leg, this.request(leg, 'ACK', Buffer.alloc(0), undefined, cseqOf(invite).seq));
+      },
+      onFailure: () => undefined,
+    });
   }
 
   /** A CANCEL for an INVITE we carry (a resume, a bridged re-INVITE); false when it is not one of ours. */
