@@ -47,7 +47,9 @@ export async function waitFor(url: string, ms = 60_000): Promise<void> {
 export function startProcess(entry: string, env: Record<string, string | undefined>): ChildProcess {
   // BENCH_CPU_PROF=dir: the server runs with --cpu-prof there (a .cpuprofile per process, written at exit).
   const prof = process.env.BENCH_CPU_PROF && entry.endsWith('main.ts') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const child = spawn(process.execPath, [...prof, '--import', 'tsx', entry], {
+  // BENCH_SERVER_FLAGS="--flag …": Node options for the server alone (a V8 setting, --trace-gc), not the fleet.
+  const flags = entry.endsWith('main.ts') && process.env.BENCH_SERVER_FLAGS ? process.env.BENCH_SERVER_FLAGS.split(' ') : [];
+  const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     // BENCH_SERVER_LOG=file: the processes' standard output (the server's log lines) appended there, to see why a call failed.

@@ -715,6 +715,11 @@ export class DevicesRepository {
 
   // --- events ------------------------------------------------------------------------------------
 
+  /** Whether events go in by COPY (PostgreSQL): a batch may then be far larger than one statement's parameter. */
+  get copiesEvents(): boolean {
+    return this.copyFrom !== undefined;
+  }
+
   /**
    * Stores a batch of events. On PostgreSQL with COPY FROM STDIN (the cheapest way in for the
    * database: no statement to plan, no JSON to take apart); a batch refused by COPY because a device

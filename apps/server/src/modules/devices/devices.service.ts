@@ -1248,7 +1248,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   /**
    * Writes the events received so far; resolves when they are stored. One write at a time, in
    * arrival order: what arrives while one runs joins the next, so under load batches grow (up to
-   * ten times `eventBatch` rows per statement) instead of queueing up.
+   * ten times `eventBatch` rows per statement, fifty with COPY) instead of queueing up.
    */
   flushEvents(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -1262,7 +1262,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   private async writePending(): Promise<void> {
     this.queuedFlush = null; // from here on, new events wait for the next write
-    const max = this.opts.eventBatch * 10;
+    // COPY takes a backlog in few writes (each costs its round trips); one statement's JSON parameter stays smaller.
+    const max = this.opts.eventBatch * (this.repo.copiesEvents ? 50 : 10);
     const batch = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
     this.pending = batch === this.pending ? [] : this.pending.slice(max);
     if (this.pending.length) void this.flushEvents();
