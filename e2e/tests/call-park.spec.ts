@@ -4,7 +4,7 @@
 // hang-up ends the call in the browser.
 import { SimDevice } from '@atrium/device-sim';
 import { mqttPort } from '../playwright.config';
-import { ADMIN, Api, expect, test } from './support/console';
+import { ADMIN, Api, expect, snapshot, test } from './support/console';
 import { callCard, groupOf, newNumber, registered, ringing, softphone } from './support/dialer';
 import { sippPanel } from './support/sipp';
 
@@ -66,8 +66,10 @@ test('a concierge holds a panel’s call, reloads the page and resumes it', asyn
     await expect(registered(page)).toBeVisible({ timeout: 20_000 });
     if (!(await callCard(page).isVisible())) await page.locator('[data-floating-button="dialer"]').click();
     await expect(callCard(page)).toHaveAttribute('data-status', 'processed_paused', { timeout: 15_000 });
+    await snapshot(page, 'dialer-parked-after-reload');
     await callCard(page).getByRole('button', { name: 'Resume' }).click();
     await expect(callCard(page)).toHaveAttribute('data-status', 'active', { timeout: 15_000 });
+    await snapshot(page, 'dialer-resumed-after-reload');
 
     // The door button (# as SIP INFO) reaches the panel through the server; its lock opens.
     await callCard(page).getByRole('button', { name: 'Open door' }).click();

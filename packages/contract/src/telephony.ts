@@ -406,6 +406,8 @@ export const CallRecordSchema = z.object({
   sos: z.boolean(),
   /** Epoch seconds. */
   created_at: z.number().int(),
+  /** When it was answered (epoch seconds); null until then. The dialer's call timer counts from it. */
+  answered_at: z.number().int().nullable(),
   /** Who the caller is. */
   info: CallInfoSchema,
 });

@@ -24,6 +24,7 @@ const server = (id: number, status: ServerCall['status'], extra: Partial<ServerC
   answered_by: null,
   sos: false,
   created_at: 1_700_000_000,
+  answered_at: null,
   info: { address: null, user: null },
   ...extra,
 });
@@ -88,7 +89,7 @@ describe('awaiting calls', () => {
   it('adds queued calls from the server, holds an answered one in its session and resumes it through joining', () => {
     let calls = run({
       type: 'serverList',
-      calls: [server(1, 'waiting'), server(2, 'answered_waiting', { answered_by: `${OWN}-x` })],
+      calls: [server(1, 'waiting'), server(2, 'answered_waiting', { answered_by: `${OWN}-x`, answered_at: 1_700_000_030 })],
       ownNumber: OWN,
       now: 0,
     });
@@ -105,6 +106,13 @@ describe('awaiting calls', () => {
     // A refused resume leaves it as the server lists it.
     calls = callsReducer(calls, { type: 'detached', speechId: '2' });
     expect(one(calls, '2')).toMatchObject({ status: 'processed_paused', hasSIPSession: false });
+    // Its timer counts from the answer the server recorded, before the page loaded, also once resumed.
+    expect(one(calls, '2').started).toBe(1_700_000_030_000);
+    expect(one(calls, '1').started).toBeNull();
+    calls = callsReducer(calls, { type: 'joining', speechId: '2' });
+    calls = callsReducer(calls, { type: 'accepted', speechId: '2', now: 1_700_000_090_000 });
+    expect(one(calls, '2')).toMatchObject({ status: 'active', started: 1_700_000_030_000 });
+    calls = callsReducer(calls, { type: 'sessionEnded', speechId: '2', now: 1_700_000_100_000 });
     calls = callsReducer(calls, {
       type: 'incoming',
       speechId: '3',

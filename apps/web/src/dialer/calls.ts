@@ -156,7 +156,8 @@ function fromServer(existing: DialerCall | undefined, call: ServerCall, ownNumbe
     ...blank(speechId, outgoing ? call.callee : call.caller),
     direction: outgoing ? ('outgoing' as const) : ('incoming' as const),
     callee: call.callee,
-    started: status === 'active' ? call.created_at * 1000 : null,
+    // The timer counts from the answer, also for a call this page takes over answered or on hold (after a reload).
+    started: status === 'active' || status === 'processed_paused' ? (call.answered_at ?? call.created_at) * 1000 : null,
   };
   if (!existing && status === 'destroyed') return null;
   // While this browser joins an awaiting call the server still says waiting: keep joining.

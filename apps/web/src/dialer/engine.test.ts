@@ -49,6 +49,7 @@ const record = (id: string, status: ServerCall['status'], extra: Partial<ServerC
   answered_by: null,
   sos: false,
   created_at: 1,
+  answered_at: null,
   info: { address: 'Door 1', user: 'Panel' },
   ...extra,
 });

@@ -48,6 +48,7 @@ export interface CallRow {
   info: CallRecord['info'];
   numbers: string[];
   created_at: Date | string;
+  answered_at: Date | string | null;
 }
 
 export const toCallRecord = (r: CallRow): CallRecord => ({
@@ -59,6 +60,7 @@ export const toCallRecord = (r: CallRow): CallRecord => ({
   answered_by: r.answered_by,
   sos: r.sos,
   created_at: Math.floor(new Date(r.created_at).getTime() / 1000),
+  answered_at: r.answered_at === null ? null : Math.floor(new Date(r.answered_at).getTime() / 1000),
   info: r.info,
 });
 

@@ -86,9 +86,13 @@ describe('calls through Atrium’s SIP server', () => {
 
     // CallUpdated arrived live, from calling through answered to destroyed.
     const status = (m: { event: string; data?: unknown }) => (m.event === 'CallUpdated' ? (m.data as { status?: string }).status : null);
-    await ws.next((m) => status(m) === 'answered');
+    const ringing = await ws.next((m) => status(m) === 'calling' || status(m) === 'new');
+    expect(ringing.data).toMatchObject({ answered_at: null });
+    const answered = await ws.next((m) => status(m) === 'answered');
+    const answeredAt = (answered.data as { answered_at: number }).answered_at;
+    expect(Math.abs(answeredAt - Date.now() / 1000)).toBeLessThan(60);
     const ended = await ws.next((m) => status(m) === 'destroyed');
-    expect(ended.data).toMatchObject({ caller: '3001', callee: '3100', answered_by: '3100' });
+    expect(ended.data).toMatchObject({ caller: '3001', callee: '3100', answered_by: '3100', answered_at: answeredAt });
     ws.close();
 
     // The history: answered, from the panel to the concierge.

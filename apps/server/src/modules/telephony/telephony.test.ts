@@ -653,11 +653,17 @@ describe('calls, history and the SIP service', () => {
         answered_by: null,
         sos: false,
         created_at: Math.floor(at / 1000),
+        answered_at: null,
         info: { user: 'Alice', address: expect.any(String) },
       },
     ]);
     expect((await eve.api.get('/calls/management/list')).json().data).toEqual([]);
     recorder.onCallEvent({ type: 'answered', callId: 'c-1', by: `${nb.number}-web1`, at: at + 1000 });
+    await recorder.flush();
+    // Answered: when, for the dialer's timer (also after a reload).
+    expect((await bob.api.get('/calls/management/list')).json().data).toMatchObject([
+      { status: 'answered', answered_by: nb.number, answered_at: Math.floor((at + 1000) / 1000) },
+    ]);
     recorder.onCallEvent({ type: 'ended', callId: 'c-1', outcome: 'answered', status: null, at: at + 43_000 });
     await recorder.flush();
     expect((await bob.api.get('/calls/management/list')).json().data).toEqual([]);
