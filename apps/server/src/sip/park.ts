@@ -289,6 +289,8 @@ export class CallParking {
       to: mediaKindOf(to.flow.transport),
     };
     const out = this.request(to, method, req.body, req.headers.get('content-type'));
+    // The other side answers when it will: a 100 stops the sender's retransmissions meanwhile (a resume sent its own).
+    if (method === 'INVITE' && toTag === undefined) tx.reply(100, 'Trying');
     if (method === 'INVITE') this.invites.set(tx, null);
     let reheld = false;
     const go = (request: SipRequest) => {
