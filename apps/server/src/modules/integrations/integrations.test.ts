@@ -1,12 +1,13 @@
 import { createServer } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { selfSignedCertificate } from '../../../test/certificates.js';
 import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.js';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { auditEvents } from '../audit/audit.table.js';
 import { AxxonOneClient, AxxonOneError } from './axxon-one.client.js';
-import { type FakeAxxonOne, selfSignedCertificate, startFakeAxxonOne } from './fake-axxon-one.fixture.js';
+import { type FakeAxxonOne, startFakeAxxonOne } from './fake-axxon-one.fixture.js';
 import { integrations as integrationsTable } from './integrations.table.js';
 
 let t: TestApp;

@@ -1,43 +1,23 @@
 // System info names every port the SIP server listens on, SIP over TLS included, as it runs (the
 // configured ports may be 0: the system picks them).
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selfSignedCertificate } from '../../../test/certificates.js';
 import { adminClient, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { type SipRuntime, startSip } from '../telephony/sip-runtime.js';
 
-const hasOpenssl = existsSync('/usr/bin/openssl');
 let t: TestApp;
 let sip: SipRuntime | null = null;
 let dir = '';
 
 beforeAll(async () => {
-  if (!hasOpenssl) return;
   dir = mkdtempSync(path.join(tmpdir(), 'atrium-sysinfo-tls-'));
   const [certFile, keyFile] = [path.join(dir, 'cert.pem'), path.join(dir, 'key.pem')];
-  execFileSync(
-    '/usr/bin/openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-subj',
-      '/CN=atrium.test',
-      '-days',
-      '1',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-    ],
-    { stdio: 'ignore' },
-  );
+  const { cert, key } = selfSignedCertificate();
+  writeFileSync(certFile, cert);
+  writeFileSync(keyFile, key);
   t = await buildTestApp();
   sip = await startSip(t.app, {
     ...t.app.config,
@@ -50,7 +30,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!hasOpenssl)('System info of a SIP server with a certificate', () => {
+describe('System info of a SIP server with a certificate', () => {
   it('shows the UDP and TCP, WebSocket and TLS ports it listens on', async () => {
     const admin = await adminClient(t);
     const res = await admin.get('/system/info');
