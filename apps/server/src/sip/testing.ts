@@ -208,35 +208,19 @@ export async function registerContact(
   }
 }
 
-/** A bare UDP SIP peer for protocol-level tests: sends messages and hands out what arrives. */
-export class UdpPeer {
+/** SIP messages from a socket, handed out in order; a test's phone or peer pushes what it parses. */
+export class SipInbox {
   private readonly queue: SipMessage[] = [];
   private waiter: (() => void) | null = null;
 
-  private constructor(
-    private readonly socket: dgram.Socket,
-    readonly port: number,
-  ) {
-    socket.on('message', (data) => {
-      const msg = parseMessage(data);
-      if (!msg) return;
-      this.queue.push(msg);
-      this.waiter?.();
-    });
-  }
-
-  static async open(): Promise<UdpPeer> {
-    const socket = dgram.createSocket('udp4');
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-    return new UdpPeer(socket, socket.address().port);
-  }
-
-  send(msg: SipMessage, port: number): void {
-    this.socket.send(serializeMessage(msg), port, '127.0.0.1');
+  push(msg: SipMessage | null): void {
+    if (!msg) return;
+    this.queue.push(msg);
+    this.waiter?.();
   }
 
   /** The next message (100 Trying skipped unless asked for), or an error after `timeoutMs`. */
-  async next(timeoutMs = 3000, skipTrying = true): Promise<SipMessage> {
+  async next(timeoutMs = 5000, skipTrying = true): Promise<SipMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const msg = this.queue.shift();
@@ -254,16 +238,53 @@ export class UdpPeer {
     }
   }
 
-  async response(timeoutMs = 3000): Promise<SipResponse> {
+  async response(timeoutMs = 5000): Promise<SipResponse> {
     const msg = await this.next(timeoutMs);
     if (msg.kind !== 'response') throw new Error(`expected a response, got ${msg.method}`);
     return msg;
   }
 
-  async request(timeoutMs = 3000): Promise<SipRequest> {
+  /** The next request, which must be a `method` when one is named. */
+  async request(method?: string, timeoutMs = 5000): Promise<SipRequest> {
     const msg = await this.next(timeoutMs);
-    if (msg.kind !== 'request') throw new Error(`expected a request, got ${msg.status}`);
+    if (msg.kind !== 'request' || (method !== undefined && msg.method !== method))
+      throw new Error(`expected ${method ?? 'a request'}, got ${msg.kind === 'request' ? msg.method : msg.status}`);
     return msg;
+  }
+}
+
+/** A bare UDP SIP peer for protocol-level tests: sends messages and hands out what arrives. */
+export class UdpPeer {
+  private readonly inbox = new SipInbox();
+
+  private constructor(
+    private readonly socket: dgram.Socket,
+    readonly port: number,
+  ) {
+    socket.on('message', (data) => this.inbox.push(parseMessage(data)));
+  }
+
+  static async open(): Promise<UdpPeer> {
+    const socket = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
+    return new UdpPeer(socket, socket.address().port);
+  }
+
+  send(msg: SipMessage, port: number): void {
+    this.socket.send(serializeMessage(msg), port, '127.0.0.1');
+  }
+
+  /** The next message (100 Trying skipped unless asked for), or an error after `timeoutMs`. */
+  next(timeoutMs = 3000, skipTrying = true): Promise<SipMessage> {
+    return this.inbox.next(timeoutMs, skipTrying);
+  }
+
+  response(timeoutMs = 3000): Promise<SipResponse> {
+    return this.inbox.response(timeoutMs);
+  }
+
+  request(timeoutMs = 3000): Promise<SipRequest> {
+    return this.inbox.request(undefined, timeoutMs);
   }
 
   /** Whether nothing arrives for `ms`. */

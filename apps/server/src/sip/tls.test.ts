@@ -20,7 +20,7 @@ import {
   serializeMessage,
 } from './message.js';
 import type { SipServer } from './server.js';
-import { type MemoryDirectory, type RecordingObserver, runSipp, startTestServer } from './testing.js';
+import { type MemoryDirectory, type RecordingObserver, runSipp, SipInbox, startTestServer } from './testing.js';
 
 // SIP over TLS for devices (RFC 3261 §26, RFC 5630): a real TLS client (node:tls) speaking raw SIP
 // registers, is called by a UDP panel (SIPp) and calls a browser over WebSocket; every request and
@@ -69,55 +69,12 @@ afterEach(async () => {
   await server?.close();
 });
 
-/** Messages from a stream, handed out in order. */
-class Inbox {
-  private readonly queue: SipMessage[] = [];
-  private waiter: (() => void) | null = null;
-
-  push(msg: SipMessage | null): void {
-    if (!msg) return;
-    this.queue.push(msg);
-    this.waiter?.();
-  }
-
-  async next(timeoutMs = 5000): Promise<SipMessage> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const msg = this.queue.shift();
-      if (msg && !(msg.kind === 'response' && msg.status === 100)) return msg;
-      if (msg) continue;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no SIP message arrived');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  async response(): Promise<SipResponse> {
-    const msg = await this.next();
-    if (msg.kind !== 'response') throw new Error(`expected a response, got ${msg.method}`);
-    return msg;
-  }
-
-  async request(method: string): Promise<SipRequest> {
-    const msg = await this.next();
-    if (msg.kind !== 'request' || msg.method !== method)
-      throw new Error(`expected ${method}, got ${msg.kind === 'request' ? msg.method : msg.status}`);
-    return msg;
-  }
-}
-
 /** A device on SIP over TLS: one TLS connection, the server's certificate checked against ours. */
 async function tlsDevice(port: number) {
   const socket = tls.connect({ host: '127.0.0.1', port, ca: cert, servername: 'atrium.test' });
   cleanups.push(() => socket.destroy());
   await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
-  const inbox = new Inbox();
+  const inbox = new SipInbox();
   const framer = new StreamFramer();
   socket.on('data', (chunk: Buffer) => {
     const messages = framer.push(chunk);
@@ -138,7 +95,7 @@ async function tlsDevice(port: number) {
 async function wsBrowser(port: number) {
   const ws = new WebSocket(`wss://127.0.0.1:${port}`, 'sip', { ca: cert });
   cleanups.push(() => ws.terminate());
-  const inbox = new Inbox();
+  const inbox = new SipInbox();
   ws.on('message', (data: Buffer) => inbox.push(parseMessage(Buffer.from(data))));
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   return { inbox, send: (m: SipMessage) => ws.send(serializeMessage(m).toString('utf8')) };
@@ -163,7 +120,7 @@ function request(
 
 /** REGISTER with the digest challenge answered; the final response. */
 async function register(
-  peer: { send: (m: SipMessage) => void; inbox: Inbox },
+  peer: { send: (m: SipMessage) => void; inbox: SipInbox },
   o: { via: string; contact: string; number: string; password: string },
 ) {
   const base = { via: o.via, from: `<sip:${o.number}@atrium.test>;tag=r${o.number}`, to: `<sip:${o.number}@atrium.test>` };

@@ -9,6 +9,7 @@ import {
   type SipResponse,
   serializeMessage,
 } from './message.js';
+import { SipInbox } from './testing.js';
 
 /** Test support: a browser-like SIP phone over WebSocket (RFC 7118), speaking plain SDP. Not used in production. */
 
@@ -20,20 +21,14 @@ export class WsPhone {
   /** Every phone opened, for closeAll() after a test. */
   private static readonly opened = new Set<WebSocket>();
 
-  private readonly queue: SipMessage[] = [];
-  private waiter: (() => void) | null = null;
+  private readonly inbox = new SipInbox();
   private branch = 0;
 
   private constructor(
     readonly ws: WebSocket,
     readonly number: string,
   ) {
-    ws.on('message', (data: Buffer) => {
-      const msg = parseMessage(Buffer.from(data));
-      if (!msg) return;
-      this.queue.push(msg);
-      this.waiter?.();
-    });
+    ws.on('message', (data: Buffer) => this.inbox.push(parseMessage(Buffer.from(data))));
   }
 
   static async open(port: number, number: string): Promise<WsPhone> {
@@ -47,28 +42,12 @@ export class WsPhone {
     this.ws.send(serializeMessage(m).toString('utf8'));
   }
 
-  async next(timeoutMs = 8000): Promise<SipMessage> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const msg = this.queue.shift();
-      if (msg && !(msg.kind === 'response' && msg.status === 100)) return msg;
-      if (msg) continue;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error('no SIP message arrived');
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+  next(timeoutMs = 8000): Promise<SipMessage> {
+    return this.inbox.next(timeoutMs);
   }
 
-  async response(): Promise<SipResponse> {
-    const msg = await this.next();
-    if (msg.kind !== 'response') throw new Error(`expected a response, got ${msg.method}`);
-    return msg;
+  response(): Promise<SipResponse> {
+    return this.inbox.response(8000);
   }
 
   private async expectStatus(status: number): Promise<void> {
@@ -76,11 +55,8 @@ export class WsPhone {
     if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}`);
   }
 
-  async request(method: string): Promise<SipRequest> {
-    const msg = await this.next();
-    if (msg.kind !== 'request' || msg.method !== method)
-      throw new Error(`expected ${method}, got ${msg.kind === 'request' ? msg.method : msg.status}`);
-    return msg;
+  request(method: string): Promise<SipRequest> {
+    return this.inbox.request(method, 8000);
   }
 
   build(
