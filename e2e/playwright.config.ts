@@ -18,6 +18,17 @@ export const sipWsPort = Number(process.env.E2E_SIP_WS_PORT ?? port - 4);
 export const rtpenginePort = Number(process.env.E2E_RTPENGINE_PORT ?? port - 5);
 export const smtpLogin = { user: 'e2e-mailer', password: 'e2e-mail-password' };
 export const baseURL = `http://127.0.0.1:${port}`;
+/** Debian's Chromium and the flags every test browser starts with (never a downloaded browser). */
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
 
@@ -34,18 +45,7 @@ export default defineConfig({
     locale: 'en-US',
     screenshot: 'only-on-failure',
     trace: 'off',
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: {

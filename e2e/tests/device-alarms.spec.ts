@@ -1,7 +1,7 @@
 import { SimDevice } from '@atrium/device-sim';
 import { mqttPort } from '../playwright.config';
 import { ADMIN, Api, expect, makeUser, realtimeSubscribed, sideMenu, signIn, signInFromLogin, snapshot, test } from './support/console';
-import { groupOf, newNumber, softphone } from './support/dialer';
+import { groupOf, newNumber, softphone, withFakeMedia } from './support/dialer';
 import { sippPanel } from './support/sipp';
 
 // Device alarms as a guard meets them: a simulated panel (the real protocol, on the server's
@@ -10,19 +10,7 @@ import { sippPanel } from './support/sipp';
 // step in the log. An SOS call from a panel lands in the SOS call history. Without the permission,
 // neither page is offered.
 
-test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-    ],
-  },
-});
+test.use(withFakeMedia);
 
 const GUARD = ['can_view_device_alarms', 'can_process_device_alarms', 'can_delete_device_alarms', 'can_view_descendant_devices'];
 

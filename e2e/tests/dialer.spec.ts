@@ -1,22 +1,9 @@
 // Two softphones (JsSIP in Chromium, fake camera and microphone) register with Atrium's SIP server
 // over its WebSocket and call each other through the console's dialer.
 import { ADMIN, Api, expect, test } from './support/console';
-import { callCard, dialerButton, registered, softphone } from './support/dialer';
+import { callCard, dialerButton, registered, softphone, withFakeMedia } from './support/dialer';
 
-test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      // Two softphones with a fake camera and microphone, allowed without asking.
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-    ],
-  },
-});
+test.use(withFakeMedia);
 
 const CALLERS = ['can_call_all', 'can_receive_calls_as_concierge', 'can_intercept_calls'];
 

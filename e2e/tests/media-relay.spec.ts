@@ -3,23 +3,11 @@
 // in the WebRTC statistics of the call.
 import type { Page } from '@playwright/test';
 import { ADMIN, Api, expect, test } from './support/console';
-import { callCard, groupOf, newNumber, ringing, softphone } from './support/dialer';
+import { callCard, groupOf, newNumber, ringing, softphone, withFakeMedia } from './support/dialer';
 import { type Rtpengine, rtpengineInstalled, startRtpengine } from './support/rtpengine';
 import { sippPanel } from './support/sipp';
 
-test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-    ],
-  },
-});
+test.use(withFakeMedia);
 
 test.skip(!rtpengineInstalled(), 'needs rtpengine (Debian package rtpengine-daemon): /usr/bin/rtpengine is missing');
 

@@ -3,54 +3,13 @@
 // simulated panel (the same device, on the server's MQTT broker) opens its lock. A concierge holds
 // a call and resumes it; an SOS call looks like one; a call nobody answers is forwarded by the
 // number's own rule; the call history shows each outcome.
-import { SimDevice } from '@atrium/device-sim';
-import { mqttPort } from '../playwright.config';
 import { ADMIN, Api, expect, signInFromLogin, snapshot, test } from './support/console';
-import { callCard, dial, groupOf, newNumber, ringing, type Softphone, softphone } from './support/dialer';
+import { callCard, dial, doorPanel, groupOf, newNumber, ringing, type Softphone, softphone, withFakeMedia } from './support/dialer';
 import { type SippPanel, sippPanel } from './support/sipp';
 
-test.use({
-  launchOptions: {
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-    ],
-  },
-});
+test.use(withFakeMedia);
 
 const CONCIERGE = ['can_call_all', 'can_receive_calls_as_concierge', 'can_call_panel'];
-
-/** A door panel: the device (simulated on the broker) and its virtual number (SIPp calls with it). */
-async function doorPanel(admin: Api): Promise<{ sim: SimDevice; number: string; password: string; name: string }> {
-  const stamp = Date.now().toString(36).toUpperCase();
-  const name = `Entrance ${stamp}`;
-  const domainId = await groupOf(admin);
-  const device = await admin.call<{ id: number }>('PUT', '/devices', {
-    name,
-    model: 'AP-100',
-    serial_number: `TEL${stamp}`,
-    domain_id: domainId,
-  });
-  const { password } = await admin.call<{ password: string }>('POST', `/devices/${device.id}/init/apply`, {});
-  const sim = new SimDevice({
-    url: `mqtt://127.0.0.1:${mqttPort}`,
-    serial: `TEL${stamp}`,
-    password,
-    type: 'panel',
-    model: 'AP-100',
-    reconnectMs: 0,
-  });
-  await sim.start();
-  const number = newNumber('6');
-  const sipPassword = `Panel${number}Pw`;
-  await admin.call('PUT', '/sip-numbers', { number, password: sipPassword, domain_id: domainId, device_id: device.id });
-  return { sim, number, password: sipPassword, name };
-}
 
 async function succeeded(panel: SippPanel): Promise<void> {
   const { code, errors } = await panel.done;
@@ -63,7 +22,7 @@ test('a door panel calls the concierge, who answers in the browser and opens the
 }) => {
   test.setTimeout(90_000);
   const admin = await Api.signIn(request, ADMIN);
-  const panel = await doorPanel(admin);
+  const panel = await doorPanel(admin, 'Entrance', 'TEL');
   try {
     const concierge = await softphone(browser, admin, `Carla Concierge ${Date.now()}`, CONCIERGE);
     const call = await sippPanel('panel-door.xml', { caller: panel.number, password: panel.password, callee: concierge.number });
@@ -125,7 +84,7 @@ test('a concierge holds a call and resumes it; the caller sees it on hold meanwh
 test('an SOS call from a panel rings with the SOS look', async ({ browser, request }) => {
   test.setTimeout(90_000);
   const admin = await Api.signIn(request, ADMIN);
-  const panel = await doorPanel(admin);
+  const panel = await doorPanel(admin, 'Entrance', 'TEL');
   try {
     const concierge = await softphone(browser, admin, `Cleo Concierge ${Date.now()}`, CONCIERGE);
     const call = await sippPanel('panel-ring-cancel.xml', {

@@ -1,9 +1,19 @@
+import { SimDevice } from '@atrium/device-sim';
 import type { Browser, Page } from '@playwright/test';
+import { CHROMIUM, CHROMIUM_ARGS, mqttPort } from '../../playwright.config';
 import { type Api, expect, makeUser, signInFromLogin } from './console';
 
 /** The web dialer in a browser: a user's softphone, its button, its call cards. */
 
 let seq = 0;
+
+/** The browsers of softphone tests: a fake camera and microphone, allowed without asking (`test.use(withFakeMedia)`). */
+export const withFakeMedia = {
+  launchOptions: {
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, '--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream'],
+  },
+};
 
 /** A virtual number not used yet (numbers are unique in a project). */
 export const newNumber = (prefix: string): string => `${prefix}${Date.now().toString().slice(-5)}${++seq}`;
@@ -54,4 +64,32 @@ export async function dial(page: Page, number: string): Promise<void> {
   const keypad = page.getByTestId('dialer-keypad');
   for (const digit of number) await keypad.getByRole('button', { name: digit, exact: true }).click();
   await page.getByRole('button', { name: 'Voice call' }).click();
+}
+
+/**
+ * A door panel: the device (simulated on the broker, initialised through the API) and its virtual
+ * number, which SIPp calls with. `name` and `serialPrefix` tell one test's panels from another's.
+ */
+export async function doorPanel(
+  admin: Api,
+  name: string,
+  serialPrefix: string,
+): Promise<{ sim: SimDevice; number: string; password: string; name: string }> {
+  const stamp = Date.now().toString(36).toUpperCase();
+  const fullName = `${name} ${stamp}`;
+  const serial = `${serialPrefix}${stamp}`;
+  const domainId = await groupOf(admin);
+  const device = await admin.call<{ id: number }>('PUT', '/devices', {
+    name: fullName,
+    model: 'AP-100',
+    serial_number: serial,
+    domain_id: domainId,
+  });
+  const { password } = await admin.call<{ password: string }>('POST', `/devices/${device.id}/init/apply`, {});
+  const sim = new SimDevice({ url: `mqtt://127.0.0.1:${mqttPort}`, serial, password, type: 'panel', model: 'AP-100', reconnectMs: 0 });
+  await sim.start();
+  const number = newNumber('6');
+  const sipPassword = `Panel${number}Pw`;
+  await admin.call('PUT', '/sip-numbers', { number, password: sipPassword, domain_id: domainId, device_id: device.id });
+  return { sim, number, password: sipPassword, name: fullName };
 }
