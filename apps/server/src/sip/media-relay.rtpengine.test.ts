@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { type Bencoded, RtpengineClient } from './media-relay.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from './media-relay.testing.js';
 import type { SipServer } from './server.js';
-import { type RecordingObserver, registerContact, runSipp, type SippRun, silentLog, startTestServer } from './testing.js';
+import { callerArgs, type RecordingObserver, registerContact, runSipp, type SippRun, silentLog, startTestServer } from './testing.js';
 
 /**
  * A real rtpengine (userspace) between two SIPp phones: the SDPs each side receives name rtpengine's
@@ -63,15 +63,7 @@ describe.skipIf(skip)('media relay with rtpengine', () => {
     running.push(phone);
     expect(await registerContact(server.ports.udp, '201', 'Pw201x', phone.port)).toBe(200);
     const panel = await runSipp('uac-call-audio.xml', server.ports.udp, [
-      '-s',
-      '201',
-      '-key',
-      'caller',
-      '101',
-      '-au',
-      '101',
-      '-ap',
-      'Panel101',
+      ...callerArgs('201', '101', 'Panel101'),
       '-trace_msg',
       '-message_file',
       panelTrace,
@@ -116,15 +108,7 @@ describe.skipIf(skip)('media relay with rtpengine', () => {
     running.push(phone);
     expect(await registerContact(server.ports.udp, '201', 'Pw201x', phone.port)).toBe(200);
     const caller = await runSipp('uac-call-webrtc-offer.xml', server.ports.udp, [
-      '-s',
-      '201',
-      '-key',
-      'caller',
-      '101',
-      '-au',
-      '101',
-      '-ap',
-      'Panel101',
+      ...callerArgs('201', '101', 'Panel101'),
       '-trace_msg',
       '-message_file',
       panelTrace,
@@ -153,15 +137,7 @@ describe.skipIf(skip)('media relay with rtpengine', () => {
     running.push(phone);
     expect(await registerContact(server.ports.udp, '201', 'Pw201x', phone.port)).toBe(200);
     const panel = await runSipp('uac-call-held-resumed.xml', server.ports.udp, [
-      '-s',
-      '201',
-      '-key',
-      'caller',
-      '101',
-      '-au',
-      '101',
-      '-ap',
-      'Panel101',
+      ...callerArgs('201', '101', 'Panel101'),
       '-trace_msg',
       '-message_file',
       panelTrace,
@@ -184,15 +160,7 @@ describe.skipIf(skip)('media relay with rtpengine', () => {
     running.push(phone);
     expect(await registerContact(server.ports.udp, '201', 'Pw201x', phone.port)).toBe(200);
     const panel = await runSipp('uac-call-late-offer.xml', server.ports.udp, [
-      '-s',
-      '201',
-      '-key',
-      'caller',
-      '101',
-      '-au',
-      '101',
-      '-ap',
-      'Panel101',
+      ...callerArgs('201', '101', 'Panel101'),
       '-trace_msg',
       '-message_file',
       panelTrace,

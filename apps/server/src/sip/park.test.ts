@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from './media-relay.testing.js';
 import { holdSdp } from './park.js';
 import type { SipServer } from './server.js';
-import { type RecordingObserver, runSipp, type SippRun, startTestServer } from './testing.js';
+import { callerArgs, type RecordingObserver, runSipp, type SippRun, startTestServer } from './testing.js';
 import { sdp, WsPhone } from './ws-phone.testing.js';
 
 /**
@@ -35,18 +35,7 @@ async function parkedCall(scenario: string, extra: Parameters<typeof startTestSe
   server = started;
   const browser = await WsPhone.open(sip().ports.ws, '301');
   await browser.register('Browser301');
-  const panel: SippRun = await runSipp(scenario, sip().ports.udp, [
-    '-s',
-    '301',
-    '-key',
-    'caller',
-    '101',
-    '-au',
-    '101',
-    '-ap',
-    'Panel101',
-    ...sippArgs,
-  ]);
+  const panel: SippRun = await runSipp(scenario, sip().ports.udp, [...callerArgs('301', '101', 'Panel101'), ...sippArgs]);
   cleanups.push(() => panel.kill());
   await browser.answerAndHold();
   expect(await observer.waitFor('held')).toMatchObject({ by: '301' });

@@ -208,6 +208,19 @@ export async function registerContact(
   }
 }
 
+/** SIPp's arguments for a caller scenario: it calls `callee` as `caller`, answering the digest challenge with `password`. */
+export const callerArgs = (callee: string, caller: string, password: string): string[] => [
+  '-s',
+  callee,
+  '-key',
+  'caller',
+  caller,
+  '-au',
+  caller,
+  '-ap',
+  password,
+];
+
 /** SIP messages from a socket, handed out in order; a test's phone or peer pushes what it parses. */
 export class SipInbox {
   private readonly queue: SipMessage[] = [];

@@ -18,6 +18,7 @@ import {
 } from './message.js';
 import { type SipServer, startSipServer } from './server.js';
 import {
+  callerArgs,
   type MemoryDirectory,
   makeRequest,
   type RecordingObserver,
@@ -134,17 +135,7 @@ describe('WebSocket transport', () => {
     expect(ok.status).toBe(200);
     expect(server.contacts('301')).toMatchObject([{ number: '301', transport: 'ws', uri: contact }]);
 
-    const panel: SippRun = await runSipp('uac-call.xml', server.ports.udp, [
-      '-s',
-      '301',
-      '-key',
-      'caller',
-      '101',
-      '-au',
-      '101',
-      '-ap',
-      'Panel101',
-    ]);
+    const panel: SippRun = await runSipp('uac-call.xml', server.ports.udp, [...callerArgs('301', '101', 'Panel101')]);
     cleanups.push(() => panel.kill());
     const invite = await inbox.nextRequest('INVITE');
     expect(invite.uri).toBe(contact);

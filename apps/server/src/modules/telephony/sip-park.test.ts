@@ -7,7 +7,7 @@ import { type DeviceHarness, deviceHarness } from '../../../test/device-harness.
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { connectSocket, listenForSockets } from '../../../test/realtime-client.js';
-import { runSipp, type SippRun } from '../../sip/testing.js';
+import { callerArgs, runSipp, type SippRun } from '../../sip/testing.js';
 import { WsPhone } from '../../sip/ws-phone.testing.js';
 import { type SipRuntime, startSip } from './sip-runtime.js';
 
@@ -52,17 +52,7 @@ describe('a parked call on Atrium’s tables', () => {
 
     const browser = await WsPhone.open(sip.server.ports.ws, '3300');
     await browser.register('Concierge123');
-    const call = await runSipp('uac-call-parked.xml', sip.server.ports.udp, [
-      '-s',
-      '3300',
-      '-key',
-      'caller',
-      '3301',
-      '-au',
-      '3301',
-      '-ap',
-      'PanelPark123',
-    ]);
+    const call = await runSipp('uac-call-parked.xml', sip.server.ports.udp, [...callerArgs('3300', '3301', 'PanelPark123')]);
     running.push(call);
     await browser.answerAndHold();
     const held = await ws.next((m) => status(m) === 'answered_waiting');
