@@ -212,9 +212,12 @@ export class DialerEngine {
     if (candidate) this.emit({ returnTo: candidate });
   }
 
-  private attach(speechId: string, handle: CallHandle): void {
+  /** Follows a session of a call; `refused` is called instead of ending the call when it ends before it was accepted. */
+  private attach(speechId: string, handle: CallHandle, refused?: () => void): void {
     this.handles.set(speechId, handle);
+    let wasAccepted = false;
     const accepted = () => {
+      wasAccepted = true;
       if (this.handles.get(speechId) === handle && this.call(speechId)?.status !== 'active')
         this.dispatch({ type: 'accepted', speechId, now: this.now() });
     };
@@ -223,6 +226,7 @@ export class DialerEngine {
     const ended = (e: { originator?: string }) => {
       if (this.handles.get(speechId) !== handle) return;
       this.handles.delete(speechId);
+      if (!wasAccepted && refused) return refused();
       if (e?.originator !== 'local') this.offerReturn(speechId);
       this.dispatch({ type: 'sessionEnded', speechId, now: this.now() });
     };
@@ -353,29 +357,11 @@ export class DialerEngine {
       this.deps.onError(error);
       return;
     }
-    this.handles.set(speechId, handle);
-    let accepted = false;
-    const accept = () => {
-      accepted = true;
-      if (this.handles.get(speechId) === handle && this.call(speechId)?.status !== 'active')
-        this.dispatch({ type: 'accepted', speechId, now: this.now() });
-    };
-    handle.on('accepted', accept);
-    handle.on('confirmed', accept);
-    const ended = (e: { originator?: string }) => {
-      if (this.handles.get(speechId) !== handle) return;
-      this.handles.delete(speechId);
-      // Refused (not parked here any more, or not ours): the call stays as the server lists it.
-      if (!accepted) {
-        this.dispatch({ type: 'detached', speechId });
-        void this.loadServerCalls();
-        return;
-      }
-      if (e?.originator !== 'local') this.offerReturn(speechId);
-      this.dispatch({ type: 'sessionEnded', speechId, now: this.now() });
-    };
-    handle.on('ended', ended);
-    handle.on('failed', ended);
+    // Refused (not parked here any more, or not ours): the call stays as the server lists it.
+    this.attach(speechId, handle, () => {
+      this.dispatch({ type: 'detached', speechId });
+      void this.loadServerCalls();
+    });
   }
 
   dismissReturn(): void {
