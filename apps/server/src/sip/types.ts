@@ -53,15 +53,8 @@ export type SipRoute =
   | { kind: 'reject'; status: number; reason: string }
   | { kind: 'fork'; stages: SipStage[]; callee: string; sos: boolean };
 
-/** Spec comms §7 custom headers, as the proxy reads and sets them. */
-export const SIP_HEADERS = {
-  speechId: 'X-Speech-Id',
-  sos: 'X-Sos-Call',
-  speechType: 'X-Speech-Type',
-  targetCallee: 'X-Target-Callee',
-  /** On an out-of-dialog INVITE: the speech id of a parked call its sender takes back (park.ts). */
-  resume: 'X-Resume-Call',
-} as const;
+/** Spec comms §7 custom headers (and Atrium's resume header): one list for the server and the dialer. */
+export { SIP_HEADERS } from '@atrium/contract';
 
 export interface SipInviteInfo {
   /** The authenticated caller's number. */

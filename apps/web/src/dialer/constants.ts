@@ -25,15 +25,8 @@ export const DIALER = {
   dtmfDuration: TELEPHONY_DEFAULTS.generic_dtmf_duration_ms,
 } as const;
 
-/** Spec comms §7 custom SIP headers (the SIP server reads the same names). */
-export const SIP_HEADERS = {
-  speechId: 'X-Speech-Id',
-  sos: 'X-Sos-Call',
-  speechType: 'X-Speech-Type',
-  targetCallee: 'X-Target-Callee',
-  /** On a new INVITE: the speech id of a parked call this phone takes back (the server keeps it after a reload). */
-  resume: 'X-Resume-Call',
-} as const;
+/** Spec comms §7 custom SIP headers: the same list the SIP server reads. */
+export { SIP_HEADERS } from '@atrium/contract';
 
 /**
  * Spec comms §7 says a STUN server is used, but names none: the phone takes one when the server's
