@@ -157,17 +157,6 @@ export class StructureService {
     this.licenseCheck = check;
   }
 
-  private basicCache: { projectId: number; at: number; value: Promise<Record<string, unknown> | null> } | undefined;
-  /** The basic licence, asked once per batch run (an import of thousands of rows asks it once every 10 s at most). */
-  private basicLicense(projectId: number): Promise<Record<string, unknown> | null> {
-    const now = Date.now();
-    if (!this.newUserLicense) return Promise.resolve(null);
-    if (!this.basicCache || this.basicCache.projectId !== projectId || now - this.basicCache.at > 10_000) {
-      this.basicCache = { projectId, at: now, value: this.newUserLicense(projectId) };
-    }
-    return this.basicCache.value;
-  }
-
   /** A row's licence columns: a mobile-app licence for that many apps within that period (as the export writes it). */
   private static rowLicense(r: ParsedRow): Record<string, unknown> {
     return {
@@ -220,6 +209,9 @@ export class StructureService {
     await checkXlsx(file);
     const errors = new ErrorList<RowError>();
     const limitRow = rowLimiter();
+    // The basic licence of a created user without licence columns: asked once per import, when first needed.
+    let basic: Promise<Record<string, unknown> | null> | undefined;
+    const basicLicense = () => (basic ??= this.newUserLicense?.(ctx.actor.projectId) ?? Promise.resolve(null));
     const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
       sharedStrings: 'cache',
       hyperlinks: 'ignore',
@@ -244,7 +236,7 @@ export class StructureService {
             errors.push(rowError(row.number, e.code, e.field));
           }
           if (batch.length >= BATCH) {
-            await this.importBatch(ctx, groupId, batch, roleId, result, errors);
+            await this.importBatch(ctx, groupId, batch, roleId, result, errors, basicLicense);
             batch = [];
           }
         }
@@ -257,7 +249,7 @@ export class StructureService {
       }
       throw e;
     }
-    await this.importBatch(ctx, groupId, batch, roleId, result, errors);
+    await this.importBatch(ctx, groupId, batch, roleId, result, errors, basicLicense);
     result.errors = errors.items.sort((a, b) => a.row - b.row);
     result.errors_total = errors.total;
     await this.db.transaction(async (tx) => {
@@ -278,6 +270,7 @@ export class StructureService {
     roleId: number | null,
     result: StructureImportResult,
     errors: ErrorList<RowError>,
+    basicLicense: () => Promise<Record<string, unknown> | null>,
   ): Promise<void> {
     if (!rows.length) return;
     const { actor } = ctx;
@@ -347,7 +340,7 @@ export class StructureService {
         email: r.email,
         roleId,
         profile: r.phone ? { phone: r.phone } : {},
-        licenseInfo: r.licenseCount !== null || r.period ? StructureService.rowLicense(r) : await this.basicLicense(actor.projectId),
+        licenseInfo: r.licenseCount !== null || r.period ? StructureService.rowLicense(r) : await basicLicense(),
         createdBy: actor.userId,
       });
       pendingAttach.push({ login: key, groupId: r.objectId });
