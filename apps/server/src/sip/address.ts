@@ -127,3 +127,6 @@ export function formatVia(via: Via): string {
   const port = via.port === null ? '' : `:${via.port}`;
   return `SIP/2.0/${via.transport} ${via.host}${port}${formatParams(via.params)}`;
 }
+
+/** The number before a dash: a forked contact's user part is `number-suffix` (a browser's `301-web1`). */
+export const baseNumber = (n: string): string => n.split('-')[0] ?? n;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { parseNameAddr, tagOf, userOf, withTag } from './address.js';
+import { baseNumber, parseNameAddr, tagOf, userOf, withTag } from './address.js';
 import { type Call, dtmfDigit, sdpHolds } from './call.js';
 import type { DialogRelay } from './dialog.js';
 import { mediaKindOf } from './media-relay.js';
@@ -50,7 +50,6 @@ interface Parked {
   sdpVersion: number;
 }
 
-const baseNumber = (n: string): string => n.split('-')[0] ?? n;
 const OK_METHODS = new Set(['INVITE', 'UPDATE', 'INFO', 'OPTIONS']);
 
 /**

@@ -3,6 +3,7 @@ import { REALTIME_EVENTS, TELEPHONY_DEFAULTS, topics } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import type { Audience } from '../../core/acl.js';
 import { type Db, queryRows } from '../../core/db/client.js';
+import { baseNumber } from '../../sip/address.js';
 import type { SipCallEvent, SipCallObserver } from '../../sip/types.js';
 import { ownerIsConcierge } from './call-rules.js';
 import { type CallRow, toCallRecord } from './calls.service.js';
@@ -22,9 +23,6 @@ type Written = CallRow & { owners: { number: string; user_id: number }[] };
 const RETURNING = sql`RETURNING *, (SELECT coalesce(json_agg(json_build_object('number', o.number, 'user_id', o.user_id)), '[]'::json)
   FROM sip_numbers o WHERE o.user_id IS NOT NULL
     AND o.number = ANY(call_records.numbers || ARRAY[call_records.caller, call_records.callee, call_records.answered_by])) AS owners`;
-
-/** The number before a dash: a forked contact's user part is `number-suffix`. */
-export const baseNumber = (n: string): string => n.split('-')[0] ?? n;
 
 /**
  * Turns the SIP proxy's call events into call records and call history rows, and tells every
