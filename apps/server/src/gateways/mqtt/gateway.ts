@@ -478,8 +478,21 @@ export class MqttGateway implements DeviceGateway {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.flushTimer);
-    await this.link.close();
-    await this.idle();
-    await this.flush();
+    // A close that hangs names where: the broker link, or the devices whose messages are still handled.
+    let stage = 'broker link';
+    const slow = setTimeout(() => {
+      const waiting = [...this.queues.keys()].slice(0, 20);
+      this.log.warn({ stage, devices: waiting, queued: this.queues.size }, 'mqtt gateway: still closing after 10 s');
+    }, 10_000);
+    slow.unref();
+    try {
+      await this.link.close();
+      stage = 'device messages';
+      await this.idle();
+      stage = 'last-seen flush';
+      await this.flush();
+    } finally {
+      clearTimeout(slow);
+    }
   }
 }
