@@ -511,8 +511,17 @@ export class WebhooksService {
       occurredAt: Date;
     }[],
   ): Promise<void> {
+    // The event types each project's endpoints chose, asked once per project (a batch holds thousands of events).
+    const chosen = new Map<number, Set<string>>();
     const wanted: (typeof events)[number][] = [];
-    for (const e of events) if (await this.wants(e.projectId, (t) => t === `device.${e.type}`)) wanted.push(e);
+    for (const e of events) {
+      let types = chosen.get(e.projectId);
+      if (!types) {
+        types = new Set((await this.endpointsOf(e.projectId)).flatMap((ep) => ep.eventTypes));
+        chosen.set(e.projectId, types);
+      }
+      if (types.size && types.has(`device.${e.type}`)) wanted.push(e);
+    }
     if (!wanted.length) return;
     const names = await queryRows<{ id: number; name: string }>(
       this.db,
