@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
+import { CopyWriter } from './copy-writer.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -49,6 +50,11 @@ export interface Database {
    * has no COPY FROM STDIN over its wire, so there it is absent and callers insert instead.
    */
   copyFrom?: (statement: string, chunks: Iterable<string>) => Promise<void>;
+  /**
+   * Whether copyFrom runs on a thread and connection of its own (copy-writer.ts): calls made before
+   * the previous one settled are then written in the order made, one after the other.
+   */
+  copyPipelined?: boolean;
   close(): Promise<void>;
 }
 
@@ -228,10 +234,14 @@ async function openPostgres(
     });
     await connecting;
   };
+  const copyWriter = new CopyWriter(url, { statementTimeoutMs: timeouts.statementTimeoutMs });
   return {
     db,
     kind: 'postgres',
+    copyPipelined: true,
     async copyFrom(statement, chunks) {
+      // On the COPY thread while it runs; in this thread, on a pooled connection, if it could not start.
+      if (copyWriter?.usable) return copyWriter.write(statement, Array.from(chunks).join(''));
       const client = await pool.connect();
       let failed: Error | undefined;
       try {
@@ -278,6 +288,7 @@ async function openPostgres(
       closing = true;
       live = false;
       await listener?.end().catch(() => undefined);
+      await copyWriter.close();
       await pool.end();
     },
   };

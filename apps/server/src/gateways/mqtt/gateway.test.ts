@@ -29,6 +29,15 @@ class Recorder implements GatewayHandlers {
   async onEvent(serial: string, report: EventReport) {
     this.events.push({ serial, report });
   }
+  /** Devices whose events acceptEvent takes synchronously: those with an odd `data.value` (the even go to onEvent). */
+  readonly acceptsOdd = new Set<string>();
+  accepted = 0;
+  acceptEvent(serial: string, report: EventReport): boolean {
+    if (!this.acceptsOdd.has(serial) || (report.data?.value as number) % 2 === 0) return false;
+    this.accepted++;
+    this.events.push({ serial, report });
+    return true;
+  }
   async onSyncAck(serial: string, report: SyncAckReport) {
     this.acks.push({ serial, report });
   }
@@ -354,6 +363,23 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
     await expect.poll(() => rec.states(d.serial, t.id), { timeout: 5000 }).toContain('completed');
   });
 
+  it("hands events over synchronously when the handler can take them, and keeps each device's order when it cannot", async () => {
+    const d = await device();
+    rec.acceptsOdd.add(d.serial);
+    const before = rec.accepted;
+    // Sent at once, so odd events arrive while an even one still waits in the device's queue.
+    await Promise.all(Array.from({ length: 200 }, (_, i) => d.event({ type: 'sensor', data: { sensor: 'order', value: i + 1 } })));
+    await expect.poll(() => rec.eventsOf(d.serial).filter((e) => e.type === 'sensor').length, { timeout: 10_000 }).toBe(200);
+    const values = rec
+      .eventsOf(d.serial)
+      .filter((e) => e.type === 'sensor')
+      .map((e) => e.data?.value as number);
+    expect(values).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    // Some odd ones were taken at once (the even ones went through onEvent).
+    expect(rec.accepted - before).toBeGreaterThan(0);
+    expect(rec.accepted - before).toBeLessThanOrEqual(100);
+  });
+
   it('answers IP discovery over HTTP on its loopback address', async () => {
     const port = 20000 + (process.pid % 20000);
     const d = await device({ type: 'barrier', discovery: { ip: '127.0.0.23', port } }, false);
@@ -371,6 +397,41 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
       await gateway.sendTask(d.serial, t);
       await expect.poll(() => rec.states(d.serial, t.id)).toContain('completed');
       await d.stop();
+    }
+  });
+});
+
+describe('closing the gateway', () => {
+  it('never hangs on a handler that does not settle: it goes on after closeMs and says which devices waited', async () => {
+    const broker = await embeddedTestBroker({ inProcess: true });
+    const warnings: { obj: object; msg: string }[] = [];
+    const rec = new Recorder();
+    // Every event is handled by a call that never ends.
+    rec.onEvent = () => new Promise<void>(() => undefined);
+    const gateway = await MqttGateway.connect({
+      ...gatewayLink(broker),
+      handlers: rec,
+      closeMs: 300,
+      log: { info: () => undefined, error: () => undefined, warn: (obj, msg) => warnings.push({ obj, msg }) },
+    });
+    const serial = `SIM-${process.pid}-stuck`;
+    await broker.addDevice(serial, 'stuck-secret');
+    const d = new SimDevice({ url: broker.url, serial, password: 'stuck-secret', heartbeatMs: 50, reconnectMs: 0 });
+    try {
+      await d.start();
+      await expect.poll(() => gateway.isOnline(serial)).toBe(true);
+      await d.event({ type: 'tamper', data: {} });
+      await expect.poll(() => gateway.stats.received).toBeGreaterThan(0);
+      const t0 = Date.now();
+      await gateway.close();
+      expect(Date.now() - t0).toBeLessThan(3000);
+      expect(warnings).toContainEqual({
+        obj: expect.objectContaining({ stage: 'device messages', devices: [serial] }),
+        msg: 'mqtt gateway: still closing after 0.3 s, going on',
+      });
+    } finally {
+      await d.stop({ graceful: false });
+      await broker.close();
     }
   });
 });

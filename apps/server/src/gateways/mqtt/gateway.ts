@@ -17,6 +17,7 @@ import {
   type DeviceGateway,
   type DeviceMessageHandlers,
   type DeviceTaskMessage,
+  type EventReport,
   InvalidTaskError,
 } from '../../modules/devices/devices.gateway.js';
 import type { LocalBrokerLink } from './broker.js';
@@ -63,6 +64,8 @@ export interface MqttGatewayOptions {
   /** Connect time-out and reconnect period (ms). */
   connectTimeoutMs?: number;
   reconnectMs?: number;
+  /** Longest wait for each stage of close (the broker link, messages being handled, the last-seen flush) before it goes on (ms). */
+  closeMs?: number;
 }
 
 export type DropReason = 'too_large' | 'not_json' | 'invalid' | 'unknown_topic' | 'overloaded' | 'handler_failed';
@@ -82,6 +85,16 @@ interface Presence {
 }
 
 const SHARE_GROUP = 'atrium-server';
+
+/** An event message as the devices service takes it (its id kept among the data). */
+function eventReport(m: DeviceMessage<'events'>): EventReport {
+  return {
+    type: m.type,
+    identifier: m.identifier ?? null,
+    ...(m.time !== undefined ? { time: m.time } : {}),
+    data: m.event_id !== undefined ? { ...m.data, event_id: m.event_id } : m.data,
+  };
+}
 
 /** How the gateway reaches the broker: an MQTT client, or the embedded broker's in-process link. */
 interface Link {
@@ -119,6 +132,7 @@ export class MqttGateway implements DeviceGateway {
       maxQueuePerDevice: 1000,
       connectTimeoutMs: 5000,
       reconnectMs: 1000,
+      closeMs: 10_000,
       ...options,
     };
     this.log = options.log ?? silentLog;
@@ -353,6 +367,24 @@ export class MqttGateway implements DeviceGateway {
       this.heartbeat(serial);
       return;
     }
+    // An event of a device with nothing else waiting is handed over at once when the handler can
+    // take it synchronously (a flood's common case): no promise chain per event, order kept.
+    if (leaf === 'events' && this.opts.handlers.acceptEvent && !this.queues.has(serial)) {
+      const report = eventReport(decoded.message as DeviceMessage<'events'>);
+      let taken: boolean;
+      try {
+        taken = this.opts.handlers.acceptEvent(serial, report);
+      } catch (e) {
+        this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) });
+        return;
+      }
+      if (taken) {
+        this.stats.handled++;
+        return;
+      }
+      this.enqueue(serial, () => this.opts.handlers.onEvent(serial, report));
+      return;
+    }
     this.enqueue(serial, () => this.dispatch(serial, leaf, decoded.message, retained));
   }
 
@@ -421,13 +453,7 @@ export class MqttGateway implements DeviceGateway {
         return;
       }
       case 'events': {
-        const m = message as DeviceMessage<'events'>;
-        await h.onEvent(serial, {
-          type: m.type,
-          identifier: m.identifier ?? null,
-          ...(m.time !== undefined ? { time: m.time } : {}),
-          data: { ...m.data, ...(m.event_id !== undefined ? { event_id: m.event_id } : {}) },
-        });
+        await h.onEvent(serial, eventReport(message as DeviceMessage<'events'>));
         return;
       }
       case 'sync-acks': {
@@ -478,21 +504,29 @@ export class MqttGateway implements DeviceGateway {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.flushTimer);
-    // A close that hangs names where: the broker link, or the devices whose messages are still handled.
-    let stage = 'broker link';
-    const slow = setTimeout(() => {
-      const waiting = [...this.queues.keys()].slice(0, 20);
-      this.log.warn({ stage, devices: waiting, queued: this.queues.size }, 'mqtt gateway: still closing after 10 s');
-    }, 10_000);
-    slow.unref();
-    try {
-      await this.link.close();
-      stage = 'device messages';
-      await this.idle();
-      stage = 'last-seen flush';
-      await this.flush();
-    } finally {
-      clearTimeout(slow);
-    }
+    // A close never hangs: a broker link that does not end, or a device's handler that never settles,
+    // is given up after a while with a warning that names it (the devices still waiting), and the
+    // last-seen times are still handed over.
+    const bounded = async (stage: string, work: Promise<void>, ms: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), ms);
+        timer.unref();
+      });
+      try {
+        if ((await Promise.race([work, late])) === 'late') {
+          const waiting = [...this.queues.keys()].slice(0, 20);
+          this.log.warn(
+            { stage, devices: waiting, queued: this.queues.size },
+            `mqtt gateway: still closing after ${ms / 1000} s, going on`,
+          );
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    };
+    await bounded('broker link', this.link.close(), this.opts.closeMs);
+    await bounded('device messages', this.idle(), this.opts.closeMs);
+    await bounded('last-seen flush', this.flush(), this.opts.closeMs);
   }
 }

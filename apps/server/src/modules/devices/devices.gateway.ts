@@ -80,6 +80,11 @@ export interface DeviceMessageHandlers {
   onPresence(serial: string, report: PresenceReport): Promise<void>;
   onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void>;
   onEvent(serial: string, report: EventReport): Promise<void>;
+  /**
+   * Optional fast path of onEvent: takes the event synchronously and returns true when it can (its
+   * sender is known), false when onEvent must be called. Spares a flood a promise chain per event.
+   */
+  acceptEvent?(serial: string, report: EventReport): boolean;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
   /** A remote-control screen frame (only while a session runs). */
   onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;

@@ -161,10 +161,14 @@ export interface DeviceOfSerial {
 }
 
 export class DevicesRepository {
-  /** `copyFrom`: the database's COPY FROM STDIN (PostgreSQL), used for event floods; absent → INSERT. */
+  /**
+   * `copyFrom`: the database's COPY FROM STDIN (PostgreSQL), used for event floods; absent → INSERT.
+   * `copyPipelined`: COPYs handed over before the previous one settled are stored in order (Database.copyPipelined).
+   */
   constructor(
     private readonly db: Db,
     private readonly copyFrom?: Database['copyFrom'],
+    private readonly copyPipelined = false,
   ) {}
 
   // --- devices -----------------------------------------------------------------------------------
@@ -718,6 +722,11 @@ export class DevicesRepository {
   /** Whether events go in by COPY (PostgreSQL): a batch may then be far larger than one statement's parameter. */
   get copiesEvents(): boolean {
     return this.copyFrom !== undefined;
+  }
+
+  /** Whether a batch of events may be handed over before the previous one is stored (they are stored in order). */
+  get pipelinesEvents(): boolean {
+    return this.copyFrom !== undefined && this.copyPipelined;
   }
 
   /**

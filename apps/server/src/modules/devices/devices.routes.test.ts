@@ -404,10 +404,20 @@ describe('device events and sync errors', () => {
         const values = stored.filter((r) => Number(r.device_id) === d.id).map((r) => Number(r.value));
         expect(values).toEqual([...values].sort((a, b) => a - b));
       }
-      // Known now: the next events need no lookup.
+      // Known now: the next events need no lookup, and are taken synchronously.
       await devices().onEvent(senders[0]!.serial_number, { type: 'call' });
+      expect(devices().acceptEvent(senders[1]!.serial_number, { type: 'call', data: { value: 'sync' } })).toBe(true);
       await devices().flushEvents();
       expect(lookups).toHaveBeenCalledTimes(1);
+      const sync = await queryRows<{ device_id: number }>(
+        t.database.db,
+        sql`SELECT device_id FROM device_events WHERE data->>'value' = 'sync'`,
+      );
+      expect(sync.map((r) => Number(r.device_id))).toEqual([senders[1]!.id]);
+      // A sender never looked up is not taken synchronously (the gateway then calls onEvent), nor is one remembered as unknown long ago.
+      expect(devices().acceptEvent('never-seen-serial', { type: 'call' })).toBe(false);
+      await devices().onEvent('never-seen-serial', { type: 'call' });
+      expect(devices().acceptEvent('never-seen-serial', { type: 'call' })).toBe(true); // remembered as unknown: dropped at once
     } finally {
       lookups.mockRestore();
       inserts.mockRestore();

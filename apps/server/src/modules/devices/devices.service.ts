@@ -176,6 +176,12 @@ export function toEvent(e: EventRow): DeviceEvent {
   };
 }
 
+/**
+ * Events handed to the COPY thread and not known to be stored yet: it writes them in order, at once.
+ * Handing over does not wait for the last batch's answer, which under a flood reaches the main
+ * thread late (a turn of its loop can last seconds); this bounds what a stalled database may hold.
+ */
+const EVENT_ROWS_IN_FLIGHT = 200_000;
 /** Passes handing tasks over that one instance runs at once (each a claim and its publishes). */
 const PUMP_PASSES = 4;
 
@@ -222,6 +228,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private queuedFlush: Promise<void> | null = null;
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  /** Events handed over and not stored yet, and the write waiting for some of them to be. */
+  private rowsInFlight = 0;
+  private readonly slotWaiters: (() => void)[] = [];
+  /** The last batch told to the event listeners (they get the batches in order). */
+  private told: Promise<void> = Promise.resolve();
   private readonly opts: Required<DevicesServiceOptions>;
   /** The next pass handing tasks over, not started yet: the devices (or all) it is for; callers meanwhile join it. */
   private pumpQueued: { all: boolean; devices: Set<number>; done: Promise<void> } | null = null;
@@ -1146,15 +1157,32 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   async onEvent(serial: string, report: EventReport): Promise<void> {
     const receivedAt = new Date();
     const d = await this.eventDevice(serial);
-    if (!d) return;
-    const at = report.time ? new Date(report.time) : new Date();
+    if (d) this.queueEvent(d, report, receivedAt);
+  }
+
+  /**
+   * onEvent without a promise, for the gateway's flood path: takes the event at once when its sender
+   * is remembered (the common case) and says so; false when the sender must be looked up first
+   * (then the gateway calls onEvent). An event of an unknown serial is taken and dropped, as onEvent does.
+   */
+  acceptEvent(serial: string, report: EventReport): boolean {
+    const hit = this.eventDevices.get(serial);
+    if (!hit || !(hit.device || hit.until > Date.now())) return false; // to be looked up (again)
+    const d = this.eventDevice(serial);
+    if (d instanceof Promise) return false; // not reached: a remembered sender is answered at once
+    if (d) this.queueEvent(d, report, new Date());
+    return true;
+  }
+
+  private queueEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): void {
+    const at = report.time ? new Date(report.time) : receivedAt;
     this.pending.push({
       projectId: d.projectId,
       deviceId: d.id,
       type: report.type,
       identifier: report.identifier ?? null,
       data: report.data ?? {},
-      occurredAt: Number.isNaN(at.getTime()) ? new Date() : at,
+      occurredAt: Number.isNaN(at.getTime()) ? receivedAt : at,
       receivedAt,
     });
     if (this.pending.length >= this.opts.eventBatch) void this.flushEvents();
@@ -1246,40 +1274,63 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   /**
-   * Writes the events received so far; resolves when they are stored. One write at a time, in
-   * arrival order: what arrives while one runs joins the next, so under load batches grow (up to
-   * ten times `eventBatch` rows per statement, fifty with COPY) instead of queueing up.
+   * Writes the events received so far; resolves when they are stored and the listeners have had
+   * them. Batches are written in arrival order: where COPY runs on its own thread (pipelinesEvents),
+   * a batch is handed over without waiting for the one before (up to EVENT_ROWS_IN_FLIGHT events);
+   * elsewhere one at a time. What arrives while no write can start joins the next batch, so under load batches
+   * grow (up to ten times `eventBatch` rows per statement, fifty with COPY) instead of queueing up.
+   * Listeners get the batches in the order they were written.
    */
   flushEvents(): Promise<void> {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (!this.queuedFlush) {
-      this.queuedFlush = this.flushing.then(() => this.writePending());
-      this.flushing = this.queuedFlush;
+      const started = this.flushing.then(() => this.startWrite());
+      this.flushing = started.then(() => undefined);
+      this.queuedFlush = started.then(({ told }) => told);
     }
     return this.queuedFlush;
   }
 
-  private async writePending(): Promise<void> {
+  /**
+   * Once a write may start, takes the pending events as one batch and starts storing it; resolves
+   * (once handed over) with a promise of the batch stored and told to the listeners (wrapped: a
+   * promise resolved with a promise would wait for it).
+   */
+  private async startWrite(): Promise<{ told: Promise<void> }> {
+    const pipelined = this.repo.pipelinesEvents;
+    while (pipelined ? this.rowsInFlight >= EVENT_ROWS_IN_FLIGHT : this.rowsInFlight > 0) {
+      await new Promise<void>((r) => this.slotWaiters.push(r));
+    }
     this.queuedFlush = null; // from here on, new events wait for the next write
     // COPY takes a backlog in few writes (each costs its round trips); one statement's JSON parameter stays smaller.
     const max = this.opts.eventBatch * (this.repo.copiesEvents ? 50 : 10);
     const batch = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
     this.pending = batch === this.pending ? [] : this.pending.slice(max);
     if (this.pending.length) void this.flushEvents();
-    if (!batch.length) return;
-    try {
-      await this.storeEvents(batch);
-    } catch {
-      // Refused again and again (the database is gone): counted, so a lost batch is never silent.
-      this.stats.droppedEvents += batch.length;
-      return;
-    }
-    for (const listener of this.eventListeners) {
-      await listener(batch).catch(() => {
-        this.stats.listenerErrors++;
-      });
-    }
+    if (!batch.length) return { told: this.told };
+    this.rowsInFlight += batch.length;
+    const stored = this.storeEvents(batch).then(
+      () => true,
+      () => {
+        // Refused again and again (the database is gone): counted, so a lost batch is never silent.
+        this.stats.droppedEvents += batch.length;
+        return false;
+      },
+    );
+    void stored.then(() => {
+      this.rowsInFlight -= batch.length;
+      this.slotWaiters.shift()?.();
+    });
+    this.told = this.told.then(async () => {
+      if (!(await stored)) return;
+      for (const listener of this.eventListeners) {
+        await listener(batch).catch(() => {
+          this.stats.listenerErrors++;
+        });
+      }
+    });
+    return { told: this.told };
   }
 
   async onSyncAck(serial: string, report: SyncAckReport): Promise<void> {

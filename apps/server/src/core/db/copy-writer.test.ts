@@ -1,0 +1,44 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../../../test/helpers.js';
+import { type Database, queryRows } from './client.js';
+
+// COPY on its own thread (copy-writer.ts, copy-worker.mjs): PostgreSQL only (PGlite has no COPY over its wire).
+describe.runIf(process.env.TEST_DATABASE_URL)('COPY on its own thread', () => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    await database.db.execute(sql`CREATE TABLE copy_rows (id bigserial PRIMARY KEY, batch int NOT NULL, n int NOT NULL)`);
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+
+  const rows = (batch: number, count: number) => Array.from({ length: count }, (_, n) => `${batch}\t${n}\n`);
+
+  it('stores batches handed over before the previous one settled, in the order given, on a connection of its own', async () => {
+    expect(database.copyPipelined).toBe(true);
+    const copy = database.copyFrom!;
+    // Twenty batches at once, of different sizes: each settles when stored, and ids follow the order of hand-over.
+    await Promise.all(Array.from({ length: 20 }, (_, b) => copy('COPY copy_rows (batch, n) FROM STDIN', rows(b, 50 + ((b * 37) % 200)))));
+    const stored = await queryRows<{ batch: number; n: number }>(database.db, sql`SELECT batch, n FROM copy_rows ORDER BY id`);
+    const expected = Array.from({ length: 20 }, (_, b) =>
+      Array.from({ length: 50 + ((b * 37) % 200) }, (_, n) => ({ batch: b, n })),
+    ).flat();
+    expect(stored.map((r) => ({ batch: Number(r.batch), n: Number(r.n) }))).toEqual(expected);
+    const [thread] = await queryRows<{ n: number }>(
+      database.db,
+      sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'atrium-copy' AND datname = current_database()`,
+    );
+    expect(thread?.n).toBe(1);
+  });
+
+  it('refuses a batch the database refuses, with its code, and goes on with the next', async () => {
+    const copy = database.copyFrom!;
+    await expect(copy('COPY copy_rows (batch, n) FROM STDIN', ['1\tnot-a-number\n'])).rejects.toMatchObject({ code: '22P02' });
+    // The connection the failed COPY left is replaced.
+    await copy('COPY copy_rows (batch, n) FROM STDIN', rows(99, 3));
+    const [after] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM copy_rows WHERE batch = 99`);
+    expect(after?.n).toBe(3);
+  });
+});
