@@ -42,7 +42,17 @@ export class ProcessFleet {
   /** Forks `processes` children (each a Node process running this file with tsx). */
   static spawn(processes: number): ProcessFleet {
     const children = Array.from({ length: processes }, () =>
-      fork(import.meta.filename, ['child'], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+      fork(import.meta.filename, ['child'], {
+        // BENCH_FLEET_PROF=dir: each fleet process runs with --cpu-prof there (to see what the load generator costs).
+        execArgv: [
+          ...(process.env.BENCH_FLEET_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_FLEET_PROF] : []),
+          // BENCH_FLEET_FLAGS="--flag …": Node options for the fleet's processes alone.
+          ...(process.env.BENCH_FLEET_FLAGS ? process.env.BENCH_FLEET_FLAGS.split(' ') : []),
+          '--import',
+          'tsx',
+        ],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
     );
     return new ProcessFleet(children);
   }
@@ -64,6 +74,11 @@ export class ProcessFleet {
 
   get processes(): number {
     return this.children.length;
+  }
+
+  /** The children's process ids (to read what they cost). */
+  get pids(): number[] {
+    return this.children.flatMap((c) => (c.pid ? [c.pid] : []));
   }
 
   private next<T extends Answer['type']>(child: ChildProcess, type: T): Promise<Extract<Answer, { type: T }>> {
@@ -161,6 +176,9 @@ export class ProcessFleet {
         const stopped = this.next(child, 'stopped').catch(() => undefined);
         child.send({ cmd: 'stop' } satisfies Command);
         await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000))]);
+        // A profiled child writes its profile as it exits on its own (a kill would lose it).
+        if (process.env.BENCH_FLEET_PROF && child.exitCode === null)
+          await Promise.race([new Promise((r) => child.once('exit', r)), new Promise((r) => setTimeout(r, 5000))]);
         child.kill('SIGKILL');
       }),
     );
@@ -232,6 +250,7 @@ function child(): void {
         case 'stop':
           await Promise.race([fleet?.stop({ graceful: false }), new Promise((r) => setTimeout(r, 4000))]);
           answer({ type: 'stopped' });
+          if (process.env.BENCH_FLEET_PROF) setTimeout(() => process.exit(0), 100);
           return;
       }
     })().catch((e: Error) => answer({ type: 'error', message: e.message }));

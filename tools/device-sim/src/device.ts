@@ -23,6 +23,8 @@ import type { z } from 'zod';
 import { type AccessDecision, decideAccess, SyncedData } from './access.js';
 import { bandsPng, type Rgb } from './screen.js';
 
+const MQTT_DEBUG = /mqttjs/.test(process.env.DEBUG ?? '');
+
 /**
  * One simulated device speaking Atrium's device protocol (docs/device-protocol.md): it signs in
  * with its serial number and password, keeps its presence (retained status, last will, heartbeats),
@@ -199,6 +201,8 @@ export class SimDevice extends EventEmitter {
       reconnectPeriod: this.opts.reconnectMs ?? 1000,
       connectTimeout: this.opts.connectTimeoutMs ?? 5000,
       keepalive: 30,
+      // mqtt.js logs every packet through `debug`: costly in a fleet of thousands, so only when DEBUG asks for it.
+      ...(MQTT_DEBUG ? {} : { log: () => undefined }),
       will: { topic: mqttTopics.status(this.serial), payload: Buffer.from(JSON.stringify(offline)), qos: 1, retain: true },
     });
     this.client = client;
