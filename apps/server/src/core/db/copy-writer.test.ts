@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../test/helpers.js';
 import { type Database, queryRows } from './client.js';
+import { CopyWriter } from './copy-writer.js';
 
 // COPY on its own thread (copy-writer.ts, copy-worker.mjs): PostgreSQL only (PGlite has no COPY over its wire).
 describe.runIf(process.env.TEST_DATABASE_URL)('COPY on its own thread', () => {
@@ -40,5 +41,16 @@ describe.runIf(process.env.TEST_DATABASE_URL)('COPY on its own thread', () => {
     await copy('COPY copy_rows (batch, n) FROM STDIN', rows(99, 3));
     const [after] = await queryRows<{ n: number }>(database.db, sql`SELECT count(*)::int AS n FROM copy_rows WHERE batch = 99`);
     expect(after?.n).toBe(3);
+  });
+
+  it('refuses what it held when its thread stops, and says it is no longer usable (the caller then writes itself)', async () => {
+    const writer = new CopyWriter(process.env.TEST_DATABASE_URL!, { statementTimeoutMs: 5000 });
+    expect(writer.usable).toBe(true);
+    const held = writer.write('COPY nowhere FROM STDIN', 'x\n');
+    await (writer as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(held).rejects.toThrow('the COPY writer stopped');
+    expect(writer.usable).toBe(false);
+    await expect(writer.write('COPY nowhere FROM STDIN', 'x\n')).rejects.toThrow();
+    await writer.close();
   });
 });

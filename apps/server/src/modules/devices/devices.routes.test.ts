@@ -424,6 +424,55 @@ describe('device events and sync errors', () => {
     }
   });
 
+  it('hands batches to a pipelined COPY without waiting for the one before, and tells listeners in order', async () => {
+    const d = await makeDevice({ name: 'pipelined' });
+    const svc = devices();
+    const repo = (svc as unknown as { repo: DevicesRepository }).repo;
+    // As on PostgreSQL with the COPY thread: batches may be handed over before the previous is stored.
+    const pipelined = vi.spyOn(repo, 'pipelinesEvents', 'get').mockReturnValue(true);
+    const handed: number[][] = [];
+    const release: (() => void)[] = [];
+    const insert = vi.spyOn(repo, 'insertEvents').mockImplementation(async (rows) => {
+      handed.push(rows.map((r) => r.data.value as number));
+      await new Promise<void>((r) => release.push(r));
+    });
+    const told: number[][] = [];
+    let listening = true;
+    svc.onEvents(async (batch) => {
+      if (listening) told.push(batch.map((e) => e.data.value as number));
+    });
+    try {
+      await svc.onEvent(d.serial_number, { type: 'call' }); // the sender looked up once
+      const first = svc.flushEvents();
+      await expect.poll(() => release.length).toBe(1);
+      release.splice(0).forEach((r) => r());
+      await first;
+      handed.length = 0;
+      told.length = 0;
+      // Three batches of 1,000, arriving one after the other: each handed over at once, none stored yet.
+      for (let b = 0; b < 3; b++) {
+        for (let i = b * 1000; i < (b + 1) * 1000; i++)
+          expect(svc.acceptEvent(d.serial_number, { type: 'call', data: { value: i } })).toBe(true);
+        await expect.poll(() => handed.length).toBe(b + 1);
+      }
+      const done = svc.flushEvents();
+      expect(handed.flat()).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+      expect(told).toEqual([]);
+      // Stored out of order (the last first): the listeners still get them in the order written.
+      release[2]!();
+      release[0]!();
+      await expect.poll(() => told.length).toBe(1);
+      release[1]!();
+      await done;
+      expect(told).toEqual(handed);
+    } finally {
+      listening = false;
+      release.forEach((r) => r());
+      insert.mockRestore();
+      pipelined.mockRestore();
+    }
+  });
+
   it('stores events in batches, lists them with filters and downloads csv and xlsx', async () => {
     const d = await makeDevice({ name: 'events door' });
     for (let i = 0; i < 5; i++) {
