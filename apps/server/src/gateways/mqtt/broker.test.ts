@@ -53,6 +53,24 @@ function subscribe(client: MqttClient, topic: string): Promise<number | 'closed'
 const device = (serial: string) => ({ username: serial, password: devices.get(serial)?.password });
 
 describe('embedded MQTT broker', () => {
+  it('keeps QoS 1 messages for a device that keeps its session (clean session off) while it is away', async () => {
+    const topic = deviceTopic('SN-2', 'tasks');
+    const session = { ...device('SN-2'), clientId: 'sim-SN-2-kept', clean: false };
+    const first = await connect(session);
+    expect(await subscribe(first, topic)).toBe(1);
+    await first.endAsync();
+    // Published while the device is away: held for its session.
+    await broker.local.publish(topic, '{"id":1}', 1);
+    const received = new Promise<string>((resolve) => {
+      const again = mqtt.connect(url(), { ...session, reconnectPeriod: 0, connectTimeout: 3000 });
+      again.on('message', (_t, payload) => {
+        resolve(payload.toString());
+        again.end(true);
+      });
+    });
+    expect(await received).toBe('{"id":1}');
+  });
+
   it('refuses an anonymous client, a wrong password and an unknown device', async () => {
     await expect(connect()).rejects.toThrow();
     await expect(connect({ username: 'SN-1', password: 'wrong-password' })).rejects.toThrow();

@@ -86,14 +86,16 @@ interface Presence {
 
 const SHARE_GROUP = 'atrium-server';
 
-/** An event message as the devices service takes it (its id kept among the data). */
+/**
+ * An event message as the devices service takes it (its id kept among the data). The message is
+ * the schema's fresh output, the gateway's own: its data object is handed on, not copied.
+ */
 function eventReport(m: DeviceMessage<'events'>): EventReport {
-  return {
-    type: m.type,
-    identifier: m.identifier ?? null,
-    ...(m.time !== undefined ? { time: m.time } : {}),
-    data: m.event_id !== undefined ? { ...m.data, event_id: m.event_id } : m.data,
-  };
+  const data: Record<string, unknown> = m.data;
+  if (m.event_id !== undefined) data.event_id = m.event_id;
+  const report: EventReport = { type: m.type, identifier: m.identifier ?? null, data };
+  if (m.time !== undefined) report.time = m.time;
+  return report;
 }
 
 /** How the gateway reaches the broker: an MQTT client, or the embedded broker's in-process link. */

@@ -56,8 +56,36 @@ export function indexedPersistence() {
     }
   }
 
+  // Every QoS 1 message asks the persistence which offline sessions (clean = false) want it, and
+  // hands it their queues: two promises and a topic match per message. Until a client keeps a
+  // session (Atrium's devices do not), the answer is known: nobody.
+  const stock = base as {
+    addSubscriptions(client: unknown, subs: unknown[]): Promise<void>;
+    subscriptionsByTopic(topic: string): Promise<unknown[]>;
+    outgoingEnqueueCombi(subs: unknown[], packet: unknown): Promise<void>;
+  };
+  const addSubscriptions = stock.addSubscriptions.bind(base);
+  const subscriptionsByTopic = stock.subscriptionsByTopic.bind(base);
+  const outgoingEnqueueCombi = stock.outgoingEnqueueCombi.bind(base);
+  const sessions = { kept: false };
+  const nobody = Promise.resolve(Object.freeze([]) as unknown as unknown[]);
+  const nothingToDo = Promise.resolve();
+
   return Object.assign(base, {
     retainedStats: stats,
+    /** Whether a client has kept a session (subscribed without a clean session) since the broker started. */
+    sessionStats: sessions,
+    // Called only for clients that keep their session: from then on every message is matched.
+    addSubscriptions(client: unknown, subs: unknown[]) {
+      sessions.kept = true;
+      return addSubscriptions(client, subs);
+    },
+    subscriptionsByTopic(topic: string) {
+      return sessions.kept ? subscriptionsByTopic(topic) : nobody;
+    },
+    outgoingEnqueueCombi(subs: unknown[], packet: unknown) {
+      return subs.length ? outgoingEnqueueCombi(subs, packet) : nothingToDo;
+    },
     // Same contract as aedes-persistence: a copy is kept, an empty payload clears the topic.
     async storeRetained(packet: RetainedPacket) {
       if (packet.payload.length === 0) retained.delete(packet.topic);

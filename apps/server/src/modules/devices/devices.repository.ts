@@ -881,8 +881,13 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 /** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
 function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
   let chunk = '';
+  // Events received in the same millisecond share one Date (DevicesService.receivedNow): written once.
+  let at: Date | undefined;
+  let atText = '';
+  const received = (d: Date) => (d === at ? atText : ((at = d), (atText = d.toISOString())));
+  const now = new Date();
   for (const r of rows) {
-    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt.toISOString()}\t${(r.receivedAt ?? new Date()).toISOString()}\n`;
+    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
     if (chunk.length >= 65_536) {
       yield chunk;
       chunk = '';

@@ -1170,9 +1170,17 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (!hit || !(hit.device || hit.until > Date.now())) return false; // to be looked up (again)
     const d = this.eventDevice(serial);
     if (d instanceof Promise) return false; // not reached: a remembered sender is answered at once
-    if (d) this.queueEvent(d, report, new Date());
+    if (d) this.queueEvent(d, report, this.receivedNow());
     return true;
   }
+
+  /** Now, as one Date shared by the events received in the same millisecond (a flood's thousands a second). */
+  private receivedNow(): Date {
+    const ms = Date.now();
+    if (this.received?.getTime() !== ms) this.received = new Date(ms);
+    return this.received;
+  }
+  private received: Date | undefined;
 
   private queueEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): void {
     const at = report.time ? new Date(report.time) : receivedAt;
