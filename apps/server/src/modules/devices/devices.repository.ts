@@ -884,7 +884,13 @@ function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
   // Events received in the same millisecond share one Date (DevicesService.receivedNow): written once.
   let at: Date | undefined;
   let atText = '';
-  const received = (d: Date) => (d === at ? atText : ((at = d), (atText = d.toISOString())));
+  const received = (d: Date) => {
+    if (d !== at) {
+      at = d;
+      atText = d.toISOString();
+    }
+    return atText;
+  };
   const now = new Date();
   for (const r of rows) {
     chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
