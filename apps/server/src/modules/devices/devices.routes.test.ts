@@ -445,7 +445,7 @@ describe('device events and sync errors', () => {
       await svc.onEvent(d.serial_number, { type: 'call' }); // the sender looked up once
       const first = svc.flushEvents();
       await expect.poll(() => release.length).toBe(1);
-      release.splice(0).forEach((r) => r());
+      for (const r of release.splice(0)) r();
       await first;
       handed.length = 0;
       told.length = 0;
@@ -467,7 +467,7 @@ describe('device events and sync errors', () => {
       expect(told).toEqual(handed);
     } finally {
       listening = false;
-      release.forEach((r) => r());
+      for (const r of release) r();
       insert.mockRestore();
       pipelined.mockRestore();
     }
