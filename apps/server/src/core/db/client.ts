@@ -234,7 +234,7 @@ async function openPostgres(
     });
     await connecting;
   };
-  const copyWriter = new CopyWriter(url, { statementTimeoutMs: timeouts.statementTimeoutMs });
+  const copyWriter = new CopyWriter(url, { statementTimeoutMs: timeouts.statementTimeoutMs, connectTimeoutMs: timeouts.acquireTimeoutMs });
   return {
     db,
     kind: 'postgres',

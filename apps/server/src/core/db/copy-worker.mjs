@@ -13,7 +13,7 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 const port = parentPort;
 if (!port) throw new Error('copy-worker.mjs runs as a worker thread');
 
-/** @type {{ url: string; statementTimeoutMs: number }} */
+/** @type {{ url: string; statementTimeoutMs: number; connectTimeoutMs: number }} */
 const options = workerData;
 
 /** @type {pg.Client | null} */
@@ -25,6 +25,7 @@ async function connection() {
   const c = new pg.Client({
     connectionString: options.url,
     statement_timeout: options.statementTimeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs,
     application_name: 'atrium-copy',
   });
   c.on('error', () => {

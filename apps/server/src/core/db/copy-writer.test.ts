@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../../../test/helpers.js';
@@ -52,5 +53,24 @@ describe.runIf(process.env.TEST_DATABASE_URL)('COPY on its own thread', () => {
     expect(writer.usable).toBe(false);
     await expect(writer.write('COPY nowhere FROM STDIN', 'x\n')).rejects.toThrow();
     await writer.close();
+  });
+});
+
+describe('closing the COPY thread', () => {
+  it('stops after waitMs even when a write hangs (a database that never answers), refusing it', async () => {
+    // A "database" that takes the connection and never says a word.
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const { port } = silent.address() as net.AddressInfo;
+    const writer = new CopyWriter(`postgres://nobody@127.0.0.1:${port}/none`, { statementTimeoutMs: 60_000, connectTimeoutMs: 60_000 });
+    try {
+      const hanging = writer.write('COPY nowhere FROM STDIN', 'x\n');
+      const t0 = Date.now();
+      await writer.close(300);
+      expect(Date.now() - t0).toBeLessThan(3000);
+      await expect(hanging).rejects.toThrow('the COPY writer stopped');
+    } finally {
+      silent.close();
+    }
   });
 });

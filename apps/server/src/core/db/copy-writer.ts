@@ -20,7 +20,7 @@ export class CopyWriter {
 
   constructor(
     private readonly url: string,
-    private readonly opts: { statementTimeoutMs: number },
+    private readonly opts: { statementTimeoutMs: number; connectTimeoutMs?: number },
   ) {}
 
   /** False once the thread failed or the writer was closed. */
@@ -46,7 +46,7 @@ export class CopyWriter {
   private start(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(new URL('./copy-worker.mjs', import.meta.url), {
-      workerData: { url: this.url, statementTimeoutMs: this.opts.statementTimeoutMs },
+      workerData: { url: this.url, statementTimeoutMs: this.opts.statementTimeoutMs, connectTimeoutMs: this.opts.connectTimeoutMs ?? 5000 },
     });
     worker.unref();
     worker.on('message', (m: { id: number; ok: boolean; message?: string; code?: string }) => {
@@ -67,8 +67,8 @@ export class CopyWriter {
     return worker;
   }
 
-  /** Waits for what was handed over (settled either way), then stops the thread. */
-  async close(): Promise<void> {
+  /** Waits for what was handed over (settled either way, at most `waitMs`), then stops the thread. */
+  async close(waitMs = 15_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     const settled = [...this.waiting.values()].map(
@@ -85,7 +85,9 @@ export class CopyWriter {
           };
         }),
     );
-    await Promise.all(settled);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(settled), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
+    clearTimeout(timer);
     await this.worker?.terminate();
   }
 }
