@@ -36,15 +36,18 @@ async function connection() {
   return c;
 }
 
-/** @param {CopyJob} job */
-async function run(job) {
+/**
+ * @param {string} statement
+ * @param {string} text
+ */
+async function run(statement, text) {
   const c = await connection();
   try {
     await new Promise((resolve, reject) => {
-      const stream = c.query(copyFromStdin(job.statement));
+      const stream = c.query(copyFromStdin(statement));
       stream.on('finish', () => resolve(undefined));
       stream.on('error', reject);
-      stream.end(job.text);
+      stream.end(text);
     });
   } catch (e) {
     // A COPY that failed half-way leaves the connection in an unknown state: the next job opens another.
@@ -71,7 +74,7 @@ async function drain() {
     const jobs = [first];
     while (queue.length && queue[0]?.statement === first.statement && jobs.length < 100) jobs.push(/** @type {CopyJob} */ (queue.shift()));
     try {
-      await run({ id: first.id, statement: first.statement, text: jobs.length === 1 ? first.text : jobs.map((j) => j.text).join('') });
+      await run(first.statement, jobs.length === 1 ? first.text : jobs.map((j) => j.text).join(''));
       for (const j of jobs) port?.postMessage({ id: j.id, ok: true });
     } catch (e) {
       const err = /** @type {Error & { code?: string }} */ (e);

@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { finishesWithin } from '../settle.js';
 
 /**
  * COPY … FROM STDIN on a thread of its own (copy-worker.mjs) with its own connection: the caller
@@ -14,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 export class CopyWriter {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, { resolve: () => void; reject: (e: Error) => void }>();
+  private readonly unsettled = new Set<Promise<void>>();
   private next = 1;
   private broken = false;
   private closed = false;
@@ -28,19 +30,22 @@ export class CopyWriter {
     return !this.broken && !this.closed;
   }
 
-  /** Writes handed over and not settled yet. */
-  get pending(): number {
-    return this.waiting.size;
-  }
-
   write(statement: string, text: string): Promise<void> {
     if (!this.usable) return Promise.reject(new Error('the COPY writer is closed'));
     const worker = this.start();
     const id = this.next++;
-    return new Promise<void>((resolve, reject) => {
+    const written = new Promise<void>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       worker.postMessage({ id, statement, text });
     });
+    // What close() waits for: settled either way.
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.unsettled.add(settled);
+    void settled.then(() => this.unsettled.delete(settled));
+    return written;
   }
 
   private start(): Worker {
@@ -71,23 +76,7 @@ export class CopyWriter {
   async close(waitMs = 15_000): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const settled = [...this.waiting.values()].map(
-      (w) =>
-        new Promise<void>((done) => {
-          const { resolve, reject } = w;
-          w.resolve = () => {
-            resolve();
-            done();
-          };
-          w.reject = (e) => {
-            reject(e);
-            done();
-          };
-        }),
-    );
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(settled), new Promise<void>((r) => (timer = setTimeout(r, waitMs)))]);
-    clearTimeout(timer);
+    await finishesWithin(Promise.all(this.unsettled), waitMs);
     await this.worker?.terminate();
   }
 }

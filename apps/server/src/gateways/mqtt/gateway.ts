@@ -13,6 +13,7 @@ import {
   TOPIC_SAFE_SERIAL,
 } from '@atrium/contract';
 import mqtt, { type MqttClient } from 'mqtt';
+import { finishesWithin } from '../../core/settle.js';
 import {
   type DeviceGateway,
   type DeviceMessageHandlers,
@@ -510,22 +511,9 @@ export class MqttGateway implements DeviceGateway {
     // is given up after a while with a warning that names it (the devices still waiting), and the
     // last-seen times are still handed over.
     const bounded = async (stage: string, work: Promise<void>, ms: number) => {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), ms);
-        timer.unref();
-      });
-      try {
-        if ((await Promise.race([work, late])) === 'late') {
-          const waiting = [...this.queues.keys()].slice(0, 20);
-          this.log.warn(
-            { stage, devices: waiting, queued: this.queues.size },
-            `mqtt gateway: still closing after ${ms / 1000} s, going on`,
-          );
-        }
-      } finally {
-        clearTimeout(timer);
-      }
+      if (await finishesWithin(work, ms)) return;
+      const waiting = [...this.queues.keys()].slice(0, 20);
+      this.log.warn({ stage, devices: waiting, queued: this.queues.size }, `mqtt gateway: still closing after ${ms / 1000} s, going on`);
     };
     await bounded('broker link', this.link.close(), this.opts.closeMs);
     await bounded('device messages', this.idle(), this.opts.closeMs);

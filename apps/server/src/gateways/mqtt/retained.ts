@@ -67,24 +67,24 @@ export function indexedPersistence() {
   const addSubscriptions = stock.addSubscriptions.bind(base);
   const subscriptionsByTopic = stock.subscriptionsByTopic.bind(base);
   const outgoingEnqueueCombi = stock.outgoingEnqueueCombi.bind(base);
-  const sessions = { kept: false };
+  let sessionKept = false;
+  // The answers to a message nobody offline wants, made once and shared by all such messages (a
+  // flood's every message) rather than a new promise each: no session, nothing queued.
   const nobody = Promise.resolve(Object.freeze([]) as unknown as unknown[]);
-  const nothingToDo = Promise.resolve();
+  const queuedToNobody = Promise.resolve();
 
   return Object.assign(base, {
     retainedStats: stats,
-    /** Whether a client has kept a session (subscribed without a clean session) since the broker started. */
-    sessionStats: sessions,
     // Called only for clients that keep their session: from then on every message is matched.
     addSubscriptions(client: unknown, subs: unknown[]) {
-      sessions.kept = true;
+      sessionKept = true;
       return addSubscriptions(client, subs);
     },
     subscriptionsByTopic(topic: string) {
-      return sessions.kept ? subscriptionsByTopic(topic) : nobody;
+      return sessionKept ? subscriptionsByTopic(topic) : nobody;
     },
     outgoingEnqueueCombi(subs: unknown[], packet: unknown) {
-      return subs.length ? outgoingEnqueueCombi(subs, packet) : nothingToDo;
+      return subs.length ? outgoingEnqueueCombi(subs, packet) : queuedToNobody;
     },
     // Same contract as aedes-persistence: a copy is kept, an empty payload clears the topic.
     async storeRetained(packet: RetainedPacket) {

@@ -233,6 +233,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private readonly slotWaiters: (() => void)[] = [];
   /** The last batch told to the event listeners (they get the batches in order). */
   private told: Promise<void> = Promise.resolve();
+  /** When the last events were received (receivedNow). */
+  private received: Date | undefined;
   private readonly opts: Required<DevicesServiceOptions>;
   /** The next pass handing tasks over, not started yet: the devices (or all) it is for; callers meanwhile join it. */
   private pumpQueued: { all: boolean; devices: Set<number>; done: Promise<void> } | null = null;
@@ -1155,7 +1157,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   async onEvent(serial: string, report: EventReport): Promise<void> {
-    const receivedAt = new Date();
+    const receivedAt = this.receivedNow();
     const d = await this.eventDevice(serial);
     if (d) this.queueEvent(d, report, receivedAt);
   }
@@ -1166,10 +1168,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * (then the gateway calls onEvent). An event of an unknown serial is taken and dropped, as onEvent does.
    */
   acceptEvent(serial: string, report: EventReport): boolean {
-    const hit = this.eventDevices.get(serial);
-    if (!hit || !(hit.device || hit.until > Date.now())) return false; // to be looked up (again)
-    const d = this.eventDevice(serial);
-    if (d instanceof Promise) return false; // not reached: a remembered sender is answered at once
+    const d = this.rememberedEventDevice(serial);
+    if (d === undefined) return false;
     if (d) this.queueEvent(d, report, this.receivedNow());
     return true;
   }
@@ -1180,7 +1180,6 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (this.received?.getTime() !== ms) this.received = new Date(ms);
     return this.received;
   }
-  private received: Date | undefined;
 
   private queueEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): void {
     const at = report.time ? new Date(report.time) : receivedAt;
@@ -1207,19 +1206,23 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * share one query. Events of a device deleted meanwhile are dropped at insert.
    */
   private eventDevice(serial: string): Promise<{ id: number; projectId: number } | null> | { id: number; projectId: number } | null {
+    const remembered = this.rememberedEventDevice(serial);
+    return remembered === undefined ? this.lookUpSerial(serial) : remembered;
+  }
+
+  /** The sender as remembered (null: no such device), or undefined when it must be looked up (again) first. */
+  private rememberedEventDevice(serial: string): { id: number; projectId: number } | null | undefined {
     const now = Date.now();
     const hit = this.eventDevices.get(serial);
     // An unknown serial is asked again once stale (the device may have been added since); a known one is used meanwhile.
-    if (hit && (hit.until > now || hit.device)) {
-      if (hit.until <= now) {
-        hit.until = now + 10_000; // one refresh at a time
-        this.lookUpSerial(serial).catch(() => {
-          hit.until = 0; // asked again by the next event
-        });
-      }
-      return hit.device;
+    if (!hit || (hit.until <= now && !hit.device)) return undefined;
+    if (hit.until <= now) {
+      hit.until = now + 10_000; // one refresh at a time
+      this.lookUpSerial(serial).catch(() => {
+        hit.until = 0; // asked again by the next event
+      });
     }
-    return this.lookUpSerial(serial);
+    return hit.device;
   }
 
   private lookUpSerial(serial: string): Promise<{ id: number; projectId: number } | null> {
