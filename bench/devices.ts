@@ -49,10 +49,16 @@ function rssKb(pid: number): number {
 
 /** CPU time (user + system, seconds) a process has used so far; the kernel counts in ticks of 1/100 s. */
 function cpuSeconds(pid: number): number {
-  if (!existsSync(`/proc/${pid}`)) return Number.NaN;
+  const t = cpuTimes(pid);
+  return t.user + t.kernel;
+}
+
+/** User and kernel CPU seconds of a process (/proc/pid/stat); NaN once it is gone. */
+function cpuTimes(pid: number): { user: number; kernel: number } {
+  if (!existsSync(`/proc/${pid}`)) return { user: Number.NaN, kernel: Number.NaN };
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, kernel: Number(fields[12]) / 100 };
 }
 
 /** CPU time (seconds) of each PostgreSQL process of this machine (the database the server writes to), by pid. */
@@ -363,8 +369,11 @@ interface Offered {
   rssBefore: number;
   rssPeak: number;
   cpu: number;
+  /** Of which in the kernel (system calls, and on loopback the peer's share of TCP). */
+  cpuKernel: number;
   /** CPU seconds of the fleet's processes and of PostgreSQL over the same time. */
   fleetCpu: number;
+  fleetKernel: number;
   dbCpu: number;
 }
 
@@ -378,8 +387,11 @@ async function offer(servers: Servers, fleet: ProcessFleet, db: pg.Client, total
   const rssBefore = rssKb(servers.pid);
   let rssPeak = rssBefore;
   const cpu0 = cpuSeconds(servers.pid);
+  const kernel0 = cpuTimes(servers.pid).kernel;
   const fleetCpu = () => fleet.pids.reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
   const fleet0 = fleetCpu();
+  const fleetKernel = () => fleet.pids.reduce((sum, pid) => sum + (cpuTimes(pid).kernel || 0), 0);
+  const fleetKernel0 = fleetKernel();
   const db0 = postgresCpu();
   const t0 = performance.now();
   const sampler = setInterval(() => {
@@ -431,7 +443,9 @@ async function offer(servers: Servers, fleet: ProcessFleet, db: pg.Client, total
     rssBefore,
     rssPeak,
     cpu: cpuSeconds(servers.pid) - cpu0,
+    cpuKernel: cpuTimes(servers.pid).kernel - kernel0,
     fleetCpu: fleetCpu() - fleet0,
+    fleetKernel: fleetKernel() - fleetKernel0,
     dbCpu: postgresCpuSince(db0),
   };
 }
@@ -442,10 +456,12 @@ function describe(o: Offered): void {
     `sent ${o.sent} in ${secs(o.tSent)} (${Math.round(o.sent / (o.tSent / 1000))}/s${o.behind ? `, generators behind schedule in ${o.behind} ticks` : ''}); ${a ? `acknowledged ${a.acked} (all after ${secs(a.ackedMs)})${a.failed ? `, ${a.failed} failed (${a.firstError})` : ''}` : 'not all acknowledged'}; stored ${o.stored} after ${secs(o.tStored)}`,
   );
   console.log(
-    `server: RSS ${mib(o.rssBefore)} before, ${mib(o.rssPeak)} at most; CPU ${o.cpu.toFixed(1)} s over ${secs(o.tStored)} (${Math.round((o.cpu / (o.tStored / 1000)) * 100)}% of one core, ${((o.cpu * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per stored event)`,
+    `server: RSS ${mib(o.rssBefore)} before, ${mib(o.rssPeak)} at most; CPU ${o.cpu.toFixed(1)} s over ${secs(o.tStored)} (${Math.round((o.cpu / (o.tStored / 1000)) * 100)}% of one core, ${((o.cpu * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per stored event, ${((o.cpuKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs of it in the kernel)`,
   );
   const per = (s: number) => `${s.toFixed(1)} s, ${((s * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per event`;
-  console.log(`beside it: the fleet ${per(o.fleetCpu)}; PostgreSQL ${per(o.dbCpu)} (CPU over the same time)`);
+  console.log(
+    `beside it: the fleet ${per(o.fleetCpu)} (${((o.fleetKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} in the kernel); PostgreSQL ${per(o.dbCpu)} (CPU over the same time)`,
+  );
 }
 
 /**

@@ -18,9 +18,10 @@ import {
   type TaskMessage,
   type TaskUpdateMessage,
 } from '@atrium/contract';
-import mqtt, { type MqttClient } from 'mqtt';
+import mqtt from 'mqtt';
 import type { z } from 'zod';
 import { type AccessDecision, decideAccess, SyncedData } from './access.js';
+import { type DeviceClient, LeanMqttClient } from './lean-client.js';
 import { bandsPng, type Rgb } from './screen.js';
 
 const MQTT_DEBUG = /mqttjs/.test(process.env.DEBUG ?? '');
@@ -56,6 +57,11 @@ export interface SimDeviceOptions {
   frameMs?: number;
   /** MQTT protocol version: 4 (3.1.1, default) or 5. */
   protocolVersion?: 4 | 5;
+  /**
+   * Its MQTT client: mqtt.js (default), or the lean client of `lean-client.ts` (mqtt:// only, no
+   * QoS 2, no resending after a reconnect) whose publishes cost far less CPU, for large fleets.
+   */
+  client?: 'mqtt.js' | 'lean';
   /** Reconnect after losing the broker (ms, default 1000; 0: never). */
   reconnectMs?: number;
   /** How long a connection attempt waits for the broker's CONNACK before it fails (ms, default 5000). */
@@ -131,7 +137,7 @@ export class SimDevice extends EventEmitter {
   failureRate: number;
   taskDelayMs: number | readonly [number, number];
 
-  private client: MqttClient | null = null;
+  private client: DeviceClient | null = null;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private frameTimer: NodeJS.Timeout | undefined;
   private heartbeatSeconds: number;
@@ -190,21 +196,29 @@ export class SimDevice extends EventEmitter {
     await this.connect(this.opts.password);
   }
 
-  private connect(password: string): Promise<void> {
+  /** A client connecting to the broker (mqtt.js or the lean one, as the options say). */
+  private mqttClient(password: string, clientId: string, extra: { reconnectPeriod: number; will?: boolean }): DeviceClient {
     const offline: StatusMessage = { state: 'offline', reason: 'will' };
-    const client = mqtt.connect(this.opts.url, {
+    const options = {
       username: this.serial,
       password,
-      clientId: `sim-${this.serial}`,
+      clientId,
       clean: true,
       protocolVersion: this.opts.protocolVersion ?? 4,
-      reconnectPeriod: this.opts.reconnectMs ?? 1000,
+      reconnectPeriod: extra.reconnectPeriod,
       connectTimeout: this.opts.connectTimeoutMs ?? 5000,
       keepalive: 30,
-      // mqtt.js logs every packet through `debug`: costly in a fleet of thousands, so only when DEBUG asks for it.
-      ...(MQTT_DEBUG ? {} : { log: () => undefined }),
-      will: { topic: mqttTopics.status(this.serial), payload: Buffer.from(JSON.stringify(offline)), qos: 1, retain: true },
-    });
+      ...(extra.will
+        ? { will: { topic: mqttTopics.status(this.serial), payload: Buffer.from(JSON.stringify(offline)), qos: 1 as const, retain: true } }
+        : {}),
+    };
+    if (this.opts.client === 'lean') return new LeanMqttClient(this.opts.url, options);
+    // mqtt.js logs every packet through `debug`: costly in a fleet of thousands, so only when DEBUG asks for it.
+    return mqtt.connect(this.opts.url, { ...options, ...(MQTT_DEBUG ? {} : { log: () => undefined }) });
+  }
+
+  private connect(password: string): Promise<void> {
+    const client = this.mqttClient(password, `sim-${this.serial}`, { reconnectPeriod: this.opts.reconnectMs ?? 1000, will: true });
     this.client = client;
     client.on('message', (topic, payload) => this.receive(topic, payload));
     client.on('connect', () => {
@@ -232,7 +246,7 @@ export class SimDevice extends EventEmitter {
     });
   }
 
-  private async online(client: MqttClient): Promise<void> {
+  private async online(client: DeviceClient): Promise<void> {
     await client.subscribeAsync({ [mqttTopics.tasks(this.serial)]: { qos: 1 }, [mqttTopics.input(this.serial)]: { qos: 1 } });
     const status: StatusMessage = {
       state: 'online',
@@ -503,9 +517,9 @@ export class SimDevice extends EventEmitter {
   // --- events and access -------------------------------------------------------------------------
 
   /** Publishes an event (its id and time filled in when absent). */
-  async event(e: EventMessage): Promise<void> {
+  event(e: EventMessage): Promise<void> {
     const full = { event_id: `${this.serial}-${++this.eventSeq}`, time: new Date().toISOString(), ...e };
-    await this.publish('events', full, 1);
+    return this.publish('events', full, 1);
   }
 
   private async openDoor(lock: number, by: 'identifier' | 'button' | 'remote' | 'task', identifier?: string): Promise<void> {
@@ -692,10 +706,24 @@ export class SimDevice extends EventEmitter {
 
   // --- publishing and misbehaviour -----------------------------------------------------------------
 
-  private async publish(leaf: DeviceTopicLeaf, message: unknown, qos: 0 | 1): Promise<void> {
+  /** Publishes a message on one of its topics; resolves once sent (QoS 0) or acknowledged (QoS 1). */
+  private publish(leaf: DeviceTopicLeaf, message: unknown, qos: 0 | 1): Promise<void> {
     const client = this.client;
-    if (!client?.connected) throw new Error(`${this.serial} is not connected`);
-    await client.publishAsync(deviceTopic(this.serial, leaf), JSON.stringify(message), { qos });
+    if (!client?.connected) return Promise.reject(new Error(`${this.serial} is not connected`));
+    const payload = JSON.stringify(message);
+    return new Promise((resolve, reject) => client.publish(this.topic(leaf), payload, { qos }, (e) => (e ? reject(e) : resolve())));
+  }
+
+  private readonly topics = new Map<string, string>();
+
+  /** Its topic for a leaf (kept: a device publishing thousands of events builds it once). */
+  private topic(leaf: DeviceTopicLeaf): string {
+    let topic = this.topics.get(leaf);
+    if (topic === undefined) {
+      topic = deviceTopic(this.serial, leaf);
+      this.topics.set(leaf, topic);
+    }
+    return topic;
   }
 
   /**
@@ -745,14 +773,7 @@ export class SimDevice extends EventEmitter {
 
   /** Misbehaviour: signs in with a wrong password (a second connection). Resolves true when the broker refused it. */
   async signInWithWrongPassword(): Promise<boolean> {
-    const client = mqtt.connect(this.opts.url, {
-      username: this.serial,
-      password: `${this.opts.password}-wrong`,
-      clientId: `sim-${this.serial}-wrong`,
-      reconnectPeriod: 0,
-      connectTimeout: 5000,
-      protocolVersion: this.opts.protocolVersion ?? 4,
-    });
+    const client = this.mqttClient(`${this.opts.password}-wrong`, `sim-${this.serial}-wrong`, { reconnectPeriod: 0 });
     const refused = await new Promise<boolean>((resolve) => {
       client.once('connect', () => resolve(false));
       client.once('error', () => resolve(true));

@@ -106,6 +106,47 @@ describe('device-sim command line', () => {
     await expect.poll(() => presence.filter((p) => p.serial === 'CLI-1').map((p) => p.report.online)).toEqual([true, false]);
   }, 40_000);
 
+  it('runs devices on the lean client (--lean): refused with the reason, online, a flood delivered in order', async () => {
+    await broker.addDevice('CLI-LEAN', 'cli-lean-password');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        CLI,
+        '--lean',
+        '--url',
+        broker.url,
+        '--device',
+        'CLI-LEAN:cli-lean-password',
+        '--device',
+        'CLI-LEAN-2:wrong-password',
+        '--misbehave',
+        'flood=2000',
+      ],
+      { stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+    });
+    child.stderr.on('data', (d) => {
+      out += String(d);
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('CLI-LEAN: flooded 2001 events');
+    expect(out).toMatch(/CLI-LEAN-2: refused by the broker \(Connection refused: (Bad username or password|Not authorized)\)/);
+    expect(out).toContain('1 of 2 devices online');
+    // QoS 0 over a local TCP connection: every one arrives, in order, the closing tamper last.
+    await expect.poll(() => events.filter((e) => e.serial === 'CLI-LEAN').length, { timeout: 10_000 }).toBe(2001);
+    const mine = events.filter((e) => e.serial === 'CLI-LEAN').map((e) => e.report);
+    expect(mine.slice(0, 2000).map((e) => e.data?.value)).toEqual(Array.from({ length: 2000 }, (_, i) => i));
+    expect(mine[2000]?.type).toBe('tamper');
+    child.stdin.write('quit\n');
+    expect(await exited).toBe(0);
+    await expect.poll(() => presence.filter((p) => p.serial === 'CLI-LEAN').map((p) => p.report.online)).toEqual([true, false]);
+  }, 40_000);
+
   it('explains itself and refuses bad arguments', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {

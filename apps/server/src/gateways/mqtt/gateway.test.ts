@@ -58,16 +58,22 @@ class Recorder implements GatewayHandlers {
   }
 }
 
-const brokers: [string, () => Promise<TestBroker>][] = [
-  ['embedded (in-process link)', () => embeddedTestBroker({ inProcess: true })],
-  ['embedded (TCP client)', () => embeddedTestBroker()],
+// The devices speak through mqtt.js, and (last rows) through device-sim's lean client, which the
+// benchmark's fleet uses: the same protocol, every rule the same, on both brokers.
+const brokers: [string, () => Promise<TestBroker>, SimDeviceOptions['client']][] = [
+  ['embedded (in-process link)', () => embeddedTestBroker({ inProcess: true }), 'mqtt.js'],
+  ['embedded (TCP client)', () => embeddedTestBroker(), 'mqtt.js'],
+  ['embedded (in-process link), devices on the lean client', () => embeddedTestBroker({ inProcess: true }), 'lean'],
 ];
-if (mosquittoAvailable()) brokers.push(['mosquitto', mosquittoTestBroker]);
+if (mosquittoAvailable()) {
+  brokers.push(['mosquitto', mosquittoTestBroker, 'mqtt.js']);
+  brokers.push(['mosquitto, devices on the lean client', mosquittoTestBroker, 'lean']);
+}
 
 let serials = 0;
 let taskIds = 1000;
 
-describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
+describe.each(brokers)('devices on the %s broker', (_name, makeBroker, client) => {
   let broker: TestBroker;
   let gateway: MqttGateway;
   let rec: Recorder;
@@ -89,7 +95,7 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
     const serial = `SIM-${process.pid}-${++serials}`;
     const password = `pw-${serial}-secret`;
     await broker.addDevice(serial, password);
-    const d = new SimDevice({ url: broker.url, serial, password, heartbeatMs: 50, taskDelayMs: 10, reconnectMs: 0, ...opts });
+    const d = new SimDevice({ url: broker.url, serial, password, heartbeatMs: 50, taskDelayMs: 10, reconnectMs: 0, client, ...opts });
     sims.push(d);
     if (start) {
       await d.start();
@@ -331,7 +337,13 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker) => {
     expect(rec.updates.filter((u) => u.serial === victim.serial)).toEqual([]);
 
     expect(await victim.signInWithWrongPassword()).toBe(true);
-    const stranger = new SimDevice({ url: broker.url, serial: `UNKNOWN-${process.pid}`, password: 'whatever-it-is', reconnectMs: 0 });
+    const stranger = new SimDevice({
+      url: broker.url,
+      serial: `UNKNOWN-${process.pid}`,
+      password: 'whatever-it-is',
+      reconnectMs: 0,
+      client,
+    });
     await expect(stranger.start()).rejects.toThrow();
     expect(gateway.isOnline(victim.serial)).toBe(true);
   });
