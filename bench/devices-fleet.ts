@@ -1,7 +1,9 @@
 // The devices benchmark's simulated fleet, spread over child processes (tools/device-sim as a
 // library in each): ten thousand MQTT clients and twenty thousand events a second in the bench's own
 // process made the fleet, not Atrium, the bottleneck. Each child runs its slice of the devices and
-// its share of the event rate, and answers the parent over IPC.
+// its share of the event rate, and answers the parent over IPC. The devices speak through
+// device-sim's lean MQTT client (docs/decisions.md: 11 µs of the fleet's CPU per event against
+// mqtt.js's 23–24 µs, on the cores the server is measured on); BENCH_FLEET_CLIENT=mqtt.js compares.
 
 import { type ChildProcess, fork } from 'node:child_process';
 import os from 'node:os';

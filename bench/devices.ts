@@ -13,6 +13,7 @@
 //   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route.
 // Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_EVENT_BURST, BENCH_SETTINGS_DEVICES, BENCH_PG,
 // BENCH_FLEET_PROCESSES (default: half the cores, at least 1); BENCH_FLEET_FLAGS, BENCH_FLEET_PROF (Node options, CPU profiles of the fleet);
+// BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
 // BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others).
 // It fails (exit code 1, after printing its figures) when a simulated device never came online.
 import { spawn } from 'node:child_process';
