@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { API_KEY_PREFIX, featureEnabled, SYSTEM_LOG_CAPACITY, VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
@@ -272,6 +273,33 @@ const logError = (err: unknown) => serializeError(err) as { [key: string]: unkno
 /** The parts of an app whose stop has begun and not ended (a shutdown that hangs names them). */
 export const partsStopping = new WeakMap<object, Set<string>>();
 
+/** How long a closing server waits for the connections still open (requests in flight, websockets saying goodbye). */
+export const CLOSE_GRACE_MS = 10_000;
+
+/**
+ * A close waits for requests in flight, not for ever: Node's server.close ends idle keep-alive
+ * connections at once but waits for every other connection, and one that never ends (a stuck
+ * request, a websocket whose peer never answers its close) held a shutdown, and a test's teardown,
+ * past a minute. After `graceMs` from the start of the close, what is still open is cut, and said.
+ */
+export function cutConnectionsLeftOnClose(app: FastifyInstance, graceMs: number): void {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', (done) => {
+    const timer = setTimeout(() => {
+      if (!open.size) return;
+      app.log.warn({ connections: open.size }, `closing: ${open.size} connection(s) still open after ${graceMs / 1000} s, cut`);
+      for (const socket of open) socket.destroy();
+    }, graceMs);
+    timer.unref();
+    app.server.once('close', () => clearTimeout(timer));
+    done();
+  });
+}
+
 export async function buildApp({ config, database, serveWeb }: BuildOptions): Promise<AppInstance> {
   // System info's recent logs (issue 14): every line goes to standard output and the last ones stay in memory.
   const logRing = new LogRing(SYSTEM_LOG_CAPACITY);
@@ -296,6 +324,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     // Fastify's own two lines per request give way to ours (onResponse below).
     logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<ZodTypeProvider>();
+  cutConnectionsLeftOnClose(app, CLOSE_GRACE_MS);
   // One line per request at info: method, route (not the URL, which may carry a search or a token), status, time; the request id is on every line.
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(

@@ -2,6 +2,7 @@ import { type AppInstance, buildApp } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
 import { tcpPortFree } from './core/ports.js';
+import { finishesWithin } from './core/settle.js';
 import { cleanStaleUploads } from './core/uploads.js';
 import { type EmbeddedBroker, type InternalCredential, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
 import { MqttGateway } from './gateways/mqtt/gateway.js';
@@ -127,8 +128,7 @@ function manageMosquitto(config: Config, app: AppInstance): { ready: Promise<Mos
   // Until the plugin is set up, account changes wait for it a while, then fail (an init answers
   // 503; a deletion is tried again at the devices' next sweep).
   const manager = async (): Promise<MosquittoDynsec> => {
-    const timeout = new Promise<null>((r) => setTimeout(() => r(null), 10_000).unref());
-    const dynsec = await Promise.race([ready, timeout]);
+    const dynsec = (await finishesWithin(ready, 10_000)) ? await ready : null;
     if (!dynsec) throw new Error('mosquitto dynamic security is not set up yet');
     return dynsec;
   };

@@ -187,7 +187,11 @@ export class LeanMqttClient extends EventEmitter {
     }
   }
 
-  /** Keep-alive: a PINGREQ when nothing was sent for a period, and the connection dropped when the broker did not answer the last one. */
+  /**
+   * Keep-alive, checked every half period: a PINGREQ when nothing was sent since the last check (so
+   * the broker never waits more than one period, well inside its 1.5), and the connection dropped
+   * when the broker did not answer the last one by the next check.
+   */
   private startKeepalive(): void {
     clearInterval(this.keepaliveTimer);
     if (!this.opts.keepalive) return;
@@ -203,7 +207,7 @@ export class LeanMqttClient extends EventEmitter {
         this.write({ cmd: 'pingreq' });
       }
       this.sentSinceTick = false;
-    }, this.opts.keepalive * 1000);
+    }, this.opts.keepalive * 500);
     this.keepaliveTimer.unref();
   }
 

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { mqttTopics } from '@atrium/contract';
 import { encodePublish, LeanMqttClient, SimDevice } from '@atrium/device-sim';
 import mqttPacket from 'mqtt-packet';
@@ -53,6 +54,29 @@ describe('the lean MQTT client', () => {
     expect(closed).toBe(false);
     expect(c.connected).toBe(true);
     await c.publishAsync(mqttTopics.heartbeat('LEAN-1'), '{"uptime":1}', { qos: 1 });
+  });
+
+  it('drops a connection whose broker stops answering PINGREQ, and says so', async () => {
+    // A broker that accepts the connection and then goes silent (a half-open link).
+    const silent = net.createServer((socket) => {
+      const parser = mqttPacket.parser({ protocolVersion: 4 });
+      parser.on('packet', (p) => {
+        if (p.cmd === 'connect') socket.write(mqttPacket.generate({ cmd: 'connack', returnCode: 0, sessionPresent: false }));
+      });
+      socket.on('data', (d) => parser.parse(d));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    closers.push(() => new Promise((r) => silent.close(r)));
+    const c = client((silent.address() as net.AddressInfo).port, { keepalive: 1 });
+    const errors: string[] = [];
+    c.on('error', (e) => errors.push(e.message));
+    await connected(c);
+    const t0 = Date.now();
+    await new Promise<void>((r) => c.once('close', () => r()));
+    expect(errors).toContain('Keepalive timeout');
+    // A ping after half a period of silence, dropped unanswered half a period later.
+    expect(Date.now() - t0).toBeLessThan(2500);
   });
 
   it('fails the publishes still waiting for their PUBACK when the connection drops, then reconnects when the broker is back', async () => {

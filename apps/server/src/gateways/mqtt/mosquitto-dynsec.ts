@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { deviceSubtree, MQTT_ROOT, TOPIC_SAFE_SERIAL } from '@atrium/contract';
 import mqtt, { type MqttClient } from 'mqtt';
+import { finishesWithin } from '../../core/settle.js';
 import type { DeviceAccounts } from '../../modules/devices/devices.gateway.js';
 
 /**
@@ -177,7 +178,7 @@ export class MosquittoDynsec implements DeviceAccounts {
         JSON.stringify({ commands: [{ command: 'addClientRole', username: this.adminUsername, rolename: SERVER_ROLE, priority: 10 }] }),
         { qos: 1 },
       );
-      await Promise.race([reconnected, new Promise((r) => setTimeout(r, this.timeoutMs))]);
+      await finishesWithin(reconnected, this.timeoutMs);
       await this.subscribeResponses();
       if (!(await this.hasServerRole()))
         throw new DynsecError('addClientRole', `${this.adminUsername} did not get the role ${SERVER_ROLE}`);

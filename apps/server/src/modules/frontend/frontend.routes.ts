@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import type { Db } from '../../core/db/client.js';
+import { finishesWithin } from '../../core/settle.js';
 import { COUNTRIES } from './countries.js';
 import { TERMS } from './terms.js';
 
@@ -10,17 +11,7 @@ export const VERSION = '0.1.0';
 
 /** Whether the database answers a trivial query within `ms` (for /info: monitoring and load balancers). */
 async function databaseAnswers(db: Db, ms = 2000): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([db.execute(sql`SELECT 1`).then(() => true as const), late]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+  return finishesWithin(db.execute(sql`SELECT 1`), ms).catch(() => false);
 }
 
 export async function frontendRoutes(app: AppInstance): Promise<void> {

@@ -22,6 +22,7 @@ import type { AppInstance } from '../../app.js';
 import { recordAudit } from '../../core/audit.js';
 import type { Actor } from '../../core/context.js';
 import { AppError, prohibited } from '../../core/errors.js';
+import { finishesWithin } from '../../core/settle.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
 import type { LogRing } from './log-ring.js';
@@ -65,21 +66,9 @@ const need = (actor: Actor, code: string) => {
 
 /** Whether the database answers a trivial query within `ms`, and how fast. */
 async function databaseCheck(app: AppInstance, ms = 2000): Promise<{ status: 'ok' | 'unavailable'; latency_ms: number | null }> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
   const start = performance.now();
-  try {
-    const ok = await Promise.race([app.database.db.execute(sql`SELECT 1`).then(() => true as const), late]);
-    return ok
-      ? { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 }
-      : { status: 'unavailable', latency_ms: null };
-  } catch {
-    return { status: 'unavailable', latency_ms: null };
-  } finally {
-    clearTimeout(timer);
-  }
+  const ok = await finishesWithin(app.database.db.execute(sql`SELECT 1`), ms).catch(() => false);
+  return ok ? { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 } : { status: 'unavailable', latency_ms: null };
 }
 
 /** The workers of this instance with start and stop: the device-task sweep, the mail retry worker, log life and push delivery. */
