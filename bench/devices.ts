@@ -10,7 +10,8 @@
 //      into a copy of the events table (why two phases: at `events()`);
 //   3. a settings apply to BENCH_SETTINGS_DEVICES (1,000) online devices: until every task is
 //      completed, against the time of its HTTP POSTs alone;
-//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route.
+//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route, and on one
+//      connection while the steady events arrive against the same with none (when they last 25 s or more).
 // Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_EVENT_BURST, BENCH_SETTINGS_DEVICES, BENCH_PG,
 // BENCH_FLEET_PROCESSES (default: half the cores, at least 1); BENCH_FLEET_FLAGS, BENCH_FLEET_PROF (Node options, CPU profiles of the fleet);
 // BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
@@ -201,14 +202,15 @@ async function connectFleet(servers: Servers, db: pg.Client, rows: Row[], proble
 }
 
 /** 4. The devices list against the bare route. */
-async function listLatency(servers: Servers, auth: Record<string, string>, rows: Row[]): Promise<void> {
+/** Measures the list; answers its one-connection figure (the baseline of the list while events arrive). */
+async function listLatency(servers: Servers, auth: Record<string, string>, rows: Row[]): Promise<Figures | null> {
   const { base } = servers;
   const pages = Math.max(1, Math.floor(DEVICES / 20));
   const listUrl = `${base}/api/v0/devices?page=${Math.min(3, pages)}&size=20&sort=name`;
   const probe = await fetch(listUrl, { headers: auth });
   if (!probe.ok) {
     console.log(`devices list not measured: GET /devices answered ${probe.status} ${await probe.text()}`);
-    return;
+    return null;
   }
   const body = await probe.json();
   console.log(`\ndevices list: ${body.data.length} rows of ${body.meta.total}${body.meta.estimated ? ' (estimated)' : ''}`);
@@ -231,6 +233,7 @@ async function listLatency(servers: Servers, auth: Record<string, string>, rows:
       target: `${f.rps} req/s, ${f.errors} errors (ratio: × bare rps)`,
     });
   }
+  return out[2] ?? null;
 }
 
 /** 3. A settings apply to SETTINGS_DEVICES online devices, 50 HTTP requests at a time. */
@@ -475,7 +478,29 @@ function describe(o: Offered): void {
  * The fleet shares the machine's cores with the server and the database, so on a small machine the
  * capacity figure is a floor.
  */
-async function events(servers: Servers, fleet: ProcessFleet, db: pg.Client, rows: Row[]): Promise<void> {
+/** The devices list, page after page on one connection, for 10 s starting 10 s from now (while the steady events arrive). */
+async function duringEvents(servers: Servers, auth: Record<string, string>): Promise<Figures> {
+  await sleep(10_000);
+  const pages = Math.max(1, Math.floor(DEVICES / 20));
+  let asked = 0;
+  const eachPage = (req: { path?: string }) => ({ ...req, path: `/api/v0/devices?page=${1 + (asked++ % pages)}&size=20&sort=name` });
+  return load('GET /devices … while events arrive', {
+    url: `${servers.base}/api/v0/devices?page=1&size=20&sort=name`,
+    headers: auth,
+    connections: 1,
+    duration: 10,
+    requests: [{ setupRequest: eachPage }],
+  });
+}
+
+async function events(
+  servers: Servers,
+  fleet: ProcessFleet,
+  db: pg.Client,
+  rows: Row[],
+  auth: Record<string, string>,
+  idleList: Figures | null,
+): Promise<void> {
   const total = Math.round(EVENT_RATE * EVENT_SECONDS);
   const burst = Number(process.env.BENCH_EVENT_BURST ?? EVENT_RATE * 15);
   const { rows: idRows } = await db.query(`SELECT device_id AS id FROM device_status WHERE online ORDER BY device_id`);
@@ -487,8 +512,23 @@ async function events(servers: Servers, fleet: ProcessFleet, db: pg.Client, rows
   console.log(
     `publishing ${total} events (QoS 1) from ${ids.length} devices in ${fleet.processes} processes at ${EVENT_RATE}/s for ${EVENT_SECONDS} s…`,
   );
+  // A console at work meanwhile: the devices list, one request after another, from 10 s into the phase.
+  const during = EVENT_SECONDS >= 25 ? duringEvents(servers, auth) : null;
   const steady = await offer(servers, fleet, db, total, EVENT_RATE);
   describe(steady);
+  const busy = await during;
+  if (busy) {
+    console.log(
+      `devices list while events arrive: p50 ${busy.p50} ms, p95 ${busy.p95} ms, p99 ${busy.p99} ms, ${busy.rps} req/s, ${busy.errors} errors`,
+    );
+    rows.push({
+      figure: `list p95 at ${EVENT_RATE} events/s`,
+      value: `${busy.p95} ms`,
+      baseline: idleList ? `${idleList.p95} ms with no events` : '',
+      ratio: idleList ? `${(busy.p95 / Math.max(1, idleList.p95)).toFixed(2)}×` : '',
+      target: `${busy.rps} req/s, 1 connection, ${busy.errors} errors`,
+    });
+  }
   const steadyRate = steady.stored / (steady.tStored / 1000);
   const lag = steady.tStored - steady.tSent;
   rows.push({
@@ -548,9 +588,9 @@ export async function run(): Promise<void> {
     const auth = await servers.auth();
 
     fleet = await connectFleet(servers, db, rows, problems);
-    if (!SKIP.has('list')) await listLatency(servers, auth, rows);
+    const idleList = SKIP.has('list') ? null : await listLatency(servers, auth, rows);
     if (!SKIP.has('settings')) await settingsApply(servers, auth, db, rows);
-    if (EVENT_SECONDS > 0) await events(servers, fleet, db, rows);
+    if (EVENT_SECONDS > 0) await events(servers, fleet, db, rows, auth, idleList);
     console.log(`\nserver RSS at the end: ${mib(rssKb(servers.pid))}`);
     console.log(`machine: ${os.cpus().length} cores, load average ${loadAtStart} at the start, ${loadNow()} at the end`);
     table(rows);
