@@ -388,7 +388,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
-  const devicesRepo = new DevicesRepository(database.db, database.copyFrom, database.copyPipelined);
+  const devicesRepo = new DevicesRepository(database.db, database.copyFrom, () => database.copyPipelined === true);
   // device notices by mail (issue 14): the general settings' administrator e-mail, through the outbox.
   const deviceMail = new DeviceMailNotices(database.db, devicesRepo, mailer, (...a) => projectSettings.deviceNoticeRecipient(...a));
   const devices = new DevicesService(database.db, devicesRepo, {

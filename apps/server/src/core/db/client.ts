@@ -52,9 +52,10 @@ export interface Database {
   copyFrom?: (statement: string, chunks: Iterable<string>) => Promise<void>;
   /**
    * Whether copyFrom runs on a thread and connection of its own (copy-writer.ts): calls made before
-   * the previous one settled are then written in the order made, one after the other.
+   * the previous one settled are then written in the order made, one after the other. False again
+   * once that thread failed (copyFrom then writes on pooled connections, in no set order).
    */
-  copyPipelined?: boolean;
+  readonly copyPipelined?: boolean;
   close(): Promise<void>;
 }
 
@@ -238,10 +239,12 @@ async function openPostgres(
   return {
     db,
     kind: 'postgres',
-    copyPipelined: true,
+    get copyPipelined() {
+      return copyWriter.usable;
+    },
     async copyFrom(statement, chunks) {
       // On the COPY thread while it runs; in this thread, on a pooled connection, if it could not start.
-      if (copyWriter?.usable) return copyWriter.write(statement, Array.from(chunks).join(''));
+      if (copyWriter.usable) return copyWriter.write(statement, Array.from(chunks).join(''));
       const client = await pool.connect();
       let failed: Error | undefined;
       try {

@@ -163,12 +163,13 @@ export interface DeviceOfSerial {
 export class DevicesRepository {
   /**
    * `copyFrom`: the database's COPY FROM STDIN (PostgreSQL), used for event floods; absent → INSERT.
-   * `copyPipelined`: COPYs handed over before the previous one settled are stored in order (Database.copyPipelined).
+   * `copyPipelined`: whether, right now, COPYs handed over before the previous one settled are stored
+   * in order (Database.copyPipelined, which turns false if the COPY thread fails).
    */
   constructor(
     private readonly db: Db,
     private readonly copyFrom?: Database['copyFrom'],
-    private readonly copyPipelined = false,
+    private readonly copyPipelined: () => boolean = () => false,
   ) {}
 
   // --- devices -----------------------------------------------------------------------------------
@@ -726,7 +727,7 @@ export class DevicesRepository {
 
   /** Whether a batch of events may be handed over before the previous one is stored (they are stored in order). */
   get pipelinesEvents(): boolean {
-    return this.copyFrom !== undefined && this.copyPipelined;
+    return this.copyFrom !== undefined && this.copyPipelined();
   }
 
   /**
