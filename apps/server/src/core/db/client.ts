@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
+import { finishesWithin } from '../settle.js';
 import { CopyWriter } from './copy-writer.js';
 import * as schema from './schema.js';
 
@@ -295,6 +296,11 @@ async function openPostgres(
       await pool.end();
     },
   };
+}
+
+/** Whether the database answers a trivial query within `ms` (health checks: /info, system information). */
+export function databaseAnswers(db: DbOrTx, ms = 2000): Promise<boolean> {
+  return finishesWithin(db.execute(sql`SELECT 1`), ms).catch(() => false);
 }
 
 /** Runs raw SQL and answers its rows; both drivers answer `{ rows }`. */

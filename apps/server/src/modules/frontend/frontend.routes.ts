@@ -1,18 +1,11 @@
 import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, ServerSettingsSchema } from '@atrium/contract';
-import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
-import type { Db } from '../../core/db/client.js';
-import { finishesWithin } from '../../core/settle.js';
+import { databaseAnswers } from '../../core/db/client.js';
 import { COUNTRIES } from './countries.js';
 import { TERMS } from './terms.js';
 
 export const VERSION = '0.1.0';
-
-/** Whether the database answers a trivial query within `ms` (for /info: monitoring and load balancers). */
-async function databaseAnswers(db: Db, ms = 2000): Promise<boolean> {
-  return finishesWithin(db.execute(sql`SELECT 1`), ms).catch(() => false);
-}
 
 export async function frontendRoutes(app: AppInstance): Promise<void> {
   const { licenses, profile } = app.services;

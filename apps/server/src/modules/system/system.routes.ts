@@ -17,12 +17,11 @@ import {
   WORKER_ACTIONS,
   WorkerParamsSchema,
 } from '@atrium/contract';
-import { sql } from 'drizzle-orm';
 import type { AppInstance } from '../../app.js';
 import { recordAudit } from '../../core/audit.js';
 import type { Actor } from '../../core/context.js';
+import { databaseAnswers } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
-import { finishesWithin } from '../../core/settle.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
 import type { LogRing } from './log-ring.js';
@@ -67,7 +66,7 @@ const need = (actor: Actor, code: string) => {
 /** Whether the database answers a trivial query within `ms`, and how fast. */
 async function databaseCheck(app: AppInstance, ms = 2000): Promise<{ status: 'ok' | 'unavailable'; latency_ms: number | null }> {
   const start = performance.now();
-  const ok = await finishesWithin(app.database.db.execute(sql`SELECT 1`), ms).catch(() => false);
+  const ok = await databaseAnswers(app.database.db, ms);
   return ok ? { status: 'ok', latency_ms: Math.round((performance.now() - start) * 10) / 10 } : { status: 'unavailable', latency_ms: null };
 }
 
