@@ -201,8 +201,14 @@ async function connectFleet(servers: Servers, db: pg.Client, rows: Row[], proble
   return fleet;
 }
 
-/** 4. The devices list against the bare route. */
-/** Measures the list; answers its one-connection figure (the baseline of the list while events arrive). */
+/** An autocannon request maker asking for the devices list's pages one after the other (20 rows by name), round and round. */
+function pageAfterPage(): (req: { path?: string }) => { path: string } {
+  const pages = Math.max(1, Math.floor(DEVICES / 20));
+  let asked = 0;
+  return (req) => ({ ...req, path: `/api/v0/devices?page=${1 + (asked++ % pages)}&size=20&sort=name` });
+}
+
+/** 4. The devices list against the bare route; answers its one-connection figure (the baseline of the list while events arrive). */
 async function listLatency(servers: Servers, auth: Record<string, string>, rows: Row[]): Promise<Figures | null> {
   const { base } = servers;
   const pages = Math.max(1, Math.floor(DEVICES / 20));
@@ -214,8 +220,7 @@ async function listLatency(servers: Servers, auth: Record<string, string>, rows:
   }
   const body = await probe.json();
   console.log(`\ndevices list: ${body.data.length} rows of ${body.meta.total}${body.meta.estimated ? ' (estimated)' : ''}`);
-  let asked = 0;
-  const eachPage = (req: { path?: string }) => ({ ...req, path: `/api/v0/devices?page=${1 + (asked++ % pages)}&size=20&sort=name` });
+  const eachPage = pageAfterPage();
   const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl });
   const out: Figures[] = [];
   out.push(await load('GET /devices (name, 20) same page', { url: listUrl, headers: auth }));
@@ -390,12 +395,13 @@ async function offer(servers: Servers, fleet: ProcessFleet, db: pg.Client, total
   const idBefore = await newest();
   const rssBefore = rssKb(servers.pid);
   let rssPeak = rssBefore;
-  const cpu0 = cpuSeconds(servers.pid);
-  const kernel0 = cpuTimes(servers.pid).kernel;
-  const fleetCpu = () => fleet.pids.reduce((sum, pid) => sum + (cpuSeconds(pid) || 0), 0);
-  const fleet0 = fleetCpu();
-  const fleetKernel = () => fleet.pids.reduce((sum, pid) => sum + (cpuTimes(pid).kernel || 0), 0);
-  const fleetKernel0 = fleetKernel();
+  const server0 = cpuTimes(servers.pid);
+  // The fleet's processes together.
+  const fleetTimes = () =>
+    fleet.pids
+      .map(cpuTimes)
+      .reduce((sum, t) => ({ user: sum.user + (t.user || 0), kernel: sum.kernel + (t.kernel || 0) }), { user: 0, kernel: 0 });
+  const fleet0 = fleetTimes();
   const db0 = postgresCpu();
   const t0 = performance.now();
   const sampler = setInterval(() => {
@@ -437,6 +443,8 @@ async function offer(servers: Servers, fleet: ProcessFleet, db: pg.Client, total
     250,
   );
   stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
+  const server1 = cpuTimes(servers.pid);
+  const fleet1 = fleetTimes();
   return {
     sent: s.sent,
     tSent: s.sentMs,
@@ -446,10 +454,10 @@ async function offer(servers: Servers, fleet: ProcessFleet, db: pg.Client, total
     ack,
     rssBefore,
     rssPeak,
-    cpu: cpuSeconds(servers.pid) - cpu0,
-    cpuKernel: cpuTimes(servers.pid).kernel - kernel0,
-    fleetCpu: fleetCpu() - fleet0,
-    fleetKernel: fleetKernel() - fleetKernel0,
+    cpu: server1.user + server1.kernel - (server0.user + server0.kernel),
+    cpuKernel: server1.kernel - server0.kernel,
+    fleetCpu: fleet1.user + fleet1.kernel - (fleet0.user + fleet0.kernel),
+    fleetKernel: fleet1.kernel - fleet0.kernel,
     dbCpu: postgresCpuSince(db0),
   };
 }
@@ -468,6 +476,18 @@ function describe(o: Offered): void {
   );
 }
 
+/** The devices list, page after page on one connection, for 10 s starting 10 s from now (while the steady events arrive). */
+async function duringEvents(servers: Servers, auth: Record<string, string>): Promise<Figures> {
+  await sleep(10_000);
+  return load('GET /devices … while events arrive', {
+    url: `${servers.base}/api/v0/devices?page=1&size=20&sort=name`,
+    headers: auth,
+    connections: 1,
+    duration: 10,
+    requests: [{ setupRequest: pageAfterPage() }],
+  });
+}
+
 /**
  * 2. Events. First EVENT_RATE a second for EVENT_SECONDS: every one stored (no loss), and whether
  * storing kept up with the offer. A stored rate measured there can never exceed the offered rate, so
@@ -478,21 +498,6 @@ function describe(o: Offered): void {
  * The fleet shares the machine's cores with the server and the database, so on a small machine the
  * capacity figure is a floor.
  */
-/** The devices list, page after page on one connection, for 10 s starting 10 s from now (while the steady events arrive). */
-async function duringEvents(servers: Servers, auth: Record<string, string>): Promise<Figures> {
-  await sleep(10_000);
-  const pages = Math.max(1, Math.floor(DEVICES / 20));
-  let asked = 0;
-  const eachPage = (req: { path?: string }) => ({ ...req, path: `/api/v0/devices?page=${1 + (asked++ % pages)}&size=20&sort=name` });
-  return load('GET /devices … while events arrive', {
-    url: `${servers.base}/api/v0/devices?page=1&size=20&sort=name`,
-    headers: auth,
-    connections: 1,
-    duration: 10,
-    requests: [{ setupRequest: eachPage }],
-  });
-}
-
 async function events(
   servers: Servers,
   fleet: ProcessFleet,
