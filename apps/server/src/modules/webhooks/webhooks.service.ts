@@ -520,7 +520,7 @@ export class WebhooksService {
         types = new Set((await this.endpointsOf(e.projectId)).flatMap((ep) => ep.eventTypes));
         chosen.set(e.projectId, types);
       }
-      if (types.size && types.has(`device.${e.type}`)) wanted.push(e);
+      if (types.has(`device.${e.type}`)) wanted.push(e);
     }
     if (!wanted.length) return;
     const names = await queryRows<{ id: number; name: string }>(
