@@ -122,7 +122,7 @@ export class LeanMqttClient extends EventEmitter {
         password: Buffer.from(this.opts.password),
         ...(this.opts.will ? { will: this.opts.will } : {}),
       };
-      socket.write(this.encode(connect));
+      this.write(connect);
     });
     this.connackTimer = setTimeout(() => {
       this.fail(new Error('connack timeout'));
