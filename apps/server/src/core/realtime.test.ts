@@ -1,4 +1,11 @@
-import { APP_CHANGES_TOPIC, CLIENT_PUBLISH_MAX_BYTES, REALTIME_CLOSE } from '@atrium/contract';
+import {
+  ACCESS_REALTIME,
+  ALARM_REALTIME,
+  APP_CHANGES_TOPIC,
+  CLIENT_PUBLISH_MAX_BYTES,
+  DEVICE_REALTIME,
+  REALTIME_CLOSE,
+} from '@atrium/contract';
 import { eq } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,7 +15,7 @@ import { adminClient, buildTestApp, client, login, type TestApp } from '../../te
 import { connectSocket } from '../../test/realtime-client.js';
 import { refreshTokens } from '../modules/auth/auth.table.js';
 import { hashToken, TokenService } from './auth/tokens.js';
-import { RealtimeHub } from './realtime.js';
+import { MAX_TOPICS_PER_SOCKET, MAX_TOPICS_PER_USER, RealtimeHub } from './realtime.js';
 
 const connect = connectSocket;
 
@@ -329,5 +336,81 @@ describe('realtime heartbeat', () => {
     alive.send({ command: 'ping' });
     expect((await alive.next((m) => m.event === 'pong')).topic).toBe('system');
     alive.close();
+  });
+});
+
+describe('realtime subscriptions are bounded', () => {
+  const settle = async (done: () => boolean) => {
+    for (let i = 0; i < 50 && !done(); i++) await new Promise((r) => setTimeout(r, 20));
+  };
+  // Sockets the tests before closed are let go once their close frame arrives: wait for the hub to be still.
+  const quiet = async () => {
+    let last = JSON.stringify(t.app.realtime.size);
+    for (let i = 0; i < 50; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const now = JSON.stringify(t.app.realtime.size);
+      if (now === last) return t.app.realtime.size;
+      last = now;
+    }
+    return t.app.realtime.size;
+  };
+
+  it('refuses a topic the server never publishes on, and keeps nothing for it', async () => {
+    const before = (await quiet()).topics;
+    const c = await connect(base, token);
+    for (const topic of ['x'.repeat(190), 'calls-management.abc', 'devices.1', 'device-screen.nope', 'access-events.2']) {
+      const answer = await c.subscribe(topic);
+      expect(answer.event).toBe('error');
+      expect(answer.data).toMatchObject({ details: [{ field: 'topic', message: 'no such topic' }] });
+    }
+    expect(t.app.realtime.size.topics).toBe(before);
+    c.ws.close();
+  });
+
+  it('accepts every topic the contract names', async () => {
+    const c = await connect(base, token);
+    for (const topic of [
+      `private-user.${userId}`,
+      APP_CHANGES_TOPIC,
+      'calls-management.100',
+      DEVICE_REALTIME.statusTopic,
+      DEVICE_REALTIME.tasksTopic,
+      DEVICE_REALTIME.searchTopic('scan_1-a'),
+      DEVICE_REALTIME.screenTopic('9b2f7c1e-4d7a-4b55-9a0e-1f2e3d4c5b6a'),
+      ALARM_REALTIME.topic,
+      ACCESS_REALTIME.eventsTopic,
+    ])
+      expect((await c.subscribe(topic)).event, topic).toBe('subscribed');
+    c.ws.close();
+  });
+
+  it('bounds the subscriptions of one socket and of one user, and forgets emptied topics', async () => {
+    const before = await quiet();
+    const sockets = await Promise.all(Array.from({ length: 5 }, () => connect(base, token)));
+    let accepted = 0;
+    let refused = 0;
+    for (const [i, s] of sockets.entries()) {
+      for (let n = 0; n < MAX_TOPICS_PER_SOCKET + 2; n++) {
+        const answer = await s.subscribe(DEVICE_REALTIME.searchTopic(`s${i}-${n}`));
+        if (answer.event === 'subscribed') accepted++;
+        else {
+          refused++;
+          expect(answer.data).toMatchObject({ message: "can't perform action", details: [{ field: 'topic' }] });
+        }
+      }
+    }
+    expect(accepted).toBe(MAX_TOPICS_PER_USER);
+    expect(refused).toBe(5 * (MAX_TOPICS_PER_SOCKET + 2) - MAX_TOPICS_PER_USER);
+    // The first socket alone met the per-socket bound.
+    expect(sockets[0]!.inbox.filter((m) => m.event === 'error')).toHaveLength(0);
+    expect(t.app.realtime.size.topics).toBe(before.topics + MAX_TOPICS_PER_USER);
+    // Unsubscribing frees the place; closing the sockets frees everything they held.
+    expect((await sockets[4]!.subscribe(DEVICE_REALTIME.searchTopic('late'))).event).toBe('error');
+    sockets[0]!.send({ command: 'unsubscribe', topic: DEVICE_REALTIME.searchTopic('s0-0') });
+    await sockets[0]!.next((m) => m.event === 'unsubscribed');
+    expect((await sockets[4]!.subscribe(DEVICE_REALTIME.searchTopic('late'))).event).toBe('subscribed');
+    for (const s of sockets) s.ws.close();
+    await settle(() => t.app.realtime.size.topics === before.topics);
+    expect(t.app.realtime.size).toEqual(before);
   });
 });

@@ -13,6 +13,7 @@ import type { WebSocket } from 'ws';
 import { type Audience, audienceIncludes } from './acl.js';
 import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
+import { topicCanExist } from './realtime-topics.js';
 import { SESSIONS_ENDED_SIGNAL } from './sessions.js';
 
 /** Whether an actor may watch the row a guarded topic names (`rest` is the topic after its prefix). */
@@ -67,6 +68,12 @@ const SESSION_TABLES = new Set(['users']);
 // Lets the read cache forget the signed-in users first: it hears the same change.
 const SESSION_CHECK_DELAY_MS = 100;
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * A console page watches a handful of topics; these bounds are far above that and keep what one
+ * socket, or one user over all their sockets, makes the hub hold small.
+ */
+export const MAX_TOPICS_PER_SOCKET = 64;
+export const MAX_TOPICS_PER_USER = 256;
 
 /** Splits text into pieces of at most `maxBytes` of UTF-8, never inside a character. */
 export function splitUtf8(text: string, maxBytes: number): string[] {
@@ -100,6 +107,8 @@ export function splitUtf8(text: string, maxBytes: number): string[] {
 export class RealtimeHub {
   private readonly clients = new Set<Client>();
   private readonly byTopic = new Map<string, Set<Client>>();
+  /** Subscriptions held by each user (project-qualified id) over all their sockets here. */
+  private readonly perUser = new Map<string, number>();
   private readonly assemblies = new Map<string, Assembly>();
   private readonly followers = new Map<string, ((projectId: number, topic: string, data: unknown) => void)[]>();
   private readonly guards: { prefix: string; may: TopicGuard }[] = [];
@@ -136,6 +145,7 @@ export class RealtimeHub {
     }
     this.clients.clear();
     this.byTopic.clear();
+    this.perUser.clear();
     this.assemblies.clear();
   }
 
@@ -300,8 +310,37 @@ export class RealtimeHub {
 
   private detach(client: Client): void {
     clearTimeout(client.expiry);
-    this.clients.delete(client);
-    for (const t of client.topics) this.byTopic.get(t)?.delete(client);
+    if (!this.clients.delete(client)) return;
+    for (const t of [...client.topics]) this.leave(client, t);
+  }
+
+  private userKey = (client: Client) => `${client.actor.projectId}:${client.actor.userId}`;
+
+  private join(client: Client, q: string): void {
+    if (client.topics.has(q)) return;
+    client.topics.add(q);
+    const set = this.byTopic.get(q) ?? new Set<Client>();
+    this.byTopic.set(q, set);
+    set.add(client);
+    const key = this.userKey(client);
+    this.perUser.set(key, (this.perUser.get(key) ?? 0) + 1);
+  }
+
+  /** Removes one subscription, and the topic's and the user's entries once nothing is left in them. */
+  private leave(client: Client, q: string): void {
+    if (!client.topics.delete(q)) return;
+    const set = this.byTopic.get(q);
+    set?.delete(client);
+    if (set?.size === 0) this.byTopic.delete(q);
+    const key = this.userKey(client);
+    const left = (this.perUser.get(key) ?? 1) - 1;
+    if (left > 0) this.perUser.set(key, left);
+    else this.perUser.delete(key);
+  }
+
+  /** What the hub holds, for tests and system information: sockets, topics with subscribers, users subscribed. */
+  get size(): { sockets: number; topics: number; users: number } {
+    return { sockets: this.clients.size, topics: this.byTopic.size, users: this.perUser.size };
   }
 
   private send(client: Client, msg: ServerMessage): void {
@@ -336,20 +375,31 @@ export class RealtimeHub {
     if (!topic || !(await this.mayWatch(client.actor, topic))) return prohibited();
     const q = qualify(client.actor.projectId, topic);
     if (command === 'subscribe') {
-      client.topics.add(q);
-      const set = this.byTopic.get(q) ?? new Set<Client>();
-      this.byTopic.set(q, set);
-      set.add(client);
+      const refused = this.refusal(client, topic, q);
+      if (refused) return this.send(client, { topic, event: 'error', data: refused });
+      // The socket may have closed while the guards were asked: it would hold the entry for ever.
+      if (!this.clients.has(client)) return;
+      this.join(client, q);
       return this.send(client, { topic, event: 'subscribed', data: null });
     }
     if (command === 'unsubscribe') {
-      client.topics.delete(q);
-      this.byTopic.get(q)?.delete(client);
+      this.leave(client, q);
       return this.send(client, { topic, event: 'unsubscribed', data: null });
     }
     // Events on the spec's topics are the server's alone (a forged CallUpdated, role change or notification).
     if (!mayClientPublish(topic)) return prohibited();
     await this.publish(client.actor.projectId, topic, cmd.data.event ?? 'message', cmd.data.data ?? null);
+  }
+
+  /** Why a subscription is refused (a topic nothing is published on, or past a bound), or null. */
+  private refusal(client: Client, topic: string, q: string): { message: string; details: { field: string; message: string }[] } | null {
+    const because = (message: string) => ({ message: ERRORS.cannot_perform_action.message, details: [{ field: 'topic', message }] });
+    if (!topicCanExist(topic)) return because('no such topic');
+    if (client.topics.has(q)) return null;
+    if (client.topics.size >= MAX_TOPICS_PER_SOCKET) return because(`at most ${MAX_TOPICS_PER_SOCKET} subscriptions per connection`);
+    if ((this.perUser.get(this.userKey(client)) ?? 0) >= MAX_TOPICS_PER_USER)
+      return because(`at most ${MAX_TOPICS_PER_USER} subscriptions per user`);
+    return null;
   }
 
   /** A NOTIFY payload: a whole envelope, or one piece of a large one. */
