@@ -72,6 +72,7 @@ export default defineConfig({
       SMTP_FROM: 'Atrium e2e <atrium@e2e.example>',
       // webhooks (issue 14): the test's receiver listens on 127.0.0.1; a failed delivery is retried after a second
       WEBHOOKS_ALLOW_PRIVATE: 'true',
+      SSO_ALLOW_PRIVATE: 'true',
       WEBHOOKS_RETRY_BASE_MS: '1000',
     },
   },

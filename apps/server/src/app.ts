@@ -463,6 +463,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
         return p ? { id: p.id, uid: p.uid, name: p.name } : undefined;
       },
       secondFactor: { required: (ids) => services.twoFactor.required(ids), challenge: (...a) => services.twoFactor.challenge(...a) },
+      allowPrivate: config.sso.allowPrivate,
       log: app.log,
     }),
     projects,

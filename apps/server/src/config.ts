@@ -122,6 +122,7 @@ const EnvSchema = z.object({
   LICENSE_SERVER_URL: url('LICENSE_SERVER_URL', ['http:', 'https:']),
   // webhooks (issue 14): whether endpoints may be private or loopback addresses (tests, a closed site)
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false'], 'WEBHOOKS_ALLOW_PRIVATE must be true or false').default('false'),
+  SSO_ALLOW_PRIVATE: z.enum(['true', 'false'], 'SSO_ALLOW_PRIVATE must be true or false').default('false'),
   WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(10, 'WEBHOOKS_RETRY_BASE_MS must be at least 10').optional(),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100, 'WEBHOOKS_TIMEOUT_MS must be at least 100').optional(),
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10, 'WEBHOOKS_POLL_MS must be at least 10').optional(),
@@ -202,6 +203,8 @@ export interface Config {
    * wait before the first retry (WEBHOOKS_RETRY_BASE_MS, doubling after) and one attempt's time-out (WEBHOOKS_TIMEOUT_MS).
    */
   webhooks: { allowPrivate: boolean; worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
+  /** Single sign-on: an identity provider at a loopback, private or special-purpose address allowed (SSO_ALLOW_PRIVATE: one inside the site). */
+  sso: { allowPrivate: boolean };
   /** Push delivery (issue 14): the wait before the first retry (PUSH_RETRY_BASE_MS, doubling after), one attempt's time-out, the poll. */
   push: { worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
 }
@@ -264,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       ...(e.DB_ACQUIRE_TIMEOUT_MS ? { acquireTimeoutMs: e.DB_ACQUIRE_TIMEOUT_MS } : {}),
     },
     license: { publicKey: e.LICENSE_PUBLIC_KEY, serverUrl: e.LICENSE_SERVER_URL },
+    sso: { allowPrivate: e.SSO_ALLOW_PRIVATE === 'true' },
     webhooks: {
       allowPrivate: e.WEBHOOKS_ALLOW_PRIVATE === 'true',
       worker: {

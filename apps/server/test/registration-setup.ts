@@ -25,7 +25,8 @@ export const freshIp = () => `10.${Math.floor(++ipSeq / 250) % 250}.${ipSeq % 25
 
 /** An app whose first project sends mail to a real SMTP server on loopback. */
 export async function registrationTestbed(): Promise<RegistrationTestbed> {
-  const t = await buildTestApp({ env: { PUBLIC_URL } });
+  // Its mail tests sign on through a provider on this machine.
+  const t = await buildTestApp({ env: { PUBLIC_URL, SSO_ALLOW_PRIVATE: 'true' } });
   const peer = await startSmtpPeer();
   const db = t.app.database.db;
   const bed: RegistrationTestbed = {

@@ -21,6 +21,8 @@ export interface TestOidcProvider {
   tamper: 'nonce' | 'audience' | 'signature' | null;
   /** Codes issued and redeemed so far. */
   readonly issued: number;
+  /** Requests the provider has received, of any kind. */
+  readonly requests: number;
   close(): Promise<void>;
 }
 
@@ -50,10 +52,15 @@ export async function startOidcProvider(clientId = 'atrium-test', clientSecret =
     get issued() {
       return issued;
     },
+    get requests() {
+      return requests;
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 
+  let requests = 0;
   const server: Server = createServer(async (req, res) => {
+    requests++;
     const url = new URL(req.url ?? '/', issuer);
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });

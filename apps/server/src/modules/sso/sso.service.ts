@@ -17,6 +17,7 @@ import { SecretBox } from '../../core/auth/secret-box.js';
 import { type Actor, can, type RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import { outboundAddresses, type Resolve } from '../../core/outbound.js';
 import type { ProjectInfo } from '../../core/project-info.js';
 import type { SsoProviderRow, SsoProviderValues, SsoRepository } from './sso.repository.js';
 
@@ -36,6 +37,13 @@ export interface SsoDeps {
     challenge(c: { userId: number; project: Session['project'] }, login: string): Promise<TwoFactorChallenge>;
   };
   log: { warn(obj: object, msg: string): void };
+  /**
+   * A provider at a loopback, private or special-purpose address allowed (SSO_ALLOW_PRIVATE): off,
+   * an anonymous sign-in start cannot make the server fetch from inside the site.
+   */
+  allowPrivate: boolean;
+  /** Resolves a host name to its addresses (tests put a resolver of their own here). */
+  resolve?: Resolve;
 }
 
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex');
@@ -249,17 +257,23 @@ export class SsoService {
     if (!found) {
       const secret = p.clientSecret ? this.secrets.open(p.clientSecret) : undefined;
       const insecure = new URL(p.issuer).protocol === 'http:';
-      found = oidc
-        .discovery(
-          new URL(p.issuer),
-          p.clientId,
-          secret ? { client_secret: secret } : undefined,
-          secret ? oidc.ClientSecretPost(secret) : oidc.None(),
-          // The ID token's signature is checked against the provider's keys too, not only trusted for coming over TLS.
-          {
-            timeout: 5,
-            execute: insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
-          },
+      // Checked at each discovery, not only when saved: the name may point elsewhere since, or the policy changed.
+      found = this.reachable(p.issuer)
+        .then((why) => {
+          if (why) throw new Error(`issuer refused: ${why}`);
+        })
+        .then(() =>
+          oidc.discovery(
+            new URL(p.issuer),
+            p.clientId,
+            secret ? { client_secret: secret } : undefined,
+            secret ? oidc.ClientSecretPost(secret) : oidc.None(),
+            // The ID token's signature is checked against the provider's keys too, not only trusted for coming over TLS.
+            {
+              timeout: 5,
+              execute: insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
+            },
+          ),
         )
         .catch((e: unknown) => {
           this.configs.delete(key);
@@ -271,12 +285,23 @@ export class SsoService {
     return found;
   }
 
+  /** Why the server may not fetch from this issuer (its address is inside the site, or unknown), or null. */
+  private async reachable(issuer: string): Promise<string | null> {
+    const found = await outboundAddresses(new URL(issuer).hostname, {
+      allowPrivate: this.deps.allowPrivate,
+      ...(this.deps.resolve ? { resolve: this.deps.resolve } : {}),
+    });
+    return found.ok ? null : found.message;
+  }
+
   /** Checked values of a create or update; the secret sealed, kept when the placeholder or nothing is sent. */
   private async values(actor: Actor, body: UpdateSsoProviderBody, before: SsoProviderRow | null): Promise<Partial<SsoProviderValues>> {
     if (body.issuer) {
       const url = new URL(body.issuer);
       // Plain HTTP only to a provider on this machine (a local test provider): anywhere else the code and tokens would travel in the clear.
       if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) throw invalidField('issuer', VALIDATION_MESSAGES.invalid_value);
+      const why = await this.reachable(body.issuer);
+      if (why) throw invalidField('issuer', why);
     }
     if (body.default_role_id && !(await this.repo.roleInProject(actor.projectId, body.default_role_id)))
       throw new AppError('invalid_related_entity', [{ field: 'default_role_id', entity: 'roles', ids: [body.default_role_id] }]);

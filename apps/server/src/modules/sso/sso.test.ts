@@ -10,7 +10,8 @@ let t: TestApp;
 let idp: TestOidcProvider;
 let admin: Awaited<ReturnType<typeof adminClient>>;
 beforeAll(async () => {
-  t = await buildTestApp();
+  // The test provider listens on this machine: allowed, as for an identity provider inside the site.
+  t = await buildTestApp({ env: { SSO_ALLOW_PRIVATE: 'true' } });
   idp = await startOidcProvider();
   admin = await adminClient(t);
 });
@@ -225,5 +226,47 @@ describe('signing on', () => {
     const res = await t.app.inject({ method: 'GET', url: `/api/v0/sso/${gone}/start` });
     expect(res.statusCode).toBe(503);
     expect(res.json().message).toBe('the sign-on provider is not available');
+  });
+});
+
+describe('a provider inside the site, not allowed', () => {
+  it('is refused when saved, and never fetched on an anonymous start', async () => {
+    const strict = await buildTestApp();
+    try {
+      const api = await adminClient(strict);
+      for (const issuer of [
+        idp.issuer,
+        'http://[::1]:9/',
+        'https://10.0.0.7/realms/x',
+        'https://198.18.0.9/',
+        'https://169.254.169.254/',
+      ]) {
+        const res = await api.put('/sso-providers', providerBody({ name: 'Inside', issuer }));
+        expect(res.statusCode, issuer).toBe(400);
+        expect(res.json().details, issuer).toContainEqual(expect.objectContaining({ field: 'issuer' }));
+      }
+      expect((await api.put('/sso-providers', providerBody({ name: 'Inside' }))).json().details).toContainEqual(
+        expect.objectContaining({ field: 'issuer', message: 'private addresses are not allowed' }),
+      );
+      // Saved while the policy allowed it (or straight into the table): starting it fetches nothing.
+      const [row] = await strict.app.database.db
+        .insert(ssoProviders)
+        .values({
+          projectId: strict.project.projectId,
+          name: 'Old',
+          issuer: idp.issuer,
+          clientId: idp.clientId,
+          scopes: 'openid email',
+          claim: 'email',
+          matchField: 'email',
+        })
+        .returning({ id: ssoProviders.id });
+      const before = idp.requests;
+      const res = await strict.app.inject({ method: 'GET', url: `/api/v0/sso/${row!.id}/start` });
+      expect(res.statusCode).toBe(503);
+      expect(idp.requests).toBe(before);
+    } finally {
+      await strict.close();
+    }
   });
 });

@@ -89,7 +89,7 @@ describe('webhook deliveries connect to the address they checked', () => {
     let calls = 0;
     const svc = service(false, async () => {
       calls++;
-      return calls === 1 ? ['198.51.100.7'] : ['127.0.0.1'];
+      return calls === 1 ? ['93.184.216.34'] : ['127.0.0.1'];
     });
     const id = await due(`http://localhost:${port}/rebound`);
     const d = await run(svc, id);

@@ -1,6 +1,5 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import {
   type CreateWebhookBody,
   type ListMeta,
@@ -25,6 +24,7 @@ import { type Db, queryRows } from '../../core/db/client.js';
 import { backoffMs, DeliveryWorker, postBody } from '../../core/delivery-worker.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
+import { outboundAddresses } from '../../core/outbound.js';
 import { webhookDeliveries, webhookEndpoints } from './webhooks.table.js';
 
 /** Who may manage webhooks: the project settings administrator (an API key with that permission too). */
@@ -48,8 +48,6 @@ export interface WebhooksOptions {
   /** Resolves a host name to its addresses (tests put a resolver of their own here). */
   resolve?: (host: string) => Promise<string[]>;
 }
-
-const systemResolve = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 interface Endpoint {
   id: number;
@@ -104,37 +102,6 @@ export const DELIVERY_LIST: ListSpec = {
   defaultSort: '-id',
   tiebreak: sql`${D.id} DESC`,
 };
-
-/** Addresses a webhook may not reach unless allowed: loopback, private, link-local, unspecified, CGNAT, ULA. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return PRIVATE.check(address, 'ipv4');
-  if (family !== 6) return true;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE.check(mapped[1] as string, 'ipv4');
-  return PRIVATE.check(address, 'ipv6');
-}
 
 const iso = (d: Date | string | null): string | null => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
@@ -198,19 +165,12 @@ export class WebhooksService {
    * answer a private one to the connection (DNS rebinding).
    */
   private async target(url: string): Promise<{ address: string; family: 4 | 6 }> {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
-    try {
-      addresses = isIP(host) ? [host] : await (this.opts.resolve ?? systemResolve)(host);
-    } catch {
-      throw new AppError('invalid_data', [{ field: 'url', message: 'the address cannot be resolved' }]);
-    }
-    if (!addresses.length || addresses.some((a) => !isIP(a))) {
-      throw new AppError('invalid_data', [{ field: 'url', message: 'the address cannot be resolved' }]);
-    }
-    if (!this.opts.allowPrivate && addresses.some(isPrivateAddress)) {
-      throw new AppError('invalid_data', [{ field: 'url', message: 'private addresses are not allowed' }]);
-    }
+    const found = await outboundAddresses(new URL(url).hostname, {
+      allowPrivate: this.opts.allowPrivate,
+      ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}),
+    });
+    if (!found.ok) throw new AppError('invalid_data', [{ field: 'url', message: found.message }]);
+    const { addresses } = found;
     const address = addresses[0] as string;
     return { address, family: isIP(address) as 4 | 6 };
   }

@@ -15,7 +15,7 @@ import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, freshDatabase, login, type TestApp } from '../../../test/helpers.js';
 import { buildApp } from '../../app.js';
 import { loadConfig } from '../../config.js';
-import { isPrivateAddress } from './webhooks.service.js';
+import { isPrivateAddress } from '../../core/outbound.js';
 
 const FAST = { WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOKS_RETRY_BASE_MS: '300', WEBHOOKS_POLL_MS: '100', WEBHOOKS_TIMEOUT_MS: '2000' };
 
@@ -288,6 +288,18 @@ describe('webhook addresses', { timeout: 120_000 }, () => {
       'fe80::1',
       '::ffff:127.0.0.1',
       '0.0.0.0',
+      // Special-purpose ranges a hand list missed: benchmarking, documentation, reserved, NAT64, 6to4, Teredo, documentation v6.
+      '198.18.0.1',
+      '198.19.255.254',
+      '192.0.2.10',
+      '203.0.113.5',
+      '240.0.0.1',
+      '255.255.255.255',
+      '64:ff9b::7f00:1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378::1',
+      '2001:db8::1',
+      'not-an-address',
     ]) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
@@ -302,6 +314,8 @@ describe('webhook addresses', { timeout: 120_000 }, () => {
         'http://[::1]/hook',
         'https://10.0.0.5/x',
         'http://169.254.169.254/latest',
+        'http://198.18.0.5/hook',
+        'http://[64:ff9b::a00:1]/hook',
       ]) {
         const res = await api.put('/webhooks', { name: 'Inside', url, event_types: ['audit.user'] });
         expect(res.statusCode, url).toBe(400);
