@@ -1,8 +1,9 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, login, type TestApp } from '../../../test/helpers.js';
 import { type ScopeTree, scopeTree } from './scope.fixture.js';
+import { userGroups } from './users.table.js';
 
 // A group-scoped administrator must not take over a more privileged account in their groups, nor
 // learn of users and groups outside their scope through relations, counts and answers.
@@ -102,6 +103,19 @@ describe('answers stay inside the scope', () => {
     expect(one.domains_info.map((g: { id: number }) => g.id)).toEqual([tree.groups.A1]);
     const listed = (await actor.api.get('/users?with=domains&size=1000')).json().data.find((u: { id: number }) => u.id === both.id);
     expect(listed.domains_info.map((g: { id: number }) => g.id)).toEqual([tree.groups.A1]);
+    // The ids too, not only the names.
+    expect(one.domains).toEqual([tree.groups.A1]);
+    expect(listed.domains).toEqual([tree.groups.A1]);
+  });
+
+  it('an edit of the groups by a scoped administrator keeps the groups it cannot see', async () => {
+    const both = await makeUser(db(), { projectId: t.project.projectId, groupIds: [tree.groups.A1, tree.groups.B1] });
+    const actor = await tree.actor(GROUP_ADMIN, ['A']);
+    const res = await actor.api.patch(`/users/${both.id}`, { domains: [tree.groups.A1a] });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.domains).toEqual([tree.groups.A1a]);
+    const kept = await db().select({ id: userGroups.groupId }).from(userGroups).where(eq(userGroups.userId, both.id));
+    expect(kept.map((r) => r.id).sort((x, y) => x - y)).toEqual([tree.groups.A1a, tree.groups.B1].sort((x, y) => x - y));
   });
 
   it('with=users_count counts only holders the caller may see, and a gentle delete names only them', async () => {

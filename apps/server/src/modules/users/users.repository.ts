@@ -31,6 +31,14 @@ const mobileClientsColumn = sql<MobileClientInfo[]>`(SELECT coalesce(jsonb_agg(j
 
 const domainIds = sql<number[]>`ARRAY(SELECT ug.group_id FROM user_groups ug WHERE ug.user_id = ${U.id} ORDER BY ug.group_id)`;
 
+/**
+ * The user's groups the caller may see: a user in two branches shows an administrator of one only
+ * that branch's ids, as `domains_info` shows only its names.
+ */
+const visibleDomainIds = (actor: Actor) =>
+  sql<number[]>`ARRAY(SELECT ug.group_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id
+    WHERE ug.user_id = ${U.id} AND ${groupVisible(actor, sql`g.path`)} ORDER BY ug.group_id)`;
+
 export const USER_LIST: ListSpec = {
   fields: {
     id: { expr: sql`${U.id}`, type: 'number' },
@@ -53,6 +61,7 @@ export const USER_LIST: ListSpec = {
 };
 
 export type UserRow = typeof users.$inferSelect & {
+  /** The groups the caller may see (all of them for the caller's own reads of the row, see `find`). */
   domains: number[];
   /** What the caller may do with the row (see `rowActions`). */
   editable: boolean;
@@ -160,7 +169,13 @@ export class UsersRepository {
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
     // Only the page's rows get their groups and relations.
     const rows = await this.db
-      .select({ user: users, domains: domainIds, mobileClients: mobileClientsColumn, ...rowActions(actor), ...relationColumns(actor, rel) })
+      .select({
+        user: users,
+        domains: visibleDomainIds(actor),
+        mobileClients: mobileClientsColumn,
+        ...rowActions(actor),
+        ...relationColumns(actor, rel),
+      })
       .from(users)
       .where(inArray(users.id, page.ids));
     const ordered = inPageOrder(
@@ -186,11 +201,13 @@ export class UsersRepository {
     actor: Actor,
     id: number,
     rel: ReadonlySet<string> = new Set(),
-  ): Promise<(UserRow & { canView: boolean; canEdit: boolean; canDelete: boolean }) | undefined> {
+  ): Promise<(UserRow & { allDomains: number[]; canView: boolean; canEdit: boolean; canDelete: boolean }) | undefined> {
     const [r] = await db
       .select({
         user: users,
-        domains: domainIds,
+        domains: visibleDomainIds(actor),
+        // Every group, seen or not: an edit by a scoped administrator keeps those it cannot see.
+        allDomains: domainIds,
         mobileClients: mobileClientsColumn,
         canView: sql<boolean>`(${userPredicate(actor, 'view')})`,
         canEdit: sql<boolean>`(${userPredicate(actor, 'edit')})`,
@@ -201,8 +218,8 @@ export class UsersRepository {
       .from(users)
       .where(and(eq(users.id, id), eq(users.projectId, actor.projectId)));
     if (!r) return undefined;
-    const { user, canView, canEdit, canDelete, editable, deletable, domains, mobileClients } = r;
-    return { ...user, domains, mobileClients, canView, canEdit, canDelete, editable, deletable, ...pickRel(r) };
+    const { user, canView, canEdit, canDelete, editable, deletable, domains, allDomains, mobileClients } = r;
+    return { ...user, domains, allDomains, mobileClients, canView, canEdit, canDelete, editable, deletable, ...pickRel(r) };
   }
 
   async loginTaken(projectId: number, login: string, exceptId = 0): Promise<boolean> {

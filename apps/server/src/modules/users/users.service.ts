@@ -228,6 +228,9 @@ export class UsersService {
     }
     await this.assertUnique(actor, body.login, body.email, id);
     if (body.role !== undefined && body.role !== before.roleId && body.role !== null) await this.roles.assertAssignable(actor, body.role);
+    // `domains` replaces the groups the caller sees; those outside the caller's scope stay as they are.
+    const hidden = before.allDomains.filter((g) => !before.domains.includes(g));
+    const domains = body.domains ? [...new Set([...body.domains, ...hidden])] : undefined;
     if (body.domains) {
       const next = [...new Set(body.domains)];
       const added = next.filter((g) => !before.domains.includes(g));
@@ -251,7 +254,7 @@ export class UsersService {
           ...(body.license_info !== undefined ? { licenseInfo: body.license_info } : {}),
           ...(profile ? { profile } : {}),
         });
-        if (body.domains) await this.repo.setGroups(tx, id, body.domains);
+        if (domains) await this.repo.setGroups(tx, id, domains);
         if (body.profile?.sip_number_id !== undefined) await assignMasterNumber(tx, actor.projectId, id, body.profile.sip_number_id);
       };
       // Another group is other doors, and elevator access on or off other floors: what the user's
