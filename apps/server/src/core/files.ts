@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import sharp, { type Metadata } from 'sharp';
 import { AppError } from './errors.js';
 
 const IMAGE_TYPES: { type: string; ext: string; magic: number[] }[] = [
@@ -17,6 +18,53 @@ export function sniffImage(buf: Buffer): { type: string; ext: string } {
   const hit = IMAGE_TYPES.find((t) => t.magic.every((b, i) => buf[i] === b));
   if (!hit) throw new AppError('invalid_file', [{ field: 'image', message: 'file must be a PNG, JPEG, GIF or WebP image' }]);
   return hit;
+}
+
+/**
+ * An uploaded picture is decoded and stored as a copy of its own making, never as sent: a small file
+ * may announce an enormous canvas (a 30000×30000 PNG is under a megabyte), which every browser and
+ * panel showing it would have to decode. Dimensions are read from the header before any pixel is,
+ * a canvas past the limit is refused, and what is kept fits in MAX_STORED_IMAGE_SIDE on each side.
+ */
+export const MAX_IMAGE_SIDE = 12_000;
+export const MAX_IMAGE_PIXELS = 40_000_000;
+export const MAX_STORED_IMAGE_SIDE = 2048;
+
+const refused = (message: string) => new AppError('invalid_file', [{ field: 'image', message }]);
+
+/** The picture to store for an upload: checked by its header, re-encoded in its own format, at most MAX_STORED_IMAGE_SIDE a side. */
+export async function storableImage(buf: Buffer): Promise<{ type: string; ext: string; data: Buffer }> {
+  const kind = sniffImage(buf);
+  const animated = kind.ext === 'gif' || kind.ext === 'webp';
+  let meta: Metadata;
+  try {
+    meta = await sharp(buf, { animated, limitInputPixels: false }).metadata();
+  } catch {
+    throw refused('the image cannot be read');
+  }
+  const width = meta.width ?? 0;
+  const height = meta.pageHeight ?? meta.height ?? 0;
+  const frames = meta.pages ?? 1;
+  if (!width || !height) throw refused('the image cannot be read');
+  if (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || width * height * frames > MAX_IMAGE_PIXELS)
+    throw refused(`the image is too large: at most ${MAX_IMAGE_SIDE} pixels a side and ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
+  try {
+    const img = sharp(buf, { animated, limitInputPixels: MAX_IMAGE_PIXELS })
+      // A photo taken sideways is stored the way it is seen; the orientation tag goes with the rest of the metadata.
+      .rotate()
+      .resize({ width: MAX_STORED_IMAGE_SIDE, height: MAX_STORED_IMAGE_SIDE, fit: 'inside', withoutEnlargement: true });
+    const out =
+      kind.ext === 'png'
+        ? img.png()
+        : kind.ext === 'jpg'
+          ? img.jpeg({ quality: 88, mozjpeg: true })
+          : kind.ext === 'gif'
+            ? img.gif()
+            : img.webp();
+    return { ...kind, data: await out.toBuffer() };
+  } catch {
+    throw refused('the image cannot be read');
+  }
 }
 
 /** Files (avatars, logos, audio, certificates) under DATA_DIR/files, addressed by a relative key. */

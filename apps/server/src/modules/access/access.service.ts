@@ -36,7 +36,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
-import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
 import type { ProjectInfo } from '../../core/project-info.js';
 import type { NewEvent } from '../devices/devices.repository.js';
 import type { DevicesService } from '../devices/devices.service.js';
@@ -643,8 +643,8 @@ export class AccessService {
   async setIdentifierPhoto(ctx: RequestContext, id: number, image: Buffer, files: FileStore): Promise<Identifier> {
     const before = await this.visibleIdentifier(ctx.actor, id, 'edit');
     if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
-    const { ext } = sniffImage(image);
-    const key = await files.put('identifiers', ext, image);
+    const { ext, data } = await storableImage(image);
+    const key = await files.put('identifiers', ext, data);
     await this.db.transaction(async (tx) => {
       await tx.update(identifiers).set({ photoPath: key, updatedAt: new Date() }).where(sql`${identifiers.id} = ${id}`);
       await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'photo', after: { photo: key } });

@@ -19,7 +19,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
-import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
 import type { ProjectInfo } from '../../core/project-info.js';
 import type { DevicesService } from '../devices/devices.service.js';
 import type { AccessRepository } from './access.repository.js';
@@ -459,9 +459,9 @@ export class GuestAccess {
   async setPhoto(ctx: RequestContext, id: number, image: Buffer, files: FileStore): Promise<Identifier> {
     await this.ownGuest(ctx.actor, id, 'can_edit_identifiers');
     if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
-    const { ext } = sniffImage(image);
+    const { ext, data } = await storableImage(image);
     const [before] = await queryRows<{ photo_path: string | null }>(this.db, sql`SELECT photo_path FROM identifiers WHERE id = ${id}`);
-    const key = await files.put('identifiers', ext, image);
+    const key = await files.put('identifiers', ext, data);
     await this.db.transaction(async (tx) => {
       await tx.update(identifiers).set({ photoPath: key, updatedAt: new Date() }).where(sql`${identifiers.id} = ${id}`);
       await recordAudit(tx, ctx, { entity: 'identifier', entityId: id, action: 'guest_photo', after: { photo: key } });

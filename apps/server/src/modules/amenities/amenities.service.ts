@@ -20,7 +20,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows, type Tx } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
-import { type FileStore, sniffImage } from '../../core/files.js';
+import { type FileStore, storableImage } from '../../core/files.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
 import type { AccessService } from '../access/access.service.js';
 import type { DevicesService } from '../devices/devices.service.js';
@@ -344,11 +344,11 @@ export class AmenitiesService {
     const before = await this.visible(ctx.actor, id, 'edit');
     if (data.length > AMENITY_DEFAULTS.max_file_bytes)
       throw new AppError('payload_too_large', [{ field: 'file', max: AMENITY_DEFAULTS.max_file_bytes }]);
-    let ext: string;
-    if (kind === 'image') ext = sniffImage(data).ext;
-    else if (PDF_MAGIC.every((b, i) => data[i] === b)) ext = 'pdf';
+    let stored: { ext: string; data: Buffer };
+    if (kind === 'image') stored = await storableImage(data);
+    else if (PDF_MAGIC.every((b, i) => data[i] === b)) stored = { ext: 'pdf', data };
     else throw new AppError('invalid_file', [{ field: 'file', message: 'file must be a pdf document' }]);
-    const key = await this.files.put('amenities', ext, data);
+    const key = await this.files.put('amenities', stored.ext, stored.data);
     const column = kind === 'image' ? { imagePath: key } : { termsPath: key };
     try {
       await this.db.transaction(async (tx) => {

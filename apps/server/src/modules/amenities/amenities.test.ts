@@ -231,7 +231,7 @@ describe('amenities', () => {
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token}` },
       });
     };
-    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
     const withImage = ok<{ files: { image: string | null } }>(await post('image', png));
     expect(withImage.files.image).toMatch(/^\/api\/v0\/files\/amenities\/[0-9a-f-]{36}\.png$/);
     expect((await t.app.inject({ method: 'GET', url: withImage.files.image! })).statusCode).toBe(200);

@@ -22,7 +22,7 @@ import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
-import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
 import type { GroupAccess, GroupRow, GroupsRepository } from './groups.repository.js';
 import {
@@ -419,8 +419,8 @@ export class GroupsService {
   async setLogo(ctx: RequestContext, id: number, image: Buffer): Promise<Group> {
     const g = await this.editableWhiteLabel(ctx.actor, id);
     if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
-    const { ext } = sniffImage(image);
-    const key = await this.files.put('logos', ext, image);
+    const { ext, data } = await storableImage(image);
+    const key = await this.files.put('logos', ext, data);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { logoPath: key });
       await recordAudit(tx, ctx, { entity: 'group', entityId: id, action: 'logo', after: { logo: key } });

@@ -22,7 +22,7 @@ import { changes } from '../../core/changes.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField } from '../../core/errors.js';
-import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
 import { endSessions } from '../../core/sessions.js';
 import type { LicenseService } from '../frontend/license.service.js';
 import type { NotificationsService } from '../notifications/notifications.service.js';
@@ -212,9 +212,9 @@ export class ProfileService {
 
   async setAvatar(ctx: RequestContext, image: Buffer): Promise<Profile> {
     if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
-    const { ext } = sniffImage(image);
+    const { ext, data } = await storableImage(image);
     const u = await this.row(ctx.actor);
-    const key = await this.files.put('avatars', ext, image);
+    const key = await this.files.put('avatars', ext, data);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, u.id, { avatarPath: key });
       await recordAudit(tx, ctx, { entity: 'profile', entityId: u.id, action: 'avatar', after: { avatar: key } });

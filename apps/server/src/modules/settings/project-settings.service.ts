@@ -22,7 +22,7 @@ import { recordAudit } from '../../core/audit.js';
 import { type Actor, can, type RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
-import { type FileStore, sniffImage } from '../../core/files.js';
+import { type FileStore, storableImage } from '../../core/files.js';
 import { describeSmtpError, sendSmtp } from '../../core/mail/smtp.js';
 import type { ProjectSettingsRepository, StoredProject } from './project-settings.repository.js';
 
@@ -457,8 +457,8 @@ export class ProjectSettingsService {
         { field: 'logo', message: 'validation.file_size', params: { max: WHITE_LABEL_LOGO_MAX_BYTES } },
       ]);
     }
-    const { ext } = sniffImage(image);
-    const key = await this.files.put('logos', ext, image);
+    const { ext, data } = await storableImage(image);
+    const key = await this.files.put('logos', ext, data);
     try {
       return await this.replaceLogo(ctx, key);
     } catch (e) {

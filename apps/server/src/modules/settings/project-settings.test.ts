@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
@@ -19,6 +20,20 @@ import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/
 import { type SipRuntime, startSip } from '../telephony/sip-runtime.js';
 import { solidPng } from './apple-wallet.service.js';
 import { restartableBroker } from './project-settings.service.js';
+
+/** A PNG whose header announces another canvas than its pixels fill (the IHDR's checksum made right). */
+function claimingCanvas(png: Buffer, width: number, height: number): Buffer {
+  const out = Buffer.from(png);
+  out.writeUInt32BE(width, 16);
+  out.writeUInt32BE(height, 20);
+  let c = 0xffffffff;
+  for (const byte of out.subarray(12, 29)) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  }
+  out.writeUInt32BE((c ^ 0xffffffff) >>> 0, 29);
+  return out;
+}
 
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof adminClient>>;
@@ -503,7 +518,15 @@ describe('white-label tab', () => {
     expect(url).toMatch(/^\/api\/v0\/files\/logos\/.+\.png$/);
     const file = await t.app.inject({ method: 'GET', url });
     expect(file.statusCode).toBe(200);
-    expect(file.rawPayload.equals(png)).toBe(true);
+    // A copy of the server's making: the same picture, re-encoded.
+    expect(file.rawPayload.subarray(1, 4).toString('ascii')).toBe('PNG');
+    expect(await sharp(file.rawPayload).metadata()).toMatchObject({ width: 16, height: 16 });
+    // A canvas no one should decode: refused from its header, whatever the file's size.
+    const giant = claimingCanvas(solidPng(1, '#000000'), 30_000, 30_000);
+    const refusedUp = multipart({}, [{ field: 'logo', name: 'logo.png', data: giant }]);
+    const refused = await admin.raw('POST', '/settings/white-label/logo', refusedUp.payload, refusedUp.headers);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details[0].message).toMatch(/too large/);
 
     const text = multipart({}, [{ field: 'logo', name: 'logo.png', data: Buffer.from('<svg onload="x()"/>') }]);
     expect((await admin.raw('POST', '/settings/white-label/logo', text.payload, text.headers)).statusCode).toBe(400);

@@ -21,7 +21,7 @@ import { changes } from '../../core/changes.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
-import { type FileStore, MAX_IMAGE_BYTES, sniffImage } from '../../core/files.js';
+import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
 import { withRelations } from '../../core/list-query.js';
 import { endSessions } from '../../core/sessions.js';
 import { assignMasterNumber } from '../telephony/sip-numbers.service.js';
@@ -391,12 +391,12 @@ export class UsersService {
     return { email: sent.email, mail_status: sent.mail_status };
   }
 
-  /** Stores the avatar as sent: the console crops it (x, y, size) before upload; the crop is kept for reference. */
+  /** Stores the avatar (a bounded copy, core/files.ts): the console crops it (x, y, size) before upload; the crop is kept for reference. */
   async setAvatar(ctx: RequestContext, id: number, image: Buffer, crop: { x: number; y: number; size: number }): Promise<User> {
     const u = await this.editable(ctx.actor, id);
     if (image.length > MAX_IMAGE_BYTES) throw new AppError('payload_too_large');
-    const { ext } = sniffImage(image);
-    const key = await this.files.put('avatars', ext, image);
+    const { ext, data } = await storableImage(image);
+    const key = await this.files.put('avatars', ext, data);
     await this.db.transaction(async (tx) => {
       await this.repo.update(tx, id, { avatarPath: key, profile: { ...(u.profile as object), avatar_crop: crop } });
       await recordAudit(tx, ctx, { entity: 'user', entityId: id, action: 'avatar', after: { avatar: key, crop } });
