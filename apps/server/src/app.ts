@@ -64,6 +64,7 @@ import { auditRoutes } from './modules/audit/audit.routes.js';
 import { AuthRepository } from './modules/auth/auth.repository.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { BackupSigner } from './modules/backups/backups.archive.js';
 // backups (issue 14)
 import { backupsRoutes } from './modules/backups/backups.routes.js';
 import { BackupsService } from './modules/backups/backups.service.js';
@@ -478,7 +479,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     devices,
     markers: new MarkersService(database.db),
     // backups (issue 14): a restore re-syncs the project's devices with what they must hold now
-    backups: new BackupsService(database.db, files, {
+    backups: new BackupsService(database.db, files, new BackupSigner(tokenSecret), {
       queueFullSync: (tx, actor, ids) => access.queueSync(tx, actor, ids, { identifierIds: null, scheduleIds: null }),
       dispatch: () => devices.dispatch(),
     }),

@@ -82,6 +82,8 @@ export const BackupApplyResultSchema = z.object({
   created_at: z.string(),
   restored: z.record(z.string(), z.number()),
   removed: z.record(z.string(), z.number()),
+  /** `verified`: signed by this server; `unverified`: accepted on purpose without a valid signature. */
+  signature: z.enum(['verified', 'unverified']),
 });
 export type BackupApplyResult = z.infer<typeof BackupApplyResultSchema>;
 

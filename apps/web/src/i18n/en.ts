@@ -410,6 +410,10 @@ export const en = {
       'the manifest names a wrong file': 'The manifest names a wrong file',
       'a data file is missing': 'A data file is missing',
       'a data file does not match its checksum': 'A data file does not match its checksum: the file was changed or damaged',
+      'the backup is not signed by this server':
+        'The backup is not signed by this server: it was changed, or made before backups were signed or by another server',
+      'the backup signature does not match: it was changed, or made by another server':
+        'The backup signature does not match: the file was changed, or made by another server',
       'the archive holds a file the manifest does not name': 'The archive holds a file the manifest does not name',
       'the backup was made by another version of atrium': 'The backup was made by another version of Atrium',
       'the backup belongs to another project': 'The backup belongs to another project',

@@ -413,6 +413,10 @@ export const ru: Messages = {
       'the manifest names a wrong file': 'Манифест указывает неверный файл',
       'a data file is missing': 'Отсутствует файл данных',
       'a data file does not match its checksum': 'Файл данных не совпадает с контрольной суммой: файл изменён или повреждён',
+      'the backup is not signed by this server':
+        'Резервная копия не подписана этим сервером: она изменена, сделана до появления подписей или другим сервером',
+      'the backup signature does not match: it was changed, or made by another server':
+        'Подпись резервной копии не совпадает: файл изменён или сделан другим сервером',
       'the archive holds a file the manifest does not name': 'В архиве есть файл, не указанный в манифесте',
       'the backup was made by another version of atrium': 'Копия создана другой версией Atrium',
       'the backup belongs to another project': 'Копия принадлежит другому проекту',

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { BACKUP_LIMITS, type BackupManifest, BackupManifestSchema } from '@atrium/contract';
 import yauzl from 'yauzl';
 import yazl from 'yazl';
@@ -9,6 +9,29 @@ export const invalidBackup = (reason: string, params?: Record<string, unknown>) 
   new AppError('invalid_backup_image', [{ field: 'file', message: reason, ...(params ? { params } : {}) }]);
 
 export const MANIFEST_FILE = 'manifest.json';
+/** The manifest's signature: the hex HMAC-SHA256 of the manifest's bytes under the server's backup key. */
+export const SIGNATURE_FILE = 'manifest.sig';
+
+/**
+ * Signs and checks backups. The manifest names every data file's SHA-256, so a MAC over the
+ * manifest covers the whole archive: a checksum recomputed after an edit no longer makes an edited
+ * file pass, since only the server holding the key can sign the new manifest.
+ */
+export class BackupSigner {
+  private readonly key: Buffer;
+  constructor(secret: string) {
+    this.key = createHmac('sha256', secret).update('atrium backup signatures v1').digest();
+  }
+
+  sign(manifest: Buffer): string {
+    return createHmac('sha256', this.key).update(manifest).digest('hex');
+  }
+
+  verify(manifest: Buffer, signature: string | null): boolean {
+    if (!signature || !/^[0-9a-f]{64}$/.test(signature)) return false;
+    return timingSafeEqual(Buffer.from(this.sign(manifest), 'hex'), Buffer.from(signature, 'hex'));
+  }
+}
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
 
@@ -17,6 +40,7 @@ export async function writeArchive(
   manifest: Omit<BackupManifest, 'tables' | 'files'>,
   tables: { name: string; columns: string[]; json: string; rows: number }[],
   files: { key: string; data: Buffer }[] = [],
+  signer?: BackupSigner,
 ): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   const entries: BackupManifest['tables'] = {};
@@ -33,7 +57,9 @@ export async function writeArchive(
     zip.addBuffer(f.data, `files/${i}`, { mtime });
   });
   const full: BackupManifest = { ...manifest, tables: entries, ...(files.length ? { files: fileEntries } : {}) };
-  zip.addBuffer(Buffer.from(JSON.stringify(full, null, 2), 'utf8'), MANIFEST_FILE, { mtime });
+  const manifestBytes = Buffer.from(JSON.stringify(full, null, 2), 'utf8');
+  zip.addBuffer(manifestBytes, MANIFEST_FILE, { mtime });
+  if (signer) zip.addBuffer(Buffer.from(signer.sign(manifestBytes), 'ascii'), SIGNATURE_FILE, { mtime });
   zip.end();
   const chunks: Buffer[] = [];
   for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
@@ -43,6 +69,9 @@ export async function writeArchive(
 /** A backup read back: its manifest, per table the JSON text of its rows, and its files by key (all checked against the manifest). */
 export interface ReadArchive {
   manifest: BackupManifest;
+  /** The manifest as stored, and its signature (null: none in the archive), for BackupSigner.verify. */
+  manifestBytes: Buffer;
+  signature: string | null;
   tables: Map<string, string>;
   files: Map<string, Buffer>;
 }
@@ -76,7 +105,12 @@ export async function readArchive(
       zip.on('entry', (entry: yauzl.Entry) => {
         if (++entries > limits.maxEntries) return reject(invalidBackup('the archive has too many entries'));
         const name = entry.fileName;
-        if (name !== MANIFEST_FILE && !/^data\/[a-z_]{1,64}\.json$/.test(name) && !/^files\/\d{1,6}$/.test(name)) {
+        if (
+          name !== MANIFEST_FILE &&
+          name !== SIGNATURE_FILE &&
+          !/^data\/[a-z_]{1,64}\.json$/.test(name) &&
+          !/^files\/\d{1,6}$/.test(name)
+        ) {
           return reject(invalidBackup('the archive holds an unknown file'));
         }
         if (files.has(name)) return reject(invalidBackup('the archive holds a file twice'));
@@ -133,8 +167,9 @@ export async function readArchive(
     stored.set(key, data);
   }
   const named = new Set(Object.values(manifest.files ?? {}).map((f) => f.file));
-  if (named.size !== stored.size || files.size !== tables.size + 1 + stored.size) {
+  const signature = files.get(SIGNATURE_FILE)?.toString('ascii').trim() ?? null;
+  if (named.size !== stored.size || files.size !== tables.size + 1 + stored.size + (signature === null ? 0 : 1)) {
     throw invalidBackup('the archive holds a file the manifest does not name');
   }
-  return { manifest, tables, files: stored };
+  return { manifest, manifestBytes: rawManifest, signature, tables, files: stored };
 }

@@ -15,19 +15,29 @@ import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { AppError } from '../../core/errors.js';
 
-/** The backup file of a multipart body (field `file`); a larger one than BACKUP_LIMITS is refused while read. */
-async function backupFile(req: FastifyRequest): Promise<Buffer> {
+/**
+ * The backup file of a multipart body (field `file`; a larger one than BACKUP_LIMITS is refused
+ * while read), and the field `accept_unsigned` (`true`: apply a file this server did not sign).
+ */
+async function backupFile(req: FastifyRequest): Promise<{ data: Buffer; acceptUnsigned: boolean }> {
   if (!req.isMultipart()) throw new AppError('wrong_file_body', [{ field: 'file', message: 'field is required' }]);
   const limit = BACKUP_LIMITS.maxFileBytes;
   let data: Buffer | undefined;
-  for await (const part of req.parts({ limits: { fileSize: limit + 1, files: 1 } })) {
-    if (part.type !== 'file') continue;
+  let acceptUnsigned = false;
+  for await (const part of req.parts({ limits: { fileSize: limit + 1, files: 1, fields: 4, fieldSize: 64 } })) {
+    if (part.type !== 'file') {
+      if (part.fieldname !== 'accept_unsigned') continue;
+      if (part.value !== 'true' && part.value !== 'false')
+        throw new AppError('invalid_data', [{ field: 'accept_unsigned', message: 'must be true or false' }]);
+      acceptUnsigned = part.value === 'true';
+      continue;
+    }
     if (part.fieldname !== 'file') throw new AppError('wrong_file_body', [{ field: part.fieldname, message: 'unexpected file' }]);
     data = await part.toBuffer();
     if (part.file.truncated || data.length > limit) throw new AppError('payload_too_large', [{ field: 'file', max: limit }]);
   }
   if (!data?.length) throw new AppError('wrong_file_body', [{ field: 'file', message: 'field is required' }]);
-  return data;
+  return { data, acceptUnsigned };
 }
 
 /** Backups (spec entities §7): list, delete, bulk delete, make, apply a stored one or a file, download. */
@@ -50,7 +60,10 @@ export async function backupsRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/backups/apply',
     { schema: { tags, consumes: ['multipart/form-data'], response: { 200: dataResponse(BackupApplyResultSchema) } } },
-    async (req) => ({ data: await backups.applyFile(req.ctx, await backupFile(req)) }),
+    async (req) => {
+      const { data, acceptUnsigned } = await backupFile(req);
+      return { data: await backups.applyFile(req.ctx, data, { acceptUnsigned }) };
+    },
   );
   app.get('/backups/:id', { schema: { tags, params: IdParamsSchema, response: { 200: dataResponse(BackupSchema) } } }, async (req) => ({
     data: await backups.get(req.actor, req.params.id),

@@ -21,7 +21,7 @@ import type { Db, Tx } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import type { FileStore } from '../../core/files.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
-import { invalidBackup, type ReadArchive, readArchive, writeArchive } from './backups.archive.js';
+import { type BackupSigner, invalidBackup, type ReadArchive, readArchive, writeArchive } from './backups.archive.js';
 import { BACKUP_CATALOG, type BackupTable } from './backups.catalog.js';
 import { BackupsRepository, type TableShape } from './backups.repository.js';
 import { backups } from './backups.table.js';
@@ -93,6 +93,8 @@ export class BackupsService {
   constructor(
     private readonly db: Db,
     private readonly files: FileStore,
+    /** Signs what this server makes and checks what it is given (backups.archive.ts). */
+    readonly signer: BackupSigner,
     private readonly devices: DeviceSyncHooks = {},
   ) {
     this.repo = new BackupsRepository(db);
@@ -206,6 +208,7 @@ export class BackupsService {
       },
       dumped,
       files,
+      this.signer,
     );
     const counts = Object.fromEntries(dumped.filter((d) => d.main).map((d) => [d.entity, d.rows]));
     const fileKey = await this.files.put(`backups/${projectId}`, 'zip', zip);
@@ -257,10 +260,14 @@ export class BackupsService {
     return this.restore(ctx, archive, { backupId: b.id });
   }
 
-  /** Applies a backup file uploaded by the caller (for example one downloaded earlier). */
-  async applyFile(ctx: RequestContext, file: Buffer): Promise<BackupApplyResult> {
+  /**
+   * Applies a backup file uploaded by the caller (for example one downloaded earlier). A file this
+   * server did not sign (edited, made before signatures, or by a server with another key) is refused
+   * unless the caller accepts it on purpose; then the answer and the audit log say it was unverified.
+   */
+  async applyFile(ctx: RequestContext, file: Buffer, opts: { acceptUnsigned?: boolean } = {}): Promise<BackupApplyResult> {
     this.assert(ctx.actor, BACKUP_PERMISSIONS.applyFile);
-    return this.restore(ctx, await readArchive(file), {});
+    return this.restore(ctx, await readArchive(file), { acceptUnsigned: opts.acceptUnsigned === true });
   }
 
   /**
@@ -269,8 +276,19 @@ export class BackupsService {
    * another project or references into another project is refused as an invalid backup image
    * before anything is written.
    */
-  private async restore(ctx: RequestContext, archive: ReadArchive, source: { backupId?: number }): Promise<BackupApplyResult> {
+  private async restore(
+    ctx: RequestContext,
+    archive: ReadArchive,
+    source: { backupId?: number; acceptUnsigned?: boolean },
+  ): Promise<BackupApplyResult> {
     const { manifest } = archive;
+    const verified = this.signer.verify(archive.manifestBytes, archive.signature);
+    if (!verified && !source.acceptUnsigned)
+      throw invalidBackup(
+        archive.signature === null
+          ? 'the backup is not signed by this server'
+          : 'the backup signature does not match: it was changed, or made by another server',
+      );
     const projectId = ctx.actor.projectId;
     const project = await this.repo.project(projectId);
     if (!project) throw notFound();
@@ -369,7 +387,14 @@ export class BackupsService {
 
         const restored = Object.fromEntries(entities.map((e) => [e, parsed.get(BACKUP_CATALOG[e][0]!.name)!.length]));
         for (const e of entities) removed[e] ??= 0;
-        const out: BackupApplyResult = { name: manifest.name, entities, created_at: manifest.created_at, restored, removed };
+        const out: BackupApplyResult = {
+          name: manifest.name,
+          entities,
+          created_at: manifest.created_at,
+          restored,
+          removed,
+          signature: verified ? 'verified' : 'unverified',
+        };
         if (this.devices.queueFullSync && entities.some((e) => DEVICE_SYNC_ENTITIES.includes(e))) {
           await this.devices.queueFullSync(tx, ctx.actor, await this.repo.deviceIds(tx, projectId));
         }

@@ -5,7 +5,7 @@ import yazl from 'yazl';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { queryRows } from '../../core/db/client.js';
-import { readArchive, writeArchive } from './backups.archive.js';
+import { BackupSigner, readArchive, writeArchive } from './backups.archive.js';
 import { BACKUP_CATALOG } from './backups.catalog.js';
 
 let t: TestApp;
@@ -134,9 +134,10 @@ async function seed(projectId: number, root: number) {
 }
 
 /** A multipart body with one file in the field `file`. */
-function multipart(data: Buffer, name = 'backup.zip') {
+function multipart(data: Buffer, name = 'backup.zip', fields: Record<string, string> = {}) {
   const boundary = `----atrium${Date.now()}`;
   const payload = Buffer.concat([
+    ...Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)),
     Buffer.from(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: application/zip\r\n\r\n`,
     ),
@@ -146,8 +147,8 @@ function multipart(data: Buffer, name = 'backup.zip') {
   return { payload, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-async function applyFile(token: string | undefined, data: Buffer) {
-  const body = multipart(data);
+async function applyFile(token: string | undefined, data: Buffer, fields: Record<string, string> = {}) {
+  const body = multipart(data, 'backup.zip', fields);
   return t.app.inject({
     method: 'POST',
     url: '/api/v0/backups/apply',
@@ -330,7 +331,13 @@ describe('backups', { timeout: 120_000 }, () => {
     await refused(Buffer.from('hello, this is not a backup'), /not a zip/);
     await refused(good.subarray(0, good.length - 40), /not a zip|damaged/);
     const archive = await readArchive(good);
-    const rezip = async (tables: Map<string, string>, manifest = archive.manifest, sign = true) => {
+    // Crafted archives signed with this server's key: what follows is refused by the checks behind the signature.
+    const rezip = async (
+      tables: Map<string, string>,
+      manifest = archive.manifest,
+      sign = true,
+      signer: BackupSigner | null = t.app.services.backups.signer,
+    ) => {
       const zip = new yazl.ZipFile();
       const m = structuredClone(manifest);
       for (const [name, json] of tables) {
@@ -338,7 +345,9 @@ describe('backups', { timeout: 120_000 }, () => {
         zip.addBuffer(Buffer.from(json), `data/${name}.json`);
       }
       for (const [key, f] of Object.entries(m.files ?? {})) zip.addBuffer(archive.files.get(key)!, f.file);
-      zip.addBuffer(Buffer.from(JSON.stringify(m)), 'manifest.json');
+      const manifestBytes = Buffer.from(JSON.stringify(m));
+      zip.addBuffer(manifestBytes, 'manifest.json');
+      if (signer) zip.addBuffer(Buffer.from(signer.sign(manifestBytes)), 'manifest.sig');
       zip.end();
       const chunks: Buffer[] = [];
       for await (const c of zip.outputStream) chunks.push(c as Buffer);
@@ -347,6 +356,44 @@ describe('backups', { timeout: 120_000 }, () => {
     const tampered = new Map(archive.tables);
     tampered.set('groups', archive.tables.get('groups')!.replace('Building A', 'Building B'));
     await refused(await rezip(tampered, archive.manifest, false), /checksum/);
+    // A user made an Administrator by editing the file and recomputing its checksums: only a signature it cannot forge stops it.
+    const adminRoleId = (await q<{ role_id: number }>(sql`SELECT role_id FROM users WHERE id = ${t.project.adminId}`))[0]!.role_id;
+    const users0 = JSON.parse(archive.tables.get('users')!) as { id: number; role_id: number | null }[];
+    const promoted = new Map(archive.tables);
+    promoted.set('users', JSON.stringify(users0.map((u) => (u.id === seeded.user.id ? { ...u, role_id: adminRoleId } : u))));
+    await refused(await rezip(promoted, archive.manifest, true, null), /not signed by this server/);
+    await refused(
+      await rezip(promoted, archive.manifest, true, new BackupSigner('another server’s secret, long enough')),
+      /does not match/,
+    );
+    const stolenSig = await rezip(promoted, archive.manifest, true, null);
+    // The genuine signature of the file as made does not cover the edited manifest either.
+    const withOldSignature = await (async () => {
+      const zip = new yazl.ZipFile();
+      const back = await readArchive(stolenSig);
+      for (const [name, json] of back.tables) zip.addBuffer(Buffer.from(json), `data/${name}.json`);
+      for (const [key, f] of Object.entries(back.manifest.files ?? {})) zip.addBuffer(back.files.get(key)!, f.file);
+      zip.addBuffer(back.manifestBytes, 'manifest.json');
+      zip.addBuffer(Buffer.from(archive.signature!), 'manifest.sig');
+      zip.end();
+      const chunks: Buffer[] = [];
+      for await (const c of zip.outputStream) chunks.push(c as Buffer);
+      return Buffer.concat(chunks);
+    })();
+    await refused(withOldSignature, /does not match/);
+    // Accepted on purpose: applied, and said so in the answer and the audit log.
+    const forced = await applyFile(adminToken, await rezip(tampered, archive.manifest, true, null), { accept_unsigned: 'true' });
+    expect(forced.statusCode, forced.body).toBe(200);
+    expect(forced.json().data.signature).toBe('unverified');
+    const forcedAudit = await q<{ after: { signature: string } }>(
+      sql`SELECT after FROM audit_events WHERE entity = 'backup' AND action = 'apply_file' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(forcedAudit[0]!.after.signature).toBe('unverified');
+    expect((await applyFile(adminToken, good, { accept_unsigned: 'maybe' })).statusCode).toBe(400);
+    const back = await applyFile(adminToken, good);
+    expect(back.json().data.signature).toBe('verified');
+    await q(sql`UPDATE groups SET description = 'changed since' WHERE id = ${seeded.flat}`);
+    expect(await snapshot(P)).toEqual(before);
     // Not an Atrium backup at all: a zip without our manifest.
     await refused(await rezip(new Map([['groups', '[]']]), { ...archive.manifest, format: 'other' } as never), /manifest/);
     // Rows moved into another project, or a group hanging under another project's group: refused before any write.
@@ -524,11 +571,16 @@ describe('backups', { timeout: 120_000 }, () => {
   });
 
   it('write and read the same archive', async () => {
+    const signer = new BackupSigner('one server secret, long enough to be one');
     const zip = await writeArchive(
       { format: 'atrium-backup', version: 1, project_uid: 'u', name: 'n', entities: ['devices'], created_at: new Date().toISOString() },
       [{ name: 'devices', columns: ['id'], json: '[{"id":1}]', rows: 1 }],
+      [],
+      signer,
     );
     const back = await readArchive(zip);
     expect(back.tables.get('devices')).toBe('[{"id":1}]');
+    expect(signer.verify(back.manifestBytes, back.signature)).toBe(true);
+    expect(new BackupSigner('another server secret, long enough too').verify(back.manifestBytes, back.signature)).toBe(false);
   });
 });

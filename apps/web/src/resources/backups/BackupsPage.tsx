@@ -287,9 +287,12 @@ function ApplyFileDialog({ open, onClose, onApplied }: { open: boolean; onClose:
   const dp = useDataProvider<AtriumDataProvider>();
   const notify = useNotify();
   const [file, setFile] = useState<File | null>(null);
+  // A file this server did not sign (made elsewhere, or changed) is applied only when asked for on purpose.
+  const [acceptUnsigned, setAcceptUnsigned] = useState(false);
   const apply = useMutation({
     mutationFn: (f: File) => {
       const form = new FormData();
+      if (acceptUnsigned) form.append('accept_unsigned', 'true');
       form.append('file', f, f.name);
       return dp.request<{ data: BackupApplyResult }>('/backups/apply', { method: 'POST', body: form, timeout: LONG_TIMEOUT_MS });
     },
@@ -323,6 +326,11 @@ function ApplyFileDialog({ open, onClose, onApplied }: { open: boolean; onClose:
           </Typography>
         </Stack>
         <Alert severity="warning">{translate(L('file_dialog.warning'))}</Alert>
+        <FormControlLabel
+          sx={{ mt: 1 }}
+          control={<Checkbox checked={acceptUnsigned} onChange={(e) => setAcceptUnsigned(e.target.checked)} />}
+          label={translate(L('file_dialog.accept_unsigned'))}
+        />
       </DialogContent>
       <DialogActions>
         <Button onClick={onClose}>{translate('ra.action.cancel')}</Button>
@@ -366,7 +374,10 @@ export function BackupsPage() {
   });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: KEY });
   const applied = (r: BackupApplyResult) => {
-    notify(L('applied'), { type: 'success', messageArgs: { name: r.name, restored: sum(r.restored), removed: sum(r.removed) } });
+    notify(L(r.signature === 'unverified' ? 'applied_unverified' : 'applied'), {
+      type: r.signature === 'unverified' ? 'warning' : 'success',
+      messageArgs: { name: r.name, restored: sum(r.restored), removed: sum(r.removed) },
+    });
     // Every list of the console may show what changed.
     void queryClient.invalidateQueries();
   };

@@ -63,8 +63,12 @@ export const en = {
       warning:
         'Every entity the file holds will be brought back to its state; rows added since in them will be removed. This cannot be undone.',
       submit: 'Apply',
+      accept_unsigned:
+        'Apply even if this server did not sign the file (a backup made on another server, or before backups were signed): its contents cannot be checked',
     },
     applied: 'Backup %{name} applied: %{restored} rows restored, %{removed} removed',
+    applied_unverified:
+      'Backup %{name} applied without a valid signature of this server: %{restored} rows restored, %{removed} removed. The audit log records it.',
   },
 };
 
@@ -132,7 +136,11 @@ export const ru = {
       warning:
         'Каждая сущность из файла будет возвращена к сохранённому состоянию; добавленные позже записи будут удалены. Отменить это нельзя.',
       submit: 'Применить',
+      accept_unsigned:
+        'Применить, даже если файл не подписан этим сервером (копия с другого сервера или сделанная до появления подписей): его содержимое нельзя проверить',
     },
     applied: 'Копия %{name} применена: восстановлено записей — %{restored}, удалено — %{removed}',
+    applied_unverified:
+      'Копия %{name} применена без действительной подписи этого сервера: восстановлено записей — %{restored}, удалено — %{removed}. Это записано в журнал аудита.',
   },
 };
