@@ -30,7 +30,8 @@ export const MAX_IMAGE_SIDE = 12_000;
 export const MAX_IMAGE_PIXELS = 40_000_000;
 export const MAX_STORED_IMAGE_SIDE = 2048;
 
-const refused = (message: string) => new AppError('invalid_file', [{ field: 'image', message }]);
+const refused = (message: string, params?: Record<string, unknown>) =>
+  new AppError('invalid_file', [{ field: 'image', message, ...(params ? { params } : {}) }]);
 
 /** The picture to store for an upload: checked by its header, re-encoded in its own format, at most MAX_STORED_IMAGE_SIDE a side. */
 export async function storableImage(buf: Buffer): Promise<{ type: string; ext: string; data: Buffer }> {
@@ -47,7 +48,10 @@ export async function storableImage(buf: Buffer): Promise<{ type: string; ext: s
   const frames = meta.pages ?? 1;
   if (!width || !height) throw refused('the image cannot be read');
   if (width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE || width * height * frames > MAX_IMAGE_PIXELS)
-    throw refused(`the image is too large: at most ${MAX_IMAGE_SIDE} pixels a side and ${MAX_IMAGE_PIXELS / 1_000_000} megapixels`);
+    throw refused('the image is too large: at most {side} pixels a side and {megapixels} megapixels', {
+      side: MAX_IMAGE_SIDE,
+      megapixels: MAX_IMAGE_PIXELS / 1_000_000,
+    });
   try {
     const img = sharp(buf, { animated, limitInputPixels: MAX_IMAGE_PIXELS })
       // A photo taken sideways is stored the way it is seen; the orientation tag goes with the rest of the metadata.

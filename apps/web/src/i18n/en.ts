@@ -410,6 +410,10 @@ export const en = {
       'the manifest names a wrong file': 'The manifest names a wrong file',
       'a data file is missing': 'A data file is missing',
       'a data file does not match its checksum': 'A data file does not match its checksum: the file was changed or damaged',
+      'must be true or false': 'Must be true or false',
+      'the image cannot be read': 'The image cannot be read: choose a PNG, JPEG, GIF or WebP picture',
+      'the image is too large: at most {side} pixels a side and {megapixels} megapixels':
+        'The picture is too large: at most %{side} pixels a side and %{megapixels} megapixels',
       'the backup is not signed by this server':
         'The backup is not signed by this server: it was changed, or made before backups were signed or by another server',
       'the backup signature does not match: it was changed, or made by another server':

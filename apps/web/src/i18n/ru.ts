@@ -413,6 +413,10 @@ export const ru: Messages = {
       'the manifest names a wrong file': 'Манифест указывает неверный файл',
       'a data file is missing': 'Отсутствует файл данных',
       'a data file does not match its checksum': 'Файл данных не совпадает с контрольной суммой: файл изменён или повреждён',
+      'must be true or false': 'Должно быть true или false',
+      'the image cannot be read': 'Изображение не читается: выберите картинку PNG, JPEG, GIF или WebP',
+      'the image is too large: at most {side} pixels a side and {megapixels} megapixels':
+        'Изображение слишком большое: не более %{side} пикселей по стороне и %{megapixels} мегапикселей',
       'the backup is not signed by this server':
         'Резервная копия не подписана этим сервером: она изменена, сделана до появления подписей или другим сервером',
       'the backup signature does not match: it was changed, or made by another server':
