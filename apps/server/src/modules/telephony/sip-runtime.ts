@@ -4,21 +4,23 @@ import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../core/errors.js';
 import { tcpPortFree, udpPortFree } from '../../core/ports.js';
-import { type SipNetworkSettings, type SipServer, startSipServer } from '../../sip/index.js';
+import type { SipNetworkSettings } from '../../sip/index.js';
 import { type RtpengineProcess, spawnRtpengine } from '../../sip/rtpengine-process.js';
+import { type SupervisedSipServer, startSipWorker } from '../../sip/worker/host.js';
 import type { SipControl } from './calls.service.js';
 import { telephonyOf } from './telephony.js';
 
 export interface SipRuntime {
-  server: SipServer;
+  /** The SIP server, in its own worker thread (sip/worker): started again by itself when it dies. */
+  server: SupervisedSipServer;
   /** The rtpengine Atrium runs itself (RTPENGINE_BIN) and the RTP range it was started with, or null. */
   readonly mediaRelay: { url: string; ports: { min: number; max: number } } | null;
   /**
    * Since start: how often the SIP tab changed what runs (a save here: its rebind and its apply; a
    * change heard from another instance: one), the listeners reopened and Atrium's rtpengine started.
-   * For tests and diagnostics.
+   * `crashes`: how often the SIP worker died and was started again. For tests and diagnostics.
    */
-  readonly stats: { applied: number; restarts: number; relayStarts: number };
+  readonly stats: { applied: number; restarts: number; relayStarts: number; readonly crashes: number };
   close(): Promise<void>;
 }
 
@@ -97,7 +99,14 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   });
   let media = mediaOf(initial);
   let relay: RtpengineProcess | null = null;
-  const stats = { applied: 0, restarts: 0, relayStarts: 0 };
+  const stats = {
+    applied: 0,
+    restarts: 0,
+    relayStarts: 0,
+    get crashes() {
+      return earlierCrashes + server.crashes;
+    },
+  };
   const rtpengineLog = app.log.child({ component: 'rtpengine' });
   const startRelay = async () => {
     if (!relayBin) return undefined;
@@ -107,8 +116,10 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     return relay.url;
   };
   let relayUrl = await startRelay();
-  const open = async (): Promise<SipServer> => {
-    const server = await startSipServer({
+  // Crashes of the workers closed by a restart, so the count covers the whole run.
+  let earlierCrashes = 0;
+  const open = async (): Promise<SupervisedSipServer> => {
+    const server = await startSipWorker({
       host: config.sip.host,
       publicHost: config.sip.publicHost,
       udpPort: ports.udp,
@@ -135,6 +146,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   let startedAt = new Date();
   const restart = async () => {
     const working = { ...server.ports };
+    earlierCrashes += server.crashes;
     await server.close();
     try {
       server = await open();
@@ -247,7 +259,8 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
         {
           type: 'embedded',
           ip_address: config.sip.publicHost,
-          status: 'running',
+          // 'error' for the moment between the SIP worker's death and its replacement's start.
+          status: server.running ? 'running' : 'error',
           registrations: server.registrationCount(),
           active_calls: server.activeCalls().length,
         },
