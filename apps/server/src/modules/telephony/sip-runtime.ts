@@ -6,7 +6,7 @@ import { AppError } from '../../core/errors.js';
 import { tcpPortFree, udpPortFree } from '../../core/ports.js';
 import type { SipNetworkSettings } from '../../sip/index.js';
 import { type RtpengineProcess, spawnRtpengine } from '../../sip/rtpengine-process.js';
-import { type SupervisedSipServer, startSipWorker } from '../../sip/worker/host.js';
+import { SpareSipWorkers, type SupervisedSipServer, startSipWorker } from '../../sip/worker/host.js';
 import type { SipControl } from './calls.service.js';
 import { telephonyOf } from './telephony.js';
 
@@ -23,6 +23,9 @@ export interface SipRuntime {
   readonly stats: { applied: number; restarts: number; relayStarts: number; readonly crashes: number };
   close(): Promise<void>;
 }
+
+/** The SIP worker's heap limit: far above what thousands of registrations and calls take. */
+const SIP_WORKER_HEAP_MB = 512;
 
 /** The project's SIP tab as the SIP server applies it. */
 export function sipNetwork(s: SipSettings): SipNetworkSettings {
@@ -118,8 +121,12 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   let relayUrl = await startRelay();
   // Crashes of the workers closed by a restart, so the count covers the whole run.
   let earlierCrashes = 0;
+  // One SIP worker waits loaded for the next start (a crash's replacement, a restart); a leak in the
+  // SIP server ends its worker at this heap size, not the process.
+  const spares = new SpareSipWorkers({ maxOldGenerationSizeMb: SIP_WORKER_HEAP_MB });
   const open = async (): Promise<SupervisedSipServer> => {
     const server = await startSipWorker({
+      spares,
       host: config.sip.host,
       publicHost: config.sip.publicHost,
       udpPort: ports.udp,
@@ -293,6 +300,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       // A change under way finishes first, so nothing reopens after this.
       await configuring;
       await server.close();
+      await spares.close();
       await relay?.stop();
       await tel.recorder.flush();
     },

@@ -26,9 +26,85 @@ import {
  * calls are ended in the records, their phones register again.
  */
 
+const ENTRY = new URL('./entry.mjs', import.meta.url);
+const STREAM: ReadonlySet<SipContact['transport']> = new Set(['tcp', 'tls', 'ws', 'wss']);
+/** Workers that keep dying right after start are started again ever later, up to this. */
+const MAX_BACKOFF_MS = 10_000;
+/** A worker that served this long before it died counts as a fresh failure (no backoff). */
+const STABLE_MS = 10_000;
+
+/**
+ * Worker threads with the SIP code loaded, waiting for their start message: loading it (tsx
+ * compiling sip/ and the contract it imports) takes a second or two, more than a dead worker's
+ * replacement may keep phones waiting. One always waits; taking it starts loading the next.
+ */
+export class SpareSipWorkers {
+  private spare: { worker: Worker; loaded: Promise<void> } | null = null;
+  private closed = false;
+
+  /** `resourceLimits`: heap limits of each worker, so that a runaway SIP server dies alone (and is started again). */
+  constructor(private readonly resourceLimits?: ResourceLimits) {}
+
+  private load(): { worker: Worker; loaded: Promise<void> } {
+    const worker = new Worker(ENTRY, {
+      ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
+      // The SIP thread's own name in stack traces and inspectors.
+      name: 'atrium-sip',
+    });
+    const spare = {
+      worker,
+      loaded: new Promise<void>((resolve) => {
+        const onMessage = (msg: FromWorker) => {
+          if (msg.type !== 'loaded') return;
+          worker.off('message', onMessage);
+          resolve();
+        };
+        worker.on('message', onMessage);
+        worker.once('exit', () => resolve());
+      }),
+    };
+    // One that died waiting (it could not load) is replaced at the next take().
+    worker.once('exit', () => {
+      if (this.spare === spare) this.spare = null;
+    });
+    worker.on('error', () => undefined);
+    return spare;
+  }
+
+  /** Resolves once a spare worker waits loaded (for tests that time a replacement). */
+  async ready(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      if (!this.spare) this.spare = this.load();
+      const spare = this.spare;
+      await spare.loaded;
+      if (this.spare === spare) return;
+    }
+  }
+
+  /** A loaded (or loading) worker for a server to start in; the next one starts loading. */
+  take(): Worker {
+    if (this.closed) throw new Error('the sip workers are closed');
+    const w = (this.spare ?? this.load()).worker;
+    this.spare = null;
+    // Loading competes for the CPU with the worker just taken: the next one loads a little later.
+    setTimeout(() => {
+      if (!this.closed && !this.spare) this.spare = this.load();
+    }, 1000).unref();
+    return w;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = null;
+    await spare?.worker.terminate();
+  }
+}
+
 export interface SipWorkerOptions extends SipServerOptions {
-  /** Heap limits of the worker: a runaway SIP server dies alone (and is started again). */
-  resourceLimits?: ResourceLimits;
+  /** Where the worker comes from (and its replacements); absent: a set of its own, closed with the server. */
+  spares?: SpareSipWorkers;
   /** How long a directory call may take before the SIP transaction that made it fails, default 10 s. */
   callTimeoutMs?: number;
   /** The same for a synchronous directory call (the worker's loop waits for it), default 1 s. */
@@ -40,6 +116,8 @@ export interface SupervisedSipServer extends SipServer {
   readonly crashes: number;
   /** Whether a worker is up and serving (false between a crash and its replacement's start). */
   readonly running: boolean;
+  /** Where its replacement comes from. */
+  readonly spares: SpareSipWorkers;
   /** The worker's thread, for tests that kill it (terminate()). */
   readonly worker: Worker;
   /** Resolves once the worker after the next crash (or the current one) serves. */
@@ -47,13 +125,6 @@ export interface SupervisedSipServer extends SipServer {
   /** Throws inside the worker outside every handler, as a bug in the SIP code would: tests of the supervisor. */
   crashForTest(message: string): void;
 }
-
-const ENTRY = new URL('./entry.mjs', import.meta.url);
-const STREAM: ReadonlySet<SipContact['transport']> = new Set(['tcp', 'tls', 'ws', 'wss']);
-/** Workers that keep dying right after start are started again ever later, up to this. */
-const MAX_BACKOFF_MS = 10_000;
-/** A worker that served this long before it died counts as a fresh failure (no backoff). */
-const STABLE_MS = 10_000;
 
 /** The names of an object's methods, its class's included (a class instance's are on its prototype). */
 function methodNames(o: object): string[] {
@@ -72,7 +143,8 @@ function levelsOf(log: SipLogger): SipWorkerData['logLevels'] {
 
 /** Starts the SIP server in a supervised worker thread; rejects as startSipServer would (EADDRINUSE and all). */
 export async function startSipWorker(opts: SipWorkerOptions): Promise<SupervisedSipServer> {
-  const { directory, observer, log, resourceLimits, callTimeoutMs = 10_000, syncCallTimeoutMs = 1000, ...serverOptions } = opts;
+  const { directory, observer, log, spares: given, callTimeoutMs = 10_000, syncCallTimeoutMs = 1000, ...serverOptions } = opts;
+  const spares = given ?? new SpareSipWorkers();
   const directoryMethods = methodNames(directory);
   const logLevels = levelsOf(log);
   const base: SipWorkerServerOptions = serverOptions;
@@ -134,6 +206,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
   /** One worker: resolves once it listens, rejects when it could not start. */
   const spawn = (): Promise<Worker> => {
     const live = Date.now();
+    const w = spares.take();
     const seed = [...contacts.values()].flat().filter((c) => c.expiresAt > live);
     const channel = new MessageChannel();
     const syncFlag = new SharedArrayBuffer(4);
@@ -155,18 +228,14 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
       syncTimeoutMs: syncCallTimeoutMs,
       logLevels,
     };
-    const w = new Worker(ENTRY, {
-      workerData: data,
-      transferList: [channel.port2],
-      ...(resourceLimits ? { resourceLimits } : {}),
-      // The SIP thread's own name in stack traces and inspectors.
-      name: 'atrium-sip',
-    });
     const post = (msg: ToWorker) => w.postMessage(msg);
+    w.postMessage({ type: 'start', data } satisfies ToWorker, [channel.port2]);
     return new Promise<Worker>((resolve, reject) => {
       let ready = false;
       w.on('message', (msg: FromWorker) => {
         switch (msg.type) {
+          case 'loaded':
+            return;
           case 'ready':
             ready = true;
             ports = msg.ports;
@@ -245,7 +314,9 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
 
   async function respawn(): Promise<void> {
     for (let attempt = 0; !closing; attempt++) {
-      const delay = Math.min(MAX_BACKOFF_MS, failuresInARow <= 1 && attempt === 0 ? 0 : 250 * 2 ** (failuresInARow + attempt - 1));
+      // Twice in a row at once; a worker that keeps dying right after its start (a packet that kills
+      // it, sent again and again) is then started again ever later, so it cannot eat the CPU.
+      const delay = Math.min(MAX_BACKOFF_MS, failuresInARow + attempt <= 2 ? 0 : 250 * 2 ** (failuresInARow + attempt - 3));
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       if (closing) return;
       try {
@@ -313,6 +384,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     get worker() {
       return worker;
     },
+    spares,
     whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     crashForTest: (message) => worker.postMessage({ type: 'crash', message } satisfies ToWorker),
     close: async () => {
@@ -325,6 +397,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
       }
       running = false;
       await w.terminate();
+      if (!given) await spares.close();
       settle();
     },
   };

@@ -77,12 +77,16 @@ export interface SipWorkerData {
 }
 
 export type ToWorker =
+  /** The first message a worker gets (its code is loaded by then); `data.syncPort` travels in its transfer list. */
+  | { type: 'start'; data: SipWorkerData }
   | { type: 'control'; id: number; method: ControlMethod; args: unknown[] }
   | ({ type: 'answer' } & Answer)
   /** Throws inside the worker, outside every handler: what a bug in the SIP code does (the supervisor's tests). */
   | { type: 'crash'; message: string };
 
 export type FromWorker =
+  /** Its code is loaded: it can start at once. */
+  | { type: 'loaded' }
   | { type: 'ready'; ports: SipPorts; network: SipNetworkSettings }
   | { type: 'failed'; error: WireError }
   | { type: 'call'; id: number; method: string; args: unknown[]; sync: boolean }

@@ -1,8 +1,10 @@
 /**
  * The SIP worker thread (host.ts starts it through entry.mjs): one SIP server on its own event loop,
- * whose directory and observer are stand-ins that forward every call to the main thread.
+ * whose directory and observer are stand-ins that forward every call to the main thread. It loads
+ * its code, then waits for its start message: the supervisor keeps one waiting so that a worker
+ * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
  */
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
 import { type SipServer, startSipServer } from '../server.js';
 import type { SipLogger } from '../server-types.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
@@ -18,7 +20,8 @@ import {
 
 const port = parentPort;
 if (!port) throw new Error('thread.ts runs as a worker thread');
-const data = workerData as SipWorkerData;
+/** Set by the start message; nothing below runs before it. */
+let data = null as unknown as SipWorkerData;
 const send = (msg: FromWorker) => port.postMessage(msg);
 
 const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
@@ -37,7 +40,7 @@ function callAsync(method: string, args: unknown[]): Promise<unknown> {
   });
 }
 
-const flag = new Int32Array(data.syncFlag);
+let flag: Int32Array<ArrayBufferLike> = new Int32Array(0);
 
 /**
  * A call whose caller needs the answer now: the worker's loop waits for it on the shared flag (the
@@ -61,11 +64,6 @@ function callSync(method: string, args: unknown[]): unknown {
     Atomics.wait(flag, 0, seen, left);
   }
 }
-
-const sync = new Set<string>(Object.keys(SYNC_DIRECTORY_METHODS));
-const directory: Record<string, (...args: unknown[]) => unknown> = {};
-for (const method of data.directoryMethods)
-  directory[method] = sync.has(method) ? (...args) => callSync(method, args) : (...args) => callAsync(method, args);
 
 // The proxy's list of calls changes with its events: the main thread's copy (the console's status)
 // is sent once the event's turn is over, and checked every half second for changes without one.
@@ -96,7 +94,7 @@ const observer = new Proxy({} as Record<string, unknown>, {
         },
 });
 
-const levels = new Set(data.logLevels);
+let levels = new Set<string>();
 const log = Object.fromEntries(
   (['debug', 'info', 'warn', 'error'] as const).map((level) => [
     level,
@@ -112,22 +110,34 @@ const log = Object.fromEntries(
   ]),
 ) as unknown as SipLogger;
 
-const started = startSipServer({
-  ...data.options,
-  directory: directory as unknown as SipDirectory,
-  observer: observer as unknown as SipCallObserver,
-  log,
-});
-started.then(
-  (s) => {
-    server = s;
-    setInterval(sendCalls, 500).unref();
-    send({ type: 'ready', ports: s.ports, network: s.network });
-  },
-  (e: unknown) => send({ type: 'failed', error: toWireError(e) }),
-);
+let started: Promise<SipServer> | null = null;
+
+function start(given: SipWorkerData): void {
+  data = given;
+  flag = new Int32Array(data.syncFlag);
+  levels = new Set(data.logLevels);
+  const sync = new Set<string>(Object.keys(SYNC_DIRECTORY_METHODS));
+  const directory: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const method of data.directoryMethods)
+    directory[method] = sync.has(method) ? (...args) => callSync(method, args) : (...args) => callAsync(method, args);
+  started = startSipServer({
+    ...data.options,
+    directory: directory as unknown as SipDirectory,
+    observer: observer as unknown as SipCallObserver,
+    log,
+  });
+  started.then(
+    (s) => {
+      server = s;
+      setInterval(sendCalls, 500).unref();
+      send({ type: 'ready', ports: s.ports, network: s.network });
+    },
+    (e: unknown) => send({ type: 'failed', error: toWireError(e) }),
+  );
+}
 
 async function control(method: string, args: unknown[]): Promise<unknown> {
+  if (!started) throw new Error('sip worker: control before start');
   const s = await started;
   switch (method) {
     case 'endCall': {
@@ -163,6 +173,10 @@ port.on('message', (msg: ToWorker) => {
         (e: unknown) => send({ type: 'answer', id: msg.id, ok: false, error: toWireError(e) }),
       );
       return;
+    case 'start':
+      if (started) throw new Error('sip worker: started twice');
+      start(msg.data);
+      return;
     case 'crash':
       setImmediate(() => {
         throw new Error(msg.message);
@@ -170,3 +184,5 @@ port.on('message', (msg: ToWorker) => {
       return;
   }
 });
+
+send({ type: 'loaded' });
