@@ -66,6 +66,10 @@ export async function takenSipPort(host: string, port: number, wsPort: number): 
  * restart, stop a call, the dialer's endpoint) their control. Reinit and restart close and reopen the
  * listening sockets on the same ports; registrations are kept by the phones, which register again.
  *
+ * The SIP server itself runs in a worker thread (sip/worker): a fault in it ends that thread, not
+ * the API, the broker and the doors; the worker is started again on the same ports at once, with
+ * the UDP registrations it had (docs/decisions.md, "The SIP server in its own thread").
+ *
  * The default project's SIP tab is applied wherever it was saved: this instance applies a save it
  * answers at once, and every instance follows the change feed (`projects` changed, or the feed was
  * lost) by reading the tab again and applying what differs from what it runs. Every change — a
@@ -270,6 +274,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
           status: server.running ? 'running' : 'error',
           registrations: server.registrationCount(),
           active_calls: server.activeCalls().length,
+          crashes: stats.crashes,
         },
       ],
     }),

@@ -175,7 +175,7 @@ describe('the SIP worker dies alone', () => {
     expect(sip.server.activeCalls()).toEqual([]);
     expect(sip.server.contacts('3704')).toEqual([]);
     const status = (await (await adminClient(t)).get('/sip/status')).json().data;
-    expect(status).toMatchObject({ is_running: true, instances: [{ status: 'running', registrations: 2, active_calls: 0 }] });
+    expect(status).toMatchObject({ is_running: true, instances: [{ status: 'running', registrations: 2, active_calls: 0, crashes: 1 }] });
     caller.kill();
     busyPhone.kill();
 
