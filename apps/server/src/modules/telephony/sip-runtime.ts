@@ -153,7 +153,10 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     app.sipWs.tls = server.ports.tls ?? null;
     return server;
   };
-  let server = await open();
+  let server = await open().catch(async (e: unknown) => {
+    await spares.close();
+    throw e;
+  });
   let startedAt = new Date();
   const restart = async () => {
     const working = { ...server.ports };

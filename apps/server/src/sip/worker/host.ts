@@ -336,7 +336,12 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     }
   }
 
-  worker = await spawn();
+  try {
+    worker = await spawn();
+  } catch (e) {
+    if (!given) await spares.close();
+    throw e;
+  }
   running = true;
 
   const control = (method: ControlMethod, args: unknown[]): Promise<unknown> => {
