@@ -151,7 +151,7 @@ describe('the SIP worker dies alone', () => {
     const port = sip.server.ports.udp;
     const http = pollHttp();
     await new Promise((r) => setTimeout(r, 300));
-    const recovery = await killAndTimeRecovery(() => sip.server.crashForTest('a bug in the SIP code'));
+    const recovery = await killAndTimeRecovery(() => sip.server.crashForTest('throw', 'a bug in the SIP code'));
     await new Promise((r) => setTimeout(r, 300));
     const answers = await http.stop();
 

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SipLogger } from '../server-types.js';
 import { MemoryDirectory, RecordingObserver, registerContact, silentLog } from '../testing.js';
-import { type SupervisedSipServer, startSipWorker } from './host.js';
+import { SpareSipWorkers, type SupervisedSipServer, startSipWorker } from './host.js';
 
 let server: SupervisedSipServer | null = null;
 afterEach(async () => {
@@ -24,8 +24,9 @@ class StuckDirectory extends MemoryDirectory {
   }
 }
 
-async function start(directory: MemoryDirectory, observer = new RecordingObserver(), log: SipLogger = silentLog) {
+async function start(directory: MemoryDirectory, observer = new RecordingObserver(), log: SipLogger = silentLog, spares?: SpareSipWorkers) {
   server = await startSipWorker({
+    ...(spares ? { spares } : {}),
     host: '127.0.0.1',
     udpPort: 0,
     tcpPort: 0,
@@ -89,7 +90,7 @@ describe('the SIP server in a worker thread', () => {
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40106)).toBe(200);
     const ports = { ...s.ports };
     const first = s.worker;
-    s.crashForTest('boom');
+    s.crashForTest('throw', 'boom');
     await expect.poll(() => s.crashes, { timeout: 3000 }).toBe(1);
     await s.whenRunning();
     expect(s.worker).not.toBe(first);
@@ -101,4 +102,25 @@ describe('the SIP server in a worker thread', () => {
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40106)).toBe(200);
     expect(observer.registrations.map((r) => r.change)).toEqual(['added', 'refreshed']);
   });
+
+  it('out of memory: the heap limit ends the worker alone, which is started again', async () => {
+    const directory = new MemoryDirectory();
+    directory.passwords.set('1000', 'Secret1000');
+    const errors: Array<{ obj: object; msg?: string }> = [];
+    const log = { ...silentLog, error: (obj: object, msg?: string) => void errors.push({ obj, msg }) };
+    const spares = new SpareSipWorkers({ maxOldGenerationSizeMb: 128 });
+    try {
+      const s = await start(directory, new RecordingObserver(), log, spares);
+      expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40107)).toBe(200);
+      s.crashForTest('oom');
+      await expect.poll(() => s.crashes, { timeout: 20_000 }).toBe(1);
+      await s.whenRunning();
+      expect(errors.map((e) => (e.obj as { err?: { code?: string } }).err?.code)).toContain('ERR_WORKER_OUT_OF_MEMORY');
+      expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40107)).toBe(200);
+    } finally {
+      await server?.close();
+      server = null;
+      await spares.close();
+    }
+  }, 40_000);
 });

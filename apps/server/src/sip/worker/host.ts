@@ -122,8 +122,11 @@ export interface SupervisedSipServer extends SipServer {
   readonly worker: Worker;
   /** Resolves once the worker after the next crash (or the current one) serves. */
   whenRunning(): Promise<void>;
-  /** Throws inside the worker outside every handler, as a bug in the SIP code would: tests of the supervisor. */
-  crashForTest(message: string): void;
+  /**
+   * Tests of the supervisor: 'throw' throws inside the worker outside every handler, as a bug in the
+   * SIP code would; 'oom' allocates until the worker's heap limit (resourceLimits) ends it.
+   */
+  crashForTest(how: 'throw' | 'oom', message?: string): void;
 }
 
 /** The names of an object's methods, its class's included (a class instance's are on its prototype). */
@@ -391,7 +394,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     },
     spares,
     whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    crashForTest: (message) => worker.postMessage({ type: 'crash', message } satisfies ToWorker),
+    crashForTest: (how, message = 'crash asked by a test') => worker.postMessage({ type: 'crash', how, message } satisfies ToWorker),
     close: async () => {
       closing = true;
       const w = worker;

@@ -81,8 +81,11 @@ export type ToWorker =
   | { type: 'start'; data: SipWorkerData }
   | { type: 'control'; id: number; method: ControlMethod; args: unknown[] }
   | ({ type: 'answer' } & Answer)
-  /** Throws inside the worker, outside every handler: what a bug in the SIP code does (the supervisor's tests). */
-  | { type: 'crash'; message: string };
+  /**
+   * The supervisor's tests: 'throw' throws inside the worker outside every handler (what a bug in the
+   * SIP code does), 'oom' allocates until the worker's heap limit ends it (what a leak does).
+   */
+  | { type: 'crash'; how: 'throw' | 'oom'; message: string };
 
 export type FromWorker =
   /** Its code is loaded: it can start at once. */

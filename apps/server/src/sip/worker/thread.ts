@@ -179,7 +179,9 @@ port.on('message', (msg: ToWorker) => {
       return;
     case 'crash':
       setImmediate(() => {
-        throw new Error(msg.message);
+        if (msg.how === 'throw') throw new Error(msg.message);
+        const hog: number[][] = [];
+        for (;;) hog.push(new Array(1 << 20).fill(hog.length));
       });
       return;
   }
