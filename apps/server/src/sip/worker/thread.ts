@@ -103,8 +103,15 @@ const log = Object.fromEntries(
       try {
         send({ type: 'log', level, obj, ...(msg === undefined ? {} : { msg }) });
       } catch {
-        // Something in obj cannot be cloned (a socket, a function): its JSON form crosses instead.
-        send({ type: 'log', level, obj: JSON.parse(JSON.stringify(obj, (_k, v) => (v instanceof Error ? toWireError(v) : v))), msg });
+        // Something in obj cannot be cloned (a socket, a function): its JSON form crosses instead,
+        // or only its keys when even that fails (a cycle) — a log line never ends the worker.
+        let plain: object;
+        try {
+          plain = JSON.parse(JSON.stringify(obj, (_k, v) => (v instanceof Error ? toWireError(v) : v)));
+        } catch {
+          plain = { keys: Object.keys(obj) };
+        }
+        send({ type: 'log', level, obj: plain, ...(msg === undefined ? {} : { msg }) });
       }
     },
   ]),
