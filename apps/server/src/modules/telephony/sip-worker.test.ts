@@ -2,7 +2,8 @@
 // exception and by terminate(). Meanwhile the HTTP API answers as ever; within 2 s SIP answers again
 // on the same port; a UDP phone registered before can be called without registering again; a new
 // phone registers and is called; the call cut by the crash ends in the records; a WebSocket phone's
-// registration went with its connection. SIPp plays the phones, on Atrium's tables.
+// registration went with its connection. A reinit from the console still starts a new worker on
+// the same port. SIPp plays the phones, on Atrium's tables.
 import dgram from 'node:dgram';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -216,4 +217,19 @@ describe('the SIP worker dies alone', () => {
     expect(done.code, done.errors).toBe(0);
     expect(sip.stats.crashes).toBe(2);
   }, 60_000);
+
+  it('a reinit from the console starts a new worker on the same port, its crash count kept', async () => {
+    const admin = await adminClient(t);
+    const port = sip.server.ports.udp;
+    const before = sip.server.worker;
+    const res = await admin.post('/sip/reinit');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ is_running: true, instances: [{ status: 'running', crashes: 2 }] });
+    expect(sip.server.worker).not.toBe(before);
+    expect(sip.server.ports.udp).toBe(port);
+    expect(await options(port)).toBe(200);
+    // As before the worker: a restart forgets the registrations, the phones register again.
+    expect(sip.server.registrationCount()).toBe(0);
+    expect(sip.stats.restarts).toBe(1);
+  });
 });
