@@ -506,6 +506,8 @@ export const SipInstanceSchema = z.object({
   status: z.enum(['running', 'stopped', 'error']),
   registrations: z.number().int(),
   active_calls: z.number().int(),
+  /** How often its SIP server's worker thread died and was started again since the instance started. */
+  crashes: z.number().int().optional(),
 });
 export const SipStatusSchema = z.object({
   is_running: z.boolean(),

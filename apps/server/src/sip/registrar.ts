@@ -19,6 +19,11 @@ export interface RegistrarOptions {
   minExpires?: number;
   /** Longer requests are cut to this. */
   maxExpires?: number;
+  /**
+   * Contacts registered with an earlier run of this server (a SIP worker started again after it
+   * died), bound as they were and without observer events: the phones behind them never knew.
+   */
+  contacts?: SipContact[];
 }
 
 export class Registrar {
@@ -37,6 +42,7 @@ export class Registrar {
     this.defaultExpires = opts.defaultExpires ?? 3600;
     this.minExpires = opts.minExpires ?? 30;
     this.maxExpires = opts.maxExpires ?? 7200;
+    for (const c of opts.contacts ?? []) this.bindings.set(c.number, [...(this.bindings.get(c.number) ?? []), c]);
     timerSet.every(1000, () => this.sweep(Date.now()));
   }
 

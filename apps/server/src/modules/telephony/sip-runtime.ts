@@ -4,23 +4,28 @@ import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../core/errors.js';
 import { tcpPortFree, udpPortFree } from '../../core/ports.js';
-import { type SipNetworkSettings, type SipServer, startSipServer } from '../../sip/index.js';
+import type { SipNetworkSettings } from '../../sip/index.js';
 import { type RtpengineProcess, spawnRtpengine } from '../../sip/rtpengine-process.js';
+import { SpareSipWorkers, type SupervisedSipServer, startSipWorker } from '../../sip/worker/host.js';
 import type { SipControl } from './calls.service.js';
 import { telephonyOf } from './telephony.js';
 
 export interface SipRuntime {
-  server: SipServer;
+  /** The SIP server, in its own worker thread (sip/worker): started again by itself when it dies. */
+  server: SupervisedSipServer;
   /** The rtpengine Atrium runs itself (RTPENGINE_BIN) and the RTP range it was started with, or null. */
   readonly mediaRelay: { url: string; ports: { min: number; max: number } } | null;
   /**
    * Since start: how often the SIP tab changed what runs (a save here: its rebind and its apply; a
    * change heard from another instance: one), the listeners reopened and Atrium's rtpengine started.
-   * For tests and diagnostics.
+   * `crashes`: how often the SIP worker died and was started again. For tests and diagnostics.
    */
-  readonly stats: { applied: number; restarts: number; relayStarts: number };
+  readonly stats: { applied: number; restarts: number; relayStarts: number; readonly crashes: number };
   close(): Promise<void>;
 }
+
+/** The SIP worker's heap limit: far above what thousands of registrations and calls take. */
+const SIP_WORKER_HEAP_MB = 512;
 
 /** The project's SIP tab as the SIP server applies it. */
 export function sipNetwork(s: SipSettings): SipNetworkSettings {
@@ -61,6 +66,10 @@ export async function takenSipPort(host: string, port: number, wsPort: number): 
  * restart, stop a call, the dialer's endpoint) their control. Reinit and restart close and reopen the
  * listening sockets on the same ports; registrations are kept by the phones, which register again.
  *
+ * The SIP server itself runs in a worker thread (sip/worker): a fault in it ends that thread, not
+ * the API, the broker and the doors; the worker is started again on the same ports at once, with
+ * the UDP registrations it had (docs/decisions.md, "The SIP server in its own thread").
+ *
  * The default project's SIP tab is applied wherever it was saved: this instance applies a save it
  * answers at once, and every instance follows the change feed (`projects` changed, or the feed was
  * lost) by reading the tab again and applying what differs from what it runs. Every change — a
@@ -97,7 +106,14 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   });
   let media = mediaOf(initial);
   let relay: RtpengineProcess | null = null;
-  const stats = { applied: 0, restarts: 0, relayStarts: 0 };
+  const stats = {
+    applied: 0,
+    restarts: 0,
+    relayStarts: 0,
+    get crashes() {
+      return earlierCrashes + server.crashes;
+    },
+  };
   const rtpengineLog = app.log.child({ component: 'rtpengine' });
   const startRelay = async () => {
     if (!relayBin) return undefined;
@@ -107,8 +123,14 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     return relay.url;
   };
   let relayUrl = await startRelay();
-  const open = async (): Promise<SipServer> => {
-    const server = await startSipServer({
+  // Crashes of the workers closed by a restart, so the count covers the whole run.
+  let earlierCrashes = 0;
+  // One SIP worker waits loaded for the next start (a crash's replacement, a restart); a leak in the
+  // SIP server ends its worker at this heap size, not the process.
+  const spares = new SpareSipWorkers({ maxOldGenerationSizeMb: SIP_WORKER_HEAP_MB });
+  const open = async (): Promise<SupervisedSipServer> => {
+    const server = await startSipWorker({
+      spares,
       host: config.sip.host,
       publicHost: config.sip.publicHost,
       udpPort: ports.udp,
@@ -131,10 +153,14 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
     app.sipWs.tls = server.ports.tls ?? null;
     return server;
   };
-  let server = await open();
+  let server = await open().catch(async (e: unknown) => {
+    await spares.close();
+    throw e;
+  });
   let startedAt = new Date();
   const restart = async () => {
     const working = { ...server.ports };
+    earlierCrashes += server.crashes;
     await server.close();
     try {
       server = await open();
@@ -247,9 +273,11 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
         {
           type: 'embedded',
           ip_address: config.sip.publicHost,
-          status: 'running',
+          // 'error' for the moment between the SIP worker's death and its replacement's start.
+          status: server.running ? 'running' : 'error',
           registrations: server.registrationCount(),
           active_calls: server.activeCalls().length,
+          crashes: stats.crashes,
         },
       ],
     }),
@@ -280,6 +308,7 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
       // A change under way finishes first, so nothing reopens after this.
       await configuring;
       await server.close();
+      await spares.close();
       await relay?.stop();
       await tel.recorder.flush();
     },

@@ -1,0 +1,412 @@
+import { MessageChannel, type ResourceLimits, Worker } from 'node:worker_threads';
+import type { SipActiveCall } from '../call.js';
+import type { SipNetworkSettings } from '../local-address.js';
+import type { SipServer, SipServerOptions } from '../server.js';
+import type { SipLogger } from '../server-types.js';
+import type { SipCallEvent, SipContact } from '../types.js';
+import {
+  type Answer,
+  type ControlMethod,
+  type FromWorker,
+  fromWireError,
+  type SipPorts,
+  type SipWorkerData,
+  type SipWorkerServerOptions,
+  type ToWorker,
+  toWireError,
+} from './protocol.js';
+
+/**
+ * The SIP server in a worker thread that this (main) thread supervises. The worker runs the whole
+ * of sip/ (sockets, transactions, registrar, proxy); the directory and the observer stay here, on
+ * the database, and the worker calls them over the thread's channel. When the worker dies (an
+ * uncaught exception, out of memory, terminated), it is started again at once on the same ports,
+ * with the UDP contacts it had registered: the registrations are mirrored here from its observer
+ * events, so they outlive it. Calls and stream (TCP, TLS, WebSocket) connections die with it: their
+ * calls are ended in the records, their phones register again.
+ */
+
+const ENTRY = new URL('./entry.mjs', import.meta.url);
+const STREAM: ReadonlySet<SipContact['transport']> = new Set(['tcp', 'tls', 'ws', 'wss']);
+/** Workers that keep dying right after start are started again ever later, up to this. */
+const MAX_BACKOFF_MS = 10_000;
+/** A worker that served this long before it died counts as a fresh failure (no backoff). */
+const STABLE_MS = 10_000;
+
+/**
+ * Worker threads with the SIP code loaded, waiting for their start message: loading it (tsx
+ * compiling sip/ and the contract it imports) takes a second or two, more than a dead worker's
+ * replacement may keep phones waiting. One always waits; taking it starts loading the next.
+ */
+export class SpareSipWorkers {
+  private spare: { worker: Worker; loaded: Promise<void> } | null = null;
+  private closed = false;
+
+  /** `resourceLimits`: heap limits of each worker, so that a runaway SIP server dies alone (and is started again). */
+  constructor(private readonly resourceLimits?: ResourceLimits) {}
+
+  private load(): { worker: Worker; loaded: Promise<void> } {
+    const worker = new Worker(ENTRY, {
+      ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
+      // The SIP thread's own name in stack traces and inspectors.
+      name: 'atrium-sip',
+    });
+    const spare = {
+      worker,
+      loaded: new Promise<void>((resolve) => {
+        const onMessage = (msg: FromWorker) => {
+          if (msg.type !== 'loaded') return;
+          worker.off('message', onMessage);
+          resolve();
+        };
+        worker.on('message', onMessage);
+        worker.once('exit', () => resolve());
+      }),
+    };
+    // One that died waiting (it could not load) is replaced at the next take().
+    worker.once('exit', () => {
+      if (this.spare === spare) this.spare = null;
+    });
+    worker.on('error', () => undefined);
+    return spare;
+  }
+
+  /** Resolves once a spare worker waits loaded (for tests that time a replacement). */
+  async ready(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      if (!this.spare) this.spare = this.load();
+      const spare = this.spare;
+      await spare.loaded;
+      if (this.spare === spare) return;
+    }
+  }
+
+  /** A loaded (or loading) worker for a server to start in; the next one starts loading. */
+  take(): Worker {
+    if (this.closed) throw new Error('the sip workers are closed');
+    const w = (this.spare ?? this.load()).worker;
+    this.spare = null;
+    // Loading competes for the CPU with the worker just taken: the next one loads a little later.
+    setTimeout(() => {
+      if (!this.closed && !this.spare) this.spare = this.load();
+    }, 1000).unref();
+    return w;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const spare = this.spare;
+    this.spare = null;
+    await spare?.worker.terminate();
+  }
+}
+
+export interface SipWorkerOptions extends SipServerOptions {
+  /** Where the worker comes from (and its replacements); absent: a set of its own, closed with the server. */
+  spares?: SpareSipWorkers;
+  /** How long a directory call may take before the SIP transaction that made it fails, default 10 s. */
+  callTimeoutMs?: number;
+  /** The same for a synchronous directory call (the worker's loop waits for it), default 1 s. */
+  syncCallTimeoutMs?: number;
+}
+
+export interface SupervisedSipServer extends SipServer {
+  /** How often the worker died and was started again since start. */
+  readonly crashes: number;
+  /** Whether a worker is up and serving (false between a crash and its replacement's start). */
+  readonly running: boolean;
+  /** Where its replacement comes from. */
+  readonly spares: SpareSipWorkers;
+  /** The worker's thread, for tests that kill it (terminate()). */
+  readonly worker: Worker;
+  /** Resolves once the worker after the next crash (or the current one) serves. */
+  whenRunning(): Promise<void>;
+  /**
+   * Tests of the supervisor: 'throw' throws inside the worker outside every handler, as a bug in the
+   * SIP code would; 'oom' allocates until the worker's heap limit (resourceLimits) ends it.
+   */
+  crashForTest(how: 'throw' | 'oom', message?: string): void;
+}
+
+/** The names of an object's methods, its class's included (a class instance's are on its prototype). */
+function methodNames(o: object): string[] {
+  const names = new Set<string>();
+  for (let p: object | null = o; p && p !== Object.prototype; p = Object.getPrototypeOf(p))
+    for (const name of Object.getOwnPropertyNames(p))
+      if (name !== 'constructor' && typeof (o as Record<string, unknown>)[name] === 'function') names.add(name);
+  return [...names];
+}
+
+function levelsOf(log: SipLogger): SipWorkerData['logLevels'] {
+  const enabled = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
+  const all = ['debug', 'info', 'warn', 'error'] as const;
+  return typeof enabled === 'function' ? all.filter((l) => enabled.call(log, l)) : [...all];
+}
+
+/** Starts the SIP server in a supervised worker thread; rejects as startSipServer would (EADDRINUSE and all). */
+export async function startSipWorker(opts: SipWorkerOptions): Promise<SupervisedSipServer> {
+  const { directory, observer, log, spares: given, callTimeoutMs = 10_000, syncCallTimeoutMs = 1000, ...serverOptions } = opts;
+  const spares = given ?? new SpareSipWorkers();
+  const directoryMethods = methodNames(directory);
+  const logLevels = levelsOf(log);
+  const base: SipWorkerServerOptions = serverOptions;
+
+  // What outlives a worker: its ports, the network settings, the registrations, the open calls.
+  let ports: SipPorts = {
+    udp: opts.udpPort,
+    tcp: opts.tcpPort,
+    ws: opts.wsPort,
+    ...(opts.tlsPort === undefined ? {} : { tls: opts.tlsPort }),
+  };
+  let network: SipNetworkSettings | null = null;
+  const contacts = new Map<string, SipContact[]>();
+  let calls: SipActiveCall[] = [];
+  /** Calls told 'created' and not yet 'ended': the records a worker's death must close. */
+  const open = new Map<string, { answered: boolean }>();
+
+  let crashes = 0;
+  let failuresInARow = 0;
+  let closing = false;
+  let running = false;
+  let waiters: Array<() => void> = [];
+  let controlId = 1;
+  const controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  // Set once the first worker listens; the one serving now (or the dead one until its replacement serves).
+  let worker = null as unknown as Worker;
+
+  const onRegistration = (contact: SipContact, change: 'added' | 'refreshed' | 'removed' | 'expired') => {
+    const list = (contacts.get(contact.number) ?? []).filter((c) => c.uri !== contact.uri);
+    if (change === 'added' || change === 'refreshed') list.unshift(contact);
+    if (list.length > 0) contacts.set(contact.number, list);
+    else contacts.delete(contact.number);
+    observer.onRegistration?.(contact, change);
+  };
+  const onCallEvent = (event: SipCallEvent) => {
+    if (event.type === 'created') open.set(event.callId, { answered: false });
+    else if (event.type === 'answered') {
+      const call = open.get(event.callId);
+      if (call) call.answered = true;
+    } else if (event.type === 'ended') open.delete(event.callId);
+    observer.onCallEvent(event);
+  };
+  const notify = (method: string, args: unknown[]) => {
+    if (method === 'onRegistration') onRegistration(args[0] as SipContact, args[1] as 'added');
+    else if (method === 'onCallEvent') onCallEvent(args[0] as SipCallEvent);
+    else (observer as unknown as Record<string, ((...a: unknown[]) => void) | undefined>)[method]?.(...args);
+  };
+
+  const answerOf = async (method: string, args: unknown[], id: number): Promise<Answer> => {
+    try {
+      const fn = (directory as unknown as Record<string, (...a: unknown[]) => unknown>)[method];
+      if (typeof fn !== 'function') throw new Error(`the sip directory has no ${method}`);
+      return { id, ok: true, value: await fn.apply(directory, args) };
+    } catch (e) {
+      return { id, ok: false, error: toWireError(e) };
+    }
+  };
+
+  /** One worker: resolves once it listens, rejects when it could not start. */
+  const spawn = (): Promise<Worker> => {
+    const live = Date.now();
+    const w = spares.take();
+    const seed = [...contacts.values()].flat().filter((c) => c.expiresAt > live);
+    const channel = new MessageChannel();
+    const syncFlag = new SharedArrayBuffer(4);
+    const flag = new Int32Array(syncFlag);
+    const data: SipWorkerData = {
+      options: {
+        ...base,
+        udpPort: ports.udp,
+        tcpPort: ports.tcp,
+        wsPort: ports.ws,
+        ...(ports.tls === undefined ? {} : { tlsPort: ports.tls }),
+        ...(network ? { network } : {}),
+        registrar: { ...base.registrar, contacts: seed },
+      },
+      directoryMethods,
+      syncPort: channel.port2,
+      syncFlag,
+      callTimeoutMs,
+      syncTimeoutMs: syncCallTimeoutMs,
+      logLevels,
+    };
+    const post = (msg: ToWorker) => w.postMessage(msg);
+    w.postMessage({ type: 'start', data } satisfies ToWorker, [channel.port2]);
+    return new Promise<Worker>((resolve, reject) => {
+      let ready = false;
+      w.on('message', (msg: FromWorker) => {
+        switch (msg.type) {
+          case 'loaded':
+            return;
+          case 'ready':
+            ready = true;
+            ports = msg.ports;
+            network = msg.network;
+            resolve(w);
+            return;
+          case 'failed':
+            reject(fromWireError(msg.error));
+            void w.terminate();
+            return;
+          case 'call':
+            void answerOf(msg.method, msg.args, msg.id).then((answer) => {
+              if (msg.sync) {
+                channel.port1.postMessage(answer);
+                Atomics.add(flag, 0, 1);
+                Atomics.notify(flag, 0);
+              } else post({ type: 'answer', ...answer });
+            });
+            return;
+          case 'notify':
+            notify(msg.method, msg.args);
+            return;
+          case 'calls':
+            calls = msg.calls;
+            return;
+          case 'log':
+            log[msg.level](msg.obj, msg.msg);
+            return;
+          case 'answer': {
+            const c = controls.get(msg.id);
+            if (!c) return;
+            controls.delete(msg.id);
+            if (msg.ok) c.resolve(msg.value);
+            else c.reject(fromWireError(msg.error));
+            return;
+          }
+        }
+      });
+      let error: unknown = null;
+      w.on('error', (e) => {
+        error = e;
+      });
+      w.on('exit', (code) => {
+        channel.port1.close();
+        if (!ready) {
+          reject(error ?? new Error(`sip worker exited with code ${code} before it listened`));
+          return;
+        }
+        if (w === worker) died(error, code, Date.now() - live);
+      });
+    });
+  };
+
+  function settle(): void {
+    const ws = waiters;
+    waiters = [];
+    for (const resolve of ws) resolve();
+  }
+
+  /** What died with the worker goes from the mirrors (and, for the records, from the observer); then a new one. */
+  function died(error: unknown, code: number, uptimeMs: number): void {
+    running = false;
+    for (const [, c] of controls) c.reject(new Error('the sip worker died'));
+    controls.clear();
+    if (closing) return;
+    crashes++;
+    log.error({ err: error, code, crashes }, 'sip worker died; starting it again');
+    const at = Date.now();
+    for (const [callId, call] of open)
+      onCallEvent({ type: 'ended', callId, outcome: call.answered ? 'answered' : 'failed', status: null, at });
+    calls = [];
+    for (const list of [...contacts.values()]) for (const c of list) if (STREAM.has(c.transport)) onRegistration(c, 'removed');
+    failuresInARow = uptimeMs >= STABLE_MS ? 1 : failuresInARow + 1;
+    void respawn();
+  }
+
+  async function respawn(): Promise<void> {
+    for (let attempt = 0; !closing; attempt++) {
+      // Twice in a row at once; a worker that keeps dying right after its start (a packet that kills
+      // it, sent again and again) is then started again ever later, so it cannot eat the CPU.
+      const delay = Math.min(MAX_BACKOFF_MS, failuresInARow + attempt <= 2 ? 0 : 250 * 2 ** (failuresInARow + attempt - 3));
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (closing) return;
+      try {
+        const next = await spawn();
+        if (closing) {
+          await next.terminate();
+          return;
+        }
+        worker = next;
+        running = true;
+        log.info({ ports, crashes, contacts: [...contacts.values()].flat().length }, 'sip worker serving again');
+        settle();
+        return;
+      } catch (err) {
+        log.error({ err, ports }, 'sip worker could not start again; retrying');
+      }
+    }
+  }
+
+  try {
+    worker = await spawn();
+  } catch (e) {
+    if (!given) await spares.close();
+    throw e;
+  }
+  running = true;
+
+  const control = (method: ControlMethod, args: unknown[]): Promise<unknown> => {
+    if (!running) return Promise.reject(new Error('the sip worker is starting again'));
+    const id = controlId++;
+    return new Promise((resolve, reject) => {
+      controls.set(id, { resolve, reject });
+      worker.postMessage({ type: 'control', id, method, args } satisfies ToWorker);
+    });
+  };
+
+  return {
+    get ports() {
+      return ports;
+    },
+    contacts: (number) => {
+      const now = Date.now();
+      return (contacts.get(number) ?? []).filter((c) => c.expiresAt > now);
+    },
+    registrationCount: () => {
+      const now = Date.now();
+      let n = 0;
+      for (const list of contacts.values()) n += list.filter((c) => c.expiresAt > now).length;
+      return n;
+    },
+    endCall: async (callId) => (running ? ((await control('endCall', [callId])) as boolean) : false),
+    activeCalls: () => calls,
+    configure: (next) => {
+      // Applied here at once (what `network` reads), and in the worker; a worker started again gets it too.
+      network = { ...(network as SipNetworkSettings), ...next };
+      if (running)
+        control('configure', [next]).catch((err: unknown) =>
+          log.warn({ err }, 'sip network settings: the worker died before it applied them'),
+        );
+    },
+    get network() {
+      return network as SipNetworkSettings;
+    },
+    get crashes() {
+      return crashes;
+    },
+    get running() {
+      return running;
+    },
+    get worker() {
+      return worker;
+    },
+    spares,
+    whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    crashForTest: (how, message = 'crash asked by a test') => worker.postMessage({ type: 'crash', how, message } satisfies ToWorker),
+    close: async () => {
+      closing = true;
+      const w = worker;
+      if (running) {
+        // The worker closes its sockets itself (its BYEs and final answers go out), then goes.
+        const closed = control('close', []).catch(() => undefined);
+        await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
+      }
+      running = false;
+      await w.terminate();
+      if (!given) await spares.close();
+      settle();
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * The SIP worker thread (host.ts starts it through entry.mjs): one SIP server on its own event loop,
+ * whose directory and observer are stand-ins that forward every call to the main thread. It loads
+ * its code, then waits for its start message: the supervisor keeps one waiting so that a worker
+ * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
+ */
+import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { type SipServer, startSipServer } from '../server.js';
+import type { SipLogger } from '../server-types.js';
+import type { SipCallObserver, SipDirectory } from '../types.js';
+import {
+  type Answer,
+  type FromWorker,
+  fromWireError,
+  type SipWorkerData,
+  SYNC_DIRECTORY_METHODS,
+  type ToWorker,
+  toWireError,
+} from './protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('thread.ts runs as a worker thread');
+/** Set by the start message; nothing below runs before it. */
+let data = null as unknown as SipWorkerData;
+const send = (msg: FromWorker) => port.postMessage(msg);
+
+const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
+let nextId = 1;
+
+function callAsync(method: string, args: unknown[]): Promise<unknown> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    // A main thread that does not answer fails this one SIP transaction (the server answers 500), not the worker.
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      reject(new Error(`sip directory ${method}: no answer within ${data.callTimeoutMs} ms`));
+    }, data.callTimeoutMs);
+    pending.set(id, { resolve, reject, timer });
+    send({ type: 'call', id, method, args, sync: false });
+  });
+}
+
+let flag: Int32Array<ArrayBufferLike> = new Int32Array(0);
+
+/**
+ * A call whose caller needs the answer now: the worker's loop waits for it on the shared flag (the
+ * main thread bumps it after posting the answer on the sync port). Answers of calls that timed out
+ * earlier may still arrive and are dropped.
+ */
+function callSync(method: string, args: unknown[]): unknown {
+  const id = nextId++;
+  send({ type: 'call', id, method, args, sync: true });
+  const deadline = Date.now() + data.syncTimeoutMs;
+  for (;;) {
+    const seen = Atomics.load(flag, 0);
+    for (let m = receiveMessageOnPort(data.syncPort); m; m = receiveMessageOnPort(data.syncPort)) {
+      const answer = m.message as Answer;
+      if (answer.id !== id) continue;
+      if (answer.ok) return answer.value;
+      throw fromWireError(answer.error);
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) throw new Error(`sip directory ${method}: no answer within ${data.syncTimeoutMs} ms`);
+    Atomics.wait(flag, 0, seen, left);
+  }
+}
+
+// The proxy's list of calls changes with its events: the main thread's copy (the console's status)
+// is sent once the event's turn is over, and checked every half second for changes without one.
+let server: SipServer | null = null;
+let lastCalls = '[]';
+let callsQueued = false;
+const sendCalls = () => {
+  callsQueued = false;
+  if (!server) return;
+  const calls = server.activeCalls();
+  const text = JSON.stringify(calls);
+  if (text === lastCalls) return;
+  lastCalls = text;
+  send({ type: 'calls', calls });
+};
+const callsChanged = () => {
+  if (callsQueued) return;
+  callsQueued = true;
+  setImmediate(sendCalls);
+};
+const observer = new Proxy({} as Record<string, unknown>, {
+  get: (_target, method) =>
+    typeof method !== 'string' || method === 'then'
+      ? undefined
+      : (...args: unknown[]) => {
+          send({ type: 'notify', method, args });
+          callsChanged();
+        },
+});
+
+let levels = new Set<string>();
+const log = Object.fromEntries(
+  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+    level,
+    (obj: object, msg?: string) => {
+      if (!levels.has(level)) return;
+      try {
+        send({ type: 'log', level, obj, ...(msg === undefined ? {} : { msg }) });
+      } catch {
+        // Something in obj cannot be cloned (a socket, a function): its JSON form crosses instead,
+        // or only its keys when even that fails (a cycle) — a log line never ends the worker.
+        let plain: object;
+        try {
+          plain = JSON.parse(JSON.stringify(obj, (_k, v) => (v instanceof Error ? toWireError(v) : v)));
+        } catch {
+          plain = { keys: Object.keys(obj) };
+        }
+        send({ type: 'log', level, obj: plain, ...(msg === undefined ? {} : { msg }) });
+      }
+    },
+  ]),
+) as unknown as SipLogger;
+
+let started: Promise<SipServer> | null = null;
+
+function start(given: SipWorkerData): void {
+  data = given;
+  flag = new Int32Array(data.syncFlag);
+  levels = new Set(data.logLevels);
+  const sync = new Set<string>(Object.keys(SYNC_DIRECTORY_METHODS));
+  const directory: Record<string, (...args: unknown[]) => unknown> = {};
+  for (const method of data.directoryMethods)
+    directory[method] = sync.has(method) ? (...args) => callSync(method, args) : (...args) => callAsync(method, args);
+  started = startSipServer({
+    ...data.options,
+    directory: directory as unknown as SipDirectory,
+    observer: observer as unknown as SipCallObserver,
+    log,
+  });
+  started.then(
+    (s) => {
+      server = s;
+      setInterval(sendCalls, 500).unref();
+      send({ type: 'ready', ports: s.ports, network: s.network });
+    },
+    (e: unknown) => send({ type: 'failed', error: toWireError(e) }),
+  );
+}
+
+async function control(method: string, args: unknown[]): Promise<unknown> {
+  if (!started) throw new Error('sip worker: control before start');
+  const s = await started;
+  switch (method) {
+    case 'endCall': {
+      const ended = await s.endCall(String(args[0]));
+      sendCalls();
+      return ended;
+    }
+    case 'configure':
+      s.configure(args[0] as Parameters<SipServer['configure']>[0]);
+      return s.network;
+    case 'close':
+      await s.close();
+      return undefined;
+    default:
+      throw new Error(`unknown sip worker control ${method}`);
+  }
+}
+
+port.on('message', (msg: ToWorker) => {
+  switch (msg.type) {
+    case 'answer': {
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.ok) p.resolve(msg.value);
+      else p.reject(fromWireError(msg.error));
+      return;
+    }
+    case 'control':
+      control(msg.method, msg.args).then(
+        (value) => send({ type: 'answer', id: msg.id, ok: true, value }),
+        (e: unknown) => send({ type: 'answer', id: msg.id, ok: false, error: toWireError(e) }),
+      );
+      return;
+    case 'start':
+      if (started) throw new Error('sip worker: started twice');
+      start(msg.data);
+      return;
+    case 'crash':
+      setImmediate(() => {
+        if (msg.how === 'throw') throw new Error(msg.message);
+        const hog: number[][] = [];
+        for (;;) hog.push(new Array(1 << 20).fill(hog.length));
+      });
+      return;
+  }
+});
+
+send({ type: 'loaded' });
