@@ -1,7 +1,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import WebSocket from 'ws';
-import { parseMessage, type SipResponse, StreamFramer } from './message.js';
+import { parseMessage, SipHeaders, type SipMessage, type SipResponse, StreamFramer } from './message.js';
 import type { SipServer } from './server.js';
 import { callerArgs, type MemoryDirectory, registerContact, runSipp, SipInbox } from './testing.js';
 
@@ -12,6 +12,24 @@ import { callerArgs, type MemoryDirectory, registerContact, runSipp, SipInbox } 
  */
 
 export type RawTransport = 'udp' | 'tcp' | 'ws';
+
+/**
+ * What the server sent, read leniently: a 400 to a request that lacked a header, or had a CSeq
+ * out of range, copies what it got (RFC 3261 §8.2.6.2), so the strict parser would refuse it.
+ */
+function readAnswer(data: Buffer): SipMessage | null {
+  const strict = parseMessage(data);
+  if (strict) return strict;
+  const text = data.toString('utf8');
+  const status = /^SIP\/2\.0 (\d{3}) (.*)\r\n/.exec(text);
+  if (!status) return null;
+  const headers = new SipHeaders();
+  for (const line of text.slice(status[0].length).split('\r\n\r\n')[0]?.split('\r\n') ?? []) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers.add(line.slice(0, colon), line.slice(colon + 1));
+  }
+  return { kind: 'response', status: Number(status[1]), reason: status[2] ?? '', headers, body: Buffer.alloc(0) };
+}
 
 export class RawPeer {
   private readonly inbox = new SipInbox();
@@ -35,7 +53,7 @@ export class RawPeer {
         () => socket.close(),
         socket.address().port,
       );
-      socket.on('message', (data) => peer.inbox.push(parseMessage(data)));
+      socket.on('message', (data) => peer.inbox.push(readAnswer(data)));
       return peer;
     }
     if (transport === 'tcp') {
@@ -55,7 +73,7 @@ export class RawPeer {
       );
       socket.on('data', (chunk) => {
         const got = framer.push(chunk);
-        if (got !== 'overflow') for (const m of got) peer.inbox.push(parseMessage(m));
+        if (got !== 'overflow') for (const m of got) peer.inbox.push(readAnswer(m));
       });
       socket.on('error', () => undefined);
       socket.on('close', () => {
@@ -76,7 +94,7 @@ export class RawPeer {
       () => ws.terminate(),
       0,
     );
-    ws.on('message', (data) => peer.inbox.push(parseMessage(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer))));
+    ws.on('message', (data) => peer.inbox.push(readAnswer(Buffer.isBuffer(data) ? data : Buffer.from(data as ArrayBuffer))));
     ws.on('error', () => undefined);
     ws.on('close', () => {
       peer.closed = true;

@@ -279,7 +279,6 @@ export function readMessage(buf: Buffer, framed = false): ReadResult {
     // §19.1.5: headers (`?name=value`, after the host) have no meaning in a Request-URI.
     if (/^sips?:/i.test(request.uri) && request.uri.slice(request.uri.lastIndexOf('@') + 1).includes('?'))
       return [400, 'Request-URI With Headers'];
-    if (!he) return [400, 'Missing Empty Line After Headers'];
     if (head.badLine) return [400, 'Malformed Header Line'];
     for (const name of MANDATORY) if (headers.getAll(name).length === 0) return [400, `Missing ${canonicalName(name)}`];
     for (const name of SINGLE) if (headers.getAll(name).length > 1) return [400, `Duplicate ${canonicalName(name)}`];
@@ -290,6 +289,7 @@ export function readMessage(buf: Buffer, framed = false): ReadResult {
     if (!validAddress(headers.get('from') ?? '')) return [400, 'Bad From'];
     if (!validAddress(headers.get('to') ?? '')) return [400, 'Bad To'];
     for (const contact of headers.getAll('contact')) if (contact !== '*' && !validAddress(contact)) return [400, 'Bad Contact'];
+    if (!he) return [400, 'Missing Empty Line After Headers'];
     const maxForwards = headers.get('max-forwards');
     if (maxForwards !== undefined && !(/^\d+$/.test(maxForwards) && Number(maxForwards) <= 255)) return [400, 'Bad Max-Forwards'];
     const length = contentLength(headers);
@@ -446,9 +446,9 @@ export function createResponse(req: SipRequest, status: number, reason: string, 
     const value = req.headers.get(name);
     if (value !== undefined) headers.add(name, value);
   }
+  const to = headers.get('to');
   if (status > 100) {
-    const to = headers.get('to') ?? '';
-    if (toTag && !tagOf(to)) headers.set('To', withTag(to, toTag));
+    if (to !== undefined && toTag && !tagOf(to)) headers.set('To', withTag(to, toTag));
   } else {
     const timestamp = req.headers.get('timestamp');
     if (timestamp) headers.add('Timestamp', timestamp);
