@@ -74,3 +74,124 @@ describe('a top Via with a port no socket can use', () => {
     await stillServes(server, directory, '02');
   });
 });
+
+describe('a request that breaks the grammar', () => {
+  /** An OPTIONS from the UDP peer (rport: answers come to its port), with `edit` applied to its text. */
+  const options = (udp: RawPeer, edit: (text: string) => string = (t) => t) =>
+    edit(request('OPTIONS', `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bK${Math.random().toString(36).slice(2)}`));
+
+  it.each([
+    ['no Call-ID', (t: string) => t.replace(/Call-ID: .*\r\n/, ''), 400, 'Missing Call-ID'],
+    ['no CSeq', (t: string) => t.replace(/CSeq: .*\r\n/, ''), 400, 'Missing CSeq'],
+    ['no From', (t: string) => t.replace(/From: .*\r\n/, ''), 400, 'Missing From'],
+    ['a CSeq without a method', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1'), 400, 'Bad CSeq'],
+    ['a CSeq of 2^31', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 2147483648 OPTIONS'), 400, 'Bad CSeq'],
+    [
+      'a CSeq naming another method',
+      (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 INVITE'),
+      400,
+      'CSeq Method Does Not Match Request',
+    ],
+    ['two CSeq headers', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 OPTIONS\r\nCSeq: 2 OPTIONS'), 400, 'Duplicate CSeq'],
+    ['two Call-ID headers', (t: string) => t.replace(/(Call-ID: .*\r\n)/, '$1$1'), 400, 'Duplicate Call-ID'],
+    ['a request line with two spaces', (t: string) => t.replace('OPTIONS sip:', 'OPTIONS  sip:'), 400, 'Bad Request-Line'],
+    ['a request line with no version', (t: string) => t.replace(' SIP/2.0\r\n', '\r\n'), 400, 'Bad Request-Line'],
+    ['SIP/3.0', (t: string) => t.replace(' SIP/2.0\r\n', ' SIP/3.0\r\n'), 505, 'Version Not Supported'],
+    ['a negative Content-Length', (t: string) => t.replace('Content-Length: 0', 'Content-Length: -1'), 400, 'Bad Content-Length'],
+    [
+      'a Content-Length past the datagram',
+      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 20'),
+      400,
+      'Content-Length Larger Than Message',
+    ],
+    [
+      'two Content-Lengths that differ',
+      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 0\r\nl: 4'),
+      400,
+      'Conflicting Content-Length',
+    ],
+    ['a Max-Forwards that is no number', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards: many'), 400, 'Bad Max-Forwards'],
+    ['a header line with no colon', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards 70'), 400, 'Malformed Header Line'],
+    ['an unterminated quote in From', (t: string) => t.replace('From: <', 'From: "Panel <'), 400, 'Bad From'],
+    ['a second Via that is junk', (t: string) => t.replace('Max-Forwards', 'Via: SIP/2.0/UDP ;;\r\nMax-Forwards'), 400, 'Bad Via'],
+  ])('with %s is answered %i naming the fault', async (_what, edit, status, reason) => {
+    const udp = await peer('udp');
+    udp.send(options(udp, edit));
+    const res = await udp.response();
+    expect([res.status, res.reason]).toEqual([status, reason]);
+  });
+
+  it('is answered 400, never 100 Trying, when its top Via is junk, over TCP', async () => {
+    const tcp = await peer('tcp');
+    tcp.send(request('INVITE', 'SIP/2.0/TCP ;;;branch=z9hG4bKj1'));
+    const res = await tcp.response(3000, false);
+    expect([res.status, res.reason]).toEqual([400, 'Bad Via']);
+  });
+
+  it('is dropped when its top Via is junk over UDP: there is nowhere to route an answer', async () => {
+    const udp = await peer('udp');
+    udp.send(request('INVITE', 'SIP/2.0/UDP ;;;branch=z9hG4bKj2'));
+    udp.send(options(udp, (t) => t.replace(/Via: .*\r\n/, '')));
+    expect(await udp.silent(300)).toBe(true);
+  });
+
+  it('never gets an answer when it is an ACK (RFC 3261 §17.2.1)', async () => {
+    const udp = await peer('udp');
+    udp.send(request('ACK', `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bKa1`).replace('CSeq: 1 ACK', 'CSeq: x ACK'));
+    expect(await udp.silent(300)).toBe(true);
+  });
+
+  it('over TCP with a Content-Length that cannot be read gets its 400, then the connection closes', async () => {
+    const tcp = await peer('tcp');
+    tcp.send(
+      `${request('OPTIONS', 'SIP/2.0/TCP 127.0.0.1:5060;branch=z9hG4bKn1').replace('Content-Length: 0', 'Content-Length: -999')}garbage`,
+    );
+    const res = await tcp.response();
+    expect([res.status, res.reason]).toEqual([400, 'Bad Content-Length']);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(tcp.closedByServer).toBe(true);
+    expect(server.counters().streamsClosed).toBe(1);
+  });
+
+  it('discards what follows the Content-Length in a datagram (RFC 3261 §18.3)', async () => {
+    const udp = await peer('udp');
+    const first = options(udp);
+    udp.send(`${first}${options(udp).replace('OPTIONS sip:', 'NOTIFY sip:')}`);
+    expect((await udp.response()).status).toBe(200);
+    expect(await udp.silent(300)).toBe(true);
+  });
+});
+
+describe('a well-formed request the server does not serve', () => {
+  const via = (udp: RawPeer, b: string) => `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bK${b}`;
+
+  it('with an unknown method is answered 501 with Allow', async () => {
+    const udp = await peer('udp');
+    udp.send(request('FROBNICATE', via(udp, 'm1')));
+    const res = await udp.response();
+    expect([res.status, res.headers.getAll('allow').join(', ')]).toEqual([
+      501,
+      'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, PRACK, REGISTER',
+    ]);
+    udp.send(request('MESSAGE', via(udp, 'm2')));
+    expect((await udp.response()).status).toBe(405);
+  });
+
+  it('with a Request-URI that is not sip: or sips: is answered 416', async () => {
+    const udp = await peer('udp');
+    udp.send(request('OPTIONS', via(udp, 'u1')).replace('OPTIONS sip:1002@127.0.0.1', 'OPTIONS tel:+15551234'));
+    expect((await udp.response()).status).toBe(416);
+  });
+
+  it('requiring an extension is answered 420 with Unsupported naming it', async () => {
+    const udp = await peer('udp');
+    udp.send(request('REGISTER', via(udp, 'r1'), ['Require: 100rel, timer']));
+    const res = await udp.response();
+    expect([res.status, res.headers.getAll('unsupported')]).toEqual([420, ['100rel', 'timer']]);
+    // A proxy honours Proxy-Require only: Require on an INVITE it forwards is for the callee.
+    udp.send(request('INVITE', via(udp, 'r2'), ['Require: 100rel']));
+    expect((await udp.response()).status).toBe(407);
+    udp.send(request('INVITE', via(udp, 'r3'), ['Proxy-Require: sec-agree']));
+    expect((await udp.response()).status).toBe(420);
+  });
+});
