@@ -172,7 +172,7 @@ export class SipTransports {
         return;
       }
       for (const m of messages) this.receive(m, flow, true);
-      if (framer.desynced) {
+      if (framer.desynced && !socket.writableEnded) {
         // Answered above; what follows on this stream cannot be framed, so it ends once that answer is out.
         this.counters.streamsClosed++;
         socket.end();
