@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RawPeer, type RawTransport, stillServes } from './edge.testing.js';
 import type { SipServer } from './server.js';
-import { type MemoryDirectory, startTestServer } from './testing.js';
+import { authorize, parseAuthHeader } from './digest.js';
+import { type MemoryDirectory, registerContact, startTestServer } from './testing.js';
 
 /**
  * What one peer on the network can send must never stop the server: each packet here is answered
@@ -195,5 +196,24 @@ describe('a well-formed request the server does not serve', () => {
     expect((await udp.response()).status).toBe(407);
     udp.send(request('INVITE', via(udp, 'r3'), ['Proxy-Require: sec-agree']));
     expect((await udp.response()).status).toBe(420);
+  });
+});
+
+describe('a registered contact no socket can reach', () => {
+  it('at port 0 makes the call fail, not the server', async () => {
+    directory.passwords.set('301', 'Phone301');
+    expect(await registerContact(server.ports.udp, '301', 'Phone301', 0)).toBe(200);
+    const udp = await peer('udp');
+    const invite = (cseq: number, auth: string[]) =>
+      request('INVITE', `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bKinv${cseq}`, auth, 'call-301')
+        .replace('sip:1002@', 'sip:301@')
+        .replace('CSeq: 1 INVITE', `CSeq: ${cseq} INVITE`);
+    udp.send(invite(1, []));
+    const challenge = parseAuthHeader((await udp.response()).headers.get('proxy-authenticate') ?? '');
+    if (!challenge) throw new Error('no challenge');
+    udp.send(invite(2, [`Proxy-Authorization: ${authorize(challenge, { username: '101', password: 'Panel101' }, 'INVITE', 'sip:301@127.0.0.1')}`]));
+    expect((await udp.response(5000)).status).toBe(503);
+    expect(server.counters().sendFailures).toBe(1);
+    await stillServes(server, directory, '06');
   });
 });
