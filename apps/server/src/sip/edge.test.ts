@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { authorize, parseAuthHeader } from './digest.js';
 import { RawPeer, type RawTransport, stillServes } from './edge.testing.js';
 import type { SipServer } from './server.js';
-import { authorize, parseAuthHeader } from './digest.js';
 import { type MemoryDirectory, registerContact, startTestServer } from './testing.js';
 
 /**
@@ -211,7 +211,9 @@ describe('a registered contact no socket can reach', () => {
     udp.send(invite(1, []));
     const challenge = parseAuthHeader((await udp.response()).headers.get('proxy-authenticate') ?? '');
     if (!challenge) throw new Error('no challenge');
-    udp.send(invite(2, [`Proxy-Authorization: ${authorize(challenge, { username: '101', password: 'Panel101' }, 'INVITE', 'sip:301@127.0.0.1')}`]));
+    udp.send(
+      invite(2, [`Proxy-Authorization: ${authorize(challenge, { username: '101', password: 'Panel101' }, 'INVITE', 'sip:301@127.0.0.1')}`]),
+    );
     expect((await udp.response(5000)).status).toBe(503);
     expect(server.counters().sendFailures).toBe(1);
     await stillServes(server, directory, '06');
