@@ -136,6 +136,16 @@ describe('a request that breaks the grammar', () => {
     expect(await udp.silent(300)).toBe(true);
   });
 
+  it('is dropped when it has no Via at all, even over TCP: no answer could match it', async () => {
+    const tcp = await peer('tcp');
+    tcp.send(
+      request('OPTIONS', 'x')
+        .replace(/Via: .*\r\n/, '')
+        .replace('CSeq: 1 OPTIONS', 'CSeq: 1'),
+    );
+    expect(await tcp.silent(300)).toBe(true);
+  });
+
   it('never gets an answer when it is an ACK (RFC 3261 §17.2.1)', async () => {
     const udp = await peer('udp');
     udp.send(request('ACK', `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bKa1`).replace('CSeq: 1 ACK', 'CSeq: x ACK'));

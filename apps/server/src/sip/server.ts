@@ -74,6 +74,8 @@ const hasControl = (text: string): boolean => [...text].some((ch) => ch.charCode
  * (RFC 3261 §18.2.2). Null: no Via to route by, so the request is dropped unanswered.
  */
 function faultDestination(req: SipRequest, flow: Destination): Destination | null {
+  // With no Via at all a response could match nothing at the peer (§8.1.3.3), whatever carried it.
+  if (req.headers.getAll('via').length === 0) return null;
   if (flow.transport !== 'udp') return flow;
   const via = parseVia(req.headers.get('via') ?? '');
   if (!via) return null;
