@@ -245,9 +245,17 @@ export interface FuzzRun {
 
 /**
  * Sends `cases` fuzz cases to the server, spread over UDP, TCP and WebSocket, pausing every few
- * cases so the run stays a modest load on a shared machine.
+ * cases so the run stays a modest load beside other test files running at the same time.
  */
-export async function fuzzServer(server: SipServer, opts: { cases: number; seed: number }): Promise<FuzzRun> {
+export async function fuzzServer(
+  server: SipServer,
+  opts: {
+    cases: number;
+    seed: number /** A pause of `ms` after every `every` cases (default 5 ms per 10). */;
+    pace?: { every: number; ms: number };
+  },
+): Promise<FuzzRun> {
+  const pace = opts.pace ?? { every: 10, ms: 5 };
   const rng = random(opts.seed);
   const seeds = fuzzSeeds();
   const run: FuzzRun = { cases: 0, sent: { udp: 0, tcp: 0, ws: 0 }, reconnects: 0 };
@@ -275,7 +283,7 @@ export async function fuzzServer(server: SipServer, opts: { cases: number; seed:
       peer.send(transport === 'udp' ? bytes.subarray(0, 65_000) : bytes);
       run.sent[transport]++;
       run.cases++;
-      if (n % 20 === 19) await new Promise((resolve) => setTimeout(resolve, 2));
+      if (n % pace.every === pace.every - 1) await new Promise((resolve) => setTimeout(resolve, pace.ms));
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
   } finally {

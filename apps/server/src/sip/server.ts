@@ -62,8 +62,8 @@ export interface SipServer {
 }
 
 const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, PRACK, REGISTER';
-/** Methods other SIP extensions define: not served here, so 405 with Allow; any other method is 501. */
 const SERVED = new Set(ALLOW.split(', '));
+/** Methods other SIP extensions define: not served here, so 405 with Allow; any other method is 501. */
 const KNOWN_NOT_ALLOWED = new Set(['SUBSCRIBE', 'NOTIFY', 'MESSAGE', 'REFER', 'PUBLISH']);
 // C0 controls and DEL: no Atrium number holds one, and PostgreSQL refuses a NUL in a text value.
 const hasControl = (text: string): boolean => [...text].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
