@@ -113,6 +113,8 @@ describe('a request that breaks the grammar', () => {
     ],
     ['a Max-Forwards that is no number', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards: many'), 400, 'Bad Max-Forwards'],
     ['a header line with no colon', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards 70'), 400, 'Malformed Header Line'],
+    ['a NUL in a header value', (t: string) => t.replace('<sip:101@', '<sip:1\u000001@'), 400, 'Control Character in Header'],
+    ['a Call-ID with a space', (t: string) => t.replace(/Call-ID: (.*)/, 'Call-ID: a $1'), 400, 'Bad Call-ID'],
     ['an unterminated quote in From', (t: string) => t.replace('From: <', 'From: "Panel <'), 400, 'Bad From'],
     ['a second Via that is junk', (t: string) => t.replace('Max-Forwards', 'Via: SIP/2.0/UDP ;;\r\nMax-Forwards'), 400, 'Bad Via'],
   ])('with %s is answered %i naming the fault', async (_what, edit, status, reason) => {

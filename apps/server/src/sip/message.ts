@@ -280,8 +280,11 @@ export function readMessage(buf: Buffer, framed = false): ReadResult {
     if (/^sips?:/i.test(request.uri) && request.uri.slice(request.uri.lastIndexOf('@') + 1).includes('?'))
       return [400, 'Request-URI With Headers'];
     if (head.badLine) return [400, 'Malformed Header Line'];
+    if (bareControl(data.subarray(0, he ? he.end : data.length))) return [400, 'Control Character in Header'];
     for (const name of MANDATORY) if (headers.getAll(name).length === 0) return [400, `Missing ${canonicalName(name)}`];
     for (const name of SINGLE) if (headers.getAll(name).length > 1) return [400, `Duplicate ${canonicalName(name)}`];
+    // callid = word ["@" word] (§25.1): visible ASCII only. It is stored with each call record.
+    if (!/^[!-~]+$/.test(headers.get('call-id') ?? '')) return [400, 'Bad Call-ID'];
     const cseq = cseqValue(headers);
     if (!cseq) return [400, 'Bad CSeq'];
     if (cseq.method !== method) return [400, 'CSeq Method Does Not Match Request'];
@@ -312,6 +315,19 @@ export function readMessage(buf: Buffer, framed = false): ReadResult {
 export function parseMessage(buf: Buffer): SipMessage | null {
   const read = readMessage(buf);
   return read.ok ? read.msg : null;
+}
+
+/**
+ * Whether the head holds a control octet (NUL, BEL, DEL…) outside a quoted-pair: TEXT-UTF8 and every
+ * token exclude them (§25.1); only `\` may escape one inside a quoted string (RFC 4475 §3.1.1.2).
+ */
+function bareControl(head: Buffer): boolean {
+  for (let i = 0; i < head.length; i++) {
+    const octet = head[i] ?? 0;
+    const control = (octet < 0x20 && octet !== 0x09 && octet !== 0x0a && octet !== 0x0d) || octet === 0x7f;
+    if (control && head[i - 1] !== 0x5c) return true;
+  }
+  return false;
 }
 
 function cseqValue(headers: SipHeaders): { seq: number; method: string } | null {
