@@ -82,42 +82,42 @@ describe('a request that breaks the grammar', () => {
     edit(request('OPTIONS', `SIP/2.0/UDP 127.0.0.1:${udp.port};rport;branch=z9hG4bK${Math.random().toString(36).slice(2)}`));
 
   it.each([
-    ['no Call-ID', (t: string) => t.replace(/Call-ID: .*\r\n/, ''), 400, 'Missing Call-ID'],
-    ['no CSeq', (t: string) => t.replace(/CSeq: .*\r\n/, ''), 400, 'Missing CSeq'],
-    ['no From', (t: string) => t.replace(/From: .*\r\n/, ''), 400, 'Missing From'],
-    ['a CSeq without a method', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1'), 400, 'Bad CSeq'],
-    ['a CSeq of 2^31', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 2147483648 OPTIONS'), 400, 'Bad CSeq'],
+    ['no Call-ID', 400, 'Missing Call-ID', (t: string) => t.replace(/Call-ID: .*\r\n/, '')],
+    ['no CSeq', 400, 'Missing CSeq', (t: string) => t.replace(/CSeq: .*\r\n/, '')],
+    ['no From', 400, 'Missing From', (t: string) => t.replace(/From: .*\r\n/, '')],
+    ['a CSeq without a method', 400, 'Bad CSeq', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1')],
+    ['a CSeq of 2^31', 400, 'Bad CSeq', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 2147483648 OPTIONS')],
     [
       'a CSeq naming another method',
-      (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 INVITE'),
       400,
       'CSeq Method Does Not Match Request',
+      (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 INVITE'),
     ],
-    ['two CSeq headers', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 OPTIONS\r\nCSeq: 2 OPTIONS'), 400, 'Duplicate CSeq'],
-    ['two Call-ID headers', (t: string) => t.replace(/(Call-ID: .*\r\n)/, '$1$1'), 400, 'Duplicate Call-ID'],
-    ['a request line with two spaces', (t: string) => t.replace('OPTIONS sip:', 'OPTIONS  sip:'), 400, 'Bad Request-Line'],
-    ['a request line with no version', (t: string) => t.replace(' SIP/2.0\r\n', '\r\n'), 400, 'Bad Request-Line'],
-    ['SIP/3.0', (t: string) => t.replace(' SIP/2.0\r\n', ' SIP/3.0\r\n'), 505, 'Version Not Supported'],
-    ['a negative Content-Length', (t: string) => t.replace('Content-Length: 0', 'Content-Length: -1'), 400, 'Bad Content-Length'],
+    ['two CSeq headers', 400, 'Duplicate CSeq', (t: string) => t.replace('CSeq: 1 OPTIONS', 'CSeq: 1 OPTIONS\r\nCSeq: 2 OPTIONS')],
+    ['two Call-ID headers', 400, 'Duplicate Call-ID', (t: string) => t.replace(/(Call-ID: .*\r\n)/, '$1$1')],
+    ['a request line with two spaces', 400, 'Bad Request-Line', (t: string) => t.replace('OPTIONS sip:', 'OPTIONS  sip:')],
+    ['a request line with no version', 400, 'Bad Request-Line', (t: string) => t.replace(' SIP/2.0\r\n', '\r\n')],
+    ['SIP/3.0', 505, 'Version Not Supported', (t: string) => t.replace(' SIP/2.0\r\n', ' SIP/3.0\r\n')],
+    ['a negative Content-Length', 400, 'Bad Content-Length', (t: string) => t.replace('Content-Length: 0', 'Content-Length: -1')],
     [
       'a Content-Length past the datagram',
-      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 20'),
       400,
       'Content-Length Larger Than Message',
+      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 20'),
     ],
     [
       'two Content-Lengths that differ',
-      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 0\r\nl: 4'),
       400,
       'Conflicting Content-Length',
+      (t: string) => t.replace('Content-Length: 0', 'Content-Length: 0\r\nl: 4'),
     ],
-    ['a Max-Forwards that is no number', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards: many'), 400, 'Bad Max-Forwards'],
-    ['a header line with no colon', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards 70'), 400, 'Malformed Header Line'],
-    ['a NUL in a header value', (t: string) => t.replace('<sip:101@', '<sip:1\u000001@'), 400, 'Control Character in Header'],
-    ['a Call-ID with a space', (t: string) => t.replace(/Call-ID: (.*)/, 'Call-ID: a $1'), 400, 'Bad Call-ID'],
-    ['an unterminated quote in From', (t: string) => t.replace('From: <', 'From: "Panel <'), 400, 'Bad From'],
-    ['a second Via that is junk', (t: string) => t.replace('Max-Forwards', 'Via: SIP/2.0/UDP ;;\r\nMax-Forwards'), 400, 'Bad Via'],
-  ])('with %s is answered %i naming the fault', async (_what, edit, status, reason) => {
+    ['a Max-Forwards that is no number', 400, 'Bad Max-Forwards', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards: many')],
+    ['a header line with no colon', 400, 'Malformed Header Line', (t: string) => t.replace('Max-Forwards: 70', 'Max-Forwards 70')],
+    ['a NUL in a header value', 400, 'Control Character in Header', (t: string) => t.replace('<sip:101@', '<sip:1\u000001@')],
+    ['a Call-ID with a space', 400, 'Bad Call-ID', (t: string) => t.replace(/Call-ID: (.*)/, 'Call-ID: a $1')],
+    ['an unterminated quote in From', 400, 'Bad From', (t: string) => t.replace('From: <', 'From: "Panel <')],
+    ['a second Via that is junk', 400, 'Bad Via', (t: string) => t.replace('Max-Forwards', 'Via: SIP/2.0/UDP ;;\r\nMax-Forwards')],
+  ] as Array<[string, number, string, (t: string) => string]>)('with %s is answered %i %s', async (_what, status, reason, edit) => {
     const udp = await peer('udp');
     udp.send(options(udp, edit));
     const res = await udp.response();
