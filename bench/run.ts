@@ -6,6 +6,7 @@ const known: Record<string, () => Promise<unknown>> = {
   devices: () => import('./devices.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),
   sip: () => import('./sip.js').then((m) => m.run()),
+  'sip-fuzz': () => import('./sip-fuzz.js').then((m) => m.run()),
   comms: () => import('./comms.js').then((m) => m.run()),
 };
 const job = known[which];
@@ -14,6 +15,6 @@ if (!job) {
   process.exit(2);
 }
 await job();
-process.exit(0);
+process.exit(process.exitCode ?? 0);
 
 export {};

@@ -33,12 +33,23 @@ export class TimerSet {
   private readonly handles = new Set<NodeJS.Timeout>();
   private stopped = false;
 
+  /** `onError` hears what a timer's work threw: one timer's failure must not end the process. */
+  constructor(private readonly onError: (err: unknown) => void = () => undefined) {}
+
+  private run(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.onError(err);
+    }
+  }
+
   after(ms: number, fn: () => void): () => void {
     // Work still finishing after close() (a directory lookup resolving late) arms nothing.
     if (this.stopped) return () => undefined;
     const handle = setTimeout(() => {
       this.handles.delete(handle);
-      fn();
+      this.run(fn);
     }, ms);
     this.handles.add(handle);
     return () => {
@@ -49,7 +60,7 @@ export class TimerSet {
 
   every(ms: number, fn: () => void): () => void {
     if (this.stopped) return () => undefined;
-    const handle = setInterval(fn, ms);
+    const handle = setInterval(() => this.run(fn), ms);
     this.handles.add(handle);
     return () => {
       clearInterval(handle);

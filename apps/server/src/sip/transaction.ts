@@ -96,6 +96,15 @@ export class ServerTransaction {
     }
   }
 
+  /**
+   * The work behind this transaction failed: 500 if nothing final went out yet, and the
+   * transaction ends; other transactions and the process go on.
+   */
+  fail(): void {
+    if (this.state === 'proceeding') this.reply(500, 'Server Internal Error');
+    if (this.state === 'proceeding') this.terminate();
+  }
+
   private retransmitG(interval: number): void {
     this.later(interval, () => {
       if (this.state !== 'completed' || !this.lastResponse) return;
@@ -303,19 +312,23 @@ export class TransactionLayer {
   receive(msg: SipMessage, flow: Destination): void {
     if (msg.kind === 'response') {
       const tx = this.clients.get(clientKey(msg, cseqOf(msg).method));
-      if (tx) tx.receive(msg);
+      if (tx)
+        this.guard(
+          () => tx.receive(msg),
+          () => tx.terminate(),
+        );
       else this.log.debug({ status: msg.status, callId: msg.headers.get('call-id') }, 'sip stray response dropped');
       return;
     }
     const key = serverKey(msg);
     const existing = this.servers.get(key);
     if (existing) {
-      if (msg.method === 'ACK' && existing.state === 'accepted') this.tu.onRequest(msg, null, flow);
+      if (msg.method === 'ACK' && existing.state === 'accepted') this.guard(() => this.tu.onRequest(msg, null, flow));
       else existing.retransmitted(msg);
       return;
     }
     if (msg.method === 'ACK') {
-      this.tu.onRequest(msg, null, flow);
+      this.guard(() => this.tu.onRequest(msg, null, flow));
       return;
     }
     const tx = new ServerTransaction(msg, flow, this, key);
@@ -328,10 +341,30 @@ export class TransactionLayer {
       }
       tx.reply(200, 'OK');
       invite.cancelled = true;
-      this.tu.onCancel(invite);
+      this.guard(
+        () => this.tu.onCancel(invite),
+        () => invite.fail(),
+      );
       return;
     }
-    this.tu.onRequest(msg, tx, flow);
+    this.guard(
+      () => this.tu.onRequest(msg, tx, flow),
+      () => tx.fail(),
+    );
+  }
+
+  /** Runs the TU's work for one transaction; a throw ends that transaction (`onError`), never the process. */
+  private guard(work: () => void, onError?: () => void): void {
+    try {
+      work();
+    } catch (err) {
+      this.log.error({ err }, 'sip transaction failed');
+      try {
+        onError?.();
+      } catch (again) {
+        this.log.error({ err: again }, 'sip transaction could not be ended cleanly');
+      }
+    }
   }
 
   sendRequest(req: SipRequest, dest: Destination, handlers: ClientHandlers): ClientTransaction {

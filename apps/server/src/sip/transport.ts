@@ -5,7 +5,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { formatVia, parseVia } from './address.js';
-import { parseMessage, type SipMessage, StreamFramer, serializeMessage } from './message.js';
+import { type MessageFault, readMessage, type SipMessage, StreamFramer, serializeMessage } from './message.js';
 import type { SipLogger } from './server-types.js';
 
 /**
@@ -35,12 +35,36 @@ export interface TransportOptions {
 
 export interface TransportHandlers {
   onMessage(msg: SipMessage, flow: Destination): void;
+  /** A message that broke the grammar; a request in it has its top Via stamped like a good one. */
+  onMalformed(fault: MessageFault, flow: Destination): void;
   onFlowClosed(flow: Destination): void;
 }
 
+/** What the transports threw away, for the service's metrics. */
+export interface TransportCounters {
+  /** Messages that broke the grammar (answered 4xx or, with no usable Via, dropped). */
+  malformed: number;
+  /** Sends refused or failed: no address, a port out of range, a flow gone. */
+  sendFailures: number;
+  /** Stream connections closed for an oversize or unframeable message. */
+  streamsClosed: number;
+}
+
 interface StreamConnection {
-  write(data: Buffer): void;
+  /** False when the connection is gone; a write error arrives as the socket's 'error' event. */
+  write(data: Buffer): boolean;
   close(): void;
+}
+
+function streamOf(socket: net.Socket): StreamConnection {
+  return {
+    write: (data) => {
+      if (socket.destroyed || !socket.writable) return false;
+      socket.write(data);
+      return true;
+    },
+    close: () => socket.destroy(),
+  };
 }
 
 export const flowKey = (d: Destination): string => `${d.transport}:${d.address}:${d.port}`;
@@ -61,6 +85,7 @@ export class SipTransports {
   private readonly streams = new Map<string, StreamConnection>();
   private readonly sockets = new Set<net.Socket>();
   private closed = false;
+  readonly counters: TransportCounters = { malformed: 0, sendFailures: 0, streamsClosed: 0 };
 
   constructor(
     private readonly opts: TransportOptions,
@@ -131,21 +156,28 @@ export class SipTransports {
     const key = flowKey(flow);
     const framer = new StreamFramer();
     this.sockets.add(socket);
-    this.streams.set(key, { write: (data) => socket.write(data), close: () => socket.destroy() });
+    this.streams.set(key, streamOf(socket));
     socket.setNoDelay(true);
     socket.on('data', (chunk) => {
       // RFC 5626 §4.4.1 keep-alive: a CRLFCRLF ping is answered with a CRLF pong.
       if (chunk.length === 4 && chunk.toString('latin1') === '\r\n\r\n') {
-        socket.write('\r\n');
+        if (socket.writable) socket.write('\r\n');
         return;
       }
       const messages = framer.push(chunk);
       if (messages === 'overflow') {
         this.log.warn({ flow: key }, `sip ${transport} message over the size limit; closing`);
+        this.counters.streamsClosed++;
         socket.destroy();
         return;
       }
-      for (const m of messages) this.receive(m, flow);
+      for (const m of messages) this.receive(m, flow, true);
+      if (framer.desynced && !socket.writableEnded) {
+        // Answered above; what follows on this stream cannot be framed, so it ends once that answer is out.
+        this.counters.streamsClosed++;
+        socket.end();
+        socket.setTimeout(1000, () => socket.destroy());
+      }
     });
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
@@ -188,7 +220,17 @@ export class SipTransports {
       ws.close(1002, 'subprotocol sip required');
       return;
     }
-    this.streams.set(key, { write: (data) => ws.send(data.toString('utf8')), close: () => ws.terminate() });
+    this.streams.set(key, {
+      write: (data) => {
+        if (ws.readyState !== ws.OPEN) return false;
+        // A failed send reports through its callback; without one ws would emit nothing and lose it quietly.
+        ws.send(data.toString('utf8'), (err) => {
+          if (err) ws.terminate();
+        });
+        return true;
+      },
+      close: () => ws.terminate(),
+    });
     // RFC 7118 §5: one SIP message per WebSocket message, text or binary.
     ws.on('message', (data) => {
       const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
@@ -201,19 +243,24 @@ export class SipTransports {
     });
   }
 
-  private receive(data: Buffer, flow: Destination): void {
+  /** One message in; nothing a peer sends may throw out of here (a throw would end the process). */
+  private receive(data: Buffer, flow: Destination, framed = false): void {
     if (this.closed) return;
-    const msg = parseMessage(data);
-    if (!msg) {
-      if (data.toString('latin1').trim().length > 0)
-        this.log.debug({ flow: flowKey(flow), bytes: data.length }, 'sip message dropped: unparsable');
-      return;
-    }
-    if (msg.kind === 'request') stampReceived(msg, flow);
     try {
+      const read = readMessage(data, framed);
+      if (!read.ok) {
+        if (data.toString('latin1').trim().length === 0) return;
+        this.counters.malformed++;
+        this.log.debug({ flow: flowKey(flow), bytes: data.length, fault: read.reason }, 'sip message malformed');
+        if (read.request) stampReceived(read.request, flow);
+        this.handlers.onMalformed(read, flow);
+        return;
+      }
+      const msg = read.msg;
+      if (msg.kind === 'request') stampReceived(msg, flow);
       this.handlers.onMessage(msg, flow);
     } catch (err) {
-      this.log.error({ err }, 'sip message handler failed');
+      this.log.error({ err, flow: flowKey(flow) }, 'sip message handler failed');
     }
   }
 
@@ -222,32 +269,55 @@ export class SipTransports {
     return dest.transport === 'udp' || this.streams.has(flowKey(dest));
   }
 
-  /** Sends; returns false when the destination cannot be reached (no flow, closed). */
+  /**
+   * Sends; returns false when the destination cannot be reached (no flow, closed, an address or
+   * port no socket accepts). Never throws: destinations come from Via and Contact values a peer
+   * wrote, and node's sockets throw synchronously on a bad port or a socket closed under them.
+   */
   send(dest: Destination, msg: SipMessage): boolean {
     if (this.closed) return false;
-    const data = serializeMessage(msg);
+    const address = dest.address.replace(/^\[|\]$/g, '');
+    // A name would be looked up in DNS for every datagram a stranger asks us to answer; every
+    // destination we choose ourselves (trunks, contacts, received=) is an address already.
+    if (!net.isIP(address) || !Number.isInteger(dest.port) || dest.port < 1 || dest.port > 65535) {
+      this.log.debug({ to: flowKey(dest) }, 'sip send refused: not an address and port');
+      this.counters.sendFailures++;
+      return false;
+    }
+    try {
+      return this.transmit({ ...dest, address }, serializeMessage(msg));
+    } catch (err) {
+      this.log.debug({ err, to: flowKey(dest) }, 'sip send failed');
+      this.counters.sendFailures++;
+      return false;
+    }
+  }
+
+  private transmit(dest: Destination, data: Buffer): boolean {
     if (dest.transport === 'udp') {
-      this.udp?.send(data, dest.port, dest.address, (err) => {
+      const udp = this.udp;
+      if (!udp) return false;
+      udp.send(data, dest.port, dest.address, (err) => {
         if (err) this.log.debug({ err, to: flowKey(dest) }, 'sip udp send failed');
       });
       return true;
     }
     const stream = this.streams.get(flowKey(dest));
-    if (stream) {
-      stream.write(data);
-      return true;
-    }
+    if (stream) return stream.write(data);
     if (dest.transport !== 'tcp') return false;
     // Outbound TCP (trunks): connect, then adopt the socket as a flow like an inbound one.
     const socket = net.connect({ host: dest.address, port: dest.port });
+    this.sockets.add(socket);
     socket.once('connect', () => {
       const flow = this.adoptStream(socket, 'tcp');
-      if (flowKey(flow) !== flowKey(dest))
-        this.streams.set(flowKey(dest), { write: (d) => socket.write(d), close: () => socket.destroy() });
+      if (flowKey(flow) !== flowKey(dest)) this.streams.set(flowKey(dest), streamOf(socket));
       socket.write(data);
     });
-    socket.once('error', (err) => this.log.debug({ err, to: flowKey(dest) }, 'sip tcp connect failed'));
-    this.sockets.add(socket);
+    socket.once('error', (err) => {
+      this.log.debug({ err, to: flowKey(dest) }, 'sip tcp connect failed');
+      this.sockets.delete(socket);
+      socket.destroy();
+    });
     return true;
   }
 
