@@ -59,6 +59,8 @@ export const SystemInfoSchema = z.object({
     ws_port: z.number().nullable(),
     /** SIP over TLS (null: no certificate configured, or not listening). */
     tls_port: z.number().nullable(),
+    /** What the edge refused since start (null: no SIP server here): malformed messages, unusable destinations, worker crashes. */
+    edge: z.object({ malformed: z.number(), send_failures: z.number(), worker_crashes: z.number() }).nullable(),
   }),
   /** Bytes. */
   memory: z.object({ rss: z.number(), heap_used: z.number(), heap_total: z.number(), external: z.number() }),

@@ -115,6 +115,7 @@ export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
       udp_port: app.sipWs.udp,
       ws_port: app.sipWs.port,
       tls_port: app.sipWs.tls ?? null,
+      edge: telephonyOf(app).calls.edgeCounters(),
     },
     memory: { rss: memory.rss, heap_used: memory.heapUsed, heap_total: memory.heapTotal, external: memory.external },
     workers,
@@ -202,6 +203,11 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       `# TYPE ${name} gauge`,
       ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
     ];
+    const counter = (name: string, help: string, rows: [Record<string, string>, number][]) => [
+      `# HELP ${name} ${help}`,
+      `# TYPE ${name} counter`,
+      ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
+    ];
     const bit = (b: boolean | null) => (b ? 1 : 0);
     const lines = [
       ...gauge('atrium_build_info', 'Version of Atrium and of Node.js.', [[{ version: info.version, node: info.node_version }, 1]]),
@@ -219,6 +225,16 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         [{ mode: info.mqtt.mode }, bit(info.mqtt.connected)],
       ]),
       ...gauge('atrium_sip_running', 'Whether the SIP server runs.', [[{}, bit(info.sip.is_running)]]),
+      ...(info.sip.edge
+        ? counter('atrium_sip_refused_total', 'SIP messages and sends the edge refused since start, by reason.', [
+            [{ reason: 'malformed' }, info.sip.edge.malformed],
+            [{ reason: 'unusable_destination' }, info.sip.edge.send_failures],
+          ]).concat(
+            counter('atrium_sip_worker_crashes_total', 'How often the SIP worker died and was started again.', [
+              [{}, info.sip.edge.worker_crashes],
+            ]),
+          )
+        : []),
       ...gauge(
         'atrium_worker_running',
         'Whether each worker of this instance runs.',

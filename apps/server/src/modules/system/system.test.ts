@@ -38,7 +38,7 @@ describe('system info', () => {
       database: { kind: t.database.kind, status: 'ok' },
       // No broker runs in tests: nothing is attached.
       mqtt: { mode: 'none', address: null, connected: null },
-      sip: { enabled: expect.any(Boolean), is_running: false, tls_port: null },
+      sip: { enabled: expect.any(Boolean), is_running: false, tls_port: null, edge: null },
     });
     expect(info.uptime_seconds).toBeGreaterThanOrEqual(0);
     expect(Date.parse(info.started_at)).toBeLessThanOrEqual(Date.now());

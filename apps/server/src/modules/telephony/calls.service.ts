@@ -33,6 +33,14 @@ export interface SipControl {
   stopCall(callId: string): Promise<boolean>;
   /** The SIP domain and secure WebSocket URL browsers register with. */
   endpoint?(): { domain: string; wsUrl: string };
+  /** What the edge refused since start: malformed messages, sends to unusable addresses, and SIP worker crashes. */
+  edge?(): SipEdgeCounters;
+}
+
+export interface SipEdgeCounters {
+  malformed: number;
+  send_failures: number;
+  worker_crashes: number;
 }
 
 export interface CallRow {
@@ -411,6 +419,11 @@ export class CallsService {
   /** The SIP server's state without a permission check (System info checks its own). */
   runtimeStatus(): SipStatus {
     return this.control?.status() ?? NOT_RUNNING;
+  }
+
+  /** The SIP edge's counters, or null while no SIP server runs here. */
+  edgeCounters(): SipEdgeCounters | null {
+    return this.control?.edge?.() ?? null;
   }
 
   async sipReinit(ctx: RequestContext): Promise<SipStatus> {

@@ -266,6 +266,10 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
 
   const wsScheme = tls ? 'wss' : 'ws';
   const control: SipControl = {
+    edge: () => {
+      const c = server.counters();
+      return { malformed: c.malformed, send_failures: c.sendFailures, worker_crashes: stats.crashes };
+    },
     status: (): SipStatus => ({
       is_running: true,
       started_at: startedAt.toISOString(),

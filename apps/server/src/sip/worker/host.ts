@@ -3,6 +3,7 @@ import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServer, SipServerOptions } from '../server.js';
 import type { SipLogger } from '../server-types.js';
+import type { TransportCounters } from '../transport.js';
 import type { SipCallEvent, SipContact } from '../types.js';
 import {
   type Answer,
@@ -162,6 +163,10 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
   let network: SipNetworkSettings | null = null;
   const contacts = new Map<string, SipContact[]>();
   let calls: SipActiveCall[] = [];
+  // The edge's counters: what dead workers counted, and the running one's latest.
+  const zero = (): TransportCounters => ({ malformed: 0, sendFailures: 0, streamsClosed: 0 });
+  const counted = zero();
+  let current = zero();
   /** Calls told 'created' and not yet 'ended': the records a worker's death must close. */
   const open = new Map<string, { answered: boolean }>();
 
@@ -264,6 +269,9 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
           case 'calls':
             calls = msg.calls;
             return;
+          case 'counters':
+            current = msg.counters;
+            return;
           case 'log':
             log[msg.level](msg.obj, msg.msg);
             return;
@@ -310,6 +318,8 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     for (const [callId, call] of open)
       onCallEvent({ type: 'ended', callId, outcome: call.answered ? 'answered' : 'failed', status: null, at });
     calls = [];
+    for (const k of Object.keys(counted) as (keyof TransportCounters)[]) counted[k] += current[k];
+    current = zero();
     for (const list of [...contacts.values()]) for (const c of list) if (STREAM.has(c.transport)) onRegistration(c, 'removed');
     failuresInARow = uptimeMs >= STABLE_MS ? 1 : failuresInARow + 1;
     void respawn();
@@ -372,6 +382,11 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     },
     endCall: async (callId) => (running ? ((await control('endCall', [callId])) as boolean) : false),
     activeCalls: () => calls,
+    counters: () => ({
+      malformed: counted.malformed + current.malformed,
+      sendFailures: counted.sendFailures + current.sendFailures,
+      streamsClosed: counted.streamsClosed + current.streamsClosed,
+    }),
     configure: (next) => {
       // Applied here at once (what `network` reads), and in the worker; a worker started again gets it too.
       network = { ...(network as SipNetworkSettings), ...next };

@@ -8,6 +8,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServerOptions } from '../server.js';
+import type { TransportCounters } from '../transport.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
 
 /** The server's options that can be cloned to another thread (the directory, observer and log stay behind). */
@@ -95,5 +96,6 @@ export type FromWorker =
   | { type: 'call'; id: number; method: string; args: unknown[]; sync: boolean }
   | { type: 'notify'; method: string; args: unknown[] }
   | { type: 'calls'; calls: SipActiveCall[] }
+  | { type: 'counters'; counters: TransportCounters }
   | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; obj: object; msg?: string }
   | ({ type: 'answer' } & Answer);

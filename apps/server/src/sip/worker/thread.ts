@@ -79,6 +79,16 @@ const sendCalls = () => {
   lastCalls = text;
   send({ type: 'calls', calls });
 };
+// The edge's counters (malformed messages, refused sends) reach the main thread's copy each second they change.
+let lastCounters = '';
+const sendCounters = () => {
+  if (!server) return;
+  const counters = server.counters();
+  const text = JSON.stringify(counters);
+  if (text === lastCounters) return;
+  lastCounters = text;
+  send({ type: 'counters', counters });
+};
 const callsChanged = () => {
   if (callsQueued) return;
   callsQueued = true;
@@ -137,6 +147,7 @@ function start(given: SipWorkerData): void {
     (s) => {
       server = s;
       setInterval(sendCalls, 500).unref();
+      setInterval(sendCounters, 1000).unref();
       send({ type: 'ready', ports: s.ports, network: s.network });
     },
     (e: unknown) => send({ type: 'failed', error: toWireError(e) }),
