@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseUri, tagOf, userOf } from './address.js';
-import { authorize, parseAuthHeader } from './digest.js';
+import { authorize, digestResponse, parseAuthHeader } from './digest.js';
 import { createResponse, cseqOf, type SipRequest, type SipResponse } from './message.js';
 import type { SipServer } from './server.js';
 import { type MemoryDirectory, makeRequest, type RecordingObserver, registerContact, startTestServer, UdpPeer } from './testing.js';
@@ -117,6 +117,97 @@ describe('proxy authentication and routing', () => {
     await dial(panel, '201');
     expect((await panel.response()).status).toBe(480);
     expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'noanswer', status: 480 });
+  });
+});
+
+/** An INVITE from `from` as 101 to `callee` with the given Proxy-Authorization, on a call of its own. */
+function inviteWith(from: UdpPeer, callee: string, authorization: string, callId: string): SipRequest {
+  return makeRequest('INVITE', `sip:${callee}@127.0.0.1:${server.ports.udp}`, {
+    port: from.port,
+    from: '<sip:101@atrium.test>;tag=thief',
+    to: `<sip:${callee}@atrium.test>`,
+    callId,
+    cseq: 1,
+    extra: [
+      ['Contact', `<sip:101@127.0.0.1:${from.port}>`],
+      ['Proxy-Authorization', authorization],
+    ],
+  });
+}
+
+/** The Proxy-Authorization of `invite` with its nc and response recomputed by the password holder for `nc`. */
+function recount(invite: SipRequest, nc: string): string {
+  const params = parseAuthHeader(invite.headers.get('proxy-authorization') ?? '');
+  if (!params) throw new Error('no credentials');
+  const p = params.params;
+  const response = digestResponse({
+    username: '101',
+    realm: 'atrium.test',
+    password: 'Panel101',
+    method: 'INVITE',
+    uri: p.get('uri') ?? '',
+    nonce: p.get('nonce') ?? '',
+    qop: 'auth',
+    nc,
+    cnonce: p.get('cnonce') ?? '',
+  });
+  return `Digest username="101", realm="atrium.test", nonce="${p.get('nonce')}", uri="${p.get('uri')}", response="${response}", algorithm=MD5, qop=auth, nc=${nc}, cnonce="${p.get('cnonce')}"`;
+}
+
+/** How many INVITEs reach `p` within `ms` (the ACKs of earlier answers are not counted). */
+async function invitesWithin(p: UdpPeer, ms: number): Promise<number> {
+  let n = 0;
+  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+    const msg = await p.next(Math.max(1, deadline - Date.now())).catch(() => null);
+    if (msg?.kind === 'request' && msg.method === 'INVITE') n++;
+  }
+  return n;
+}
+
+describe('a captured Proxy-Authorization', () => {
+  it('starts no second call: not from another port, not again from the same one, not to another number', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    const ringing = await nextRequest(callee, 'INVITE');
+    reply(callee, ringing, 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    await observer.waitFor('ended');
+    const captured = invite.headers.get('proxy-authorization') ?? '';
+
+    // Replayed from another port with a new Call-ID: the nonce was issued to the panel's flow.
+    const thief = await peer();
+    thief.send(inviteWith(thief, '201', captured, 'replay-1'), server.ports.udp);
+    const fromElsewhere = await thief.response();
+    expect(fromElsewhere.status).toBe(407);
+    expect(fromElsewhere.headers.get('proxy-authenticate')).toMatch(/stale=true/);
+    // Replayed from the panel's own address and port: its nonce count was used.
+    panel.send(inviteWith(panel, '201', captured, 'replay-2'), server.ports.udp);
+    const again = await panel.response();
+    expect(again.status).toBe(407);
+    expect(again.headers.get('proxy-authenticate')).toMatch(/stale=true/);
+    // Sent to another number: the digest names the Request-URI of 201.
+    directory.passwords.set('202', 'Pw202x');
+    panel.send(inviteWith(panel, '202', recount(invite, '00000002'), 'replay-3'), server.ports.udp);
+    expect((await panel.response()).status).toBe(403);
+
+    expect(observer.events.filter((e) => e.type === 'created')).toHaveLength(1);
+    expect(await invitesWithin(callee, 200)).toBe(0);
+  });
+
+  it('lets the password holder use its nonce again with a higher nonce count, once per count', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    reply(callee, await nextRequest(callee, 'INVITE'), 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    panel.send(inviteWith(panel, '201', recount(invite, '00000002'), 'reuse-1'), server.ports.udp);
+    reply(callee, await nextRequest(callee, 'INVITE'), 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    // A lower count than one already used is a replay.
+    panel.send(inviteWith(panel, '201', recount(invite, '00000001'), 'reuse-2'), server.ports.udp);
+    expect((await panel.response()).status).toBe(407);
+    expect(observer.events.filter((e) => e.type === 'created')).toHaveLength(2);
   });
 });
 
