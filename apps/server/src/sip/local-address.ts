@@ -113,20 +113,23 @@ export class LocalAddress {
   }
 }
 
+/** A URI host's IPv4 address (or the IPv6 address it is), resolved by A records; null when it resolves to nothing. */
+export async function resolveHost(uriHost: string): Promise<string | null> {
+  const host = uriHost.replace(/^\[|\]$/g, '');
+  if (net.isIP(host)) return host;
+  try {
+    return (await lookup(host, { family: 4 })).address;
+  } catch {
+    return null;
+  }
+}
+
 /** Resolves a SIP URI to where we send (RFC 3263 reduced to A records: no NAPTR or SRV). */
 export async function resolveUri(text: string): Promise<Destination | null> {
   const uri = parseUri(text);
   if (!uri) return null;
   const transportParam = (uri.params.get('transport') ?? '').toLowerCase();
   const transport: TransportName = transportParam === 'tcp' ? 'tcp' : 'udp';
-  const host = uri.host.replace(/^\[|\]$/g, '');
-  let address = host;
-  if (!net.isIP(host)) {
-    try {
-      address = (await lookup(host, { family: 4 })).address;
-    } catch {
-      return null;
-    }
-  }
-  return { transport, address, port: uri.port ?? 5060 };
+  const address = await resolveHost(uri.host);
+  return address ? { transport, address, port: uri.port ?? 5060 } : null;
 }

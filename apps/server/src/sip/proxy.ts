@@ -84,9 +84,9 @@ export class SipProxy {
       return;
     }
     tx.reply(100, 'Trying');
-    // A SIP trunk's peer is trusted by its address (no digest): the caller is the outside number of its From.
-    const trunkId =
-      flow.transport === 'udp' || flow.transport === 'tcp' ? ((await this.d.directory.trunkPeer?.(flow.address)) ?? null) : null;
+    // A SIP trunk's peer is trusted by its transport, address and port (no digest): the caller is
+    // the outside number of its From. Browsers (WebSocket) are never a trunk.
+    const trunkId = flow.transport === 'ws' || flow.transport === 'wss' ? null : ((await this.d.directory.trunkPeer?.(flow)) ?? null);
     const caller =
       trunkId !== null
         ? userOf(req.headers.get('from')) || 'anonymous'

@@ -106,11 +106,20 @@ export interface SippRun {
   kill(): void;
 }
 
-/** Starts SIPp on 127.0.0.1 with one call of `scenario` (a file under test/sipp) against `target`. */
-export async function runSipp(scenario: string, target: number, args: string[] = [], localIp = '127.0.0.1'): Promise<SippRun> {
+/**
+ * Starts SIPp on 127.0.0.1 (or `localIp`) with one call of `scenario` (a file under test/sipp)
+ * against `target`, from `localPort` when given (a peer known by its port), else a free port.
+ */
+export async function runSipp(
+  scenario: string,
+  target: number,
+  args: string[] = [],
+  localIp = '127.0.0.1',
+  localPort?: number,
+): Promise<SippRun> {
   // Free for TCP too: SIPp run with -t t1 binds its port on TCP (parallel test files share the loopback).
-  let port = await freeUdpPort();
-  for (let tries = 0; tries < 20 && !(await tcpPortFree(port, localIp)); tries++) port = await freeUdpPort();
+  let port = localPort ?? (await freeUdpPort());
+  for (let tries = 0; localPort === undefined && tries < 20 && !(await tcpPortFree(port, localIp)); tries++) port = await freeUdpPort();
   const mediaPort = await freeUdpPort();
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-sipp-'));
   const errorFile = path.join(dir, 'errors.log');
