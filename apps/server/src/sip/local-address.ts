@@ -113,6 +113,40 @@ export class LocalAddress {
   }
 }
 
+/**
+ * An IP address in one spelling: IPv4 shorthand (`127.1`, `0x7f.1`, `2130706433`) as the dotted
+ * quad it means, IPv6 compressed and lower-case, an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`)
+ * as its IPv4 address; null when `host` is no address (a name).
+ */
+export function canonicalAddress(host: string): string | null {
+  const bare = host.replace(/^\[|\]$/g, '');
+  let text: string;
+  try {
+    // The WHATWG URL parser reads every IPv4 spelling inet_aton does, and writes IPv6 canonically.
+    text = new URL(`http://${net.isIPv6(bare) ? `[${bare}]` : bare}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+  if (net.isIPv4(text)) return text;
+  if (!net.isIPv6(text)) return null;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(text);
+  if (!mapped) return text;
+  const hi = Number.parseInt(mapped[1] ?? '0', 16);
+  const lo = Number.parseInt(mapped[2] ?? '0', 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Every address a URI host stands for (itself when it is one, else what the name resolves to), canonical; [] when none. */
+export async function hostAddresses(host: string, timeoutMs = 3000): Promise<string[]> {
+  const literal = canonicalAddress(host);
+  if (literal) return [literal];
+  const found = await Promise.race([
+    lookup(host.replace(/^\[|\]$/g, ''), { all: true }).catch(() => []),
+    new Promise<[]>((resolve) => setTimeout(() => resolve([]), timeoutMs).unref()),
+  ]);
+  return found.map((a) => canonicalAddress(a.address)).filter((a): a is string => a !== null);
+}
+
 /** A URI host's IPv4 address (or the IPv6 address it is), resolved by A records; null when it resolves to nothing. */
 export async function resolveHost(uriHost: string): Promise<string | null> {
   const host = uriHost.replace(/^\[|\]$/g, '');

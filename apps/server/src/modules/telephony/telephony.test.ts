@@ -518,11 +518,27 @@ describe('SIP trunks', () => {
     });
     expect((await detail(trunk({ domains: [] }))).details[0]).toMatchObject({ field: 'domains', message: 'validation.required' });
     expect((await detail(trunk({ termination_uri: 'http://x' }))).details[0]).toMatchObject({ message: 'validation.sip_uri' });
-    for (const uri of ['sip:127.0.0.1', 'sip:localhost:5060', 'sips:user@[::1]:5061;transport=tls']) {
+    // This server however its address is spelt: IPv4 shorthand, IPv4-mapped IPv6, another loopback, a name.
+    for (const uri of [
+      'sip:127.0.0.1',
+      'sip:localhost:5060',
+      'sips:user@[::1]:5061;transport=tls',
+      'sip:127.1',
+      'sip:0x7f.1:5060',
+      'sip:2130706433',
+      'sip:[::ffff:127.0.0.1]',
+      'sip:[0:0:0:0:0:ffff:7f00:1]:5060',
+      'sip:127.0.0.2',
+      'sip:LOCALHOST',
+    ]) {
       const res = await admin.put('/sip-trunks', trunk({ termination_uri: uri }));
       expect(res.statusCode, uri).toBe(400);
       expect(res.json().message).toBe('sip trunk uri equals server address');
     }
+    // Another port of this host is not this SIP server (another SIP service may listen there).
+    const beside = await admin.put('/sip-trunks', trunk({ name: 'Local PBX', termination_uri: 'sip:127.0.0.1:5070' }));
+    expect(beside.statusCode, beside.body).toBe(200);
+    expect((await admin.post('/sip-trunks/delete', { items: [beside.json().data.id] })).statusCode).toBe(200);
     expect((await detail(trunk({ domains: [999_999] }))).code).toBe('invalid_related_entity');
     // The placeholder keeps the password; the trunk routes with the real one.
     expect((await admin.patch(`/sip-trunks/${tr.id}`, { password: '********', name: 'City line 2' })).json().data.password).toBe(
