@@ -697,11 +697,25 @@ describe('calls, history and the SIP service', () => {
     expect((await alice.api.get(`/calls/history/dialer/${nb.number}`)).statusCode).toBe(403);
     expect((await alice.api.get('/calls/history/items')).statusCode).toBe(403);
     expect((await bob.api.get('/calls/history/items')).json().data.map((h: { call_id: string }) => h.call_id)).toContain('speech-1');
-    // The general list: Bob was called; for the administrator, who took no part, the call has no direction.
+    // The general list: Bob was called. The administrator took no part: the call is seen from the
+    // numbers they look after, here the caller's (outgoing); a call in from outside is incoming.
     const bobs = (await bob.api.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
     expect(bobs.direction).toBe('incoming');
-    const admins = (await admin.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
-    expect(admins.direction).toBeNull();
+    recorder.onCallEvent({
+      type: 'created',
+      callId: 'c-out',
+      caller: '+74951234567',
+      callee: nb.number,
+      sos: false,
+      speechId: 'speech-out',
+      at,
+    });
+    recorder.onCallEvent({ type: 'ended', callId: 'c-out', outcome: 'noanswer', status: 480, at: at + 5000 });
+    await recorder.flush();
+    const admins = (await admin.get('/calls/history/items')).json().data as Array<{ call_id: string; direction: string | null }>;
+    expect(admins.find((h) => h.call_id === 'speech-1')?.direction).toBe('outgoing');
+    expect(admins.find((h) => h.call_id === 'speech-out')?.direction).toBe('incoming');
+    expect(admins.every((h) => h.direction === 'incoming' || h.direction === 'outgoing')).toBe(true);
     expect((await eve.api.get('/calls/history/items')).json()).toMatchObject({ data: [], meta: { total: 0 } });
     const filters = encodeURIComponent(JSON.stringify({ rules: [{ field: 'status', operator: 'equals', value: 'busy' }] }));
     expect((await admin.get(`/calls/history/items?filters=${filters}`)).json().data).toEqual([]);
