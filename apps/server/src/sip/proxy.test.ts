@@ -38,14 +38,18 @@ async function phone(number: string): Promise<UdpPeer> {
 let callCounter = 0;
 
 /** The panel 101 INVITEs `callee` and answers the 407; returns the INVITE it sent last. */
-async function dial(panel: UdpPeer, callee: string, opts: { password?: string; maxForwards?: string } = {}): Promise<SipRequest> {
+async function dial(
+  panel: UdpPeer,
+  callee: string,
+  opts: { password?: string; maxForwards?: string; from?: string; extra?: Array<[string, string]> } = {},
+): Promise<SipRequest> {
   callCounter++;
   const base = {
     port: panel.port,
-    from: '<sip:101@atrium.test>;tag=panel',
+    from: opts.from ?? '<sip:101@atrium.test>;tag=panel',
     to: `<sip:${callee}@atrium.test>`,
     callId: `call-${callCounter}-${panel.port}`,
-    extra: [['Contact', `<sip:101@127.0.0.1:${panel.port}>`]] as Array<[string, string]>,
+    extra: [['Contact', `<sip:101@127.0.0.1:${panel.port}>`], ...(opts.extra ?? [])] as Array<[string, string]>,
   };
   const uri = `sip:${callee}@127.0.0.1:${server.ports.udp}`;
   const first = makeRequest('INVITE', uri, { ...base, cseq: 1 });
@@ -211,6 +215,39 @@ describe('a captured Proxy-Authorization', () => {
   });
 });
 
+describe('caller identity', () => {
+  it('removes the identity a phone claims and asserts the authenticated number with its owner’s name', async () => {
+    directory.names.set('101', 'Entrance, building 1');
+    const callee = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201', {
+      from: '"Concierge 202" <sip:101@atrium.test>;tag=panel',
+      extra: [
+        ['P-Asserted-Identity', '"Concierge" <sip:202@atrium.test>'],
+        ['P-Preferred-Identity', '<sip:202@atrium.test>'],
+        ['Remote-Party-ID', '"Concierge" <sip:202@atrium.test>;party=calling;screen=yes;privacy=off'],
+      ],
+    });
+    const invite = await nextRequest(callee, 'INVITE');
+    expect(invite.headers.get('from')).toBe('"Entrance, building 1" <sip:101@atrium.test>;tag=panel');
+    expect(invite.headers.getAll('p-asserted-identity')).toEqual([`"Entrance, building 1" <sip:101@127.0.0.1>`]);
+    expect(invite.headers.getAll('p-preferred-identity')).toEqual([]);
+    expect(invite.headers.getAll('remote-party-id')).toEqual([]);
+    reply(callee, invite, 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+  });
+
+  it('shows the number itself when the directory knows no name for it', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201', { from: '"Director" <sip:101@atrium.test>;tag=panel' });
+    const invite = await nextRequest(callee, 'INVITE');
+    expect(userOf(invite.headers.get('from'))).toBe('101');
+    expect(invite.headers.get('from')).toMatch(/^"101" </);
+    expect(invite.headers.getAll('p-asserted-identity')).toEqual(['"101" <sip:101@127.0.0.1>']);
+  });
+});
+
 describe('cancellation', () => {
   it('records created then cancel when the caller cancels while the directory is still routing', async () => {
     directory.routeDelayMs = 200;
@@ -339,6 +376,7 @@ describe('trunks', () => {
     const first = await nextRequest(trunkPeer, 'INVITE');
     expect(first.uri).toBe(`sip:89161234567@127.0.0.1:${trunkPeer.port}`);
     expect(userOf(first.headers.get('from'))).toBe('+74950000000');
+    expect(first.headers.getAll('p-asserted-identity')).toEqual(['<sip:+74950000000@127.0.0.1>']);
     expect(first.headers.get('proxy-authorization')).toBeUndefined();
     const challenge = createResponse(first, 401, 'Unauthorized', 'trunk401');
     challenge.headers.add('WWW-Authenticate', 'Digest realm="carrier", nonce="n0nce", qop="auth"');

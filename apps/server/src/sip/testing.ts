@@ -23,6 +23,8 @@ export const silentLog: SipLogger = { info: () => undefined, warn: () => undefin
 export class MemoryDirectory implements SipDirectory {
   readonly passwords = new Map<string, string>();
   readonly routes = new Map<string, SipRoute>();
+  /** Owners' names by number (callerName); a number without one has none. */
+  readonly names = new Map<string, string>();
   readonly invites: SipInviteInfo[] = [];
   /** Makes route() slow, as a database can be, to test what happens meanwhile. */
   routeDelayMs = 0;
@@ -30,6 +32,10 @@ export class MemoryDirectory implements SipDirectory {
   async credentials(number: string): Promise<{ password: string } | null> {
     const password = this.passwords.get(number);
     return password === undefined ? null : { password };
+  }
+
+  async callerName(number: string): Promise<string | null> {
+    return this.names.get(number) ?? null;
   }
 
   async route(invite: SipInviteInfo): Promise<SipRoute> {

@@ -88,6 +88,8 @@ export interface SipDirectory {
    * or null. Its INVITEs are trusted: not challenged, routed as incoming calls from outside.
    */
   trunkPeer?(peer: SipPeer): Promise<number | null>;
+  /** The name of a number's owner (its user, its device, else the number's own name), or null: what callees are shown. */
+  callerName?(number: string): Promise<string | null>;
   /** Whether REGISTERs from this source address are refused outright (403, no challenge): IP blocking. */
   refusesRegistration?(address: string): boolean;
   /** A REGISTER from this address failed its digest (wrong password, unknown number, wrong user); awaited before the answer. */

@@ -162,6 +162,7 @@ export class IpBlockingService {
     return {
       credentials: (number) => directory.credentials(number),
       route: (invite) => directory.route(invite),
+      callerName: async (number) => (await directory.callerName?.(number)) ?? null,
       // A SIP trunk's peer is trusted unless its address is banned.
       trunkPeer: async (peer) => (this.bannedUntil('sip', peer.address) !== null ? null : ((await directory.trunkPeer?.(peer)) ?? null)),
       refusesRegistration: (address) => this.bannedUntil('sip', address) !== null,

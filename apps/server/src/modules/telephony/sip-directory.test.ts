@@ -224,6 +224,13 @@ describe('the SIP directory', () => {
     expect(await route(n.panel, n.concierge)).toMatchObject({ kind: 'fork', sos: false, stages: [{ targets: [{ number: n.concierge }] }] });
   });
 
+  it('names a number by its owner: the user, the device, else nobody', async () => {
+    const directory = telephonyOf(t.app).directory;
+    expect(await directory.callerName(n.resident)).toBe('Rita Resident');
+    expect(await directory.callerName(n.panel)).toBe('Entrance');
+    expect(await directory.callerName('9999')).toBeNull();
+  });
+
   it('knows a trunk’s peer by the transport, address and port of its termination URI', async () => {
     const directory = telephonyOf(t.app).directory;
     const made: number[] = [];

@@ -131,6 +131,10 @@ export class TelephonyDirectory implements SipDirectory {
     return secret;
   }
 
+  async callerName(number: string): Promise<string | null> {
+    return (await this.loadCaller(number))?.name ?? null;
+  }
+
   async route(invite: SipInviteInfo): Promise<SipRoute> {
     const sos = isSosHeader(invite.headers[SIP_HEADERS.sos.toLowerCase()]);
     const { route } = await this.routes.get(
