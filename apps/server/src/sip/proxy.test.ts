@@ -5,6 +5,7 @@ import { createResponse, cseqOf, type SipRequest, type SipResponse } from './mes
 import type { SipServer } from './server.js';
 import { type MemoryDirectory, makeRequest, type RecordingObserver, registerContact, startTestServer, UdpPeer } from './testing.js';
 import type { SipTrunkRoute } from './types.js';
+import { sdp, WsPhone } from './ws-phone.testing.js';
 
 /** The forking proxy at the protocol level, with bare UDP peers as panel, phones and trunk. */
 
@@ -212,6 +213,60 @@ describe('a captured Proxy-Authorization', () => {
     panel.send(inviteWith(panel, '201', recount(invite, '00000001'), 'reuse-2'), server.ports.udp);
     expect((await panel.response()).status).toBe(407);
     expect(observer.events.filter((e) => e.type === 'created')).toHaveLength(2);
+  });
+});
+
+describe('a captured Proxy-Authorization over WebSocket', () => {
+  it('places no trunk call to another outside number, nor a second one to the same', async () => {
+    const trunkPeer = await peer();
+    const trunk: SipTrunkRoute = {
+      id: 1,
+      terminationUri: `sip:127.0.0.1:${trunkPeer.port}`,
+      login: null,
+      password: null,
+      outgoingNumber: '+74950000000',
+    };
+    for (const n of ['+442079460001', '+442079460002'])
+      directory.routes.set(n, {
+        kind: 'fork',
+        callee: n,
+        sos: false,
+        stages: [{ targets: [{ kind: 'trunk', number: n, trunk }], timeoutSeconds: null, reason: 'initial' }],
+      });
+    directory.passwords.set('301', 'Browser301');
+    const browser = await WsPhone.open(server.ports.ws, '301');
+    try {
+      const uri = 'sip:+442079460001@atrium.test';
+      const base = { from: '<sip:301@atrium.test>;tag=b301', to: `<${uri}>`, callId: 'ws-call-1' };
+      browser.send(browser.build('INVITE', uri, { ...base, cseq: 1, body: sdp('sendrecv') }));
+      const challenge = await browser.response();
+      expect(challenge.status).toBe(407);
+      browser.send(browser.build('ACK', uri, { ...base, to: challenge.headers.get('to') ?? '', cseq: 1 }));
+      const params = parseAuthHeader(challenge.headers.get('proxy-authenticate') ?? '');
+      if (!params) throw new Error('no challenge');
+      const captured = authorize(params, { username: '301', password: 'Browser301' }, 'INVITE', uri);
+      browser.send(browser.build('INVITE', uri, { ...base, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }));
+      const out = await nextRequest(trunkPeer, 'INVITE');
+      expect(out.uri).toBe(`sip:+442079460001@127.0.0.1:${trunkPeer.port}`);
+      reply(trunkPeer, out, 200, 'OK');
+      expect((await browser.response()).status).toBe(200);
+
+      // The same header on the same connection, for another outside number: the digest names the first.
+      const other = 'sip:+442079460002@atrium.test';
+      const replay = { from: '<sip:301@atrium.test>;tag=b301r', to: `<${other}>`, callId: 'ws-call-2' };
+      browser.send(
+        browser.build('INVITE', other, { ...replay, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }),
+      );
+      expect((await browser.response()).status).toBe(403);
+      // And for the first number again: its nonce count was used.
+      const again = { from: '<sip:301@atrium.test>;tag=b301a', to: `<${uri}>`, callId: 'ws-call-3' };
+      browser.send(browser.build('INVITE', uri, { ...again, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }));
+      expect((await browser.response()).status).toBe(407);
+      expect(await invitesWithin(trunkPeer, 300)).toBe(0);
+      expect(directory.invites.map((i) => i.callee)).toEqual(['+442079460001']);
+    } finally {
+      WsPhone.closeAll();
+    }
   });
 });
 
