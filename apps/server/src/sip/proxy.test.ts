@@ -106,6 +106,53 @@ describe('proxy authentication and routing', () => {
     expect((await panel.response()).status).toBe(483);
   });
 
+  it('challenges a caller claiming an unknown number as a known one, and refuses its digest as a wrong password', async () => {
+    const panel = await peer();
+    const first = (from: string, callId: string) =>
+      makeRequest('INVITE', `sip:201@127.0.0.1:${server.ports.udp}`, {
+        port: panel.port,
+        from,
+        to: '<sip:201@atrium.test>',
+        callId,
+        cseq: 1,
+      });
+    // Unacknowledged 407s are sent again over UDP: each answer is told by its Call-ID.
+    const answerTo = async (callId: string) => {
+      for (;;) {
+        const res = await panel.response();
+        if (res.headers.get('call-id') === callId) return res;
+      }
+    };
+    panel.send(first('<sip:101@atrium.test>;tag=k', 'enum-known'), server.ports.udp);
+    const known = await answerTo('enum-known');
+    panel.send(first('<sip:999@atrium.test>;tag=u', 'enum-unknown'), server.ports.udp);
+    const unknown = await answerTo('enum-unknown');
+    const shape = (r: SipResponse) => ({
+      status: r.status,
+      names: Object.keys(r.headers.toRecord()).sort(),
+      challenge: (r.headers.get('proxy-authenticate') ?? '').replace(/nonce="[^"]+"/, ''),
+    });
+    expect(shape(unknown)).toEqual(shape(known));
+    expect(unknown.status).toBe(407);
+    const params = parseAuthHeader(unknown.headers.get('proxy-authenticate') ?? '');
+    if (!params) throw new Error('no challenge');
+    const uri = `sip:201@127.0.0.1:${server.ports.udp}`;
+    const second = makeRequest('INVITE', uri, {
+      port: panel.port,
+      from: '<sip:999@atrium.test>;tag=u',
+      to: '<sip:201@atrium.test>',
+      callId: 'enum-unknown',
+      cseq: 2,
+      extra: [['Proxy-Authorization', authorize(params, { username: '999', password: 'guess' }, 'INVITE', uri)]],
+    });
+    panel.send(second, server.ports.udp);
+    // A retransmission of the first 407 may come before the answer to the second INVITE.
+    let res = await answerTo('enum-unknown');
+    while (cseqOf(res).seq === 1) res = await answerTo('enum-unknown');
+    expect(res.status).toBe(403);
+    expect(observer.types()).toEqual([]);
+  });
+
   it('answers the directory rejection and records a failed call', async () => {
     directory.routes.set('101', { kind: 'reject', status: 403, reason: 'Cannot call own number' });
     const panel = await peer();
