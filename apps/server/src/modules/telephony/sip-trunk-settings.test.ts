@@ -189,3 +189,12 @@ describe('calls in from a SIP trunk', () => {
     callee.kill();
   });
 });
+
+describe('the caller’s identity (RFC 3325)', () => {
+  it('a phone claiming another identity reaches the callee as its own number and its owner’s name (SIPp)', async () => {
+    const callee = await sipp('uas-answer-identity.xml');
+    expect(await registerContact(sip.server.ports.udp, '5001', PANEL_PW, callee.port)).toBe(200);
+    const caller = await sipp('uac-call-spoofed.xml', ['-s', '5001', '-key', 'caller', '5100', '-au', '5100', '-ap', PHONE_PW]);
+    await succeeded(caller, callee);
+  });
+});
