@@ -88,7 +88,13 @@ export function parseNameAddr(text: string): NameAddr | null {
 }
 
 export function formatNameAddr(addr: NameAddr): string {
-  const display = addr.displayName ? `"${addr.displayName.replace(/"/g, '')}" ` : '';
+  // Quotes, backslashes and control characters go: a name (from a phone or from the directory)
+  // must neither end the quoted string early nor start a header of its own.
+  const name = [...(addr.displayName ?? '')]
+    .filter((c) => c !== '"' && c !== '\\' && c.charCodeAt(0) > 31 && c.charCodeAt(0) !== 127)
+    .join('')
+    .trim();
+  const display = name ? `"${name}" ` : '';
   return `${display}<${addr.uri}>${formatParams(addr.params)}`;
 }
 

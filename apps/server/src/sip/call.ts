@@ -64,6 +64,11 @@ export interface Call {
   invite: SipRequest;
   serverTx: ServerTransaction;
   callerTag: string;
+  /**
+   * Who the caller is, as Atrium asserts it to the callees (RFC 3325): the authenticated number and
+   * its owner's name. Null for a call in from a trusted SIP trunk, whose own identity headers pass.
+   */
+  asserted: { number: string; name: string } | null;
   callerLeg: DialogLeg;
   stages: SipStage[];
   stageIndex: number;

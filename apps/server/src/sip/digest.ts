@@ -1,9 +1,11 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parseUri } from './address.js';
 
 /**
- * HTTP Digest for SIP (RFC 2617, RFC 3261 §22, MD5 with qop=auth as RFC 7616 keeps it). Nonces are
- * stateless: a timestamp signed with a per-server key, so any nonce we issued can be checked
- * without storing it, and an old one is recognised as stale rather than forged.
+ * HTTP Digest for SIP (RFC 2617, RFC 3261 §22, MD5 with qop=auth as RFC 7616 keeps it). A nonce is
+ * a timestamp signed with a per-server key together with what it was issued for, so any nonce we
+ * issued can be checked without storing it; only the nonce counts of nonces in use are kept, for
+ * as long as a nonce lives, so that a captured header cannot be sent again.
  */
 
 export interface DigestParams {
@@ -46,28 +48,69 @@ export function digestResponse(input: DigestInput): string {
 
 export type NonceState = 'valid' | 'stale' | 'invalid';
 
+/**
+ * Issues nonces and remembers how far each was used. A nonce is `stamp.signature`, the signature
+ * an HMAC over its issue time and what it was issued for (`binding`: the method, the claimed number
+ * and the flow the challenge went to), so it is worth nothing for another request kind, number or
+ * sender, and after `ttlMs` it is stale. The highest nonce count (nc) accepted for each nonce is
+ * kept until the nonce expires: a repeated or lower nc is a replay. A client may use one nonce for
+ * several requests (a registration refresh) by counting nc up, as RFC 7616 §3.4 intends.
+ */
 export class NonceIssuer {
   private readonly key = randomBytes(32);
+  /** nonce → highest nc accepted, in order of first use. */
+  private readonly counts = new Map<string, { nc: number; issuedAt: number }>();
+  /** Nonces issued at or before this time were forgotten to bound memory: they count as stale. */
+  private forgottenUntil = -1;
 
-  constructor(private readonly ttlMs: number) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxTracked = 100_000,
+  ) {}
 
-  issue(now = Date.now()): string {
+  issue(binding = '', now = Date.now()): string {
     const stamp = now.toString(36);
-    return `${stamp}.${this.sign(stamp)}`;
+    return `${stamp}.${this.sign(stamp, binding)}`;
   }
 
-  check(nonce: string, now = Date.now()): NonceState {
-    const [stamp, signature] = nonce.split('.');
-    if (!stamp || !signature) return 'invalid';
-    const expected = Buffer.from(this.sign(stamp));
+  check(nonce: string, binding = '', now = Date.now()): NonceState {
+    const [stamp, signature, extra] = nonce.split('.');
+    if (!stamp || !signature || extra !== undefined) return 'invalid';
+    const expected = Buffer.from(this.sign(stamp, binding));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
     const issuedAt = Number.parseInt(stamp, 36);
-    return now - issuedAt > this.ttlMs ? 'stale' : 'valid';
+    return now - issuedAt > this.ttlMs || issuedAt <= this.forgottenUntil ? 'stale' : 'valid';
   }
 
-  private sign(stamp: string): string {
-    return createHmac('sha256', this.key).update(stamp).digest('base64url').slice(0, 22);
+  /**
+   * Records one use of a valid nonce with nonce count `nc`; false when that count (or a higher
+   * one) was used already. A nonce answered without qop has no count: it is good for one request.
+   */
+  use(nonce: string, nc: number, now = Date.now()): boolean {
+    const seen = this.counts.get(nonce);
+    if (seen) {
+      if (nc <= seen.nc) return false;
+      seen.nc = nc;
+      return true;
+    }
+    if (this.counts.size >= this.maxTracked) this.forget(now);
+    this.counts.set(nonce, { nc, issuedAt: Number.parseInt(nonce.split('.')[0] ?? '0', 36) });
+    return true;
+  }
+
+  /** Drops expired entries; when still full, the oldest go and every nonce as old turns stale. */
+  private forget(now: number): void {
+    for (const [nonce, entry] of this.counts) if (now - entry.issuedAt > this.ttlMs) this.counts.delete(nonce);
+    for (const [nonce, entry] of this.counts) {
+      if (this.counts.size < this.maxTracked) break;
+      this.forgottenUntil = Math.max(this.forgottenUntil, entry.issuedAt);
+      this.counts.delete(nonce);
+    }
+  }
+
+  private sign(stamp: string, binding: string): string {
+    return createHmac('sha256', this.key).update(`${stamp}\n${binding}`).digest('base64url').slice(0, 22);
   }
 }
 
@@ -75,12 +118,29 @@ export function challengeHeader(realm: string, nonce: string, stale: boolean): s
   return `Digest realm="${realm}", nonce="${nonce}", algorithm=MD5, qop="auth"${stale ? ', stale=true' : ''}`;
 }
 
-export type VerifyResult = 'ok' | 'stale' | 'wrong' | 'malformed';
+/**
+ * - ok: the response is right and the nonce fresh, issued for this binding, its nc not used before;
+ * - stale: the response is right but the nonce is expired, forged, issued for another request or
+ *   sender, or its nc was used already: a client that knows the password answers a new challenge;
+ * - wrong: the response does not match the password (or a decoy password: no secret at all);
+ * - uri: the response is right for another Request-URI than this request's;
+ * - malformed: parameters missing or not what we offered.
+ */
+export type VerifyResult = 'ok' | 'stale' | 'wrong' | 'uri' | 'malformed';
 
 /** Checks credentials (from Authorization or Proxy-Authorization) against the secret. */
 export function verifyDigest(
   credentials: DigestParams,
-  opts: { realm: string; method: string; password: string; nonces: NonceIssuer },
+  opts: {
+    realm: string;
+    method: string;
+    password: string;
+    nonces: NonceIssuer;
+    /** What the nonce must have been issued for (NonceIssuer.issue's binding). */
+    binding?: string;
+    /** The request's own Request-URI: the digest `uri` must name it (RFC 3261 §22.4, RFC 7616 §3.4.6). */
+    requestUri?: string;
+  },
 ): VerifyResult {
   const p = credentials.params;
   const username = p.get('username');
@@ -92,7 +152,8 @@ export function verifyDigest(
   const algorithm = p.get('algorithm');
   if (algorithm && algorithm.toUpperCase() !== 'MD5') return 'malformed';
   const qop = p.get('qop');
-  if (qop && (qop !== 'auth' || !p.get('nc') || !p.get('cnonce'))) return 'malformed';
+  const ncText = p.get('nc');
+  if (qop && (qop !== 'auth' || !ncText || !/^[0-9a-fA-F]{8}$/.test(ncText) || !p.get('cnonce'))) return 'malformed';
   const expected = digestResponse({
     username,
     realm: opts.realm,
@@ -101,15 +162,32 @@ export function verifyDigest(
     uri,
     nonce,
     qop,
-    nc: p.get('nc'),
+    nc: ncText,
     cnonce: p.get('cnonce'),
   });
   const a = Buffer.from(expected);
   const b = Buffer.from(response.toLowerCase());
   if (a.length !== b.length || !timingSafeEqual(a, b)) return 'wrong';
-  const state = opts.nonces.check(nonce);
-  if (state === 'invalid') return 'wrong';
-  return state === 'stale' ? 'stale' : 'ok';
+  if (opts.requestUri !== undefined && !sameRequestUri(uri, opts.requestUri)) return 'uri';
+  if (opts.nonces.check(nonce, opts.binding) !== 'valid') return 'stale';
+  const nc = qop && ncText ? Number.parseInt(ncText, 16) : 1;
+  return nc > 0 && opts.nonces.use(nonce, nc) ? 'ok' : 'stale';
+}
+
+/**
+ * Whether the digest `uri` names the Request-URI: the same text, or the same scheme, user, host
+ * and port (clients differ in how they write parameters, never in whom they call). A `uri` with
+ * no user at the Request-URI's host and port is taken too: SIPp's [authentication] writes
+ * `sip:remote_ip:remote_port` unless told otherwise. Such a header names no callee, but it is as
+ * bound as any other to its nonce, flow and nonce count, so it cannot be sent again.
+ */
+export function sameRequestUri(digestUri: string, requestUri: string): boolean {
+  if (digestUri === requestUri) return true;
+  const a = parseUri(digestUri);
+  const b = parseUri(requestUri);
+  if (!a || !b) return false;
+  const port = (u: NonNullable<typeof a>) => u.port ?? (u.scheme === 'sips' ? 5061 : 5060);
+  return a.scheme === b.scheme && (a.user === b.user || a.user === null) && a.host === b.host && port(a) === port(b);
 }
 
 /** Answers a challenge from a trunk (we are the client there). */

@@ -113,20 +113,57 @@ export class LocalAddress {
   }
 }
 
+/**
+ * An IP address in one spelling: IPv4 shorthand (`127.1`, `0x7f.1`, `2130706433`) as the dotted
+ * quad it means, IPv6 compressed and lower-case, an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`)
+ * as its IPv4 address; null when `host` is no address (a name).
+ */
+export function canonicalAddress(host: string): string | null {
+  const bare = host.replace(/^\[|\]$/g, '');
+  let text: string;
+  try {
+    // The WHATWG URL parser reads every IPv4 spelling inet_aton does, and writes IPv6 canonically.
+    text = new URL(`http://${net.isIPv6(bare) ? `[${bare}]` : bare}/`).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return null;
+  }
+  if (net.isIPv4(text)) return text;
+  if (!net.isIPv6(text)) return null;
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(text);
+  if (!mapped) return text;
+  const hi = Number.parseInt(mapped[1] ?? '0', 16);
+  const lo = Number.parseInt(mapped[2] ?? '0', 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** Every address a URI host stands for (itself when it is one, else what the name resolves to), canonical; [] when none. */
+export async function hostAddresses(host: string, timeoutMs = 3000): Promise<string[]> {
+  const literal = canonicalAddress(host);
+  if (literal) return [literal];
+  const found = await Promise.race([
+    lookup(host.replace(/^\[|\]$/g, ''), { all: true }).catch(() => []),
+    new Promise<[]>((resolve) => setTimeout(() => resolve([]), timeoutMs).unref()),
+  ]);
+  return found.map((a) => canonicalAddress(a.address)).filter((a): a is string => a !== null);
+}
+
+/** A URI host's IPv4 address (or the IPv6 address it is), resolved by A records; null when it resolves to nothing. */
+export async function resolveHost(uriHost: string): Promise<string | null> {
+  const host = uriHost.replace(/^\[|\]$/g, '');
+  if (net.isIP(host)) return host;
+  try {
+    return (await lookup(host, { family: 4 })).address;
+  } catch {
+    return null;
+  }
+}
+
 /** Resolves a SIP URI to where we send (RFC 3263 reduced to A records: no NAPTR or SRV). */
 export async function resolveUri(text: string): Promise<Destination | null> {
   const uri = parseUri(text);
   if (!uri) return null;
   const transportParam = (uri.params.get('transport') ?? '').toLowerCase();
   const transport: TransportName = transportParam === 'tcp' ? 'tcp' : 'udp';
-  const host = uri.host.replace(/^\[|\]$/g, '');
-  let address = host;
-  if (!net.isIP(host)) {
-    try {
-      address = (await lookup(host, { family: 4 })).address;
-    } catch {
-      return null;
-    }
-  }
-  return { transport, address, port: uri.port ?? 5060 };
+  const address = await resolveHost(uri.host);
+  return address ? { transport, address, port: uri.port ?? 5060 } : null;
 }

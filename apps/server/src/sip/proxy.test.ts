@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseUri, tagOf, userOf } from './address.js';
-import { authorize, parseAuthHeader } from './digest.js';
+import { authorize, digestResponse, parseAuthHeader } from './digest.js';
 import { createResponse, cseqOf, type SipRequest, type SipResponse } from './message.js';
 import type { SipServer } from './server.js';
 import { type MemoryDirectory, makeRequest, type RecordingObserver, registerContact, startTestServer, UdpPeer } from './testing.js';
 import type { SipTrunkRoute } from './types.js';
+import { sdp, WsPhone } from './ws-phone.testing.js';
 
 /** The forking proxy at the protocol level, with bare UDP peers as panel, phones and trunk. */
 
@@ -38,14 +39,18 @@ async function phone(number: string): Promise<UdpPeer> {
 let callCounter = 0;
 
 /** The panel 101 INVITEs `callee` and answers the 407; returns the INVITE it sent last. */
-async function dial(panel: UdpPeer, callee: string, opts: { password?: string; maxForwards?: string } = {}): Promise<SipRequest> {
+async function dial(
+  panel: UdpPeer,
+  callee: string,
+  opts: { password?: string; maxForwards?: string; from?: string; extra?: Array<[string, string]> } = {},
+): Promise<SipRequest> {
   callCounter++;
   const base = {
     port: panel.port,
-    from: '<sip:101@atrium.test>;tag=panel',
+    from: opts.from ?? '<sip:101@atrium.test>;tag=panel',
     to: `<sip:${callee}@atrium.test>`,
     callId: `call-${callCounter}-${panel.port}`,
-    extra: [['Contact', `<sip:101@127.0.0.1:${panel.port}>`]] as Array<[string, string]>,
+    extra: [['Contact', `<sip:101@127.0.0.1:${panel.port}>`], ...(opts.extra ?? [])] as Array<[string, string]>,
   };
   const uri = `sip:${callee}@127.0.0.1:${server.ports.udp}`;
   const first = makeRequest('INVITE', uri, { ...base, cseq: 1 });
@@ -101,6 +106,53 @@ describe('proxy authentication and routing', () => {
     expect((await panel.response()).status).toBe(483);
   });
 
+  it('challenges a caller claiming an unknown number as a known one, and refuses its digest as a wrong password', async () => {
+    const panel = await peer();
+    const first = (from: string, callId: string) =>
+      makeRequest('INVITE', `sip:201@127.0.0.1:${server.ports.udp}`, {
+        port: panel.port,
+        from,
+        to: '<sip:201@atrium.test>',
+        callId,
+        cseq: 1,
+      });
+    // Unacknowledged 407s are sent again over UDP: each answer is told by its Call-ID.
+    const answerTo = async (callId: string) => {
+      for (;;) {
+        const res = await panel.response();
+        if (res.headers.get('call-id') === callId) return res;
+      }
+    };
+    panel.send(first('<sip:101@atrium.test>;tag=k', 'enum-known'), server.ports.udp);
+    const known = await answerTo('enum-known');
+    panel.send(first('<sip:999@atrium.test>;tag=u', 'enum-unknown'), server.ports.udp);
+    const unknown = await answerTo('enum-unknown');
+    const shape = (r: SipResponse) => ({
+      status: r.status,
+      names: Object.keys(r.headers.toRecord()).sort(),
+      challenge: (r.headers.get('proxy-authenticate') ?? '').replace(/nonce="[^"]+"/, ''),
+    });
+    expect(shape(unknown)).toEqual(shape(known));
+    expect(unknown.status).toBe(407);
+    const params = parseAuthHeader(unknown.headers.get('proxy-authenticate') ?? '');
+    if (!params) throw new Error('no challenge');
+    const uri = `sip:201@127.0.0.1:${server.ports.udp}`;
+    const second = makeRequest('INVITE', uri, {
+      port: panel.port,
+      from: '<sip:999@atrium.test>;tag=u',
+      to: '<sip:201@atrium.test>',
+      callId: 'enum-unknown',
+      cseq: 2,
+      extra: [['Proxy-Authorization', authorize(params, { username: '999', password: 'guess' }, 'INVITE', uri)]],
+    });
+    panel.send(second, server.ports.udp);
+    // A retransmission of the first 407 may come before the answer to the second INVITE.
+    let res = await answerTo('enum-unknown');
+    while (cseqOf(res).seq === 1) res = await answerTo('enum-unknown');
+    expect(res.status).toBe(403);
+    expect(observer.types()).toEqual([]);
+  });
+
   it('answers the directory rejection and records a failed call', async () => {
     directory.routes.set('101', { kind: 'reject', status: 403, reason: 'Cannot call own number' });
     const panel = await peer();
@@ -117,6 +169,184 @@ describe('proxy authentication and routing', () => {
     await dial(panel, '201');
     expect((await panel.response()).status).toBe(480);
     expect(await observer.waitFor('ended')).toMatchObject({ outcome: 'noanswer', status: 480 });
+  });
+});
+
+/** An INVITE from `from` as 101 to `callee` with the given Proxy-Authorization, on a call of its own. */
+function inviteWith(from: UdpPeer, callee: string, authorization: string, callId: string): SipRequest {
+  return makeRequest('INVITE', `sip:${callee}@127.0.0.1:${server.ports.udp}`, {
+    port: from.port,
+    from: '<sip:101@atrium.test>;tag=thief',
+    to: `<sip:${callee}@atrium.test>`,
+    callId,
+    cseq: 1,
+    extra: [
+      ['Contact', `<sip:101@127.0.0.1:${from.port}>`],
+      ['Proxy-Authorization', authorization],
+    ],
+  });
+}
+
+/** The Proxy-Authorization of `invite` with its nc and response recomputed by the password holder for `nc`. */
+function recount(invite: SipRequest, nc: string): string {
+  const params = parseAuthHeader(invite.headers.get('proxy-authorization') ?? '');
+  if (!params) throw new Error('no credentials');
+  const p = params.params;
+  const response = digestResponse({
+    username: '101',
+    realm: 'atrium.test',
+    password: 'Panel101',
+    method: 'INVITE',
+    uri: p.get('uri') ?? '',
+    nonce: p.get('nonce') ?? '',
+    qop: 'auth',
+    nc,
+    cnonce: p.get('cnonce') ?? '',
+  });
+  return `Digest username="101", realm="atrium.test", nonce="${p.get('nonce')}", uri="${p.get('uri')}", response="${response}", algorithm=MD5, qop=auth, nc=${nc}, cnonce="${p.get('cnonce')}"`;
+}
+
+/** How many INVITEs reach `p` within `ms` (the ACKs of earlier answers are not counted). */
+async function invitesWithin(p: UdpPeer, ms: number): Promise<number> {
+  let n = 0;
+  for (const deadline = Date.now() + ms; Date.now() < deadline; ) {
+    const msg = await p.next(Math.max(1, deadline - Date.now())).catch(() => null);
+    if (msg?.kind === 'request' && msg.method === 'INVITE') n++;
+  }
+  return n;
+}
+
+describe('a captured Proxy-Authorization', () => {
+  it('starts no second call: not from another port, not again from the same one, not to another number', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    const ringing = await nextRequest(callee, 'INVITE');
+    reply(callee, ringing, 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    await observer.waitFor('ended');
+    const captured = invite.headers.get('proxy-authorization') ?? '';
+
+    // Replayed from another port with a new Call-ID: the nonce was issued to the panel's flow.
+    const thief = await peer();
+    thief.send(inviteWith(thief, '201', captured, 'replay-1'), server.ports.udp);
+    const fromElsewhere = await thief.response();
+    expect(fromElsewhere.status).toBe(407);
+    expect(fromElsewhere.headers.get('proxy-authenticate')).toMatch(/stale=true/);
+    // Replayed from the panel's own address and port: its nonce count was used.
+    panel.send(inviteWith(panel, '201', captured, 'replay-2'), server.ports.udp);
+    const again = await panel.response();
+    expect(again.status).toBe(407);
+    expect(again.headers.get('proxy-authenticate')).toMatch(/stale=true/);
+    // Sent to another number: the digest names the Request-URI of 201.
+    directory.passwords.set('202', 'Pw202x');
+    panel.send(inviteWith(panel, '202', recount(invite, '00000002'), 'replay-3'), server.ports.udp);
+    expect((await panel.response()).status).toBe(403);
+
+    expect(observer.events.filter((e) => e.type === 'created')).toHaveLength(1);
+    expect(await invitesWithin(callee, 200)).toBe(0);
+  });
+
+  it('lets the password holder use its nonce again with a higher nonce count, once per count', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    const invite = await dial(panel, '201');
+    reply(callee, await nextRequest(callee, 'INVITE'), 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    panel.send(inviteWith(panel, '201', recount(invite, '00000002'), 'reuse-1'), server.ports.udp);
+    reply(callee, await nextRequest(callee, 'INVITE'), 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+    // A lower count than one already used is a replay.
+    panel.send(inviteWith(panel, '201', recount(invite, '00000001'), 'reuse-2'), server.ports.udp);
+    expect((await panel.response()).status).toBe(407);
+    expect(observer.events.filter((e) => e.type === 'created')).toHaveLength(2);
+  });
+});
+
+describe('a captured Proxy-Authorization over WebSocket', () => {
+  it('places no trunk call to another outside number, nor a second one to the same', async () => {
+    const trunkPeer = await peer();
+    const trunk: SipTrunkRoute = {
+      id: 1,
+      terminationUri: `sip:127.0.0.1:${trunkPeer.port}`,
+      login: null,
+      password: null,
+      outgoingNumber: '+74950000000',
+    };
+    for (const n of ['+442079460001', '+442079460002'])
+      directory.routes.set(n, {
+        kind: 'fork',
+        callee: n,
+        sos: false,
+        stages: [{ targets: [{ kind: 'trunk', number: n, trunk }], timeoutSeconds: null, reason: 'initial' }],
+      });
+    directory.passwords.set('301', 'Browser301');
+    const browser = await WsPhone.open(server.ports.ws, '301');
+    try {
+      const uri = 'sip:+442079460001@atrium.test';
+      const base = { from: '<sip:301@atrium.test>;tag=b301', to: `<${uri}>`, callId: 'ws-call-1' };
+      browser.send(browser.build('INVITE', uri, { ...base, cseq: 1, body: sdp('sendrecv') }));
+      const challenge = await browser.response();
+      expect(challenge.status).toBe(407);
+      browser.send(browser.build('ACK', uri, { ...base, to: challenge.headers.get('to') ?? '', cseq: 1 }));
+      const params = parseAuthHeader(challenge.headers.get('proxy-authenticate') ?? '');
+      if (!params) throw new Error('no challenge');
+      const captured = authorize(params, { username: '301', password: 'Browser301' }, 'INVITE', uri);
+      browser.send(browser.build('INVITE', uri, { ...base, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }));
+      const out = await nextRequest(trunkPeer, 'INVITE');
+      expect(out.uri).toBe(`sip:+442079460001@127.0.0.1:${trunkPeer.port}`);
+      reply(trunkPeer, out, 200, 'OK');
+      expect((await browser.response()).status).toBe(200);
+
+      // The same header on the same connection, for another outside number: the digest names the first.
+      const other = 'sip:+442079460002@atrium.test';
+      const replay = { from: '<sip:301@atrium.test>;tag=b301r', to: `<${other}>`, callId: 'ws-call-2' };
+      browser.send(
+        browser.build('INVITE', other, { ...replay, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }),
+      );
+      expect((await browser.response()).status).toBe(403);
+      // And for the first number again: its nonce count was used.
+      const again = { from: '<sip:301@atrium.test>;tag=b301a', to: `<${uri}>`, callId: 'ws-call-3' };
+      browser.send(browser.build('INVITE', uri, { ...again, cseq: 2, body: sdp('sendrecv'), extra: [['Proxy-Authorization', captured]] }));
+      expect((await browser.response()).status).toBe(407);
+      expect(await invitesWithin(trunkPeer, 300)).toBe(0);
+      expect(directory.invites.map((i) => i.callee)).toEqual(['+442079460001']);
+    } finally {
+      WsPhone.closeAll();
+    }
+  });
+});
+
+describe('caller identity', () => {
+  it('removes the identity a phone claims and asserts the authenticated number with its owner’s name', async () => {
+    directory.names.set('101', 'Entrance, building 1');
+    const callee = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201', {
+      from: '"Concierge 202" <sip:101@atrium.test>;tag=panel',
+      extra: [
+        ['P-Asserted-Identity', '"Concierge" <sip:202@atrium.test>'],
+        ['P-Preferred-Identity', '<sip:202@atrium.test>'],
+        ['Remote-Party-ID', '"Concierge" <sip:202@atrium.test>;party=calling;screen=yes;privacy=off'],
+      ],
+    });
+    const invite = await nextRequest(callee, 'INVITE');
+    expect(invite.headers.get('from')).toBe('"Entrance, building 1" <sip:101@atrium.test>;tag=panel');
+    expect(invite.headers.getAll('p-asserted-identity')).toEqual([`"Entrance, building 1" <sip:101@127.0.0.1>`]);
+    expect(invite.headers.getAll('p-preferred-identity')).toEqual([]);
+    expect(invite.headers.getAll('remote-party-id')).toEqual([]);
+    reply(callee, invite, 486, 'Busy Here');
+    expect((await panel.response()).status).toBe(486);
+  });
+
+  it('shows the number itself when the directory knows no name for it', async () => {
+    const callee = await phone('201');
+    const panel = await peer();
+    await dial(panel, '201', { from: '"Director" <sip:101@atrium.test>;tag=panel' });
+    const invite = await nextRequest(callee, 'INVITE');
+    expect(userOf(invite.headers.get('from'))).toBe('101');
+    expect(invite.headers.get('from')).toMatch(/^"101" </);
+    expect(invite.headers.getAll('p-asserted-identity')).toEqual(['"101" <sip:101@127.0.0.1>']);
   });
 });
 
@@ -248,6 +478,7 @@ describe('trunks', () => {
     const first = await nextRequest(trunkPeer, 'INVITE');
     expect(first.uri).toBe(`sip:89161234567@127.0.0.1:${trunkPeer.port}`);
     expect(userOf(first.headers.get('from'))).toBe('+74950000000');
+    expect(first.headers.getAll('p-asserted-identity')).toEqual(['<sip:+74950000000@127.0.0.1>']);
     expect(first.headers.get('proxy-authorization')).toBeUndefined();
     const challenge = createResponse(first, 401, 'Unauthorized', 'trunk401');
     challenge.headers.add('WWW-Authenticate', 'Digest realm="carrier", nonce="n0nce", qop="auth"');

@@ -84,14 +84,17 @@ export class SipProxy {
       return;
     }
     tx.reply(100, 'Trying');
-    // A SIP trunk's peer is trusted by its address (no digest): the caller is the outside number of its From.
-    const trunkId =
-      flow.transport === 'udp' || flow.transport === 'tcp' ? ((await this.d.directory.trunkPeer?.(flow.address)) ?? null) : null;
+    // A SIP trunk's peer is trusted by its transport, address and port (no digest): the caller is
+    // the outside number of its From. Browsers (WebSocket) are never a trunk.
+    const trunkId = flow.transport === 'ws' || flow.transport === 'wss' ? null : ((await this.d.directory.trunkPeer?.(flow)) ?? null);
     const caller =
       trunkId !== null
         ? userOf(req.headers.get('from')) || 'anonymous'
         : await this.d.auth.authenticate(req, tx, 'proxy', userOf(req.headers.get('from')));
     if (!caller || tx.state !== 'proceeding') return;
+    // A phone's own identity claims are not believed: Atrium asserts the number it authenticated.
+    const asserted = trunkId === null ? { number: caller, name: (await this.callerName(caller)) ?? caller } : null;
+    if (tx.state !== 'proceeding') return;
     const callee = parseUri(req.uri)?.user ?? '';
     const contact = parseNameAddr(req.headers.get('contact') ?? '');
     const call: Call = {
@@ -109,6 +112,7 @@ export class SipProxy {
       invite: req,
       serverTx: tx,
       callerTag: tagOf(req.headers.get('from')) ?? '',
+      asserted,
       callerLeg: {
         number: caller,
         flow,
@@ -253,6 +257,17 @@ export class SipProxy {
     if (dest.transport !== callerFlow.transport || local.hostFor(dest.address) !== local.hostFor(callerFlow.address))
       headers.prepend('Record-Route', local.recordRoute(dest.transport, dest.address));
     headers.prepend('Via', local.via(dest.transport, loopHash(call.invite), dest.address));
+    if (call.asserted) {
+      // RFC 3325 §5: identity headers from outside the trust domain are removed; ours replace them.
+      for (const name of ['p-asserted-identity', 'p-preferred-identity', 'remote-party-id']) headers.remove(name);
+      const from = parseNameAddr(headers.get('from') ?? '');
+      if (from) {
+        from.displayName = call.asserted.name;
+        headers.set('From', formatNameAddr(from));
+      }
+      const uri = `sip:${call.asserted.number}@${local.hostFor(dest.address)}`;
+      headers.add('P-Asserted-Identity', formatNameAddr({ displayName: call.asserted.name, uri, params: new Map() }));
+    }
     if (branch.trunk) {
       const host = parseUri(requestUri)?.host ?? '';
       const from = parseNameAddr(headers.get('from') ?? '');
@@ -261,6 +276,8 @@ export class SipProxy {
         from.displayName = null;
         headers.set('From', formatNameAddr(from));
       }
+      // Outside, the caller is the trunk's outgoing number, whoever called in Atrium.
+      if (call.asserted) headers.set('P-Asserted-Identity', `<${from?.uri ?? `sip:${branch.trunk.outgoingNumber}@${host}`}>`);
       headers.set('To', `<sip:${branch.number}@${host}>`);
     }
     const request: SipRequest = { kind: 'request', method: 'INVITE', uri: requestUri, headers, body: call.invite.body };
@@ -488,6 +505,15 @@ export class SipProxy {
     if (best.response) call.serverTx.respond(relayResponse(best.response, best.branch?.cseqOffset ?? 0));
     else call.serverTx.reply(best.status, reasonPhrase(best.status));
     this.end(call, best.status, outcomeOf(best.status));
+  }
+
+  private async callerName(number: string): Promise<string | null> {
+    try {
+      return (await this.d.directory.callerName?.(number)) ?? null;
+    } catch (err) {
+      this.d.log.error({ err, number }, 'sip caller name lookup failed');
+      return null;
+    }
   }
 
   /** The caller cancelled, or the console stopped a ringing call. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { authorize, parseAuthHeader } from './digest.js';
+import { authorize, digestResponse, parseAuthHeader } from './digest.js';
 import type { SipResponse } from './message.js';
 import type { SipServer, SipServerOptions } from './server.js';
 import { makeRequest, type RecordingObserver, startTestServer, UdpPeer } from './testing.js';
@@ -21,11 +21,20 @@ afterEach(async () => {
 });
 
 let cseq = 0;
-function register(opts: { user?: string; to?: string; contacts?: string[]; expires?: string; challenge?: SipResponse; password?: string }) {
+function register(opts: {
+  user?: string;
+  to?: string;
+  contacts?: string[];
+  expires?: string;
+  challenge?: SipResponse;
+  password?: string;
+  authorization?: string;
+}) {
   const to = opts.to ?? '201';
   const extra: Array<[string, string]> = (opts.contacts ?? [`<sip:${to}@127.0.0.1:${peer.port}>`]).map((c) => ['Contact', c]);
   if (opts.expires !== undefined) extra.push(['Expires', opts.expires]);
   const uri = 'sip:atrium.test';
+  if (opts.authorization) extra.push(['Authorization', opts.authorization]);
   if (opts.challenge) {
     const params = parseAuthHeader(opts.challenge.headers.get('www-authenticate') ?? '');
     if (!params) throw new Error('no challenge');
@@ -65,13 +74,77 @@ describe('registrar', () => {
     expect(server.contacts('201')).toMatchObject([{ number: '201', transport: 'udp', source: { port: peer.port } }]);
   });
 
-  it('answers 404 for an unknown number, 403 for a wrong password or another user', async () => {
+  it('challenges an unknown number as a known one and refuses its digest as a wrong password', async () => {
     await start();
-    expect((await register({ to: '999' })).status).toBe(404);
-    const challenge = await register({});
-    expect((await register({ challenge, password: 'wrong' })).status).toBe(403);
-    expect((await register({ challenge, user: '202' })).status).toBe(403);
+    const unknown = await register({ to: '999' });
+    const known = await register({});
+    // The same answer but for the nonce: nothing tells the numbers apart.
+    const shape = (r: SipResponse) => ({
+      status: r.status,
+      reason: r.reason,
+      names: Object.keys(r.headers.toRecord()).sort(),
+      challenge: (r.headers.get('www-authenticate') ?? '').replace(/nonce="[^"]+"/, 'nonce=""'),
+    });
+    expect(shape(unknown)).toEqual(shape(known));
+    expect(unknown.status).toBe(401);
+    expect((await register({ to: '999', challenge: unknown, password: 'anything' })).status).toBe(403);
+    expect((await register({ challenge: known, password: 'wrong' })).status).toBe(403);
+    expect((await register({ challenge: known, user: '202' })).status).toBe(403);
     expect(server.contacts('201')).toEqual([]);
+  });
+
+  it('answers an unknown and a known number within the same order of time', async () => {
+    await start();
+    const timed = async (opts: Parameters<typeof register>[0]) => {
+      const began = process.hrtime.bigint();
+      const res = await register(opts);
+      return { res, ms: Number(process.hrtime.bigint() - began) / 1e6 };
+    };
+    const rounds = { known: [] as number[], unknown: [] as number[] };
+    for (let i = 0; i < 10; i++) {
+      const u = await timed({ to: '999' });
+      rounds.unknown.push((await timed({ to: '999', challenge: u.res, password: 'guess' })).ms);
+      const k = await timed({});
+      rounds.known.push((await timed({ challenge: k.res, password: 'guess' })).ms);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1] ?? 0;
+    const [a, b] = [median(rounds.known), median(rounds.unknown)];
+    expect(Math.max(a, b) / Math.max(0.05, Math.min(a, b))).toBeLessThan(10);
+  });
+
+  it('takes a refresh on the same nonce with a higher nonce count, and no replay of one', async () => {
+    await start();
+    const challenge = await register({});
+    const params = parseAuthHeader(challenge.headers.get('www-authenticate') ?? '');
+    if (!params) throw new Error('no challenge');
+    const credentials = (nc: string) => {
+      const response = digestResponse({
+        username: '201',
+        realm: 'atrium.test',
+        password: 'Secret201',
+        method: 'REGISTER',
+        uri: 'sip:atrium.test',
+        nonce: params.params.get('nonce') ?? '',
+        qop: 'auth',
+        nc,
+        cnonce: 'c0ffee',
+      });
+      return `Digest username="201", realm="atrium.test", nonce="${params.params.get('nonce')}", uri="sip:atrium.test", response="${response}", algorithm=MD5, qop=auth, nc=${nc}, cnonce="c0ffee"`;
+    };
+    expect((await register({ authorization: credentials('00000001') })).status).toBe(200);
+    expect((await register({ authorization: credentials('00000002') })).status).toBe(200);
+    const replayed = await register({ authorization: credentials('00000002') });
+    expect(replayed.status).toBe(401);
+    expect(replayed.headers.get('www-authenticate')).toMatch(/stale=true/);
+    // From another port, even with a count never used: the nonce was issued to the first flow.
+    const other = peer;
+    peer = await UdpPeer.open();
+    try {
+      expect((await register({ authorization: credentials('00000003') })).status).toBe(401);
+    } finally {
+      peer.close();
+      peer = other;
+    }
   });
 
   it('says stale=true when a correct response uses an expired nonce', async () => {

@@ -34,7 +34,7 @@ export interface SipServerOptions {
   log: SipLogger;
   timers?: SipTimerOptions;
   registrar?: RegistrarOptions;
-  /** How long a digest nonce stays fresh before stale=true, default 300 s. */
+  /** How long a digest nonce stays fresh before stale=true, default 60 s. */
   nonceTtlSeconds?: number;
   /** rtpengine's NG control socket (`udp:127.0.0.1:22222`); absent: media goes end to end. */
   rtpengineUrl?: string;
@@ -113,7 +113,7 @@ export async function startSipServer(opts: SipServerOptions): Promise<SipServer>
 
   const local = new LocalAddress(opts.publicHost ?? (opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host), transports);
   local.network = { ...DEFAULT_NETWORK, ...opts.network };
-  const auth = new DigestAuthenticator(opts.realm, opts.directory, new NonceIssuer((opts.nonceTtlSeconds ?? 300) * 1000));
+  const auth = new DigestAuthenticator(opts.realm, opts.directory, new NonceIssuer((opts.nonceTtlSeconds ?? 60) * 1000));
   const registrar = new Registrar(auth, opts.observer, log, timerSet, opts.registrar);
   const media = opts.rtpengineUrl ? await SdpRelay.connect(opts.rtpengineUrl, log) : null;
   let relay: DialogRelay | null = null;

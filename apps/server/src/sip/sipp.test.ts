@@ -50,6 +50,13 @@ describe('SIP server with SIPp', () => {
     expect(server.contacts('201')).toEqual([]);
   });
 
+  it('challenges a number that does not exist as one that does, and refuses both digests alike', async () => {
+    directory.passwords.set('201', 'Secret201');
+    await expectSuccess(await sipp('register-refused.xml', ['-s', '201', '-au', '201', '-ap', 'NotTheSecret']));
+    await expectSuccess(await sipp('register-refused.xml', ['-s', '999', '-au', '999', '-ap', 'Secret201']));
+    expect(observer.registrations).toEqual([]);
+  });
+
   it("registers over TCP, keeping the connection as the contact's flow", async () => {
     directory.passwords.set('201', 'Secret201');
     const run = await sipp('register.xml', ['-t', 't1', '-s', '201', '-au', '201', '-ap', 'Secret201'], server.ports.tcp);

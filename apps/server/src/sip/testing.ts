@@ -23,6 +23,8 @@ export const silentLog: SipLogger = { info: () => undefined, warn: () => undefin
 export class MemoryDirectory implements SipDirectory {
   readonly passwords = new Map<string, string>();
   readonly routes = new Map<string, SipRoute>();
+  /** Owners' names by number (callerName); a number without one has none. */
+  readonly names = new Map<string, string>();
   readonly invites: SipInviteInfo[] = [];
   /** Makes route() slow, as a database can be, to test what happens meanwhile. */
   routeDelayMs = 0;
@@ -30,6 +32,10 @@ export class MemoryDirectory implements SipDirectory {
   async credentials(number: string): Promise<{ password: string } | null> {
     const password = this.passwords.get(number);
     return password === undefined ? null : { password };
+  }
+
+  async callerName(number: string): Promise<string | null> {
+    return this.names.get(number) ?? null;
   }
 
   async route(invite: SipInviteInfo): Promise<SipRoute> {
@@ -106,11 +112,20 @@ export interface SippRun {
   kill(): void;
 }
 
-/** Starts SIPp on 127.0.0.1 with one call of `scenario` (a file under test/sipp) against `target`. */
-export async function runSipp(scenario: string, target: number, args: string[] = [], localIp = '127.0.0.1'): Promise<SippRun> {
+/**
+ * Starts SIPp on 127.0.0.1 (or `localIp`) with one call of `scenario` (a file under test/sipp)
+ * against `target`, from `localPort` when given (a peer known by its port), else a free port.
+ */
+export async function runSipp(
+  scenario: string,
+  target: number,
+  args: string[] = [],
+  localIp = '127.0.0.1',
+  localPort?: number,
+): Promise<SippRun> {
   // Free for TCP too: SIPp run with -t t1 binds its port on TCP (parallel test files share the loopback).
-  let port = await freeUdpPort();
-  for (let tries = 0; tries < 20 && !(await tcpPortFree(port, localIp)); tries++) port = await freeUdpPort();
+  let port = localPort ?? (await freeUdpPort());
+  for (let tries = 0; localPort === undefined && tries < 20 && !(await tcpPortFree(port, localIp)); tries++) port = await freeUdpPort();
   const mediaPort = await freeUdpPort();
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-sipp-'));
   const errorFile = path.join(dir, 'errors.log');

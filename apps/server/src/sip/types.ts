@@ -19,6 +19,13 @@ export interface SipContact {
   expiresAt: number;
 }
 
+/** Who sent a request: the transport it came over, and its source address and port. */
+export interface SipPeer {
+  transport: SipContact['transport'];
+  address: string;
+  port: number;
+}
+
 /** One target of a call attempt. */
 export type SipTarget =
   /** Every contact registered for this Atrium number (forked in parallel). */
@@ -77,10 +84,12 @@ export interface SipDirectory {
   /** Where an authenticated INVITE goes. Called once per call. */
   route(invite: SipInviteInfo): Promise<SipRoute>;
   /**
-   * The SIP trunk whose peer sends from this address (its termination URI's host), or null. Its
-   * INVITEs are trusted by address: not challenged, routed as incoming calls from outside.
+   * The SIP trunk whose peer is this sender (its termination URI's transport, address and port),
+   * or null. Its INVITEs are trusted: not challenged, routed as incoming calls from outside.
    */
-  trunkPeer?(address: string): Promise<number | null>;
+  trunkPeer?(peer: SipPeer): Promise<number | null>;
+  /** The name of a number's owner (its user, its device, else the number's own name), or null: what callees are shown. */
+  callerName?(number: string): Promise<string | null>;
   /** Whether REGISTERs from this source address are refused outright (403, no challenge): IP blocking. */
   refusesRegistration?(address: string): boolean;
   /** A REGISTER from this address failed its digest (wrong password, unknown number, wrong user); awaited before the answer. */

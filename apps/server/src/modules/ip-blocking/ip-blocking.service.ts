@@ -162,8 +162,9 @@ export class IpBlockingService {
     return {
       credentials: (number) => directory.credentials(number),
       route: (invite) => directory.route(invite),
-      // A SIP trunk's peer is trusted by address unless that address is banned.
-      trunkPeer: async (address) => (this.bannedUntil('sip', address) !== null ? null : ((await directory.trunkPeer?.(address)) ?? null)),
+      callerName: async (number) => (await directory.callerName?.(number)) ?? null,
+      // A SIP trunk's peer is trusted unless its address is banned.
+      trunkPeer: async (peer) => (this.bannedUntil('sip', peer.address) !== null ? null : ((await directory.trunkPeer?.(peer)) ?? null)),
       refusesRegistration: (address) => this.bannedUntil('sip', address) !== null,
       registrationFailed: async (address, number) => {
         await this.failed('sip', address, number ? `number ${number}` : null).catch((err) =>

@@ -102,7 +102,7 @@ interface HistoryRow {
   type: CallHistoryItem['type'];
   sos: boolean;
   answered_by: string | null;
-  /** Whose side the viewer is on in the general list: their number called, was called, or took no part. */
+  /** The viewer's side in the general lists (see toHistory); null where the perspective is a number of the request. */
   mine: 'outgoing' | 'incoming' | null;
 }
 const toHistory = (r: HistoryRow, perspective: string | null): CallHistoryItem => ({
@@ -119,8 +119,9 @@ const toHistory = (r: HistoryRow, perspective: string | null): CallHistoryItem =
     number: r.to_number,
     user: r.to_name !== null ? { id: r.to_user_id === null ? null : Number(r.to_user_id), name: r.to_name } : null,
   },
-  // From the number the history is asked for; in the general list from the viewer's own numbers, and
-  // none at all for calls between others (a panel calling a concierge is neither in nor out for an administrator).
+  // From the number the history is asked for. In the general lists from the viewer's side: their own
+  // number called (outgoing) or was called (incoming); else the numbers they look after: the caller is
+  // one of them (outgoing, also when both are), or only the callee is (incoming, as a call from outside is).
   direction: perspective !== null ? (r.from_number === perspective ? 'outgoing' : 'incoming') : r.mine,
   type: r.type,
   sos: r.sos,
@@ -364,7 +365,8 @@ export class CallsService {
       queryRows<HistoryRow>(
         this.db,
         sql`SELECT h.*, CASE WHEN h.from_number = ANY(${`{${mine.join(',')}}`}::text[]) THEN 'outgoing'
-            WHEN h.to_number = ANY(${`{${mine.join(',')}}`}::text[]) THEN 'incoming' END AS mine
+            WHEN h.to_number = ANY(${`{${mine.join(',')}}`}::text[]) THEN 'incoming'
+            WHEN ${visible(sql`h.from_number`)} THEN 'outgoing' ELSE 'incoming' END AS mine
           FROM call_history h WHERE ${where}
           ORDER BY ${sql.join(sortSql(HISTORY_LIST, q), sql`, `)} LIMIT ${q.size} OFFSET ${(q.page - 1) * q.size}`,
       ),
@@ -385,7 +387,7 @@ export class CallsService {
     const [rows, count] = await Promise.all([
       queryRows<HistoryRow>(
         this.db,
-        sql`SELECT h.*, NULL AS mine FROM call_history h WHERE ${where}
+        sql`SELECT h.*, CASE WHEN ${reach(sql`h.from_number`)} THEN 'outgoing' ELSE 'incoming' END AS mine FROM call_history h WHERE ${where}
           ORDER BY ${sql.join(sortSql(HISTORY_LIST, q), sql`, `)} LIMIT ${q.size} OFFSET ${(q.page - 1) * q.size}`,
       ),
       queryRows<{ n: number }>(this.db, sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM call_history h WHERE ${where} LIMIT 100001) c`),

@@ -21,6 +21,8 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds, withRelations } from '../../core/list-query.js';
+import { parseUri } from '../../sip/address.js';
+import { canonicalAddress, hostAddresses, inNetwork } from '../../sip/local-address.js';
 import type { SipLicense } from './sip-license.js';
 import { forwardGroups, sipTrunkGroups, sipTrunks } from './telephony.table.js';
 
@@ -67,31 +69,46 @@ const TRUNK_VIEW = ['can_view_all_sip_trunks', 'can_view_domain_sip_trunks', 'ca
 
 const iso = (d: Date | string) => (d instanceof Date ? d : new Date(d)).toISOString();
 
-/** The host of a SIP URI, lower-case, without brackets. */
-export function sipUriHost(uri: string): string {
-  const rest = uri.replace(/^sips?:/i, '').replace(/^[^@]*@/, '');
-  const host = rest.startsWith('[') ? rest.slice(1, rest.indexOf(']')) : (rest.split(/[:;]/)[0] ?? '');
-  return host.toLowerCase();
+/**
+ * Whether a SIP URI reaches this very server: its host is (or resolves to) one of the server's
+ * addresses — loopback, an unspecified address, any interface's, the public URL's host — however it
+ * is spelt, and its port (5060, 5061 over TLS, when it names none) is one of the server's SIP ports.
+ * A trunk there would send Atrium's outside calls back into Atrium.
+ */
+export async function pointsAtServer(uri: string, serverHosts: string[], sipPorts: number[]): Promise<boolean> {
+  const parsed = parseUri(uri);
+  if (!parsed) return false;
+  const tls = parsed.scheme === 'sips' || parsed.params.get('transport')?.toLowerCase() === 'tls';
+  if (!sipPorts.includes(parsed.port ?? (tls ? 5061 : 5060))) return false;
+  const ours = new Set(['::1', '0.0.0.0', '::']);
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) ours.add(canonicalAddress(a.address) ?? a.address);
+  for (const host of serverHosts) for (const a of await hostAddresses(host)) ours.add(a);
+  const addresses = await hostAddresses(parsed.host);
+  return addresses.some((a) => ours.has(a) || inNetwork(a, '127.0.0.0/8'));
 }
 
-/** Addresses of this server: its public URL's host, loopback, and every interface's address. */
-export function serverAddresses(publicUrl: string): Set<string> {
-  const out = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0']);
+/** The hosts this server is known by: its public URL's host and its SIP public host. */
+export function serverHosts(publicUrl: string, sipPublicHost?: string): string[] {
+  const out: string[] = sipPublicHost ? [sipPublicHost] : [];
   try {
-    out.add(new URL(publicUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase());
+    out.push(new URL(publicUrl).hostname);
   } catch {
     // A malformed PUBLIC_URL is refused at start; nothing to add here.
   }
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) out.add(a.address.toLowerCase());
   return out;
 }
 
 /** Forward rule groups (/forward-rules) and SIP trunks (/sip-trunks), spec comms §3, §5, §6, §8. */
 export class ForwardRulesService {
+  /**
+   * `hosts`: the names and addresses this server is known by (serverHosts); `sipPorts`: the SIP
+   * ports it listens on or is configured for, read at each check (the SIP tab can change them).
+   */
   constructor(
     private readonly db: Db,
     private readonly license: SipLicense,
-    private readonly publicUrl: string,
+    private readonly hosts: string[],
+    private readonly sipPorts: () => number[],
   ) {}
 
   // --- forward rule groups ------------------------------------------------------------------
@@ -333,7 +350,7 @@ export class ForwardRulesService {
   }
 
   private async validateTrunk(actor: Actor, body: { termination_uri?: string | undefined; domains?: number[] | undefined }) {
-    if (body.termination_uri !== undefined && serverAddresses(this.publicUrl).has(sipUriHost(body.termination_uri))) {
+    if (body.termination_uri !== undefined && (await pointsAtServer(body.termination_uri, this.hosts, this.sipPorts()))) {
       throw new AppError('sip_trunk_uri_is_server', [{ field: 'termination_uri' }]);
     }
     if (body.domains) {

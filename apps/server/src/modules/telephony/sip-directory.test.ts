@@ -224,6 +224,38 @@ describe('the SIP directory', () => {
     expect(await route(n.panel, n.concierge)).toMatchObject({ kind: 'fork', sos: false, stages: [{ targets: [{ number: n.concierge }] }] });
   });
 
+  it('names a number by its owner: the user, the device, else nobody', async () => {
+    const directory = telephonyOf(t.app).directory;
+    expect(await directory.callerName(n.resident)).toBe('Rita Resident');
+    expect(await directory.callerName(n.panel)).toBe('Entrance');
+    expect(await directory.callerName('9999')).toBeNull();
+  });
+
+  it('knows a trunk’s peer by the transport, address and port of its termination URI', async () => {
+    const directory = telephonyOf(t.app).directory;
+    const made: number[] = [];
+    for (const [name, uri] of [
+      ['Plain', 'sip:192.0.2.5'],
+      ['Over TLS', 'sips:192.0.2.6'],
+      ['Over TCP', 'sip:192.0.2.7:5080;transport=tcp'],
+    ] as const) {
+      const res = await admin.put('/sip-trunks', { name, outgoing_number: '+442079460900', termination_uri: uri, domains: [ids.other] });
+      expect(res.statusCode, res.body).toBe(200);
+      made.push(res.json().data.id);
+    }
+    const [plain, tls, tcp] = made;
+    expect(await directory.trunkPeer({ transport: 'udp', address: '192.0.2.5', port: 5060 })).toBe(plain);
+    expect(await directory.trunkPeer({ transport: 'udp', address: '::ffff:192.0.2.5', port: 5060 })).toBe(plain);
+    // The same host from another port, or over another transport, is someone else.
+    expect(await directory.trunkPeer({ transport: 'udp', address: '192.0.2.5', port: 5062 })).toBeNull();
+    expect(await directory.trunkPeer({ transport: 'tcp', address: '192.0.2.5', port: 5060 })).toBeNull();
+    expect(await directory.trunkPeer({ transport: 'tls', address: '192.0.2.6', port: 5061 })).toBe(tls);
+    expect(await directory.trunkPeer({ transport: 'udp', address: '192.0.2.6', port: 5060 })).toBeNull();
+    expect(await directory.trunkPeer({ transport: 'tcp', address: '192.0.2.7', port: 5080 })).toBe(tcp);
+    expect(await directory.trunkPeer({ transport: 'udp', address: '192.0.2.7', port: 5080 })).toBeNull();
+    for (const id of made) expect((await admin.delete(`/sip-trunks/${id}`)).statusCode).toBe(200);
+  });
+
   it('reads the day and second in a time zone', () => {
     expect(zonedDayAndSecond(new Date('2026-11-23T00:00:30Z'), null)).toEqual({ day: 'mon', second: 30 });
     expect(zonedDayAndSecond(new Date('2026-11-23T00:00:30Z'), 'America/New_York')).toEqual({ day: 'sun', second: 19 * 3600 + 30 });

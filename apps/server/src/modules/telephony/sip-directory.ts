@@ -2,11 +2,13 @@ import { type ForwardRules, TELEPHONY_DEFAULTS, WEEK_DAYS, type WeekDay } from '
 import { sql } from 'drizzle-orm';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
 import { Kept, type ReadCache } from '../../core/read-cache.js';
-import { resolveUri } from '../../sip/local-address.js';
+import { parseUri } from '../../sip/address.js';
+import { resolveHost } from '../../sip/local-address.js';
 import {
   SIP_HEADERS,
   type SipDirectory,
   type SipInviteInfo,
+  type SipPeer,
   type SipRoute,
   type SipStage,
   type SipTarget,
@@ -95,10 +97,12 @@ export class TelephonyDirectory implements SipDirectory {
   }
 
   /**
-   * SIP trunks trusted by address: each trunk's termination URI host (an IP, or a name resolved
-   * once per change of the tables), lowest id first when two trunks share a peer.
+   * SIP trunks trusted by their peer: the transport, address and port of each trunk's termination
+   * URI (a name resolved once per change of the tables; port 5060, 5061 over TLS, when the URI
+   * names none), lowest id first when two trunks share a peer. Another port of the same host is
+   * another sender: it may be anything else running there.
    */
-  async trunkPeer(address: string): Promise<number | null> {
+  async trunkPeer(flow: SipPeer): Promise<number | null> {
     const peers = await this.trunkPeers.get('peers', async () => {
       const rows = await queryRows<{ id: number; termination_uri: string }>(
         this.db,
@@ -106,12 +110,12 @@ export class TelephonyDirectory implements SipDirectory {
       );
       const map = new Map<string, number>();
       for (const r of rows) {
-        const dest = await resolveUri(r.termination_uri);
-        if (dest && !map.has(dest.address)) map.set(dest.address, Number(r.id));
+        const peer = await trunkPeerOf(r.termination_uri);
+        if (peer && !map.has(peerKey(peer))) map.set(peerKey(peer), Number(r.id));
       }
       return map;
     });
-    return peers.get(address.replace(/^::ffff:/, '')) ?? null;
+    return peers.get(peerKey(flow)) ?? null;
   }
 
   async credentials(number: string): Promise<{ password: string } | null> {
@@ -125,6 +129,10 @@ export class TelephonyDirectory implements SipDirectory {
     // A number that registers is about to call: its caller row is read now, off the INVITE's path.
     if (secret) this.loadCaller(number).catch(() => undefined);
     return secret;
+  }
+
+  async callerName(number: string): Promise<string | null> {
+    return (await this.loadCaller(number))?.name ?? null;
   }
 
   async route(invite: SipInviteInfo): Promise<SipRoute> {
@@ -364,3 +372,15 @@ const withSos = (route: SipRoute, sos: boolean): SipRoute => {
 };
 
 const hasNumber = (targets: SipTarget[], n: string) => targets.some((t) => t.kind === 'number' && t.number === n);
+
+const peerKey = (p: SipPeer) => `${p.transport} ${p.address.replace(/^::ffff:(?=\d+\.)/i, '')} ${p.port}`;
+
+/** Where a trunk's own requests come from: its termination URI's transport, address and port. */
+async function trunkPeerOf(terminationUri: string): Promise<SipPeer | null> {
+  const uri = parseUri(terminationUri);
+  if (!uri) return null;
+  const param = (uri.params.get('transport') ?? '').toLowerCase();
+  const transport = uri.scheme === 'sips' || param === 'tls' ? 'tls' : param === 'tcp' ? 'tcp' : 'udp';
+  const address = await resolveHost(uri.host);
+  return address ? { transport, address, port: uri.port ?? (transport === 'tls' ? 5061 : 5060) } : null;
+}

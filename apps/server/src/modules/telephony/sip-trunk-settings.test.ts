@@ -1,7 +1,7 @@
 // Atrium's SIP server on its tables with real SIP user agents (SIPp): the project's SIP tab applied
 // to the running server (addresses by network, early media), and calls coming in from a SIP trunk
-// trusted by its address (SIPp as the trunk, on 127.0.0.2), routed by Atrium's tables and recorded
-// as incoming; an INVITE from an address no trunk names is refused.
+// trusted by its address and port (SIPp as the trunk, on 127.0.0.2), routed by Atrium's tables and
+// recorded as incoming; an INVITE from any other sender is challenged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
@@ -45,8 +45,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function sipp(scenario: string, args: string[] = [], localIp = '127.0.0.1') {
-  const run = await runSipp(scenario, sip.server.ports.udp, args, localIp);
+async function sipp(scenario: string, args: string[] = [], localIp = '127.0.0.1', localPort?: number) {
+  const run = await runSipp(scenario, sip.server.ports.udp, args, localIp, localPort);
   running.push(run);
   return run;
 }
@@ -121,20 +121,22 @@ describe('the project’s SIP tab applied to the running SIP server', () => {
 
 describe('calls in from a SIP trunk', () => {
   let trunkId: number;
+  let trunkPort: number;
 
-  it('a trunk’s peer (its termination URI host) calls a virtual number without digest; the call is recorded as incoming', async () => {
-    // Trusted by address: the peer's port (SIPp picks its own) does not matter.
+  it('a trunk’s peer (its termination URI) calls a virtual number without digest; the call is recorded as incoming', async () => {
+    // The peer is known by transport, address and port: SIPp sends from the URI's very port.
+    trunkPort = await freeUdpPort();
     const created = await admin.put('/sip-trunks', {
       name: 'City line',
       outgoing_number: '+74950000000',
-      termination_uri: 'sip:127.0.0.2:5060',
+      termination_uri: `sip:127.0.0.2:${trunkPort}`,
       domains: [t.project.rootGroupId],
     });
     expect(created.statusCode, created.body).toBe(200);
     trunkId = created.json().data.id;
 
     const callee = await phone('uas-answer.xml');
-    const trunk = await sipp('uac-trunk-call.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.2');
+    const trunk = await sipp('uac-trunk-call.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.2', trunkPort);
     await succeeded(trunk, callee);
 
     await expect
@@ -151,15 +153,26 @@ describe('calls in from a SIP trunk', () => {
 
   it('a number that is not one of the trunk’s groups’ numbers is not found, and nothing is recorded', async () => {
     const before = await historyCount();
-    const trunk = await sipp('uac-trunk-refused.xml', ['-s', '5999', '-key', 'caller', '+74951234567'], '127.0.0.2');
+    const trunk = await sipp('uac-trunk-refused.xml', ['-s', '5999', '-key', 'caller', '+74951234567'], '127.0.0.2', trunkPort);
     await succeeded(trunk);
     expect(await historyCount()).toBe(before);
   });
 
-  it('an address no trunk names is refused: nobody rings and no call is recorded', async () => {
+  it('another port of the trunk’s address is not the trunk: challenged, nobody rings, its From is not believed', async () => {
     const before = await historyCount();
     const callee = await phone('uas-answer.xml');
-    const stranger = await sipp('uac-trunk-refused.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.3');
+    const impostor = await sipp('uac-trunk-challenged.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.2');
+    await succeeded(impostor);
+    expect(await stillWaiting(callee)).toBe(true);
+    expect(sip.server.activeCalls()).toEqual([]);
+    expect(await historyCount()).toBe(before);
+    callee.kill();
+  });
+
+  it('an address no trunk names is challenged: nobody rings and no call is recorded', async () => {
+    const before = await historyCount();
+    const callee = await phone('uas-answer.xml');
+    const stranger = await sipp('uac-trunk-challenged.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.3', trunkPort);
     await succeeded(stranger);
     expect(await stillWaiting(callee)).toBe(true);
     expect(sip.server.activeCalls()).toEqual([]);
@@ -170,9 +183,18 @@ describe('calls in from a SIP trunk', () => {
   it('the trunk is trusted no more once deleted', async () => {
     expect((await admin.delete(`/sip-trunks/${trunkId}`)).statusCode).toBe(200);
     const callee = await phone('uas-answer.xml');
-    const trunk = await sipp('uac-trunk-refused.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.2');
+    const trunk = await sipp('uac-trunk-challenged.xml', ['-s', '5100', '-key', 'caller', '+74951234567'], '127.0.0.2', trunkPort);
     await succeeded(trunk);
     expect(await stillWaiting(callee)).toBe(true);
     callee.kill();
+  });
+});
+
+describe('the caller’s identity (RFC 3325)', () => {
+  it('a phone claiming another identity reaches the callee as its own number and its owner’s name (SIPp)', async () => {
+    const callee = await sipp('uas-answer-identity.xml');
+    expect(await registerContact(sip.server.ports.udp, '5001', PANEL_PW, callee.port)).toBe(200);
+    const caller = await sipp('uac-call-spoofed.xml', ['-s', '5001', '-key', 'caller', '5100', '-au', '5100', '-ap', PHONE_PW]);
+    await succeeded(caller, callee);
   });
 });

@@ -518,11 +518,27 @@ describe('SIP trunks', () => {
     });
     expect((await detail(trunk({ domains: [] }))).details[0]).toMatchObject({ field: 'domains', message: 'validation.required' });
     expect((await detail(trunk({ termination_uri: 'http://x' }))).details[0]).toMatchObject({ message: 'validation.sip_uri' });
-    for (const uri of ['sip:127.0.0.1', 'sip:localhost:5060', 'sips:user@[::1]:5061;transport=tls']) {
+    // This server however its address is spelt: IPv4 shorthand, IPv4-mapped IPv6, another loopback, a name.
+    for (const uri of [
+      'sip:127.0.0.1',
+      'sip:localhost:5060',
+      'sips:user@[::1]:5061;transport=tls',
+      'sip:127.1',
+      'sip:0x7f.1:5060',
+      'sip:2130706433',
+      'sip:[::ffff:127.0.0.1]',
+      'sip:[0:0:0:0:0:ffff:7f00:1]:5060',
+      'sip:127.0.0.2',
+      'sip:LOCALHOST',
+    ]) {
       const res = await admin.put('/sip-trunks', trunk({ termination_uri: uri }));
       expect(res.statusCode, uri).toBe(400);
       expect(res.json().message).toBe('sip trunk uri equals server address');
     }
+    // Another port of this host is not this SIP server (another SIP service may listen there).
+    const beside = await admin.put('/sip-trunks', trunk({ name: 'Local PBX', termination_uri: 'sip:127.0.0.1:5070' }));
+    expect(beside.statusCode, beside.body).toBe(200);
+    expect((await admin.post('/sip-trunks/delete', { items: [beside.json().data.id] })).statusCode).toBe(200);
     expect((await detail(trunk({ domains: [999_999] }))).code).toBe('invalid_related_entity');
     // The placeholder keeps the password; the trunk routes with the real one.
     expect((await admin.patch(`/sip-trunks/${tr.id}`, { password: '********', name: 'City line 2' })).json().data.password).toBe(
@@ -681,11 +697,25 @@ describe('calls, history and the SIP service', () => {
     expect((await alice.api.get(`/calls/history/dialer/${nb.number}`)).statusCode).toBe(403);
     expect((await alice.api.get('/calls/history/items')).statusCode).toBe(403);
     expect((await bob.api.get('/calls/history/items')).json().data.map((h: { call_id: string }) => h.call_id)).toContain('speech-1');
-    // The general list: Bob was called; for the administrator, who took no part, the call has no direction.
+    // The general list: Bob was called. The administrator took no part: the call is seen from the
+    // numbers they look after, here the caller's (outgoing); a call in from outside is incoming.
     const bobs = (await bob.api.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
     expect(bobs.direction).toBe('incoming');
-    const admins = (await admin.get('/calls/history/items')).json().data.find((h: { call_id: string }) => h.call_id === 'speech-1');
-    expect(admins.direction).toBeNull();
+    recorder.onCallEvent({
+      type: 'created',
+      callId: 'c-out',
+      caller: '+74951234567',
+      callee: nb.number,
+      sos: false,
+      speechId: 'speech-out',
+      at,
+    });
+    recorder.onCallEvent({ type: 'ended', callId: 'c-out', outcome: 'noanswer', status: 480, at: at + 5000 });
+    await recorder.flush();
+    const admins = (await admin.get('/calls/history/items')).json().data as Array<{ call_id: string; direction: string | null }>;
+    expect(admins.find((h) => h.call_id === 'speech-1')?.direction).toBe('outgoing');
+    expect(admins.find((h) => h.call_id === 'speech-out')?.direction).toBe('incoming');
+    expect(admins.every((h) => h.direction === 'incoming' || h.direction === 'outgoing')).toBe(true);
     expect((await eve.api.get('/calls/history/items')).json()).toMatchObject({ data: [], meta: { total: 0 } });
     const filters = encodeURIComponent(JSON.stringify({ rules: [{ field: 'status', operator: 'equals', value: 'busy' }] }));
     expect((await admin.get(`/calls/history/items?filters=${filters}`)).json().data).toEqual([]);

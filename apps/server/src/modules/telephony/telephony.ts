@@ -3,7 +3,7 @@ import type { AppInstance } from '../../app.js';
 import { CallRecorder } from './call-recorder.js';
 import { CallsService } from './calls.service.js';
 import { DeviceForwardsService } from './device-forwards.js';
-import { ForwardRulesService } from './forward-rules.service.js';
+import { ForwardRulesService, serverHosts } from './forward-rules.service.js';
 import { TelephonyDirectory } from './sip-directory.js';
 import { SipLicense } from './sip-license.js';
 import { SipNumbersService } from './sip-numbers.service.js';
@@ -58,7 +58,12 @@ export function telephonyOf(app: AppInstance): Telephony {
   });
   const t: Telephony = {
     numbers,
-    forwardRules: new ForwardRulesService(db, license, app.config.publicUrl),
+    forwardRules: new ForwardRulesService(db, license, serverHosts(app.config.publicUrl, app.config.sip.publicHost), () => {
+      // The ports it listens on while it runs, and those it is configured for (it may start later).
+      const { sip } = app.config;
+      const running = [app.sipWs.udp, app.sipWs.port, app.sipWs.tls];
+      return [sip.port, sip.wsPort, sip.tlsPort ?? 5061, ...running].filter((p): p is number => typeof p === 'number' && p > 0);
+    }),
     calls,
     directory: new TelephonyDirectory(db, undefined, app.readCache),
     recorder,
