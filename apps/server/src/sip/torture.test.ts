@@ -28,17 +28,17 @@ const NUMBERS = ['j.user', 'user', 'watson', 'caller'];
 /**
  * Per message, the RFC 4475 section and what it asks of a registrar and proxy like this one.
  * INVITEs the RFC calls valid meet the proxy's digest step: 407 when the caller is a number here,
- * 404 when it is not (auth.ts); either shows the server read the message as valid.
+ * and the same 407 when it is not (unknown numbers are not told apart from known ones): either way the server read it as valid.
  */
 const EXPECTED: Record<string, Outcome> = {
   // §3.1.1 valid messages.
   wsinv: { status: 481 }, // §3.1.1.1 a short tortuous INVITE: its To tag names a dialog unknown here
   intmeth: { status: 501, header: ['allow', /INVITE/] }, // §3.1.1.2 wide range of valid characters: an unknown method
-  esc01: { status: 404 }, // §3.1.1.3 valid use of the % escaping mechanism: read, and its caller ("I have spaces") has no number
+  esc01: { status: 407 }, // §3.1.1.3 valid use of the % escaping mechanism: read, and its caller challenged like any (unknown numbers are not told apart)
   escnull: { status: 404 }, // §3.1.1.4 escaped nulls in URIs: a valid REGISTER for a user no number can be
   esc02: { status: 501 }, // §3.1.1.5 % that is not an escape: RE%47IST%45R is not REGISTER
   lwsdisp: { status: 200 }, // §3.1.1.6 no LWS between display name and <
-  longreq: { status: 404 }, // §3.1.1.7 long values in header fields: read, and its long caller has no number
+  longreq: { status: 407 }, // §3.1.1.7 long values in header fields: read, and its long caller challenged like any
   dblreq: { status: 401 }, // §3.1.1.8 extra trailing octets in a datagram: the REGISTER only
   semiuri: { status: 200 }, // §3.1.1.9 semicolon-separated parameters in the URI user part
   transports: { status: 200 }, // §3.1.1.10 varied and unknown transport types
@@ -84,7 +84,7 @@ const EXPECTED: Record<string, Outcome> = {
   regescrt: { status: 401 }, // §3.3.14 REGISTER with a URL-escaped header in Contact
   sdp01: { status: 407 }, // §3.3.15 unacceptable Accept: the proxy challenges before any UAS could refuse
   // §3.4 backward compatibility.
-  inv2543: { status: 404 }, // §3.4.1 INVITE with RFC 2543 syntax: read, and its caller +13035551111 has no number
+  inv2543: { status: 407 }, // §3.4.1 INVITE with RFC 2543 syntax: read, and its caller +13035551111 challenged like any
 };
 
 /** Over TCP a message ends where its Content-Length says (RFC 3261 §18.3), which changes these. */
