@@ -292,8 +292,8 @@ export interface SippFigures {
   calls: number;
   successful: number;
   failed: number;
-  /** Failed calls SIPp gave up on after its last retransmission found no answer. */
-  failedRetransmissions: number;
+  /** Why calls failed, as SIPp counts it (FailedCallTimeout, FailedMaxUDPRetrans, …), the causes seen. */
+  failures: Map<string, number>;
   /** Requests SIPp sent again because no answer came within 500 ms (T1). */
   retransmissions: number;
   /** Response times in ms (SIPp's rtd 1), ascending. */
@@ -304,14 +304,11 @@ export interface SippFigures {
 }
 
 /** The last row of SIPp's -trace_stat file as column → value. */
-export function lastStatRow(csv: string): (name: string) => number {
+export function lastStatRow(csv: string): Map<string, number> {
   const [head, ...rows] = csv.trim().split('\n');
   const cols = (head ?? '').split(';');
   const last = (rows.at(-1) ?? '').split(';');
-  return (name: string) => {
-    const i = cols.indexOf(name);
-    return i < 0 ? Number.NaN : Number(last[i]);
-  };
+  return new Map(cols.map((name, i) => [name, Number(last[i])]));
 }
 
 /** SIPp's -trace_rtt file (one line per response time with -rtt_freq 1): the times of rtd `rtd`, in ms, ascending. */
@@ -385,14 +382,17 @@ async function sipp(
   if (child.exitCode === null) await stop(child);
   const wallSeconds = (performance.now() - t) / 1000;
   const serverCpu = treeCpuSince(target.pid, cpu0);
-  const stat = lastStatRow(readFileSync(path.join(dir, 'stat.csv'), 'utf8'));
+  const row = lastStatRow(readFileSync(path.join(dir, 'stat.csv'), 'utf8'));
+  const stat = (name: string) => row.get(name) ?? Number.NaN;
+  const failures = new Map<string, number>();
+  for (const [name, n] of row) if (/^Failed.+\(C\)$/.test(name) && name !== 'FailedCall(C)' && n > 0) failures.set(name.slice(6, -3), n);
   const rtt = readdirSync(dir).find((f) => f.endsWith('_rtt.csv'));
   return {
     rate: opts.rate,
     calls: opts.calls,
     successful: stat('SuccessfulCall(C)'),
     failed: stat('FailedCall(C)'),
-    failedRetransmissions: stat('FailedMaxUDPRetrans(C)'),
+    failures,
     retransmissions: stat('Retransmissions(C)'),
     times: rtt ? responseTimes(readFileSync(path.join(dir, rtt), 'utf8')) : [],
     wallSeconds,
@@ -448,7 +448,7 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : '—');
 function describe(what: string, f: SippFigures): void {
   console.log(
     `  ${what}: offered ${f.rate}/s × ${(f.calls / f.rate).toFixed(0)} s; ${f.successful} of ${f.calls} completed, ${f.failed} failed` +
-      ` (${f.failedRetransmissions} after their last retransmission), ${f.retransmissions} retransmissions;` +
+      `${f.failures.size ? ` (${[...f.failures].map(([why, n]) => `${why} ${n}`).join(', ')})` : ''}, ${f.retransmissions} retransmissions;` +
       ` response time avg ${ms(mean(f.times))}, p99 ${ms(quantile(f.times, 0.99))}, max ${ms(f.times.at(-1) ?? Number.NaN)},` +
       ` ${f.times.filter((x) => x > 1000).length} over 1 s; server CPU ${f.serverCpu.user.toFixed(1)} s user + ${f.serverCpu.kernel.toFixed(1)} s kernel (${cpuPerCall(f).toFixed(0)} µs a call)`,
   );
