@@ -227,7 +227,12 @@ describe('the SIP directory', () => {
   it('reads the secrets of numbers registering at once in one query, and their callers in one more', async () => {
     let queries = 0;
     const db = t.database.db;
-    const counting = { execute: (q: Parameters<typeof db.execute>[0]) => (queries++, db.execute(q)) } as unknown as typeof db;
+    const counting = {
+      execute: (q: Parameters<typeof db.execute>[0]) => {
+        queries++;
+        return db.execute(q);
+      },
+    } as unknown as typeof db;
     // A read cache that never changes: what was read stays kept.
     const directory = new TelephonyDirectory(counting, undefined, { begin: () => 0 });
     const asked = [n.resident, n.resident2, n.neighbour, n.concierge, n.stranger, n.panel, n.operator, '9999', n.resident];
