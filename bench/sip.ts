@@ -27,7 +27,7 @@
 // summarised per load at the end; see cpuprofile.ts).
 import { type ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { registerContact } from '../apps/server/src/sip/testing.js';
@@ -117,16 +117,29 @@ async function stop(child: ChildProcess, graceMs = 5000): Promise<void> {
   }
 }
 
+const udpFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = dgram.createSocket('udp4');
+    s.once('error', () => resolve(false));
+    s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+
 /** A port free for both UDP and TCP on 127.0.0.1 (SIP takes both). */
 async function freeSipPort(): Promise<number> {
   for (;;) {
     const port = await freePort();
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = dgram.createSocket('udp4');
-      s.once('error', () => resolve(false));
-      s.bind(port, '127.0.0.1', () => s.close(() => resolve(true)));
-    });
-    if (ok && port !== 5060) return port;
+    if (port !== 5060 && (await udpFree(port))) return port;
+  }
+}
+
+/** SIPp's media port: it binds that UDP port and the three above it (audio and video, RTP and RTCP). */
+async function freeMediaPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port > 65_000) continue;
+    let free = true;
+    for (let p = port; p < port + 4 && free; p++) free = await udpFree(p);
+    if (free) return port;
   }
 }
 
@@ -332,7 +345,7 @@ async function sipp(
   opts: { rate: number; calls: number; limit?: number; args?: string[] },
 ): Promise<SippFigures> {
   const dir = tempDir();
-  const [port, mediaPort] = [await freeSipPort(), await freeSipPort()];
+  const [port, mediaPort] = [await freeSipPort(), await freeMediaPort()];
   const timeoutS = Math.ceil(opts.calls / opts.rate) * 3 + 60;
   const cpu0 = treeCpu(target.pid);
   const t = performance.now();
@@ -382,7 +395,15 @@ async function sipp(
   if (child.exitCode === null) await stop(child);
   const wallSeconds = (performance.now() - t) / 1000;
   const serverCpu = treeCpuSince(target.pid, cpu0);
-  const row = lastStatRow(readFileSync(path.join(dir, 'stat.csv'), 'utf8'));
+  const statFile = path.join(dir, 'stat.csv');
+  const row = existsSync(statFile) ? lastStatRow(readFileSync(statFile, 'utf8')) : new Map<string, number>();
+  if (!row.get('TotalCallCreated')) {
+    // SIPp stopped before its first call (a port taken meanwhile, say): no figure to print.
+    const errors = path.join(dir, 'errors.log');
+    throw new Error(
+      `SIPp (${scenario}) made no call: ${existsSync(errors) ? readFileSync(errors, 'utf8').slice(0, 500) : `exit ${child.exitCode}`}`,
+    );
+  }
   const stat = (name: string) => row.get(name) ?? Number.NaN;
   const failures = new Map<string, number>();
   for (const [name, n] of row) if (/^Failed.+\(C\)$/.test(name) && name !== 'FailedCall(C)' && n > 0) failures.set(name.slice(6, -3), n);
@@ -408,7 +429,7 @@ function injection(file: string, numbers: string[]): string {
 
 /** The registered callee of the INVITE run: a SIPp UAS that rings, then answers 486, for as long as it runs. */
 async function startCallee(target: Target): Promise<ChildProcess> {
-  const [uasPort, uasMedia] = [await freeSipPort(), await freeSipPort()];
+  const [uasPort, uasMedia] = [await freeSipPort(), await freeMediaPort()];
   const uas = track(
     spawn(
       SIPP,
