@@ -132,6 +132,21 @@ async function freeSipPort(): Promise<number> {
   }
 }
 
+/**
+ * Datagrams the kernel dropped so far at UDP sockets bound to `port` on this machine (/proc/net/udp,
+ * its last column): what arrived while the socket's receive buffer was full, lost before the server
+ * read it; SIPp sees that as a retransmission, or a call failed on a response that never came.
+ */
+function udpDrops(port: number): number {
+  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  let drops = 0;
+  for (const line of readFileSync('/proc/net/udp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1]?.endsWith(hex)) drops += Number(fields.at(-1)) || 0;
+  }
+  return drops;
+}
+
 /** SIPp's media port: it binds that UDP port and the three above it (audio and video, RTP and RTCP). */
 async function freeMediaPort(): Promise<number> {
   for (;;) {
@@ -314,6 +329,8 @@ export interface SippFigures {
   wallSeconds: number;
   /** CPU seconds the server (all its processes and threads) used meanwhile. */
   serverCpu: Cpu;
+  /** Datagrams to the server's SIP port the kernel dropped meanwhile (its receive buffer full). */
+  drops: number;
 }
 
 /** The last row of SIPp's -trace_stat file as column → value. */
@@ -348,6 +365,7 @@ async function sipp(
   const [port, mediaPort] = [await freeSipPort(), await freeMediaPort()];
   const timeoutS = Math.ceil(opts.calls / opts.rate) * 3 + 60;
   const cpu0 = treeCpu(target.pid);
+  const drops0 = udpDrops(target.sipPort);
   const t = performance.now();
   const child = track(
     spawn(
@@ -395,6 +413,7 @@ async function sipp(
   if (child.exitCode === null) await stop(child);
   const wallSeconds = (performance.now() - t) / 1000;
   const serverCpu = treeCpuSince(target.pid, cpu0);
+  const drops = udpDrops(target.sipPort) - drops0;
   const statFile = path.join(dir, 'stat.csv');
   const row = existsSync(statFile) ? lastStatRow(readFileSync(statFile, 'utf8')) : new Map<string, number>();
   if (!row.get('TotalCallCreated')) {
@@ -418,6 +437,7 @@ async function sipp(
     times: rtt ? responseTimes(readFileSync(path.join(dir, rtt), 'utf8')) : [],
     wallSeconds,
     serverCpu,
+    drops,
   };
 }
 
@@ -469,7 +489,7 @@ const ms = (x: number) => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : '—');
 function describe(what: string, f: SippFigures): void {
   console.log(
     `  ${what}: offered ${f.rate}/s × ${(f.calls / f.rate).toFixed(0)} s; ${f.successful} of ${f.calls} completed, ${f.failed} failed` +
-      `${f.failures.size ? ` (${[...f.failures].map(([why, n]) => `${why} ${n}`).join(', ')})` : ''}, ${f.retransmissions} retransmissions;` +
+      `${f.failures.size ? ` (${[...f.failures].map(([why, n]) => `${why} ${n}`).join(', ')})` : ''}, ${f.retransmissions} retransmissions, ${f.drops} datagrams dropped by the kernel at the server's full receive buffer;` +
       ` response time avg ${ms(mean(f.times))}, p99 ${ms(quantile(f.times, 0.99))}, max ${ms(f.times.at(-1) ?? Number.NaN)},` +
       ` ${f.times.filter((x) => x > 1000).length} over 1 s; server CPU ${f.serverCpu.user.toFixed(1)} s user + ${f.serverCpu.kernel.toFixed(1)} s kernel (${cpuPerCall(f).toFixed(0)} µs a call)`,
   );
