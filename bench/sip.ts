@@ -649,6 +649,18 @@ export async function run(): Promise<void> {
       atMost: TARGET_P99_MS,
     },
     {
+      figure: 'REGISTER: datagrams dropped, buffer full',
+      atrium: pick(a, (m) => m.register.drops),
+      kamailio: pick(k, (m) => m.register.drops),
+      unit: '',
+    },
+    {
+      figure: 'INVITE: datagrams dropped, buffer full',
+      atrium: pick(a, (m) => m.invite.drops),
+      kamailio: pick(k, (m) => m.invite.drops),
+      unit: '',
+    },
+    {
       figure: 'server CPU per registration',
       atrium: pick(a, (m) => cpuPerCall(m.register)),
       kamailio: pick(k, (m) => cpuPerCall(m.register)),
