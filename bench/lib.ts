@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, openSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -197,4 +197,45 @@ export async function portOpen(port: number): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
+}
+
+/** CPU seconds, in user space and in the kernel (system calls: sockets, files). */
+export interface Cpu {
+  user: number;
+  kernel: number;
+}
+
+/** User and kernel CPU seconds a process has used so far (/proc/pid/stat, ticks of 1/100 s); NaN once it is gone. */
+export function cpuTimes(pid: number): Cpu {
+  if (!existsSync(`/proc/${pid}/stat`)) return { user: Number.NaN, kernel: Number.NaN };
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(fields[11]) / 100, kernel: Number(fields[12]) / 100 };
+}
+
+/** CPU times of a process and of its children (a server that forks workers, as Kamailio does), by pid. */
+export function treeCpu(pid: number): Map<number, Cpu> {
+  const cpu = new Map<number, Cpu>([[pid, cpuTimes(pid)]]);
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) cpu.set(Number(p), cpuTimes(Number(p)));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return cpu;
+}
+
+/** CPU the process tree of `pid` used since `before` (treeCpu then); a process gone meanwhile is left out. */
+export function treeCpuSince(pid: number, before: Map<number, Cpu>): Cpu {
+  const sum = { user: 0, kernel: 0 };
+  for (const [p, now] of treeCpu(pid)) {
+    if (!Number.isFinite(now.user)) continue;
+    sum.user += now.user - (before.get(p)?.user ?? 0);
+    sum.kernel += now.kernel - (before.get(p)?.kernel ?? 0);
+  }
+  return sum;
 }

@@ -73,6 +73,15 @@ export const isReliable = (transport: TransportName): boolean => transport !== '
 
 const plainAddress = (address: string | undefined): string => (address ?? '').replace(/^::ffff:/, '');
 
+/**
+ * The UDP socket's receive buffer. The kernel's default (about 208 KB, some 200 small datagrams
+ * with their overhead) fills in a fifth of a second at 1,000 messages/s, so any pause of the event
+ * loop (a collection, a burst of database reads, a busy machine) lost datagrams: phones saw
+ * retransmissions, callers a 486 without the 180 before it. The kernel caps it at
+ * net.core.rmem_max, which a SIP host should raise to at least this.
+ */
+export const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
+
 export class SipTransports {
   /** The bound ports; `tls` only while SIP over TLS listens. */
   readonly ports: { udp: number; tcp: number; ws: number; tls?: number } = { udp: 0, tcp: 0, ws: 0 };
@@ -119,6 +128,11 @@ export class SipTransports {
       socket.bind(this.opts.udpPort, this.opts.host, () => {
         socket.off('error', reject);
         this.ports.udp = socket.address().port;
+        try {
+          socket.setRecvBufferSize(UDP_RECEIVE_BUFFER);
+        } catch (err) {
+          this.log.warn({ err }, 'sip udp receive buffer kept at the system default');
+        }
         resolve();
       });
     });

@@ -39,7 +39,13 @@ interface CallerRow {
 
 /** Active numbers only: an inactive or reserved number calls nobody. */
 export async function loadCaller(db: DbOrTx, number: string): Promise<Caller | null> {
-  const [r] = await queryRows<CallerRow>(
+  return (await loadCallers(db, [number])).get(number) ?? null;
+}
+
+/** loadCaller for several numbers in one query: the active ones found, by number. */
+export async function loadCallers(db: DbOrTx, numbers: string[]): Promise<Map<string, Caller>> {
+  if (numbers.length === 0) return new Map();
+  const rows = await queryRows<CallerRow>(
     db,
     sql`SELECT n.id, n.project_id, n.number, n.user_id, n.device_id,
         coalesce(u.name, d.name, n.name) AS name, r.is_builtin AS builtin, r.permissions,
@@ -53,21 +59,25 @@ export async function loadCaller(db: DbOrTx, number: string): Promise<Caller | n
       LEFT JOIN users u ON u.id = n.user_id
       LEFT JOIN roles r ON r.id = u.role_id
       LEFT JOIN devices d ON d.id = n.device_id
-      WHERE n.number = ${number} AND n.is_active AND NOT n.is_reserved`,
+      WHERE n.number IN ${numbers} AND n.is_active AND NOT n.is_reserved`,
   );
-  if (!r) return null;
   const ids = (a: number[] | null) => (a ?? []).filter((x) => x !== null).map(Number);
-  return {
-    id: Number(r.id),
-    projectId: Number(r.project_id),
-    number: r.number,
-    userId: r.user_id === null ? null : Number(r.user_id),
-    deviceId: r.device_id === null ? null : Number(r.device_id),
-    name: r.name,
-    permissions: new Set(r.user_id === null ? [] : r.builtin ? PERMISSION_CODES : (r.permissions ?? [])),
-    groupIds: ids(r.group_ids),
-    lineage: ids(r.lineage),
-  };
+  return new Map(
+    rows.map((r) => [
+      r.number,
+      {
+        id: Number(r.id),
+        projectId: Number(r.project_id),
+        number: r.number,
+        userId: r.user_id === null ? null : Number(r.user_id),
+        deviceId: r.device_id === null ? null : Number(r.device_id),
+        name: r.name,
+        permissions: new Set(r.user_id === null ? [] : r.builtin ? PERMISSION_CODES : (r.permissions ?? [])),
+        groupIds: ids(r.group_ids),
+        lineage: ids(r.lineage),
+      },
+    ]),
+  );
 }
 
 /**

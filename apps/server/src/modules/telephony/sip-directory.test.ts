@@ -256,6 +256,33 @@ describe('the SIP directory', () => {
     for (const id of made) expect((await admin.delete(`/sip-trunks/${id}`)).statusCode).toBe(200);
   });
 
+  it('reads the secrets of numbers registering at once in one query, and their callers in one more', async () => {
+    let queries = 0;
+    const db = t.database.db;
+    const counting = {
+      execute: (q: Parameters<typeof db.execute>[0]) => {
+        queries++;
+        return db.execute(q);
+      },
+    } as unknown as typeof db;
+    // A read cache that never changes: what was read stays kept.
+    const directory = new TelephonyDirectory(counting, undefined, { begin: () => 0 });
+    const asked = [n.resident, n.resident2, n.neighbour, n.concierge, n.stranger, n.panel, n.operator, '9999', n.resident];
+    const secrets = await Promise.all(asked.map((number) => directory.credentials(number)));
+    expect(secrets).toEqual(asked.map((number) => (number === '9999' ? null : { password: PW })));
+    expect(queries).toBe(1);
+    // Each number that registered has its caller row read too, off the REGISTER's path.
+    const end = Date.now() + 5000;
+    while (queries < 2 && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(queries).toBe(2);
+    // The callers are kept: a call between them reads the callee and its interceptors only.
+    expect(stagesOf(await directory.route(invite(n.resident, n.neighbour)))).toEqual([
+      { reason: 'initial', timeout: null, targets: [n.neighbour] },
+    ]);
+    expect(queries).toBe(4);
+  });
+
   it('reads the day and second in a time zone', () => {
     expect(zonedDayAndSecond(new Date('2026-11-23T00:00:30Z'), null)).toEqual({ day: 'mon', second: 30 });
     expect(zonedDayAndSecond(new Date('2026-11-23T00:00:30Z'), 'America/New_York')).toEqual({ day: 'sun', second: 19 * 3600 + 30 });

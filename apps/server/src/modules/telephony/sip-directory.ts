@@ -1,5 +1,6 @@
 import { type ForwardRules, TELEPHONY_DEFAULTS, WEEK_DAYS, type WeekDay } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
+import { BatchedReads } from '../../core/batch.js';
 import { type DbOrTx, queryRows } from '../../core/db/client.js';
 import { Kept, type ReadCache } from '../../core/read-cache.js';
 import { parseUri } from '../../sip/address.js';
@@ -14,7 +15,7 @@ import {
   type SipTarget,
   type SipTrunkRoute,
 } from '../../sip/types.js';
-import { type Caller, callablePredicate, loadCaller } from './call-rules.js';
+import { type Caller, callablePredicate, loadCallers } from './call-rules.js';
 
 const reject = (status: number, reason: string): SipRoute => ({ kind: 'reject', status, reason });
 
@@ -80,6 +81,13 @@ export class TelephonyDirectory implements SipDirectory {
   private readonly interceptorsOf: Kept<string[]>;
   private readonly trunkPeers: Kept<Map<string, number>>;
   private readonly activeNumbers: Kept<Set<string>>;
+  /**
+   * What the kept entries miss is read in batches: after a restart or a change every phone
+   * registers within seconds, and one query per number queued the pool deep enough to hold
+   * REGISTERs past SIP's 500 ms retransmission timer.
+   */
+  private readonly secretReads: BatchedReads<string, { password: string } | null>;
+  private readonly callerReads: BatchedReads<string, Caller | null>;
 
   constructor(
     private readonly db: DbOrTx,
@@ -94,6 +102,14 @@ export class TelephonyDirectory implements SipDirectory {
     this.interceptorsOf = new Kept(10_000, generation);
     this.trunkPeers = new Kept(1, generation);
     this.activeNumbers = new Kept(10_000, generation);
+    this.secretReads = new BatchedReads(async (numbers) => {
+      const rows = await queryRows<{ number: string; password: string }>(
+        this.db,
+        sql`SELECT number, password FROM sip_numbers WHERE number IN ${numbers} AND is_active AND NOT is_reserved`,
+      );
+      return new Map(rows.map((r) => [r.number, { password: r.password }]));
+    }, null);
+    this.callerReads = new BatchedReads((numbers) => loadCallers(this.db, numbers), null);
   }
 
   /**
@@ -119,13 +135,7 @@ export class TelephonyDirectory implements SipDirectory {
   }
 
   async credentials(number: string): Promise<{ password: string } | null> {
-    const secret = await this.secrets.get(number, async () => {
-      const [r] = await queryRows<{ password: string }>(
-        this.db,
-        sql`SELECT password FROM sip_numbers WHERE number = ${number} AND is_active AND NOT is_reserved`,
-      );
-      return r ? { password: r.password } : null;
-    });
+    const secret = await this.secrets.get(number, () => this.secretReads.get(number));
     // A number that registers is about to call: its caller row is read now, off the INVITE's path.
     if (secret) this.loadCaller(number).catch(() => undefined);
     return secret;
@@ -147,7 +157,7 @@ export class TelephonyDirectory implements SipDirectory {
   }
 
   private loadCaller(number: string): Promise<Caller | null> {
-    return this.callers.get(number, () => loadCaller(this.db, number));
+    return this.callers.get(number, () => this.callerReads.get(number));
   }
 
   private async resolve(invite: SipInviteInfo, sos: boolean): Promise<{ route: SipRoute; timed: boolean }> {
