@@ -22,6 +22,20 @@ describe('NonceIssuer', () => {
     expect(nonces.check(`${nonce}.x`, 'INVITE\n101\nudp 127.0.0.1 5062')).toBe('invalid');
   });
 
+  it('issues a nonce of its own for each challenge, even in the same millisecond to the same sender', () => {
+    const nonces = new NonceIssuer(60_000);
+    const now = Date.now();
+    const [first, second] = [
+      nonces.issue('REGISTER\n201\nudp 127.0.0.1 5062', now),
+      nonces.issue('REGISTER\n201\nudp 127.0.0.1 5062', now),
+    ];
+    expect(first).not.toBe(second);
+    expect(nonces.use(first, 1, now)).toBe(true);
+    // The second challenge's first answer is no replay of the first's.
+    expect(nonces.use(second, 1, now)).toBe(true);
+    expect(nonces.check(second, 'REGISTER\n201\nudp 127.0.0.1 5062', now)).toBe('valid');
+  });
+
   it('takes each nonce count once and only upwards', () => {
     const nonces = new NonceIssuer(60_000);
     const nonce = nonces.issue();

@@ -68,15 +68,21 @@ export class NonceIssuer {
     private readonly maxTracked = 100_000,
   ) {}
 
+  /**
+   * A nonce of its own for every challenge: two issued in the same millisecond for the same sender
+   * (a phone registering and at once unregistering) must not share a count, or the second's
+   * first use would look like a replay of the first's.
+   */
   issue(binding = '', now = Date.now()): string {
     const stamp = now.toString(36);
-    return `${stamp}.${this.sign(stamp, binding)}`;
+    const salt = randomBytes(6).toString('base64url');
+    return `${stamp}.${salt}.${this.sign(`${stamp}.${salt}`, binding)}`;
   }
 
   check(nonce: string, binding = '', now = Date.now()): NonceState {
-    const [stamp, signature, extra] = nonce.split('.');
-    if (!stamp || !signature || extra !== undefined) return 'invalid';
-    const expected = Buffer.from(this.sign(stamp, binding));
+    const [stamp, salt, signature, extra] = nonce.split('.');
+    if (!stamp || !salt || !signature || extra !== undefined) return 'invalid';
+    const expected = Buffer.from(this.sign(`${stamp}.${salt}`, binding));
     const given = Buffer.from(signature);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
     const issuedAt = Number.parseInt(stamp, 36);

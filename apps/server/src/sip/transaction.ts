@@ -85,7 +85,9 @@ export class ServerTransaction {
     const reliable = isReliable(this.flow.transport);
     if (!this.isInvite) {
       this.state = 'completed';
-      if (reliable) this.later(0, () => this.terminate());
+      // Timer J is zero over a reliable transport (§17.2.2): the transaction ends with its answer, not
+      // a timer later — a new request reusing the branch from another connection must not find it.
+      if (reliable) this.terminate();
       else this.layer.answered(this, res);
     } else if (res.status < 300) {
       this.state = 'accepted';
