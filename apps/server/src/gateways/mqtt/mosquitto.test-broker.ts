@@ -83,6 +83,10 @@ export async function startMosquitto(): Promise<RunningMosquitto> {
       // Run as whoever runs the tests, so that the plugin can save its file in this directory.
       `user ${userInfo().username}`,
       'max_packet_size 262144',
+      // As README "Running on Mosquitto": Atrium acknowledges an event once stored, so its client
+      // has many in flight, and what waits for it must never be dropped.
+      'max_inflight_messages 2000',
+      'max_queued_messages 1000000',
       `plugin ${DYNSEC_PLUGIN}`,
       `plugin_opt_config_file ${dynsecFile}`,
       '',
