@@ -84,6 +84,8 @@ const EnvSchema = z.object({
   MQTTS_PORT: port('MQTTS_PORT', 8883, 0),
   MQTT_HOST: z.string().min(1).optional(),
   MQTT_DYNSEC: z.enum(['true', 'false'], 'MQTT_DYNSEC must be true or false').default('false'),
+  // Several instances on one external broker: each reads devices' messages through a shared subscription.
+  MQTT_SHARED_SUBSCRIPTION: z.enum(['true', 'false'], 'MQTT_SHARED_SUBSCRIPTION must be true or false').default('false'),
   // Atrium's client id at MQTT_URL: its session (and what the broker keeps for it) outlives a restart.
   MQTT_CLIENT_ID: z
     .string()
@@ -165,6 +167,12 @@ export interface Config {
    * across restarts: its session keeps the events Atrium has not acknowledged while it is away.
    */
   mqttClientId?: string;
+  /**
+   * Read devices' messages at MQTT_URL through a shared subscription (MQTT_SHARED_SUBSCRIPTION), so that
+   * several instances each get a share. Off by default: Mosquitto 2.0 does not restore a shared
+   * subscription after its own restart, and drops what devices send until Atrium subscribes again.
+   */
+  mqttShared?: boolean;
   publicUrl: string;
   logLevel: string;
   jwtSecret: string | undefined;

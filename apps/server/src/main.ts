@@ -98,7 +98,7 @@ function startGateway(config: Config, broker: EmbeddedBroker | null, app: AppIns
     ...where,
     handlers: app.services.devices,
     // Several instances share an external broker: each device message reaches one of them.
-    shared: Boolean(config.mqttUrl),
+    shared: Boolean(config.mqttUrl) && config.mqttShared === true,
     log: app.log,
   });
   app.services.devices.attachGateway(gateway);
