@@ -137,6 +137,33 @@ describe.each(rigs)('acknowledged device events on the %s broker', (_name, makeR
   }, 120_000);
 
   it.runIf(onPostgres)(
+    'keeps every event of a device whose sender lookup waits (devices locked) with 1,500 in flight, beyond what a device could once queue',
+    async () => {
+      devices = await publishers(rig, 3);
+      const locker = new pg.Client({ connectionString: await databaseUrl(t) });
+      await locker.connect();
+      let flow: Promise<unknown> = Promise.resolve();
+      try {
+        await locker.query('BEGIN');
+        // The first events of these devices need their sender looked up, which waits for the lock:
+        // more than 1,000 of each pile up behind it.
+        await locker.query('LOCK TABLE devices IN ACCESS EXCLUSIVE MODE');
+        flow = Promise.all(devices.map((d) => d.send(3000, 1500)));
+        await new Promise((r) => setTimeout(r, 2500));
+        // Held, not dropped: the events wait unacknowledged (on the embedded broker, the devices with them).
+        expect(rig.gateway.stats.awaitingAck).toBeGreaterThan(0);
+      } finally {
+        await locker.query('COMMIT');
+        await locker.end();
+      }
+      await flow;
+      expect(await settled(t, devices)).toMatchObject({ acknowledged: 9000, lost: 0, storedTwice: 0, stored: 9000 });
+      expect(rig.gateway.stats.dropped.overloaded).toBe(0);
+    },
+    120_000,
+  );
+
+  it.runIf(onPostgres)(
     'acknowledges nothing while device_events is locked, and everything once it is stored after',
     async () => {
       devices = await publishers(rig, 4);
