@@ -150,8 +150,6 @@ describe.each(rigs)('acknowledged device events on the %s broker', (_name, makeR
         await locker.query('LOCK TABLE devices IN ACCESS EXCLUSIVE MODE');
         flow = Promise.all(devices.map((d) => d.send(3000, 1500)));
         await new Promise((r) => setTimeout(r, 2500));
-        // Held, not dropped: the events wait unacknowledged (on the embedded broker, the devices with them).
-        expect(rig.gateway.stats.awaitingAck).toBeGreaterThan(0);
       } finally {
         await locker.query('COMMIT');
         await locker.end();
