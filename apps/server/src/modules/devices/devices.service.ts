@@ -205,6 +205,8 @@ export interface DevicesServiceOptions {
   /** Events are written at most this many ms after they arrive, in one insert per batch. */
   eventFlushMs?: number;
   eventBatch?: number;
+  /** Unstored events beyond which the gateway is asked to stop reading (default EVENTS_HELD_MAX). */
+  eventsHeldMax?: number;
   /** How long an IP search waits for one address to answer discovery (ms). */
   probeTimeoutMs?: number;
 }
@@ -292,7 +294,15 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     private readonly announcer: DeviceAnnouncer | null = null,
     opts: DevicesServiceOptions = {},
   ) {
-    this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, probeTimeoutMs: 1500, ...opts };
+    this.opts = {
+      leaseSeconds: 60,
+      sweepMs: 5000,
+      eventFlushMs: 100,
+      eventBatch: 1000,
+      eventsHeldMax: EVENTS_HELD_MAX,
+      probeTimeoutMs: 1500,
+      ...opts,
+    };
   }
 
   /** The gateway registers itself once connected to the broker; tasks wait until then. */
@@ -1212,7 +1222,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * slow or away), a promise that resolves once it has room again: the gateway stops reading meanwhile.
    */
   eventRoom(): Promise<void> | null {
-    if (this.eventsHeld < EVENTS_HELD_MAX) return null;
+    if (this.eventsHeld < this.opts.eventsHeldMax) return null;
     this.stats.eventIntakeFull++;
     return new Promise((r) => this.roomWaiters.push(r));
   }
@@ -1245,7 +1255,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   private wakeRoomWaiters(): void {
-    if (!this.roomWaiters.length || this.eventsHeld >= EVENTS_HELD_MAX / 2) return;
+    if (!this.roomWaiters.length || this.eventsHeld >= this.opts.eventsHeldMax / 2) return;
     const waiters = this.roomWaiters;
     this.roomWaiters = [];
     for (const w of waiters) w();

@@ -8,6 +8,8 @@ import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/
 import { MqttGateway } from '../../gateways/mqtt/gateway.js';
 import { mosquittoAvailable, type RunningMosquitto, startMosquitto } from '../../gateways/mqtt/mosquitto.test-broker.js';
 import { MosquittoDynsec } from '../../gateways/mqtt/mosquitto-dynsec.js';
+import { DevicesRepository } from './devices.repository.js';
+import { DevicesService } from './devices.service.js';
 
 // What a device was acknowledged (PUBACK) is stored, once: devices that record every PUBACK flood
 // Atrium through the embedded broker (linked in-process, as `npm start` does) and through Mosquitto
@@ -284,3 +286,57 @@ async function databaseUrl(t: TestApp): Promise<string> {
   url.pathname = `/${await databaseName(t)}`;
   return url.toString();
 }
+
+describe.runIf(onPostgres && mosquittoAvailable())('an external broker while device_events is locked', () => {
+  it('stops reading past what the intake may hold (the broker keeps the rest), then stores everything', async () => {
+    const t = await buildTestApp();
+    const m = await startMosquitto();
+    const dynsec = await MosquittoDynsec.connect({ url: m.url, ...m.admin });
+    const closers: (() => Promise<unknown>)[] = [() => t.close(), () => m.stop(), () => dynsec.close()];
+    try {
+      await dynsec.setup();
+      t.app.services.devices.attachAccounts(dynsec);
+      // An intake of its own that may hold 300 unstored events.
+      const intake = new DevicesService(
+        t.database.db,
+        new DevicesRepository(t.database.db, t.database.copyFrom, () => t.database.copyPipelined === true),
+        null,
+        {
+          eventsHeldMax: 300,
+          sweepMs: 0,
+        },
+      );
+      const gateway = await MqttGateway.connect({ url: m.url, ...m.admin, clientId: `atrium-held-${process.pid}`, handlers: intake });
+      closers.unshift(() => gateway.close());
+      const devices = await publishers({ t, url: m.url } as Rig, 3);
+      closers.unshift(() => Promise.all(devices.map((d) => d.close())));
+      const locker = new pg.Client({ connectionString: await databaseUrl(t) });
+      await locker.connect();
+      // Senders known (the first event of each looked up and stored): events go straight to the intake,
+      // which counts them. Before that, the few waiting on the lookup are bounded by the broker's window.
+      await Promise.all(devices.map((d) => d.send(1, 1)));
+      await expect.poll(() => intake.stats.storedEvents, { timeout: 10_000 }).toBe(3);
+      let flow: Promise<unknown> = Promise.resolve();
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE device_events IN ACCESS EXCLUSIVE MODE');
+        flow = Promise.all(devices.map((d) => d.send(2000, 200)));
+        await expect.poll(() => gateway.stats.readPaused, { timeout: 10_000 }).toBeGreaterThan(0);
+        await new Promise((r) => setTimeout(r, 1500));
+        // One message past the bound at most: mqtt.js had it in hand when reading stopped.
+        expect(intake.eventsHeld, JSON.stringify([intake.intakeStats(), gateway.stats])).toBeLessThanOrEqual(301);
+        expect(intake.intakeStats().delayed.intake_full).toBeGreaterThan(0);
+      } finally {
+        await locker.query('COMMIT');
+        await locker.end();
+      }
+      await flow;
+      await expect
+        .poll(async () => (await countAcknowledged(t.database.db, devices)).stored, { timeout: 30_000, interval: 250 })
+        .toBeGreaterThanOrEqual(6003);
+      expect(await countAcknowledged(t.database.db, devices)).toMatchObject({ acknowledged: 6003, lost: 0, storedTwice: 0, stored: 6003 });
+    } finally {
+      for (const c of closers) await c().catch(() => undefined);
+    }
+  }, 120_000);
+});
