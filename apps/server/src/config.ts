@@ -1,5 +1,6 @@
 import { createPublicKey } from 'node:crypto';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -83,6 +84,13 @@ const EnvSchema = z.object({
   MQTTS_PORT: port('MQTTS_PORT', 8883, 0),
   MQTT_HOST: z.string().min(1).optional(),
   MQTT_DYNSEC: z.enum(['true', 'false'], 'MQTT_DYNSEC must be true or false').default('false'),
+  // Several instances on one external broker: each reads devices' messages through a shared subscription.
+  MQTT_SHARED_SUBSCRIPTION: z.enum(['true', 'false'], 'MQTT_SHARED_SUBSCRIPTION must be true or false').default('false'),
+  // Atrium's client id at MQTT_URL: its session (and what the broker keeps for it) outlives a restart.
+  MQTT_CLIENT_ID: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/, 'MQTT_CLIENT_ID must be 1 to 64 letters, digits, dots, dashes or underscores')
+    .optional(),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
   // The SIP server (registrar and proxy): UDP and TCP on SIP_PORT, WebSocket for browsers on SIP_WS_PORT (0: any free port).
   SIP_ENABLED: z.enum(['true', 'false'], 'SIP_ENABLED must be true or false').default('true'),
@@ -155,6 +163,17 @@ export interface Config {
   mqttHost: string;
   /** MQTT_URL is a Mosquitto whose dynamic-security plugin Atrium manages with the account in MQTT_URL (MQTT_DYNSEC). */
   mqttDynsec: boolean;
+  /**
+   * Atrium's client id at MQTT_URL (MQTT_CLIENT_ID; default from the host name and HTTP port), stable
+   * across restarts: its session keeps the events Atrium has not acknowledged while it is away.
+   */
+  mqttClientId?: string;
+  /**
+   * Read devices' messages at MQTT_URL through a shared subscription (MQTT_SHARED_SUBSCRIPTION), so that
+   * several instances each get a share. Off by default: Mosquitto 2.0 does not restore a shared
+   * subscription after its own restart, and drops what devices send until Atrium subscribes again.
+   */
+  mqttShared?: boolean;
   publicUrl: string;
   logLevel: string;
   jwtSecret: string | undefined;
@@ -241,6 +260,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mqttsPort: e.MQTTS_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,
     mqttDynsec: e.MQTT_DYNSEC === 'true',
+    mqttClientId:
+      e.MQTT_CLIENT_ID ??
+      `atrium-server-${os
+        .hostname()
+        .replace(/[^\w.-]/g, '-')
+        .slice(0, 40)}-${e.PORT}`,
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     jwtSecret: e.JWT_SECRET,

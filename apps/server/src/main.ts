@@ -88,13 +88,17 @@ async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRunt
  */
 function startGateway(config: Config, broker: EmbeddedBroker | null, app: AppInstance): MqttGateway | null {
   // The embedded broker is reached in-process (no MQTT connection of its own); MQTT_URL over TCP.
-  const where = config.mqttUrl ? { url: config.mqttUrl } : broker ? { local: broker.local } : null;
+  const where = config.mqttUrl
+    ? { url: config.mqttUrl, ...(config.mqttClientId ? { clientId: config.mqttClientId } : {}) }
+    : broker
+      ? { local: broker.local }
+      : null;
   if (!where) return null;
   const gateway = MqttGateway.start({
     ...where,
     handlers: app.services.devices,
     // Several instances share an external broker: each device message reaches one of them.
-    shared: Boolean(config.mqttUrl),
+    shared: Boolean(config.mqttUrl) && config.mqttShared === true,
     log: app.log,
   });
   app.services.devices.attachGateway(gateway);

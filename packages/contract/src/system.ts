@@ -51,6 +51,33 @@ export const SystemInfoSchema = z.object({
     /** Whether Atrium's own client is connected to it; null when it has none. */
     connected: z.boolean().nullable(),
   }),
+  /**
+   * Devices' events on their way in (counters since this instance started). A QoS 1 event is
+   * acknowledged to its device only once stored: while the database is slow or away they wait here,
+   * and the devices wait with them.
+   */
+  device_events: z.object({
+    /** Events received and not stored yet (so not acknowledged). */
+    backlog: z.number(),
+    /** How long the oldest of them has waited (ms; 0 when none waits). */
+    oldest_unstored_ms: z.number(),
+    /** Events stored (a re-sent one already stored counts again: it was answered). */
+    stored: z.number(),
+    /** QoS 1 events acknowledged once stored, and those waiting for their acknowledgement now. */
+    acknowledged: z.number(),
+    awaiting_ack: z.number(),
+    /** Delays, per reason: a write tried again (database slow or away); the intake full (reading stopped). */
+    delayed: z.object({ write_retry: z.number(), intake_full: z.number(), read_paused: z.number() }),
+    /**
+     * Acknowledgements not sent because their connection to an external broker closed first: the
+     * broker sends those events again (the same event id is not stored twice).
+     */
+    acks_of_closed_connections: z.number(),
+    /** Device messages refused, per reason (overloaded: only messages that need no acknowledgement). */
+    refused: z.record(z.string(), z.number()),
+    /** Events not stored when the service stopped: unacknowledged, their devices send them again. */
+    unstored_at_stop: z.number(),
+  }),
   sip: z.object({
     enabled: z.boolean(),
     is_running: z.boolean(),
@@ -67,6 +94,7 @@ export const SystemInfoSchema = z.object({
   workers: z.array(SystemWorkerSchema),
 });
 export type SystemInfo = z.infer<typeof SystemInfoSchema>;
+export type DeviceEventsInfo = SystemInfo['device_events'];
 
 /** One route's counts since the instance started (or since its metrics were full: see `dropped`). */
 export const RouteMetricSchema = z.object({

@@ -12,7 +12,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { finishesWithin } from '../settle.js';
-import { CopyWriter } from './copy-writer.js';
+import { type CopyAround, CopyWriter } from './copy-writer.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -48,9 +48,10 @@ export interface Database {
   /**
    * PostgreSQL only: runs `statement` (a `COPY … FROM STDIN`) on one pooled connection, streaming
    * `chunks` (rows in COPY's text format) into it; resolves once the server accepted them all. PGlite
-   * has no COPY FROM STDIN over its wire, so there it is absent and callers insert instead.
+   * has no COPY FROM STDIN over its wire, so there it is absent and callers insert instead. With
+   * `around`, its statements run before and after the COPY in one transaction.
    */
-  copyFrom?: (statement: string, chunks: Iterable<string>) => Promise<void>;
+  copyFrom?: (statement: string, chunks: Iterable<string>, around?: CopyAround) => Promise<void>;
   /**
    * Whether copyFrom runs on a thread and connection of its own (copy-writer.ts): calls made before
    * the previous one settled are then written in the order made, one after the other. False again
@@ -243,13 +244,21 @@ async function openPostgres(
     get copyPipelined() {
       return copyWriter.usable;
     },
-    async copyFrom(statement, chunks) {
+    async copyFrom(statement, chunks, around) {
       // On the COPY thread while it runs; in this thread, on a pooled connection, if it could not start.
-      if (copyWriter.usable) return copyWriter.write(statement, Array.from(chunks).join(''));
+      if (copyWriter.usable) return copyWriter.write(statement, Array.from(chunks).join(''), around);
       const client = await pool.connect();
       let failed: Error | undefined;
       try {
+        if (around) {
+          await client.query('BEGIN');
+          for (const s of around.before) await client.query(s);
+        }
         await pipeline(Readable.from(chunks), client.query(copyFromStdin(statement)));
+        if (around) {
+          for (const s of around.after) await client.query(s);
+          await client.query('COMMIT');
+        }
       } catch (e) {
         failed = e as Error;
         throw e;

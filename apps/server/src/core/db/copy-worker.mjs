@@ -8,7 +8,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 
-/** @typedef {{ id: number; statement: string; text: string }} CopyJob */
+/** @typedef {{ before: string[]; after: string[] }} Around */
+/** @typedef {{ id: number; statement: string; text: string; around?: Around }} CopyJob */
 
 const port = parentPort;
 if (!port) throw new Error('copy-worker.mjs runs as a worker thread');
@@ -37,20 +38,32 @@ async function connection() {
 }
 
 /**
+ * The COPY alone, or with `around`'s statements before and after it in one transaction (a COPY into
+ * a staging table and the statement that moves its rows on commit together or not at all).
  * @param {string} statement
  * @param {string} text
+ * @param {Around | undefined} around
  */
-async function run(statement, text) {
+async function run(statement, text, around) {
   const c = await connection();
   try {
+    if (around) {
+      await c.query('BEGIN');
+      for (const s of around.before) await c.query(s);
+    }
     await new Promise((resolve, reject) => {
       const stream = c.query(copyFromStdin(statement));
       stream.on('finish', () => resolve(undefined));
       stream.on('error', reject);
       stream.end(text);
     });
+    if (around) {
+      for (const s of around.after) await c.query(s);
+      await c.query('COMMIT');
+    }
   } catch (e) {
-    // A COPY that failed half-way leaves the connection in an unknown state: the next job opens another.
+    // A COPY (or its transaction) that failed half-way leaves the connection in an unknown state: the
+    // next job opens another, and the transaction dies with this one.
     if (client === c) client = null;
     await c.end().catch(() => undefined);
     throw e;
@@ -72,9 +85,11 @@ async function drain() {
   while (queue.length) {
     const first = /** @type {CopyJob} */ (queue.shift());
     const jobs = [first];
-    while (queue.length && queue[0]?.statement === first.statement && jobs.length < 100) jobs.push(/** @type {CopyJob} */ (queue.shift()));
+    const same = (/** @type {CopyJob | undefined} */ j) =>
+      j !== undefined && j.statement === first.statement && JSON.stringify(j.around) === JSON.stringify(first.around);
+    while (queue.length && same(queue[0]) && jobs.length < 100) jobs.push(/** @type {CopyJob} */ (queue.shift()));
     try {
-      await run(first.statement, jobs.length === 1 ? first.text : jobs.map((j) => j.text).join(''));
+      await run(first.statement, jobs.length === 1 ? first.text : jobs.map((j) => j.text).join(''), first.around);
       for (const j of jobs) port?.postMessage({ id: j.id, ok: true });
     } catch (e) {
       const err = /** @type {Error & { code?: string }} */ (e);

@@ -44,6 +44,29 @@ describe.runIf(process.env.TEST_DATABASE_URL)('COPY on its own thread', () => {
     expect(after?.n).toBe(3);
   });
 
+  it('runs statements around a COPY in its transaction: a staging table moved on, or nothing at all when a statement fails', async () => {
+    const copy = database.copyFrom!;
+    await database.db.execute(sql`CREATE TABLE copy_once (k int PRIMARY KEY, n int NOT NULL)`);
+    const around = (then: string) => ({
+      before: ['CREATE TEMP TABLE IF NOT EXISTS copy_in (k int, n int) ON COMMIT DELETE ROWS'],
+      after: [then],
+    });
+    const moveOn = 'INSERT INTO copy_once SELECT k, n FROM copy_in ON CONFLICT DO NOTHING';
+    await copy('COPY copy_in (k, n) FROM STDIN', ['1\t1\n2\t1\n'], around(moveOn));
+    // The same keys again, and one new: only the new one goes in; the staging table was emptied by the commit.
+    await copy('COPY copy_in (k, n) FROM STDIN', ['2\t2\n3\t2\n'], around(moveOn));
+    // A statement after the COPY fails: the COPY's rows go nowhere.
+    await expect(
+      copy('COPY copy_in (k, n) FROM STDIN', ['4\t3\n'], around('INSERT INTO copy_once SELECT k, n / 0 FROM copy_in')),
+    ).rejects.toMatchObject({ code: '22012' });
+    const stored = await queryRows<{ k: number; n: number }>(database.db, sql`SELECT k, n FROM copy_once ORDER BY k`);
+    expect(stored.map((r) => [Number(r.k), Number(r.n)])).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 2],
+    ]);
+  });
+
   it('refuses what it held when its thread stops, and says it is no longer usable (the caller then writes itself)', async () => {
     const writer = new CopyWriter(process.env.TEST_DATABASE_URL!, { statementTimeoutMs: 5000 });
     expect(writer.usable).toBe(true);

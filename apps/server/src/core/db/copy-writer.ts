@@ -1,6 +1,12 @@
 import { Worker } from 'node:worker_threads';
 import { finishesWithin } from '../settle.js';
 
+/** Statements run in the COPY's transaction, before and after it (a staging table filled, then moved on). */
+export interface CopyAround {
+  before: string[];
+  after: string[];
+}
+
 /**
  * COPY … FROM STDIN on a thread of its own (copy-worker.mjs) with its own connection: the caller
  * hands over a statement and its rows as COPY text and may hand over the next before the first is
@@ -30,13 +36,14 @@ export class CopyWriter {
     return !this.broken && !this.closed;
   }
 
-  write(statement: string, text: string): Promise<void> {
+  /** `around`: statements run before and after the COPY, all in one transaction. */
+  write(statement: string, text: string, around?: CopyAround): Promise<void> {
     if (!this.usable) return Promise.reject(new Error('the COPY writer is closed'));
     const worker = this.start();
     const id = this.next++;
     const written = new Promise<void>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ id, statement, text });
+      worker.postMessage({ id, statement, text, around });
     });
     // What close() waits for: settled either way.
     const settled = written.then(

@@ -121,7 +121,18 @@ export interface LocalBrokerLink {
   publish(topic: string, payload: string | Buffer, qos: 0 | 1): Promise<void>;
   /** Calls `listener` once when the broker closes. */
   onClose(listener: () => void): void;
+  /**
+   * Offers every device's QoS 1 publish to `take` before the broker acknowledges it. When `take`
+   * returns true the PUBACK waits until it calls `answer` (with an error: none goes, and the
+   * device's connection is closed so that it sends the message again), and the message, published
+   * to subscribers afterwards, does not reach this link's own subscription a second time. Returns
+   * the way to stop.
+   */
+  holdPublishes(take: PublishTaker): () => void;
 }
+
+/** See LocalBrokerLink.holdPublishes. */
+export type PublishTaker = (topic: string, payload: Buffer, answer: (notTaken?: Error) => void) => boolean;
 
 export interface EmbeddedBroker {
   port: number;
@@ -157,6 +168,9 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   /** The connections of each device, to close them when the device is disabled or removed. */
   const connected = new Map<string, Set<{ close(): void }>>();
   const persistence = indexedPersistence();
+  /** Who takes devices' QoS 1 publishes before they are acknowledged (the gateway), and the payloads it took. */
+  let taker: PublishTaker | null = null;
+  const taken = new WeakSet<Buffer>();
   const broker = await Aedes.createBroker({
     persistence,
     // Messages in delivery at once (aedes' default is 100). Beyond it aedes queues them in an array it
@@ -201,6 +215,17 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (!who) return callback(new Error('not authorized'));
       const ok = who.kind === 'server' ? insideRoot(packet.topic) : insideDeviceSubtree(who.serial, packet.topic);
       if (!ok) refuse(`publish ${packet.topic}`, who.kind === 'device' ? who.serial : 'server');
+      // aedes writes a QoS 1 PUBACK right after this callback and before it publishes the message:
+      // a device's message the gateway takes is acknowledged when the gateway says (once stored).
+      // Meanwhile aedes reads nothing more from that connection (it finishes a socket read's packets
+      // before the next read), so a device waits with its in-flight window full instead of the
+      // server buffering.
+      if (ok && who.kind === 'device' && packet.qos === 1 && taker && Buffer.isBuffer(packet.payload)) {
+        const payload = packet.payload;
+        taken.add(payload);
+        if (taker(packet.topic, payload, (notTaken) => callback(notTaken ?? null))) return;
+        taken.delete(payload);
+      }
       callback(ok ? null : new Error('not authorized'));
     },
     authorizeSubscribe: (client, subscription, callback) => {
@@ -293,6 +318,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       // say when it is done with it (at once: the gateway queues what it keeps). The message is
       // aedes' own object, shared with the other subscribers: read, never changed.
       const deliver = (packet: { topic: string; payload: Buffer | string }, done: () => void) => {
+        if (typeof packet.payload !== 'string' && taken.has(packet.payload)) return done();
         try {
           onMessage(packet.topic, typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload, false);
         } finally {
@@ -324,6 +350,12 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
     onClose(listener) {
       if (broker.closed) queueMicrotask(listener);
       else broker.once('closed', listener);
+    },
+    holdPublishes(take) {
+      taker = take;
+      return () => {
+        if (taker === take) taker = null;
+      };
     },
   };
   return {

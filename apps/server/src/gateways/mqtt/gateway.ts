@@ -59,8 +59,14 @@ export interface MqttGatewayOptions {
   flushMs?: number;
   /** A device not heard from for this many heartbeat periods is offline (its will should have said so already). */
   staleHeartbeats?: number;
-  /** Most messages of one device waiting to be handled; beyond it they are dropped (an event flood). */
+  /**
+   * Most unacknowledged-free messages (QoS 0, or already answered) of one device waiting to be
+   * handled; beyond it they are dropped (a flood). A QoS 1 event is never dropped: it is held
+   * unacknowledged, and the device waits with its in-flight window full.
+   */
   maxQueuePerDevice?: number;
+  /** Atrium's client id at `url`: stable across restarts, so its session (and what the broker keeps for it) is found again. */
+  clientId?: string;
   log?: GatewayLogger;
   /** Connect time-out and reconnect period (ms). */
   connectTimeoutMs?: number;
@@ -76,6 +82,17 @@ export interface GatewayStats {
   handled: number;
   dropped: Record<DropReason, number>;
   tasksSent: number;
+  /** QoS 1 events taken and not acknowledged yet (their PUBACK waits for the commit). */
+  awaitingAck: number;
+  /** Events acknowledged after their commit. */
+  acknowledged: number;
+  /**
+   * Acknowledgements that could not go because the connection they belonged to closed first (an
+   * external broker restarted): the broker sends those events again, and their event ids match.
+   */
+  acksOfClosedConnections: number;
+  /** Times reading from the broker stopped because the intake was full (an external broker keeps the rest). */
+  readPaused: number;
 }
 
 interface Presence {
@@ -93,11 +110,17 @@ const SHARE_GROUP = 'atrium-server';
  */
 function eventReport(m: DeviceMessage<'events'>): EventReport {
   const data: Record<string, unknown> = m.data;
-  if (m.event_id !== undefined) data.event_id = m.event_id;
   const report: EventReport = { type: m.type, identifier: m.identifier ?? null, data };
+  if (m.event_id !== undefined) {
+    data.event_id = m.event_id;
+    report.event_id = m.event_id;
+  }
   if (m.time !== undefined) report.time = m.time;
   return report;
 }
+
+/** What acknowledges a held QoS 1 event: without an argument once stored (or refused); with an error when it could not be taken. */
+type Answer = (notTaken?: Error) => void;
 
 /** How the gateway reaches the broker: an MQTT client, or the embedded broker's in-process link. */
 interface Link {
@@ -113,6 +136,10 @@ export class MqttGateway implements DeviceGateway {
     handled: 0,
     dropped: { too_large: 0, not_json: 0, invalid: 0, unknown_topic: 0, overloaded: 0, handler_failed: 0 },
     tasksSent: 0,
+    awaitingAck: 0,
+    acknowledged: 0,
+    acksOfClosedConnections: 0,
+    readPaused: 0,
   };
   private readonly presence = new Map<string, Presence>();
   /** Last-seen times (ms) not handed over yet. */
@@ -125,7 +152,7 @@ export class MqttGateway implements DeviceGateway {
   private readonly log: GatewayLogger;
   private readonly flushTimer: NodeJS.Timeout;
   private closed = false;
-  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local'>>;
+  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local' | 'clientId'>>;
 
   private constructor(options: MqttGatewayOptions) {
     this.opts = {
@@ -140,7 +167,7 @@ export class MqttGateway implements DeviceGateway {
     };
     this.log = options.log ?? silentLog;
     if (options.local) this.link = this.linkLocal(options.local);
-    else if (options.url) this.link = this.connectClient(options.url, options.username, options.password);
+    else if (options.url) this.link = this.connectClient(options.url, options.username, options.password, options.clientId);
     else throw new Error('the MQTT gateway needs a broker URL or the embedded broker');
     this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
     this.flushTimer.unref();
@@ -148,19 +175,92 @@ export class MqttGateway implements DeviceGateway {
     this.firstSubscription.catch(() => undefined);
   }
 
-  /** Atrium's MQTT client of the broker at `url`, reconnecting and subscribing again on its own. */
-  private connectClient(url: string, username: string | undefined, password: string | undefined): Link & { client: MqttClient } {
+  /**
+   * Atrium's MQTT client of the broker at `url`, reconnecting and subscribing again on its own.
+   *
+   * A QoS 1 event is acknowledged (PUBACK) once stored, not on arrival, so that the broker keeps what
+   * Atrium has not stored: its session is persistent (clean session off, a client id stable across
+   * restarts) and the broker sends again, after a reconnect, whatever it has no PUBACK for. mqtt.js
+   * handles incoming packets one at a time and sends each PUBACK before reading the next, so holding
+   * its acknowledgement callback would store one event per commit; instead its PUBACK of a held event
+   * is kept aside as it is written (the packet handling goes on) and sent once the event is committed,
+   * on the same connection only: a PUBACK names a packet id of its connection.
+   */
+  private connectClient(
+    url: string,
+    username: string | undefined,
+    password: string | undefined,
+    clientId: string | undefined,
+  ): Link & { client: MqttClient } {
     const client = mqtt.connect(url, {
       ...(username !== undefined ? { username } : {}),
       ...(password !== undefined ? { password } : {}),
-      clientId: `atrium-server-${randomBytes(8).toString('hex')}`,
-      clean: true,
+      clientId: clientId ?? `atrium-server-${randomBytes(8).toString('hex')}`,
+      // Without a stable id a kept session would be an orphan after a restart, holding events nobody reads.
+      clean: clientId === undefined,
       protocolVersion: 4,
       connectTimeout: this.opts.connectTimeoutMs,
       reconnectPeriod: this.opts.reconnectMs,
     });
+    /** Held events of the current connection by packet id: committed yet, and the PUBACK mqtt.js wrote meanwhile. */
+    let held = new Map<number, { stored: boolean; puback: (() => void) | null }>();
+    type SendPacket = (packet: { cmd: string; messageId?: number }, cb?: () => void, ...rest: unknown[]) => void;
+    const internals = client as unknown as { _sendPacket: SendPacket };
+    const send = internals._sendPacket.bind(client);
+    internals._sendPacket = (packet, cb, ...rest) => {
+      const h = packet.cmd === 'puback' && packet.messageId !== undefined ? held.get(packet.messageId) : undefined;
+      if (h && !h.stored) {
+        h.puback = () => send(packet, undefined, ...rest);
+        cb?.();
+        return;
+      }
+      if (h) held.delete(packet.messageId as number);
+      send(packet, cb, ...rest);
+    };
+    client.on('close', () => {
+      // Their packet ids meant something on that connection only: the broker sends those events again.
+      this.stats.acksOfClosedConnections += held.size;
+      this.stats.awaitingAck -= held.size;
+      held = new Map();
+    });
+    // Read no further while the intake is full: the broker keeps the rest (its queue for Atrium's session).
+    client.handleMessage = (_packet, callback) => {
+      const room = this.opts.handlers.eventRoom?.();
+      if (!room) return callback();
+      this.stats.readPaused++;
+      room.then(
+        () => callback(),
+        () => callback(),
+      );
+    };
     client.on('connect', () => void this.subscribeClient(client));
-    client.on('message', (topic, payload, packet) => this.receive(topic, payload, packet.retain));
+    client.on('message', (topic, payload, packet) => {
+      if (packet.qos !== 1 || packet.messageId === undefined || !topic.endsWith('/events')) {
+        this.receive(topic, payload, packet.retain);
+        return;
+      }
+      const id = packet.messageId;
+      const entry = { stored: false, puback: null as (() => void) | null };
+      const connection = held;
+      connection.set(id, entry);
+      this.stats.awaitingAck++;
+      this.receive(topic, payload, packet.retain, (refused) => {
+        if (held !== connection || entry.stored) return;
+        if (refused) {
+          // Not stored and not to be acknowledged: the broker sends it again after a reconnect.
+          held.delete(id);
+          this.stats.awaitingAck--;
+          return;
+        }
+        entry.stored = true;
+        this.stats.awaitingAck--;
+        this.stats.acknowledged++;
+        if (entry.puback) {
+          held.delete(id);
+          entry.puback();
+        }
+      });
+    });
     client.on('error', (e) => this.log.warn({ err: e.message }, 'mqtt gateway: broker connection error'));
     client.on('offline', () => this.log.warn({}, 'mqtt gateway: broker unreachable, retrying'));
     return {
@@ -180,10 +280,21 @@ export class MqttGateway implements DeviceGateway {
   /**
    * The embedded broker's in-process link: every device → server leaf, no shared subscriptions (one
    * instance owns an embedded broker). A broker restart hands a new link over (`useLocalBroker`).
+   * Devices' QoS 1 events are taken before the broker acknowledges them, and acknowledged once stored.
    */
   private linkLocal(local: LocalBrokerLink): Link {
     let unsubscribe: (() => Promise<void>) | null = null;
     let closed = false;
+    const release = local.holdPublishes((topic, payload, answer) => {
+      if (!topic.endsWith('/events')) return false;
+      this.stats.awaitingAck++;
+      this.receive(topic, payload, false, (notTaken) => {
+        this.stats.awaitingAck--;
+        if (!notTaken) this.stats.acknowledged++;
+        answer(notTaken);
+      });
+      return true;
+    });
     const subscribed = local.subscribe(
       DEVICE_UP_LEAVES.map((l) => mqttTopics.allDevices(l)),
       (topic, payload, retained) => this.receive(topic, payload, retained),
@@ -211,6 +322,7 @@ export class MqttGateway implements DeviceGateway {
       publish: (topic, payload, qos) => local.publish(topic, payload, qos),
       close: async () => {
         closed = true;
+        release();
         await unsubscribe?.().catch(() => undefined);
       },
     };
@@ -350,11 +462,18 @@ export class MqttGateway implements DeviceGateway {
     this.log.warn({ serial, reason, ...detail, dropped: this.stats.dropped }, 'mqtt gateway: device message dropped');
   }
 
-  private receive(topic: string, payload: Buffer, retained: boolean): void {
+  /**
+   * Handles a device's message. `answer`, given for a QoS 1 event whose acknowledgement waits, is
+   * called once the event is stored, or at once when it is refused by the protocol (a bad message
+   * stays bad however often it is sent); called with an error when it could not be taken (the
+   * service stopping): then it is not acknowledged, and the device sends it again.
+   */
+  private receive(topic: string, payload: Buffer, retained: boolean, answer?: Answer): void {
     this.stats.received++;
     const at = parseDeviceTopic(topic);
     if (!at || !DEVICE_UP_LEAVES.includes(at.leaf)) {
       this.drop('unknown_topic', undefined, { topic: topic.slice(0, 200) });
+      answer?.();
       return;
     }
     const { serial, leaf } = at;
@@ -364,6 +483,7 @@ export class MqttGateway implements DeviceGateway {
     const decoded = decodeDeviceMessage(leaf, payload);
     if (!decoded.ok) {
       this.drop(decoded.reason, serial, { leaf, detail: decoded.detail });
+      answer?.();
       return;
     }
     if (leaf === 'heartbeat') {
@@ -372,20 +492,24 @@ export class MqttGateway implements DeviceGateway {
     }
     // An event of a device with nothing else waiting is handed over at once when the handler can
     // take it synchronously (a flood's common case): no promise chain per event, order kept.
-    if (leaf === 'events' && this.opts.handlers.acceptEvent && !this.queues.has(serial)) {
+    if (leaf === 'events') {
       const report = eventReport(decoded.message as DeviceMessage<'events'>);
-      let taken: boolean;
-      try {
-        taken = this.opts.handlers.acceptEvent(serial, report);
-      } catch (e) {
-        this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) });
-        return;
+      const stored = answer && (() => answer());
+      if (this.opts.handlers.acceptEvent && !this.queues.has(serial)) {
+        let taken: boolean;
+        try {
+          taken = this.opts.handlers.acceptEvent(serial, report, stored);
+        } catch (e) {
+          this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) });
+          answer?.(e instanceof Error ? e : new Error(String(e)));
+          return;
+        }
+        if (taken) {
+          this.stats.handled++;
+          return;
+        }
       }
-      if (taken) {
-        this.stats.handled++;
-        return;
-      }
-      this.enqueue(serial, () => this.opts.handlers.onEvent(serial, report));
+      this.enqueue(serial, () => this.opts.handlers.onEvent(serial, report, stored), answer);
       return;
     }
     this.enqueue(serial, () => this.dispatch(serial, leaf, decoded.message, retained));
@@ -406,14 +530,18 @@ export class MqttGateway implements DeviceGateway {
     this.enqueue(serial, () => this.opts.handlers.onPresence(serial, { online: true }));
   }
 
-  /** Handles a device's messages one after the other; a device that floods past the limit loses the excess. */
-  private enqueue(serial: string, work: () => Promise<void>): void {
+  /**
+   * Handles a device's messages one after the other. A device that floods past the limit loses the
+   * excess of what needs no acknowledgement; a held event (`answer`) is never dropped: it is already
+   * bounded by the device's in-flight window, which stays full until Atrium acknowledges.
+   */
+  private enqueue(serial: string, work: () => Promise<void>, answer?: Answer): void {
     let q = this.queues.get(serial);
     if (!q) {
       q = { tail: Promise.resolve(), size: 0 };
       this.queues.set(serial, q);
     }
-    if (q.size >= this.opts.maxQueuePerDevice) {
+    if (!answer && q.size >= this.opts.maxQueuePerDevice) {
       this.drop('overloaded', serial);
       return;
     }
@@ -425,7 +553,10 @@ export class MqttGateway implements DeviceGateway {
         () => {
           this.stats.handled++;
         },
-        (e: unknown) => this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) }),
+        (e: unknown) => {
+          this.drop('handler_failed', serial, { err: e instanceof Error ? e.message : String(e) });
+          answer?.(e instanceof Error ? e : new Error(String(e)));
+        },
       )
       .finally(() => {
         queue.size--;

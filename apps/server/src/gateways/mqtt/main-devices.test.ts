@@ -152,7 +152,12 @@ describe('npm start with a device', () => {
       const m: RunningMosquitto = await startMosquitto();
       cleanup.push(() => m.stop());
       const url = `mqtt://${m.admin.username}:${encodeURIComponent(m.admin.password)}@127.0.0.1:${m.port}`;
-      const { base, output } = await startAtrium({ MQTT_URL: url, MQTT_DYNSEC: 'true' });
+      const { base, output } = await startAtrium({
+        MQTT_URL: url,
+        MQTT_DYNSEC: 'true',
+        MQTT_SHARED_SUBSCRIPTION: 'true',
+        MQTT_CLIENT_ID: `atrium-main-devices-${process.pid}`,
+      });
       expect(output()).toContain(`MQTT: 127.0.0.1:${m.port} (Mosquitto; Atrium manages its dynamic security)`);
       expect(output()).not.toContain(m.admin.password);
       // Atrium makes, disables and removes the device's account itself; this client only looks.

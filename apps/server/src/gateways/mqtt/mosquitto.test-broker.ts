@@ -63,11 +63,13 @@ export interface RunningMosquitto {
   url: string;
   admin: { username: string; password: string };
   dir: string;
+  /** Stops it (SIGTERM: with persistence it saves what it holds), waits `downMs`, and starts it again on the same port. */
+  restart(downMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
 /** Starts Mosquitto with a fresh dynamic-security config (admin account made by `mosquitto_ctrl dynsec init`). */
-export async function startMosquitto(): Promise<RunningMosquitto> {
+export async function startMosquitto(opts: { persistence?: boolean } = {}): Promise<RunningMosquitto> {
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-mosquitto-'));
   const port = await freePort();
   const admin = { username: 'atrium-admin', password: randomBytes(18).toString('base64url') };
@@ -79,35 +81,50 @@ export async function startMosquitto(): Promise<RunningMosquitto> {
     [
       `listener ${port} 127.0.0.1`,
       'allow_anonymous false',
-      'persistence false',
+      ...(opts.persistence ? ['persistence true', `persistence_location ${dir}/`] : ['persistence false']),
       // Run as whoever runs the tests, so that the plugin can save its file in this directory.
       `user ${userInfo().username}`,
       'max_packet_size 262144',
+      // As README "Running on Mosquitto": Atrium acknowledges an event once stored, so its client
+      // has many in flight, and what waits for it must never be dropped.
+      'max_inflight_messages 2000',
+      'max_queued_messages 1000000',
       `plugin ${DYNSEC_PLUGIN}`,
       `plugin_opt_config_file ${dynsecFile}`,
       '',
     ].join('\n'),
   );
-  const child = spawn(MOSQUITTO_BIN, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
-  child.stdout?.on('data', (b: Buffer) => {
-    output += b.toString();
-  });
-  child.stderr?.on('data', (b: Buffer) => {
-    output += b.toString();
-  });
-  await waitForPort(port, child, () => output);
+  const run = async () => {
+    const c = spawn(MOSQUITTO_BIN, ['-c', conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout?.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    c.stderr?.on('data', (b: Buffer) => {
+      output += b.toString();
+    });
+    await waitForPort(port, c, () => output);
+    return c;
+  };
+  let child = await run();
+  const halt = async () => {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+  };
   return {
     port,
     url: `mqtt://127.0.0.1:${port}`,
     admin,
     dir,
+    restart: async (downMs) => {
+      await halt();
+      await new Promise((r) => setTimeout(r, downMs));
+      child = await run();
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await halt();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -26,6 +26,18 @@ export interface DeviceGateway {
   sendInput(serial: string, input: DeviceInputMessage): Promise<void>;
   /** Whether the gateway is connected to its broker now (absent: always, as a test's fake). */
   readonly connected?: boolean;
+  /** Its counters of device messages (absent: a test's fake). */
+  readonly stats?: GatewayIntakeStats;
+}
+
+/** What the gateway counts of the messages devices send (system information, /metrics). */
+export interface GatewayIntakeStats {
+  /** Refused messages per reason. */
+  readonly dropped: Readonly<Record<string, number>>;
+  readonly awaitingAck: number;
+  readonly acknowledged: number;
+  readonly acksOfClosedConnections: number;
+  readonly readPaused: number;
 }
 
 /**
@@ -63,12 +75,17 @@ export interface TaskUpdateReport {
 }
 
 export interface EventReport {
+  /** The device's own id of the event: one already stored for the device is not stored again. */
+  event_id?: string | undefined;
   type: string;
   identifier?: string | null | undefined;
   /** ISO-8601; the arrival time when absent. */
   time?: string | undefined;
   data?: Record<string, unknown> | undefined;
 }
+
+/** Called once an event is committed: the acknowledgement (PUBACK) to its device may go. */
+export type EventStored = () => void;
 
 export interface SyncAckReport {
   task_id: number;
@@ -79,12 +96,18 @@ export interface SyncAckReport {
 export interface DeviceMessageHandlers {
   onPresence(serial: string, report: PresenceReport): Promise<void>;
   onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void>;
-  onEvent(serial: string, report: EventReport): Promise<void>;
+  /** Takes an event for storage; `stored` is called once it is committed (then, and only then, the device is told). */
+  onEvent(serial: string, report: EventReport, stored?: EventStored): Promise<void>;
   /**
    * Optional fast path of onEvent: takes the event synchronously and returns true when it can (its
    * sender is known), false when onEvent must be called. Spares a flood a promise chain per event.
    */
-  acceptEvent?(serial: string, report: EventReport): boolean;
+  acceptEvent?(serial: string, report: EventReport, stored?: EventStored): boolean;
+  /**
+   * Null while events may be read; a promise resolved once there is room again while the intake holds
+   * all the unstored events it may (the database is slow or away): the gateway stops reading meanwhile.
+   */
+  eventRoom?(): Promise<void> | null;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
   /** A remote-control screen frame (only while a session runs). */
   onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;

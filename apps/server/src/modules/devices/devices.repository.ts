@@ -122,6 +122,8 @@ export interface NewEvent {
   deviceId: number;
   type: string;
   identifier: string | null;
+  /** The device's own id of the event: stored once per device whatever how often it is sent. */
+  eventId?: string | null;
   data: Record<string, unknown>;
   occurredAt: Date;
   /** When the server heard of it (a device's clock may be wrong, or a test's). */
@@ -731,24 +733,18 @@ export class DevicesRepository {
   }
 
   /**
-   * Stores a batch of events. On PostgreSQL with COPY FROM STDIN (the cheapest way in for the
-   * database: no statement to plan, no JSON to take apart); a batch refused by COPY because a device
-   * was deleted meanwhile (foreign key) is stored again by the statement below, which drops only that
-   * device's events. Elsewhere (PGlite) in one statement with one parameter whatever its size (the
-   * rows as a JSON array).
+   * Stores a batch of events, those of an event id already stored for their device (a re-sent event)
+   * and those of a device deleted meanwhile left out; resolves once committed. On PostgreSQL by COPY
+   * FROM STDIN (the cheapest way in: no statement to plan, no JSON parameter to take apart) into a
+   * temporary staging table, moved on in the same transaction by one INSERT … ON CONFLICT DO NOTHING
+   * (COPY itself cannot skip a row). Elsewhere (PGlite, which has no COPY over its wire) in one
+   * statement with one parameter whatever its size (the rows as a JSON array).
    */
   async insertEvents(rows: readonly NewEvent[]): Promise<void> {
     if (!rows.length) return;
     if (this.copyFrom) {
-      try {
-        await this.copyFrom(
-          'COPY device_events (project_id, device_id, type, identifier, data, occurred_at, received_at) FROM STDIN',
-          copyChunks(rows),
-        );
-        return;
-      } catch (e) {
-        if ((e as { code?: string }).code !== '23503') throw e;
-      }
+      await this.copyFrom(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`, copyChunks(rows), STAGED_EVENTS);
+      return;
     }
     const json = withoutNul(
       JSON.stringify(
@@ -757,17 +753,19 @@ export class DevicesRepository {
           device_id: r.deviceId,
           type: r.type,
           identifier: r.identifier,
+          event_id: r.eventId ?? null,
           data: r.data,
           occurred_at: r.occurredAt.toISOString(),
           received_at: (r.receivedAt ?? new Date()).toISOString(),
         })),
       ),
     );
-    await this.db.execute(sql`INSERT INTO device_events (project_id, device_id, type, identifier, data, occurred_at, received_at)
-      SELECT u.project_id, u.device_id, u.type, u.identifier, u.data, u.occurred_at, u.received_at
+    await this.db.execute(sql`INSERT INTO device_events (project_id, device_id, type, identifier, event_id, data, occurred_at, received_at)
+      SELECT u.project_id, u.device_id, u.type, u.identifier, u.event_id, u.data, u.occurred_at, u.received_at
       FROM jsonb_to_recordset(${json}::jsonb)
-        AS u(project_id int, device_id int, type text, identifier text, data jsonb, occurred_at timestamptz, received_at timestamptz)
-      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id)`);
+        AS u(project_id int, device_id int, type text, identifier text, event_id text, data jsonb, occurred_at timestamptz, received_at timestamptz)
+      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id)
+      ON CONFLICT DO NOTHING`);
   }
 
   private eventsWhere(actor: Actor, q: Pick<ListQuery, 'filters'> & { devices?: readonly number[] }): SQL | undefined {
@@ -879,6 +877,23 @@ function copyText(v: string | null): string {
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
+const EVENT_COLUMNS = 'project_id, device_id, type, identifier, event_id, data, occurred_at, received_at';
+/**
+ * The COPY's staging table (per connection, emptied at each commit) and the statement that moves its
+ * rows on: a row conflicting with a stored one of the same device and event id, or with an earlier
+ * one of the same batch, is skipped.
+ */
+const STAGED_EVENTS = {
+  before: [
+    `CREATE TEMP TABLE IF NOT EXISTS device_events_in (project_id int, device_id int, type text, identifier text, event_id text,
+      data jsonb, occurred_at timestamptz, received_at timestamptz) ON COMMIT DELETE ROWS`,
+  ],
+  after: [
+    `INSERT INTO device_events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM device_events_in u
+      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id) ON CONFLICT DO NOTHING`,
+  ],
+};
+
 /** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
 function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
   let chunk = '';
@@ -894,7 +909,7 @@ function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
   };
   const now = new Date();
   for (const r of rows) {
-    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
+    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(r.eventId ?? null)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
     if (chunk.length >= 65_536) {
       yield chunk;
       chunk = '';

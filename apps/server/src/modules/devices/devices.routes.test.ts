@@ -488,7 +488,7 @@ describe('device events and sync errors', () => {
     await devices().onEvent(gone.serial_number, { type: 'tamper' });
     await admin.delete(`/devices/${gone.id}`);
     await devices().flushEvents();
-    expect(devices().stats.droppedEvents).toBe(0);
+    expect(devices().stats.unstoredAtStop).toBe(0);
     const byDevice = encodeURIComponent(JSON.stringify({ rules: [{ field: 'device_id', operator: 'equals', value: d.id }] }));
     const list = await admin.get(`/devices/events?filters=${byDevice}&sort=occurred_at`);
     expect(list.statusCode, list.body).toBe(200);
@@ -525,7 +525,7 @@ describe('device events and sync errors', () => {
     await devices().onEvent(d.serial_number, { type: 'call', identifier: 'nul\u0000here' });
     await devices().onEvent(other.serial_number, { type: 'call', identifier: 'plain' });
     await devices().flushEvents();
-    expect(devices().stats.droppedEvents).toBe(0);
+    expect(devices().stats.unstoredAtStop).toBe(0);
     const rows = await queryRows<{ identifier: string; data: Record<string, unknown> }>(
       t.database.db,
       sql`SELECT identifier, data FROM device_events WHERE device_id = ${d.id} ORDER BY id`,

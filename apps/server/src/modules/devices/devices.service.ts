@@ -11,6 +11,7 @@ import {
   type Device,
   DeviceBackupImageSchema,
   type DeviceEvent,
+  type DeviceEventsInfo,
   type DeviceProtocol,
   type DeviceSettings,
   DeviceSettingsSchema,
@@ -46,6 +47,7 @@ import {
   type DeviceInputMessage,
   type DeviceMessageHandlers,
   type EventReport,
+  type EventStored,
   InvalidTaskError,
   type PresenceReport,
   type SyncAckReport,
@@ -181,7 +183,14 @@ export function toEvent(e: EventRow): DeviceEvent {
  * Handing over does not wait for the last batch's answer, which under a flood reaches the main
  * thread late (a turn of its loop can last seconds); this bounds what a stalled database may hold.
  */
-const EVENT_ROWS_IN_FLIGHT = 200_000;
+const EVENT_ROWS_IN_FLIGHT = 50_000;
+/**
+ * Events held (received, not stored, so not acknowledged) beyond which the intake asks the gateway to
+ * stop reading (eventRoom): a database that is slow or away costs bounded memory, never events.
+ */
+const EVENTS_HELD_MAX = 100_000;
+/** Longest wait between two attempts at writing a batch (ms): a batch is tried until it is stored. */
+const EVENT_RETRY_MAX_MS = 5000;
 /** Passes handing tasks over that one instance runs at once (each a claim and its publishes). */
 const PUMP_PASSES = 4;
 
@@ -196,6 +205,8 @@ export interface DevicesServiceOptions {
   /** Events are written at most this many ms after they arrive, in one insert per batch. */
   eventFlushMs?: number;
   eventBatch?: number;
+  /** Unstored events beyond which the gateway is asked to stop reading (default EVENTS_HELD_MAX). */
+  eventsHeldMax?: number;
   /** How long an IP search waits for one address to answer discovery (ms). */
   probeTimeoutMs?: number;
 }
@@ -213,12 +224,28 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   >();
   private sweepTimer: NodeJS.Timeout | undefined;
   private pending: NewEvent[] = [];
+  /** For each pending event, what acknowledges it to its device once stored (undefined: nothing to). */
+  private pendingAcks: (EventStored | undefined)[] = [];
   /** Digests of serial/password pairs that verified recently, with when that ends. */
   private readonly verified = new Map<string, number>();
   /** Hashes being checked right now, by the same digest. */
   private readonly verifying = new Map<string, Promise<boolean>>();
-  /** Events that could not be stored; for diagnostics and the benchmark. */
-  readonly stats = { droppedEvents: 0, listenerErrors: 0 };
+  /** The event intake's counters (/metrics, system information, the benchmark). */
+  readonly stats = {
+    /** Events committed (a re-sent one whose event id was stored already counts again: it was answered). */
+    storedEvents: 0,
+    /** Writes of a batch that failed and are tried again (the events wait, unacknowledged). */
+    eventWriteRetries: 0,
+    /** Times the intake was full and asked the gateway to stop reading until the database caught up. */
+    eventIntakeFull: 0,
+    /** Events still unstored (so unacknowledged; their devices send them again) when the service stopped. */
+    unstoredAtStop: 0,
+    listenerErrors: 0,
+  };
+  /** Batches being written, oldest first (for the oldest unstored event's age). */
+  private readonly writing = new Set<readonly NewEvent[]>();
+  /** Callers waiting for the intake to have room again (eventRoom). */
+  private roomWaiters: (() => void)[] = [];
   private readonly eventDevices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
   /** Serial numbers waiting to be resolved together (one query for all the senders new this turn). */
   private serialLookups: Map<string, ((d: { id: number; projectId: number } | null, err?: unknown) => void)[]> | null = null;
@@ -267,7 +294,15 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     private readonly announcer: DeviceAnnouncer | null = null,
     opts: DevicesServiceOptions = {},
   ) {
-    this.opts = { leaseSeconds: 60, sweepMs: 5000, eventFlushMs: 100, eventBatch: 1000, probeTimeoutMs: 1500, ...opts };
+    this.opts = {
+      leaseSeconds: 60,
+      sweepMs: 5000,
+      eventFlushMs: 100,
+      eventBatch: 1000,
+      eventsHeldMax: EVENTS_HELD_MAX,
+      probeTimeoutMs: 1500,
+      ...opts,
+    };
   }
 
   /** The gateway registers itself once connected to the broker; tasks wait until then. */
@@ -323,6 +358,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   async stop(): Promise<void> {
     this.stopping = true;
+    // Nobody waits for room any more: what the gateway still reads is answered by the stop (unstored).
+    for (const w of this.roomWaiters.splice(0)) w();
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     await this.flushEvents();
@@ -1156,22 +1193,72 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     await this.announcer?.mailAdmin?.(projectId, notice).catch(() => undefined);
   }
 
-  async onEvent(serial: string, report: EventReport): Promise<void> {
+  /**
+   * Takes an event for storage; `stored` is called once it is committed (the device may then be
+   * told: PUBACK). An event of a serial that is no device is answered at once: there is nothing to store.
+   */
+  async onEvent(serial: string, report: EventReport, stored?: EventStored): Promise<void> {
     const receivedAt = this.receivedNow();
     const d = await this.eventDevice(serial);
-    if (d) this.queueEvent(d, report, receivedAt);
+    if (d) this.queueEvent(d, report, receivedAt, stored);
+    else stored?.();
   }
 
   /**
    * onEvent without a promise, for the gateway's flood path: takes the event at once when its sender
    * is remembered (the common case) and says so; false when the sender must be looked up first
-   * (then the gateway calls onEvent). An event of an unknown serial is taken and dropped, as onEvent does.
+   * (then the gateway calls onEvent). An event of an unknown serial is taken and answered, as onEvent does.
    */
-  acceptEvent(serial: string, report: EventReport): boolean {
+  acceptEvent(serial: string, report: EventReport, stored?: EventStored): boolean {
     const d = this.rememberedEventDevice(serial);
     if (d === undefined) return false;
-    if (d) this.queueEvent(d, report, this.receivedNow());
+    if (d) this.queueEvent(d, report, this.receivedNow(), stored);
+    else stored?.();
     return true;
+  }
+
+  /**
+   * Null while the intake has room; when it holds EVENTS_HELD_MAX unstored events (the database is
+   * slow or away), a promise that resolves once it has room again: the gateway stops reading meanwhile.
+   */
+  eventRoom(): Promise<void> | null {
+    if (this.eventsHeld < this.opts.eventsHeldMax) return null;
+    this.stats.eventIntakeFull++;
+    return new Promise((r) => this.roomWaiters.push(r));
+  }
+
+  /** The event intake as system information shows it (this service's counters and its gateway's). */
+  intakeStats(): DeviceEventsInfo {
+    const g = this.gateway?.stats;
+    return {
+      backlog: this.eventsHeld,
+      oldest_unstored_ms: this.oldestUnstoredMs(),
+      stored: this.stats.storedEvents,
+      acknowledged: g?.acknowledged ?? 0,
+      awaiting_ack: g?.awaitingAck ?? 0,
+      delayed: { write_retry: this.stats.eventWriteRetries, intake_full: this.stats.eventIntakeFull, read_paused: g?.readPaused ?? 0 },
+      acks_of_closed_connections: g?.acksOfClosedConnections ?? 0,
+      refused: { ...(g?.dropped ?? {}) },
+      unstored_at_stop: this.stats.unstoredAtStop,
+    };
+  }
+
+  /** Events received and not stored yet (so not acknowledged). */
+  get eventsHeld(): number {
+    return this.pending.length + this.rowsInFlight;
+  }
+
+  /** How long the oldest event not stored yet has waited (ms; 0: none waits). */
+  oldestUnstoredMs(now = Date.now()): number {
+    const first = this.writing.values().next().value?.[0] ?? this.pending[0];
+    return first ? Math.max(0, now - (first.receivedAt ?? first.occurredAt).getTime()) : 0;
+  }
+
+  private wakeRoomWaiters(): void {
+    if (!this.roomWaiters.length || this.eventsHeld >= this.opts.eventsHeldMax / 2) return;
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const w of waiters) w();
   }
 
   /** Now, as one Date shared by the events received in the same millisecond (a flood's thousands a second). */
@@ -1181,17 +1268,19 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return this.received;
   }
 
-  private queueEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): void {
+  private queueEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date, stored: EventStored | undefined): void {
     const at = report.time ? new Date(report.time) : receivedAt;
     this.pending.push({
       projectId: d.projectId,
       deviceId: d.id,
       type: report.type,
       identifier: report.identifier ?? null,
+      eventId: report.event_id ?? null,
       data: report.data ?? {},
       occurredAt: Number.isNaN(at.getTime()) ? receivedAt : at,
       receivedAt,
     });
+    this.pendingAcks.push(stored);
     if (this.pending.length >= this.opts.eventBatch) void this.flushEvents();
     else if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => void this.flushEvents(), this.opts.eventFlushMs);
@@ -1242,21 +1331,20 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     this.serialLookups = null;
     if (!batch) return;
     const serials = [...batch.keys()];
-    // A busy database (a pool waiting past its time-out) must delay a flood's events, not lose them:
-    // the lookup is tried again for about two minutes before the events are given up (then counted
-    // as failed handlers).
+    // A busy or absent database must delay a flood's events, not lose them: the lookup is tried
+    // again until it answers (the events wait unacknowledged), or the service stops (then they are
+    // failed handlers, unacknowledged: their devices send them again).
     let found: Map<string, { id: number; projectId: number }> | undefined;
     let error: unknown;
-    const giveUp = Date.now() + 120_000;
     for (let attempt = 1; !found; attempt++) {
       try {
         found = await this.repo.idsOfSerials(serials);
       } catch (e) {
-        if (Date.now() >= giveUp || this.stopping) {
+        if (this.stopping) {
           error = e ?? new Error('device lookup failed');
           break;
         }
-        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
+        await new Promise((r) => setTimeout(r, Math.min(EVENT_RETRY_MAX_MS, 250 * 2 ** attempt)));
       }
     }
     const until = Date.now() + 10_000;
@@ -1269,17 +1357,18 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   /**
-   * One batch, tried again while the database is busy or briefly away: for about two minutes (a
-   * pool waiting past its time-out under a flood is no reason to lose a batch), then given up.
+   * One batch, tried again while the database is busy or away, with a growing pause, until it is
+   * stored: its events are acknowledged to their devices only then, so giving up would lose what the
+   * devices no longer hold. Only a stopping service gives up (its devices send the events again).
    */
   private async storeEvents(batch: readonly NewEvent[]): Promise<void> {
-    const until = Date.now() + 120_000;
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.repo.insertEvents(batch);
       } catch (e) {
-        if (Date.now() >= until || this.stopping) throw e;
-        await new Promise((r) => setTimeout(r, Math.min(5000, 250 * 2 ** attempt)));
+        if (this.stopping) throw e;
+        this.stats.eventWriteRetries++;
+        await new Promise((r) => setTimeout(r, Math.min(EVENT_RETRY_MAX_MS, 250 * 2 ** attempt)));
       }
     }
   }
@@ -1317,21 +1406,31 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     // COPY takes a backlog in few writes (each costs its round trips); one statement's JSON parameter stays smaller.
     const max = this.opts.eventBatch * (this.repo.copiesEvents ? 50 : 10);
     const batch = this.pending.length <= max ? this.pending : this.pending.slice(0, max);
+    const acks = batch === this.pending ? this.pendingAcks : this.pendingAcks.slice(0, max);
     this.pending = batch === this.pending ? [] : this.pending.slice(max);
+    this.pendingAcks = acks === this.pendingAcks ? [] : this.pendingAcks.slice(max);
     if (this.pending.length) void this.flushEvents();
     if (!batch.length) return { told: this.told };
     this.rowsInFlight += batch.length;
+    this.writing.add(batch);
     const stored = this.storeEvents(batch).then(
-      () => true,
       () => {
-        // Refused again and again (the database is gone): counted, so a lost batch is never silent.
-        this.stats.droppedEvents += batch.length;
+        this.stats.storedEvents += batch.length;
+        // Committed: now, and only now, the devices may be told (PUBACK).
+        for (const ack of acks) ack?.();
+        return true;
+      },
+      () => {
+        // Only a stopping service gives up: unacknowledged, the events are sent again by their devices.
+        this.stats.unstoredAtStop += batch.length;
         return false;
       },
     );
     void stored.then(() => {
       this.rowsInFlight -= batch.length;
+      this.writing.delete(batch);
       this.slotWaiters.shift()?.();
+      this.wakeRoomWaiters();
     });
     this.told = this.told.then(async () => {
       if (!(await stored)) return;

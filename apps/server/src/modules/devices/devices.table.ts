@@ -118,9 +118,16 @@ export const deviceEvents = pgTable(
       .references(() => devices.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
     identifier: text('identifier'),
+    /** The device's own id of the event (protocol `event_id`), when it sent one. */
+    eventId: text('event_id'),
     data: jsonb('data').$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
     occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('device_events_project_time').on(t.projectId, t.occurredAt), index('device_events_device').on(t.deviceId, t.occurredAt)],
+  (t) => [
+    index('device_events_project_time').on(t.projectId, t.occurredAt),
+    index('device_events_device').on(t.deviceId, t.occurredAt),
+    // A device re-sends what it has no PUBACK for: an event it named is stored once.
+    uniqueIndex('device_events_device_event_id').on(t.deviceId, t.eventId).where(sql`event_id IS NOT NULL`),
+  ],
 );

@@ -108,6 +108,7 @@ export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
       address: config.mqttUrl ? new URL(config.mqttUrl).host : mode === 'embedded' ? `${config.mqttHost}:${config.mqttPort}` : null,
       connected: brokerConnected,
     },
+    device_events: app.services.devices.intakeStats(),
     sip: {
       enabled: config.sip.enabled,
       is_running: sip.is_running,
@@ -209,6 +210,12 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
     ];
     const bit = (b: boolean | null) => (b ? 1 : 0);
+    const counter = (name: string, help: string, rows: [Record<string, string>, number][]) => [
+      `# HELP ${name} ${help}`,
+      `# TYPE ${name} counter`,
+      ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
+    ];
+    const ev = info.device_events;
     const lines = [
       ...gauge('atrium_build_info', 'Version of Atrium and of Node.js.', [[{ version: info.version, node: info.node_version }, 1]]),
       ...gauge('atrium_uptime_seconds', 'Seconds since this instance started.', [[{}, info.uptime_seconds]]),
@@ -224,6 +231,37 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       ...gauge('atrium_mqtt_connected', 'Whether Atrium is connected to its MQTT broker.', [
         [{ mode: info.mqtt.mode }, bit(info.mqtt.connected)],
       ]),
+      ...gauge('atrium_device_events_backlog', 'Device events received and not stored yet (not acknowledged to their devices).', [
+        [{}, ev.backlog],
+      ]),
+      ...gauge('atrium_device_events_oldest_unstored_seconds', 'How long the oldest device event not stored yet has waited.', [
+        [{}, ev.oldest_unstored_ms / 1000],
+      ]),
+      ...gauge('atrium_device_events_awaiting_ack', 'QoS 1 device events whose acknowledgement waits for their commit.', [
+        [{}, ev.awaiting_ack],
+      ]),
+      ...counter('atrium_device_events_stored_total', 'Device events stored.', [[{}, ev.stored]]),
+      ...counter('atrium_device_events_acknowledged_total', 'QoS 1 device events acknowledged once stored.', [[{}, ev.acknowledged]]),
+      ...counter(
+        'atrium_device_events_delayed_total',
+        'Times device events were delayed, per reason (write tried again, intake full, reading paused).',
+        Object.entries(ev.delayed).map(([reason, n]) => [{ reason }, n]),
+      ),
+      ...counter(
+        'atrium_device_events_acks_of_closed_connections_total',
+        'Acknowledgements not sent because their broker connection closed first (the broker sends the events again).',
+        [[{}, ev.acks_of_closed_connections]],
+      ),
+      ...counter(
+        'atrium_device_messages_refused_total',
+        'Device messages refused, per reason.',
+        Object.entries(ev.refused).map(([reason, n]) => [{ reason }, n]),
+      ),
+      ...counter(
+        'atrium_device_events_unstored_at_stop_total',
+        'Device events unstored when the service stopped (sent again by their devices).',
+        [[{}, ev.unstored_at_stop]],
+      ),
       ...gauge('atrium_sip_running', 'Whether the SIP server runs.', [[{}, bit(info.sip.is_running)]]),
       ...(info.sip.edge
         ? counter('atrium_sip_refused_total', 'SIP messages and sends the edge refused since start, by reason.', [

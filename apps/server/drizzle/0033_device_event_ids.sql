@@ -1,0 +1,2 @@
+ALTER TABLE "device_events" ADD COLUMN "event_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "device_events_device_event_id" ON "device_events" USING btree ("device_id","event_id") WHERE event_id IS NOT NULL;
