@@ -15,6 +15,8 @@ import { adminClient } from './helpers.js';
  */
 export interface DeviceHarness {
   broker: EmbeddedBroker;
+  /** Atrium's own client of the broker (its counters of dropped messages). */
+  gateway: MqttGateway;
   url: string;
   /** Creates a device through the API, initialises it and brings its simulator online. */
   device(opts: {
@@ -24,7 +26,7 @@ export interface DeviceHarness {
     groupId?: number;
     sim?: Partial<SimDeviceOptions>;
   }): Promise<{ id: number; serial: string; sim: SimDevice }>;
-  /** Waits until every sync task of a device is completed. */
+  /** Waits until every sync task of a device is completed (or stopped: superseded by a full sync). */
   synced(deviceId: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
   const sims: SimDevice[] = [];
   return {
     broker,
+    gateway,
     url,
     async device({ serial, type = 'panel', model, groupId = t.project.rootGroupId, sim: extra = {} }) {
       const admin = await adminClient(t);
@@ -72,7 +75,7 @@ export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
             (
               await queryRows<{ n: number }>(
                 t.database.db,
-                sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${deviceId} AND type = 'sync' AND state <> 'completed'`,
+                sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${deviceId} AND type = 'sync' AND state NOT IN ('completed', 'stopped')`,
               )
             )[0]?.n,
           { timeout: 10_000 },

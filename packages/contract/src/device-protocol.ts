@@ -12,7 +12,10 @@ import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 export const DEVICE_PROTOCOL_VERSION = 1;
 
 const time = z.iso.datetime({ offset: true });
-const id = z.number().int().positive();
+/** Largest id: Atrium's ids (tasks, identifiers, schedules, rules) are PostgreSQL `integer` columns. */
+export const DEVICE_PROTOCOL_MAX_ID = 2_147_483_647;
+// An id past the column's range is refused with the message, never handed to the database.
+const id = z.number().int().positive().max(DEVICE_PROTOCOL_MAX_ID);
 const text = (max: number) => z.string().min(1).max(max);
 const lock = z.number().int().min(1).max(64);
 
@@ -33,8 +36,11 @@ export const StatusOnlineMessageSchema = z.looseObject({
 });
 export const StatusOfflineMessageSchema = z.looseObject({
   state: z.literal('offline'),
-  /** `will`: the broker published the last will (connection lost); `shutdown`/`restart`: the device said so. */
-  reason: z.enum(['will', 'shutdown', 'restart']).optional(),
+  /**
+   * `will`: the broker published the last will (connection lost); `shutdown`/`restart`: the device said
+   * so; `reinit`: Atrium ended the session because the device was initialised again.
+   */
+  reason: z.enum(['will', 'shutdown', 'restart', 'reinit']).optional(),
   at: time.optional(),
 });
 export const StatusMessageSchema = z.discriminatedUnion('state', [StatusOnlineMessageSchema, StatusOfflineMessageSchema]);
@@ -278,6 +284,21 @@ export const SyncAckMessageSchema = z.looseObject({
 });
 export type SyncAckMessage = z.infer<typeof SyncAckMessageSchema>;
 
+/** Why a device asks for a full sync. */
+export const SYNC_REQUEST_REASONS = ['empty', 'reset', 'replaced', 'inconsistent'] as const;
+
+/**
+ * `sync-requests`: the device asks for a full sync: it holds nothing (first start, factory reset, a
+ * replaced unit) or no longer trusts what it holds. Atrium queues one unless one is already on its way.
+ */
+export const SyncRequestMessageSchema = z.looseObject({
+  reason: z.enum(SYNC_REQUEST_REASONS),
+  /** Identifiers it holds now (0 when empty). */
+  identifiers: z.number().int().min(0).optional(),
+  at: time.optional(),
+});
+export type SyncRequestMessage = z.infer<typeof SyncRequestMessageSchema>;
+
 // --- remote control -----------------------------------------------------------------------------
 
 /** `screen`: one frame of the device's screen during a remote-control session (base64 image). */
@@ -312,6 +333,7 @@ export const DEVICE_MESSAGE_SCHEMAS = {
   'task-updates': TaskUpdateMessageSchema,
   events: EventMessageSchema,
   'sync-acks': SyncAckMessageSchema,
+  'sync-requests': SyncRequestMessageSchema,
   screen: ScreenFrameMessageSchema,
   input: RemoteInputMessageSchema,
 } as const satisfies Record<DeviceTopicLeaf, z.ZodType>;
@@ -325,6 +347,7 @@ export const DEVICE_MESSAGE_MAX_BYTES: Record<DeviceTopicLeaf, number> = {
   'task-updates': 8 * 1024,
   events: 8 * 1024,
   'sync-acks': 128 * 1024,
+  'sync-requests': 1024,
   screen: 200 * 1024,
   input: 1024,
 };

@@ -225,6 +225,16 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         info.workers.map((w) => [{ worker: w.name }, bit(w.is_running)]),
       ),
     ];
+    // Device messages refused for not following their device (another model or type, another's sync task).
+    const deviceStats = app.services.devices.stats;
+    lines.push(
+      '# HELP atrium_device_messages_refused_total Device messages refused because they do not follow the device they come from.',
+      '# TYPE atrium_device_messages_refused_total counter',
+      ...Object.entries(deviceStats.refused).map(([reason, n]) => `atrium_device_messages_refused_total${labels({ reason })} ${n}`),
+      '# HELP atrium_device_sync_requests_total Full syncs devices asked for.',
+      '# TYPE atrium_device_sync_requests_total counter',
+      `atrium_device_sync_requests_total ${deviceStats.syncRequests}`,
+    );
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(`${lines.join('\n')}\n${app.routeMetrics.prometheus()}`);
   });
 }
