@@ -185,6 +185,46 @@ export const TASK_PAYLOAD_SCHEMAS = {
   }),
 } satisfies Record<DeviceTaskType, z.ZodType>;
 
+/**
+ * Which API calls create each task type (`calls`: method and path under /api/v0), and what else does
+ * (`also`). docs/device-protocol.md lists them; a server test checks that every call is a route.
+ */
+export const DEVICE_TASK_ORIGINS: Record<DeviceTaskType, { calls: readonly string[]; also?: string }> = {
+  apply_settings: { calls: ['POST /devices/{id}/settings/apply', 'POST /devices/backup/import'] },
+  init: { calls: ['POST /devices/{id}/init/apply', 'POST /devices/tasks/{id}/reinit'] },
+  sync: {
+    calls: [
+      'PUT /identifiers',
+      'PATCH /identifiers/{id}',
+      'DELETE /identifiers/{id}',
+      'POST /identifiers/delete',
+      'POST /identifiers/{id}/revoke',
+      'PUT /access-rules',
+      'PATCH /access-rules/{id}',
+      'DELETE /access-rules/{id}',
+      'PATCH /time-rules/{id}',
+      'PATCH /users/{id}',
+      'PUT /guest-access',
+      'PATCH /guest-access/{id}',
+      'PUT /elevators/access-rules',
+      'PATCH /elevators/access-rules/{id}',
+      'PUT /amenities/reservations',
+      'POST /backups/{id}/apply',
+    ],
+    also: 'full: after every init task, when the device asks on `sync-requests`, and for every device on a backup restore; delta: for every other change, to the devices concerned, and when an identifier reaches its pass limit',
+  },
+  restart: { calls: [], also: 'no API call queues it in this version' },
+  remote_control: { calls: ['PUT /devices/remote-control'] },
+  play_audio: { calls: ['POST /emergency/{id}/start'] },
+  stop_audio: { calls: ['POST /emergency/{id}/stop'] },
+  lockdown: { calls: ['POST /emergency/lockdowns', 'POST /emergency/lockdowns/{id}/lift'] },
+  open_lock: {
+    calls: ['POST /calls/management/devices/open/{token}', 'POST /guest-access/key/{key}/open'],
+    also: 'DTMF `#` during a call',
+  },
+  call_elevator: { calls: ['POST /elevators/{id}/call'] },
+};
+
 const taskOf = <T extends DeviceTaskType>(type: T) =>
   z.object({ id, type: z.literal(type), payload: TASK_PAYLOAD_SCHEMAS[type], sent_at: time.optional() });
 
