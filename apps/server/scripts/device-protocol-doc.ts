@@ -190,12 +190,11 @@ function messagesSection(): string {
 
 function originsSection(): string {
   return [
-    '| task | created by |',
-    '|---|---|',
+    '| task | API calls that create it | also |',
+    '|---|---|---|',
     ...DEVICE_TASK_TYPES.map((type) => {
       const o = DEVICE_TASK_ORIGINS[type];
-      const calls = o.calls.map((c) => `\`${c}\``);
-      return `| \`${type}\` | ${[...calls, ...(o.also ? [o.also] : [])].join('; ') || '—'} |`;
+      return `| \`${type}\` | ${o.calls.map((c) => `\`${c}\``).join('<br>') || '—'} | ${o.also ?? '—'} |`;
     }),
   ].join('\n');
 }

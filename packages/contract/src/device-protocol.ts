@@ -203,7 +203,6 @@ export const DEVICE_TASK_ORIGINS: Record<DeviceTaskType, { calls: readonly strin
       'PATCH /access-rules/{id}',
       'DELETE /access-rules/{id}',
       'PATCH /time-rules/{id}',
-      'PATCH /users/{id}',
       'PUT /guest-access',
       'PATCH /guest-access/{id}',
       'PUT /elevators/access-rules',
