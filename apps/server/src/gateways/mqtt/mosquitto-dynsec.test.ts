@@ -111,18 +111,24 @@ describe.skipIf(!mosquittoAvailable())('Mosquitto dynamic security managed by At
     expect(first.connected).toBe(false);
   });
 
-  it('ends the sessions of a re-initialised device at once; it signs in again with its current password', async () => {
+  it('ends the sessions of a re-initialised device: at the new password, and when asked; it signs in again with its current password', async () => {
+    const closed = (clients: MqttClient[]) => Promise.all(clients.map((c) => new Promise<void>((r) => c.once('close', () => r()))));
     await dynsec.upsertDevice('MQ-7', 'old-password');
-    const v4 = await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-a' });
-    const v5 = await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-b', protocolVersion: 5 });
-    await dynsec.upsertDevice('MQ-7', 'new-password');
-    // A new password alone leaves what signed in with the old one connected.
-    await new Promise((r) => setTimeout(r, 200));
-    expect([v4.connected, v5.connected]).toEqual([true, true]);
-    const cut = Promise.all([v4, v5].map((c) => new Promise<void>((r) => c.once('close', () => r()))));
+    const old = [
+      await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-a' }),
+      await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-b', protocolVersion: 5 }),
+    ];
+    const oldCut = closed(old);
+    await dynsec.upsertDevice('MQ-7', 'new-password'); // Mosquitto ends what signed in with the old one
+    await oldCut;
+    await expect(connect({ username: 'MQ-7', password: 'old-password' })).rejects.toThrow();
+    const current = [
+      await connect({ username: 'MQ-7', password: 'new-password', clientId: 'mq-7-c' }),
+      await connect({ username: 'MQ-7', password: 'new-password', clientId: 'mq-7-d', protocolVersion: 5 }),
+    ];
+    const cut = closed(current);
     await dynsec.endSessions('MQ-7');
     await cut;
-    await expect(connect({ username: 'MQ-7', password: 'old-password' })).rejects.toThrow();
     await connect({ username: 'MQ-7', password: 'new-password' });
     await dynsec.endSessions('MQ-404'); // no such account: nothing to end
   });
