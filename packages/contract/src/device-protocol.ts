@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCESS_REFUSALS, WEEKDAYS } from './access.js';
 import { DEVICE_TYPES, type DeviceEventType, type DeviceTaskType } from './devices.js';
+import { INT4_MAX } from './list-query.js';
 import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 
 /**
@@ -12,10 +13,9 @@ import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 export const DEVICE_PROTOCOL_VERSION = 1;
 
 const time = z.iso.datetime({ offset: true });
-/** Largest id: Atrium's ids (tasks, identifiers, schedules, rules) are PostgreSQL `integer` columns. */
-export const DEVICE_PROTOCOL_MAX_ID = 2_147_483_647;
-// An id past the column's range is refused with the message, never handed to the database.
-const id = z.number().int().positive().max(DEVICE_PROTOCOL_MAX_ID);
+// Atrium's ids (tasks, identifiers, schedules, rules) are PostgreSQL `integer` columns: an id past
+// their range is refused with the message, never handed to the database.
+const id = z.number().int().positive().max(INT4_MAX);
 const text = (max: number) => z.string().min(1).max(max);
 const lock = z.number().int().min(1).max(64);
 
