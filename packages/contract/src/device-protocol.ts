@@ -36,11 +36,8 @@ export const StatusOnlineMessageSchema = z.looseObject({
 });
 export const StatusOfflineMessageSchema = z.looseObject({
   state: z.literal('offline'),
-  /**
-   * `will`: the broker published the last will (connection lost); `shutdown`/`restart`: the device said
-   * so; `reinit`: Atrium ended the session because the device was initialised again.
-   */
-  reason: z.enum(['will', 'shutdown', 'restart', 'reinit']).optional(),
+  /** `will`: the broker published the last will (connection lost); `shutdown`/`restart`: the device said so. */
+  reason: z.enum(['will', 'shutdown', 'restart']).optional(),
   at: time.optional(),
 });
 export const StatusMessageSchema = z.discriminatedUnion('state', [StatusOnlineMessageSchema, StatusOfflineMessageSchema]);
