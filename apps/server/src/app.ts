@@ -415,6 +415,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     },
     faceIdForGuests: async (projectId) => featureEnabled(await licenses.serverFeatures(projectId), 'face_id_guests'),
   });
+  // an init (first or again) and a device's own request are followed by a full sync of what it must hold
+  devices.attachFullSync((tx, ids, actor) => access.queueSync(tx, actor, ids, { identifierIds: null, scheduleIds: null }));
   // amenities and reservations (issue 13): a reservation's QR is an identifier of the access area.
   const amenities = new AmenitiesService(database.db, access, devices, files);
   const auth = new AuthService(database.db, new AuthRepository(database.db), tokens, readCache);

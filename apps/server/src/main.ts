@@ -141,6 +141,7 @@ function manageMosquitto(config: Config, app: AppInstance): { ready: Promise<Mos
     enableDevice: async (serial) => (await manager()).enableDevice(serial),
     disableDevice: async (serial) => (await manager()).disableDevice(serial),
     removeDevice: async (serial) => (await manager()).removeDevice(serial),
+    endSessions: async (serial) => (await manager()).endSessions(serial),
   });
   return {
     ready,

@@ -15,8 +15,10 @@ import { adminClient } from './helpers.js';
  */
 export interface DeviceHarness {
   broker: EmbeddedBroker;
+  /** Atrium's own client of the broker (its counters of dropped messages). */
+  gateway: MqttGateway;
   url: string;
-  /** Creates a device through the API, initialises it and brings its simulator online. */
+  /** Creates a device through the API, initialises it, brings its simulator online and waits for its first full sync. */
   device(opts: {
     serial: string;
     type?: DeviceType;
@@ -24,7 +26,7 @@ export interface DeviceHarness {
     groupId?: number;
     sim?: Partial<SimDeviceOptions>;
   }): Promise<{ id: number; serial: string; sim: SimDevice }>;
-  /** Waits until every sync task of a device is completed. */
+  /** Waits until every sync task of a device is completed (or stopped: superseded by a full sync). */
   synced(deviceId: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -43,8 +45,23 @@ export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
   const gateway = await MqttGateway.connect({ url, ...internal, handlers: t.app.services.devices, log });
   t.app.services.devices.attachGateway(gateway);
   const sims: SimDevice[] = [];
+  const synced = async (deviceId: number) => {
+    await expect
+      .poll(
+        async () =>
+          (
+            await queryRows<{ n: number }>(
+              t.database.db,
+              sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${deviceId} AND type = 'sync' AND state NOT IN ('completed', 'stopped')`,
+            )
+          )[0]?.n,
+        { timeout: 10_000 },
+      )
+      .toBe(0);
+  };
   return {
     broker,
+    gateway,
     url,
     async device({ serial, type = 'panel', model, groupId = t.project.rootGroupId, sim: extra = {} }) {
       const admin = await adminClient(t);
@@ -63,22 +80,11 @@ export async function deviceHarness(t: TestApp): Promise<DeviceHarness> {
       await sim.start();
       await expect.poll(async () => (await admin.get(`/devices/${d.id}`)).json().data.online, { timeout: 10_000 }).toBe(true);
       await expect.poll(() => sim.initialized, { timeout: 10_000 }).toBe(true);
+      // The full sync every init brings is done too: the device is ready, and a test's own tasks come after it.
+      await synced(d.id);
       return { id: d.id, serial, sim };
     },
-    async synced(deviceId) {
-      await expect
-        .poll(
-          async () =>
-            (
-              await queryRows<{ n: number }>(
-                t.database.db,
-                sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${deviceId} AND type = 'sync' AND state <> 'completed'`,
-              )
-            )[0]?.n,
-          { timeout: 10_000 },
-        )
-        .toBe(0);
-    },
+    synced,
     async close() {
       // A close that once hung past the hook's minute under load: each step names itself when slow.
       const step = async (name: string, p: Promise<unknown>) => {

@@ -55,6 +55,18 @@ describe('device messages', () => {
     expect(decodeDeviceMessage('heartbeat', 'null')).toMatchObject({ ok: false, reason: 'invalid' });
   });
 
+  it('takes ids only within the integer columns they name (1 to 2147483647), and sync requests only with a known reason', () => {
+    const update = (id: string) => decodeDeviceMessage('task-updates', `{"task_id":${id},"state":"completed"}`);
+    expect(update('2147483647')).toMatchObject({ ok: true });
+    for (const id of ['2147483648', '9007199254740993', '1e300', '0', '-1', '1.5', '"7"']) {
+      expect(update(id), id).toMatchObject({ ok: false, reason: 'invalid' });
+    }
+    expect(decodeDeviceMessage('sync-acks', '{"task_id":4294967296}')).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeDeviceMessage('sync-requests', '{"reason":"empty","identifiers":0}')).toMatchObject({ ok: true });
+    expect(decodeDeviceMessage('sync-requests', '{"reason":"bored"}')).toMatchObject({ ok: false, reason: 'invalid' });
+    expect(decodeDeviceMessage('sync-requests', '{}')).toMatchObject({ ok: false, reason: 'invalid' });
+  });
+
   it('fills defaults and keeps fields it does not know', () => {
     const m = decodeDeviceMessage('events', '{"type":"door_opened","firmware_extra":1}');
     expect(m).toMatchObject({ ok: true, message: { type: 'door_opened', data: { lock: 1 }, firmware_extra: 1 } });

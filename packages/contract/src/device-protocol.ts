@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACCESS_REFUSALS, WEEKDAYS } from './access.js';
 import { DEVICE_TYPES, type DeviceEventType, type DeviceTaskType } from './devices.js';
+import { INT4_MAX } from './list-query.js';
 import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 
 /**
@@ -12,7 +13,9 @@ import { type DeviceTopicLeaf, MQTT_MAX_PACKET_BYTES } from './mqtt-topics.js';
 export const DEVICE_PROTOCOL_VERSION = 1;
 
 const time = z.iso.datetime({ offset: true });
-const id = z.number().int().positive();
+// Atrium's ids (tasks, identifiers, schedules, rules) are PostgreSQL `integer` columns: an id past
+// their range is refused with the message, never handed to the database.
+const id = z.number().int().positive().max(INT4_MAX);
 const text = (max: number) => z.string().min(1).max(max);
 const lock = z.number().int().min(1).max(64);
 
@@ -179,6 +182,45 @@ export const TASK_PAYLOAD_SCHEMAS = {
   }),
 } satisfies Record<DeviceTaskType, z.ZodType>;
 
+/**
+ * Which API calls create each task type (`calls`: method and path under /api/v0), and what else does
+ * (`also`). docs/device-protocol.md lists them; a server test checks that every call is a route.
+ */
+export const DEVICE_TASK_ORIGINS: Record<DeviceTaskType, { calls: readonly string[]; also?: string }> = {
+  apply_settings: { calls: ['POST /devices/{id}/settings/apply', 'POST /devices/backup/import'] },
+  init: { calls: ['POST /devices/{id}/init/apply', 'POST /devices/tasks/{id}/reinit'] },
+  sync: {
+    calls: [
+      'PUT /identifiers',
+      'PATCH /identifiers/{id}',
+      'DELETE /identifiers/{id}',
+      'POST /identifiers/delete',
+      'POST /identifiers/{id}/revoke',
+      'PUT /access-rules',
+      'PATCH /access-rules/{id}',
+      'DELETE /access-rules/{id}',
+      'PATCH /time-rules/{id}',
+      'PUT /guest-access',
+      'PATCH /guest-access/{id}',
+      'PUT /elevators/access-rules',
+      'PATCH /elevators/access-rules/{id}',
+      'PUT /amenities/reservations',
+      'POST /backups/{id}/apply',
+    ],
+    also: 'full: after every init task, when the device asks on `sync-requests`, and for every device on a backup restore; delta: for every other change, to the devices concerned, and when an identifier reaches its pass limit',
+  },
+  restart: { calls: [], also: 'no API call queues it in this version' },
+  remote_control: { calls: ['PUT /devices/remote-control'] },
+  play_audio: { calls: ['POST /emergency/{id}/start'] },
+  stop_audio: { calls: ['POST /emergency/{id}/stop'] },
+  lockdown: { calls: ['POST /emergency/lockdowns', 'POST /emergency/lockdowns/{id}/lift'] },
+  open_lock: {
+    calls: ['POST /calls/management/devices/open/{token}', 'POST /guest-access/key/{key}/open'],
+    also: 'DTMF `#` during a call',
+  },
+  call_elevator: { calls: ['POST /elevators/{id}/call'] },
+};
+
 const taskOf = <T extends DeviceTaskType>(type: T) =>
   z.object({ id, type: z.literal(type), payload: TASK_PAYLOAD_SCHEMAS[type], sent_at: time.optional() });
 
@@ -278,6 +320,21 @@ export const SyncAckMessageSchema = z.looseObject({
 });
 export type SyncAckMessage = z.infer<typeof SyncAckMessageSchema>;
 
+/** Why a device asks for a full sync. */
+export const SYNC_REQUEST_REASONS = ['empty', 'reset', 'replaced', 'inconsistent'] as const;
+
+/**
+ * `sync-requests`: the device asks for a full sync: it holds nothing (first start, factory reset, a
+ * replaced unit) or no longer trusts what it holds. Atrium queues one unless one is already on its way.
+ */
+export const SyncRequestMessageSchema = z.looseObject({
+  reason: z.enum(SYNC_REQUEST_REASONS),
+  /** Identifiers it holds now (0 when empty). */
+  identifiers: z.number().int().min(0).optional(),
+  at: time.optional(),
+});
+export type SyncRequestMessage = z.infer<typeof SyncRequestMessageSchema>;
+
 // --- remote control -----------------------------------------------------------------------------
 
 /** `screen`: one frame of the device's screen during a remote-control session (base64 image). */
@@ -312,6 +369,7 @@ export const DEVICE_MESSAGE_SCHEMAS = {
   'task-updates': TaskUpdateMessageSchema,
   events: EventMessageSchema,
   'sync-acks': SyncAckMessageSchema,
+  'sync-requests': SyncRequestMessageSchema,
   screen: ScreenFrameMessageSchema,
   input: RemoteInputMessageSchema,
 } as const satisfies Record<DeviceTopicLeaf, z.ZodType>;
@@ -325,6 +383,7 @@ export const DEVICE_MESSAGE_MAX_BYTES: Record<DeviceTopicLeaf, number> = {
   'task-updates': 8 * 1024,
   events: 8 * 1024,
   'sync-acks': 128 * 1024,
+  'sync-requests': 1024,
   screen: 200 * 1024,
   input: 1024,
 };

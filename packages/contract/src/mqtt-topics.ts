@@ -30,6 +30,8 @@ export const DEVICE_TOPICS = {
   events: 'events',
   /** up, QoS 1: a sync task's acknowledgement with the entities the device could not take. */
   syncAcks: 'sync-acks',
+  /** up, QoS 1: the device asks for a full sync (it holds nothing, or no longer trusts what it holds). */
+  syncRequests: 'sync-requests',
   /** up, QoS 0: a remote-control session's screen frames. */
   screen: 'screen',
   /** down, QoS 1: a remote-control session's taps, keys and door openings. */
@@ -38,7 +40,15 @@ export const DEVICE_TOPICS = {
 export type DeviceTopicLeaf = (typeof DEVICE_TOPICS)[keyof typeof DEVICE_TOPICS];
 
 /** Leaves a device publishes on. */
-export const DEVICE_UP_LEAVES: readonly DeviceTopicLeaf[] = ['status', 'heartbeat', 'task-updates', 'events', 'sync-acks', 'screen'];
+export const DEVICE_UP_LEAVES: readonly DeviceTopicLeaf[] = [
+  'status',
+  'heartbeat',
+  'task-updates',
+  'events',
+  'sync-acks',
+  'sync-requests',
+  'screen',
+];
 /** Leaves the server publishes on (and a device subscribes to). */
 export const DEVICE_DOWN_LEAVES: readonly DeviceTopicLeaf[] = ['tasks', 'input'];
 
@@ -50,6 +60,7 @@ export const mqttTopics = {
   taskUpdates: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.taskUpdates),
   events: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.events),
   syncAcks: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.syncAcks),
+  syncRequests: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.syncRequests),
   screen: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.screen),
   input: (serial: string) => deviceTopic(serial, DEVICE_TOPICS.input),
   /** What the server subscribes to: one leaf of every device (`atrium/v1/devices/+/events`). */

@@ -15,6 +15,7 @@ import {
   type RemoteInputMessage,
   type StatusMessage,
   type SyncAckMessage,
+  type SyncRequestMessage,
   type TaskMessage,
   type TaskUpdateMessage,
 } from '@atrium/contract';
@@ -68,6 +69,11 @@ export interface SimDeviceOptions {
   connectTimeoutMs?: number;
   /** Answer discovery over HTTP on this address and port (127.0.0.x for IP search). */
   discovery?: { ip: string; port: number };
+  /**
+   * Ask for a full sync on connecting while it holds no full sync (default true, as a panel should:
+   * a new, replaced or factory-reset unit holds nothing until one arrives).
+   */
+  askFullSync?: boolean;
   /** Which way people pass its reader (an entry or exit reader): reported as `direction` with each access granted. */
   direction?: 'in' | 'out';
   /** Random numbers in [0, 1) (for reproducible failure rates). */
@@ -113,6 +119,10 @@ export class SimDevice extends EventEmitter {
   readonly firmware: string;
   /** What sync tasks gave the device. */
   readonly synced = new SyncedData();
+  /** Whether a full sync reached it since it started (or was reset): until then it asks for one on each connect. */
+  fullSynced = false;
+  /** The full syncs it asked for (`sync-requests`), in order. */
+  readonly syncRequests: SyncRequestMessage[] = [];
   /** The last settings an apply_settings or init task gave it. */
   settings: Record<string, unknown> | null = null;
   initialized = false;
@@ -147,6 +157,8 @@ export class SimDevice extends EventEmitter {
   private eventSeq = 0;
   private startedAt = Date.now();
   private stopped = false;
+  /** Hung (freeze): it keeps its connection but sends nothing. */
+  private frozen = false;
   private lastDoorOpen = 0;
   private readonly random: () => number;
   private readonly log: (line: string) => void;
@@ -259,6 +271,13 @@ export class SimDevice extends EventEmitter {
       at: new Date().toISOString(),
     };
     await client.publishAsync(mqttTopics.status(this.serial), JSON.stringify(status), { qos: 1, retain: true });
+    // A unit holding no full sync (new, replaced, factory reset) asks for one, on every connect until it comes.
+    if (!this.fullSynced && this.opts.askFullSync !== false) {
+      await this.requestFullSync(this.synced.identifiers.size ? 'reset' : 'empty').catch((e: Error) =>
+        this.log(`${this.serial}: ${e.message}`),
+      );
+    }
+    this.frozen = false;
     this.startHeartbeat();
     this.log(`${this.serial}: online`);
     this.emit('online');
@@ -269,7 +288,7 @@ export class SimDevice extends EventEmitter {
     const ms = this.opts.heartbeatMs ?? this.heartbeatSeconds * 1000;
     this.heartbeatTimer = setInterval(() => {
       const client = this.client;
-      if (!client?.connected) return;
+      if (!client?.connected || this.frozen) return;
       client.publish(
         mqttTopics.heartbeat(this.serial),
         JSON.stringify({ uptime: Math.floor((Date.now() - this.startedAt) / 1000), at: new Date().toISOString() }),
@@ -283,6 +302,31 @@ export class SimDevice extends EventEmitter {
   private stopHeartbeat(): void {
     if (this.heartbeatTimer) clearInterval(this.heartbeatTimer);
     this.heartbeatTimer = undefined;
+  }
+
+  /** Asks Atrium for a full sync (`sync-requests`). */
+  async requestFullSync(reason: SyncRequestMessage['reason'] = 'inconsistent'): Promise<void> {
+    const request: SyncRequestMessage = { reason, identifiers: this.synced.identifiers.size, at: new Date().toISOString() };
+    this.syncRequests.push(request);
+    await this.publish('sync-requests', request, 1);
+  }
+
+  /**
+   * A factory reset: it forgets what it was given (synced data, settings, finished tasks) and, once
+   * connected again, asks for a full sync like a new unit.
+   */
+  factoryReset(): void {
+    this.synced.clear();
+    this.fullSynced = false;
+    this.settings = null;
+    this.initialized = false;
+    this.results.clear();
+  }
+
+  /** Misbehaviour: stays connected but says nothing more (a hung unit): no heartbeats, no will. */
+  freeze(): void {
+    this.stopHeartbeat();
+    this.frozen = true;
   }
 
   /** Beats now (tests that do not want to wait for the period). */
@@ -413,7 +457,10 @@ export class SimDevice extends EventEmitter {
         return;
       case 'sync': {
         const p = task.payload;
-        if (p.mode === 'full') this.synced.clear();
+        if (p.mode === 'full') {
+          this.synced.clear();
+          this.fullSynced = true;
+        }
         for (const id of p.removed?.identifiers ?? []) this.synced.removeIdentifier(id);
         for (const id of p.removed?.schedules ?? []) this.synced.schedules.delete(id);
         for (const s of p.schedules) this.synced.schedules.set(s.id, s);

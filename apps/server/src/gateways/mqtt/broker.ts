@@ -367,6 +367,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       enableDevice: async () => undefined,
       disableDevice: kick,
       removeDevice: kick,
+      endSessions: kick,
     },
     tlsPort: () => {
       const a = secure?.server.address();

@@ -113,7 +113,13 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker, client) =
   it('tracks presence: online with model, firmware and capabilities; heartbeats only in memory; offline on a clean stop and by the last will', async () => {
     const d = await device({ type: 'accesscontroller', model: 'AC-4' });
     const online = rec.presence.find((p) => p.serial === d.serial)?.report;
-    expect(online).toEqual({ online: true, model: 'AC-4', firmware: 'sim-1.0.0', capabilities: expect.objectContaining({ locks: 4 }) });
+    expect(online).toEqual({
+      online: true,
+      type: 'accesscontroller',
+      model: 'AC-4',
+      firmware: 'sim-1.0.0',
+      capabilities: expect.objectContaining({ locks: 4 }),
+    });
     // Heartbeats arrive every 50 ms: no presence report for them, one last-seen batch per flush.
     await expect.poll(() => rec.seen.some((s) => s.has(d.serial))).toBe(true);
     await new Promise((r) => setTimeout(r, 300));

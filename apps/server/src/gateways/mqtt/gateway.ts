@@ -55,8 +55,10 @@ export interface MqttGatewayOptions {
    * Presence (status, heartbeat) is always read by every instance. Mosquitto and EMQX have them; aedes does not.
    */
   shared?: boolean;
-  /** How often last-seen times are handed over and silent devices are declared offline (ms). */
+  /** How often last-seen times are handed over (ms). */
   flushMs?: number;
+  /** Longest wait between two looks for silent devices (ms); a look is also due when the first device may have gone silent. */
+  presenceCheckMs?: number;
   /** A device not heard from for this many heartbeat periods is offline (its will should have said so already). */
   staleHeartbeats?: number;
   /**
@@ -151,6 +153,7 @@ export class MqttGateway implements DeviceGateway {
   private link: Link;
   private readonly log: GatewayLogger;
   private readonly flushTimer: NodeJS.Timeout;
+  private presenceTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local' | 'clientId'>>;
 
@@ -158,6 +161,7 @@ export class MqttGateway implements DeviceGateway {
     this.opts = {
       shared: false,
       flushMs: 30_000,
+      presenceCheckMs: 1000,
       staleHeartbeats: 3,
       maxQueuePerDevice: 1000,
       connectTimeoutMs: 5000,
@@ -171,6 +175,7 @@ export class MqttGateway implements DeviceGateway {
     else throw new Error('the MQTT gateway needs a broker URL or the embedded broker');
     this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
     this.flushTimer.unref();
+    this.schedulePresenceCheck(this.opts.presenceCheckMs);
     // Started in the background, nobody may wait for the first subscription: its failure is logged.
     this.firstSubscription.catch(() => undefined);
   }
@@ -527,7 +532,13 @@ export class MqttGateway implements DeviceGateway {
     if (p?.online) return; // the common case: nothing but the in-memory last-seen time
     // Heard from a device this gateway thought offline (or never saw come online): it is online.
     this.presence.set(serial, { online: true, lastSeen: Date.now(), heartbeat: p?.heartbeat ?? 60 });
-    this.enqueue(serial, () => this.opts.handlers.onPresence(serial, { online: true }));
+    this.enqueue(serial, async () => {
+      // A device whose status was refused (another model or type) is not brought online by its heartbeats.
+      if ((await this.opts.handlers.onPresence(serial, { online: true })) === false) {
+        const now = this.presence.get(serial);
+        if (now) now.online = false;
+      }
+    });
   }
 
   /**
@@ -572,8 +583,17 @@ export class MqttGateway implements DeviceGateway {
         const now = Date.now();
         if (m.state === 'online') {
           const before = this.presence.get(serial);
-          this.presence.set(serial, { online: true, lastSeen: retained ? (before?.lastSeen ?? now) : now, heartbeat: m.heartbeat });
-          await h.onPresence(serial, { online: true, model: m.model, firmware: m.firmware, capabilities: m.capabilities });
+          const presence = { online: true, lastSeen: retained ? (before?.lastSeen ?? now) : now, heartbeat: m.heartbeat };
+          this.presence.set(serial, presence);
+          const accepted = await h.onPresence(serial, {
+            online: true,
+            type: m.type,
+            model: m.model,
+            firmware: m.firmware,
+            capabilities: m.capabilities,
+          });
+          // A status the device's record refuses (another model or type) does not make it online here either.
+          if (accepted === false) presence.online = false;
         } else {
           const before = this.presence.get(serial);
           this.presence.set(serial, { online: false, lastSeen: before?.lastSeen ?? now, heartbeat: before?.heartbeat ?? 60 });
@@ -595,6 +615,11 @@ export class MqttGateway implements DeviceGateway {
         await h.onSyncAck(serial, { task_id: m.task_id, errors: m.errors });
         return;
       }
+      case 'sync-requests': {
+        const m = message as DeviceMessage<'sync-requests'>;
+        await h.onSyncRequest?.(serial, { reason: m.reason });
+        return;
+      }
       case 'screen': {
         await h.onScreenFrame?.(serial, message as ScreenFrameMessage);
         return;
@@ -606,15 +631,37 @@ export class MqttGateway implements DeviceGateway {
 
   // --- periodic work -----------------------------------------------------------------------------
 
-  /** Hands over last-seen times and declares devices silent for too long offline. Runs every `flushMs`. */
-  async flush(): Promise<void> {
+  /**
+   * Declares offline the devices not heard from for `staleHeartbeats` of their periods, and looks
+   * again when the next one would be due (at most `presenceCheckMs` later): a lost device is seen
+   * within three heartbeats of its last word, not at the next last-seen flush.
+   */
+  private checkPresence(): void {
     const now = Date.now();
+    let next = this.opts.presenceCheckMs;
     for (const [serial, p] of this.presence) {
-      if (p.online && now - p.lastSeen > p.heartbeat * 1000 * this.opts.staleHeartbeats) {
+      if (!p.online) continue;
+      const due = p.lastSeen + p.heartbeat * 1000 * this.opts.staleHeartbeats - now;
+      if (due <= 0) {
         p.online = false;
-        this.enqueue(serial, () => this.opts.handlers.onPresence(serial, { online: false }));
-      }
+        this.enqueue(serial, async () => {
+          await this.opts.handlers.onPresence(serial, { online: false });
+        });
+      } else if (due < next) next = due;
     }
+    this.schedulePresenceCheck(next);
+  }
+
+  private schedulePresenceCheck(ms: number): void {
+    clearTimeout(this.presenceTimer);
+    if (this.closed) return;
+    this.presenceTimer = setTimeout(() => this.checkPresence(), Math.max(20, ms));
+    this.presenceTimer.unref();
+  }
+
+  /** Hands over last-seen times. Runs every `flushMs`. */
+  async flush(): Promise<void> {
+    this.checkPresence();
     if (!this.seen.size || !this.opts.handlers.onLastSeen) {
       this.seen.clear();
       return;
@@ -638,6 +685,7 @@ export class MqttGateway implements DeviceGateway {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.flushTimer);
+    clearTimeout(this.presenceTimer);
     // A close never hangs: a broker link that does not end, or a device's handler that never settles,
     // is given up after a while with a warning that names it (the devices still waiting), and the
     // last-seen times are still handed over.

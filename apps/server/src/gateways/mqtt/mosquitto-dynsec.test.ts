@@ -111,6 +111,28 @@ describe.skipIf(!mosquittoAvailable())('Mosquitto dynamic security managed by At
     expect(first.connected).toBe(false);
   });
 
+  it('ends the sessions of a re-initialised device: at the new password, and when asked; it signs in again with its current password', async () => {
+    const closed = (clients: MqttClient[]) => Promise.all(clients.map((c) => new Promise<void>((r) => c.once('close', () => r()))));
+    await dynsec.upsertDevice('MQ-7', 'old-password');
+    const old = [
+      await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-a' }),
+      await connect({ username: 'MQ-7', password: 'old-password', clientId: 'mq-7-b', protocolVersion: 5 }),
+    ];
+    const oldCut = closed(old);
+    await dynsec.upsertDevice('MQ-7', 'new-password'); // Mosquitto ends what signed in with the old one
+    await oldCut;
+    await expect(connect({ username: 'MQ-7', password: 'old-password' })).rejects.toThrow();
+    const current = [
+      await connect({ username: 'MQ-7', password: 'new-password', clientId: 'mq-7-c' }),
+      await connect({ username: 'MQ-7', password: 'new-password', clientId: 'mq-7-d', protocolVersion: 5 }),
+    ];
+    const cut = closed(current);
+    await dynsec.endSessions('MQ-7');
+    await cut;
+    await connect({ username: 'MQ-7', password: 'new-password' });
+    await dynsec.endSessions('MQ-404'); // no such account: nothing to end
+  });
+
   it('removes the accounts of devices deleted while Atrium was away, and never touches its own', async () => {
     await dynsec.upsertDevice('MQ-5', 'mq-five-password');
     await dynsec.upsertDevice('MQ-6', 'mq-six-password');

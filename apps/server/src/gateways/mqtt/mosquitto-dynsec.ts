@@ -282,6 +282,18 @@ export class MosquittoDynsec implements DeviceAccounts {
     await this.run([{ command: 'disableClient', username: serial }], [/not found/i]);
   }
 
+  /** Mosquitto 2.0's dynamic security ends an account's connections when it is disabled: disabled and enabled again. */
+  async endSessions(serial: string): Promise<void> {
+    this.assertSerial(serial);
+    await this.run(
+      [
+        { command: 'disableClient', username: serial },
+        { command: 'enableClient', username: serial },
+      ],
+      [/not found/i],
+    );
+  }
+
   async removeDevice(serial: string): Promise<void> {
     this.assertSerial(serial);
     await this.run(

@@ -54,6 +54,8 @@ export interface DeviceAccounts {
   disableDevice(serial: string): Promise<void>;
   /** Deletes the account (device deleted, or its serial number changed). */
   removeDevice(serial: string): Promise<void>;
+  /** Ends the device's connections now (it was initialised again: it must sign in with its new password). */
+  endSessions(serial: string): Promise<void>;
 }
 
 /** Broker sign-in of a device: username = serial number, password = device password (set at init). */
@@ -63,9 +65,13 @@ export interface DeviceCredentials {
 
 export interface PresenceReport {
   online: boolean;
+  /** What an online status names; the device's record must say the same. */
+  type?: string | undefined;
   model?: string | undefined;
   firmware?: string | undefined;
   capabilities?: Record<string, unknown> | undefined;
+  /** Why it went offline, when Atrium itself ended its session (`reinit`: initialised again). */
+  reason?: 'reinit' | undefined;
 }
 
 export interface TaskUpdateReport {
@@ -87,6 +93,11 @@ export interface EventReport {
 /** Called once an event is committed: the acknowledgement (PUBACK) to its device may go. */
 export type EventStored = () => void;
 
+/** A device asks for a full sync (docs/device-protocol.md, `sync-requests`). */
+export interface SyncRequestReport {
+  reason: string;
+}
+
 export interface SyncAckReport {
   task_id: number;
   errors?: { entity: 'identifier' | 'schedule'; id: number; message: string }[] | undefined;
@@ -94,7 +105,8 @@ export interface SyncAckReport {
 
 /** What the gateway calls on the devices service when a device speaks. */
 export interface DeviceMessageHandlers {
-  onPresence(serial: string, report: PresenceReport): Promise<void>;
+  /** Resolves with false when the device's record refuses the report (a status naming another model or type). */
+  onPresence(serial: string, report: PresenceReport): Promise<unknown>;
   onTaskUpdate(serial: string, report: TaskUpdateReport): Promise<void>;
   /** Takes an event for storage; `stored` is called once it is committed (then, and only then, the device is told). */
   onEvent(serial: string, report: EventReport, stored?: EventStored): Promise<void>;
@@ -109,6 +121,8 @@ export interface DeviceMessageHandlers {
    */
   eventRoom?(): Promise<void> | null;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
+  /** The device asks for a full sync. */
+  onSyncRequest?(serial: string, report: SyncRequestReport): Promise<void>;
   /** A remote-control screen frame (only while a session runs). */
   onScreenFrame?(serial: string, frame: ScreenFrameMessage): Promise<void>;
   /** When each device was last heard from, since the previous flush: one call per flush, never per heartbeat. */

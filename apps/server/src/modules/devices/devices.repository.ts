@@ -155,6 +155,8 @@ export interface DeviceOfSerial {
   id: number;
   projectId: number;
   serialNumber: string;
+  type: string;
+  model: string;
   passwordHash: string | null;
   protocol: string;
   groupId: number | null;
@@ -598,6 +600,35 @@ export class DevicesRepository {
     );
   }
 
+  /** Whether this is a sync task of this device still waiting for its result (a sync acknowledgement counts only for one). */
+  async isPendingSync(deviceId: number, taskId: number): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      sql`SELECT id FROM device_tasks WHERE id = ${taskId} AND device_id = ${deviceId} AND type = 'sync' AND state IN ('queued', 'started')`,
+    );
+    return rows.length > 0;
+  }
+
+  /** The devices among these with a full sync not finished yet (waiting, or on its way). */
+  async withOpenFullSync(db: DbOrTx, deviceIds: readonly number[]): Promise<Set<number>> {
+    if (!deviceIds.length) return new Set();
+    const rows = await queryRows<{ device_id: number }>(
+      db,
+      sql`SELECT DISTINCT device_id FROM device_tasks WHERE device_id = ANY(${intArray(deviceIds)}) AND state IN ${OPEN}
+        AND type = 'sync' AND payload->>'mode' = 'full'`,
+    );
+    return new Set(rows.map((r) => Number(r.device_id)));
+  }
+
+  /**
+   * Stops the delta syncs of these devices not handed over yet: a full sync queued after them in the
+   * same transaction carries what they would (their changes committed before it was built).
+   */
+  async supersedeDeltas(db: DbOrTx, deviceIds: readonly number[]): Promise<void> {
+    await db.execute(sql`UPDATE device_tasks SET state = 'stopped', error = 'superseded by a full sync', finished_at = now(), updated_at = now()
+      WHERE device_id = ANY(${intArray(deviceIds)}) AND state IN ('new', 'waiting') AND type = 'sync' AND payload->>'mode' = 'delta'`);
+  }
+
   /** What a device's messages need, for many serial numbers in one query: id, project, password and the audience of its news. */
   async bySerials(serials: readonly string[]): Promise<Map<string, DeviceOfSerial>> {
     const found = new Map<string, DeviceOfSerial>();
@@ -606,6 +637,8 @@ export class DevicesRepository {
       id: number;
       project_id: number;
       serial_number: string;
+      type: string;
+      model: string;
       password_hash: string | null;
       protocol: string;
       group_id: number | null;
@@ -613,7 +646,7 @@ export class DevicesRepository {
       created_by: number | null;
     }>(
       this.db,
-      sql`SELECT d.id, d.project_id, d.serial_number, d.password_hash, d.protocol, d.group_id, d.created_by,
+      sql`SELECT d.id, d.project_id, d.serial_number, d.type, d.model, d.password_hash, d.protocol, d.group_id, d.created_by,
           (SELECT g.path FROM groups g WHERE g.id = d.group_id) AS group_path
         FROM devices d WHERE d.serial_number IN (SELECT jsonb_array_elements_text(${JSON.stringify(serials)}::jsonb))`,
     );
@@ -622,6 +655,8 @@ export class DevicesRepository {
         id: Number(r.id),
         projectId: Number(r.project_id),
         serialNumber: r.serial_number,
+        type: r.type,
+        model: r.model,
         passwordHash: r.password_hash,
         protocol: r.protocol,
         groupId: r.group_id === null ? null : Number(r.group_id),

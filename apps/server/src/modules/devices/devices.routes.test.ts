@@ -315,6 +315,12 @@ describe('device tasks (spec §4)', () => {
     expect(gw.ids(d.serial_number).slice(-1)).toEqual([reinit.json().data.id]);
     expect((await task(a)).state).toBe('new');
     await devices().onTaskUpdate(d.serial_number, { task_id: reinit.json().data.id, state: 'completed' });
+    // Then the full sync every init brings (a re-initialised unit may hold nothing), then the task again.
+    const fullSync = gw.ids(d.serial_number).at(-1) as number;
+    expect(await queryRows(t.database.db, sql`SELECT type, payload->>'mode' AS mode FROM device_tasks WHERE id = ${fullSync}`)).toEqual([
+      { type: 'sync', mode: 'full' },
+    ]);
+    await devices().onTaskUpdate(d.serial_number, { task_id: fullSync, state: 'completed' });
     expect(gw.ids(d.serial_number).slice(-1)).toEqual([a]);
     expect((await admin.post('/devices/tasks/999999/restart')).statusCode).toBe(404);
   });
@@ -620,8 +626,15 @@ describe('device events and sync errors', () => {
   it('answers the identifiers and schedules the device refused at its last sync', async () => {
     const d = await makeDevice();
     expect((await admin.get(`/devices/${d.id}/sync-errors`)).json().data).toEqual({ identifiers: [], schedules: [] });
+    // The acknowledgement of its sync task that is on its way (one of another task changes nothing).
+    const [sync] = await queryRows<{ id: number }>(
+      t.database.db,
+      sql`INSERT INTO device_tasks (project_id, device_id, type, payload, state) VALUES (${t.project.projectId}, ${d.id}, 'sync', '{"mode":"delta"}', 'started') RETURNING id`,
+    );
+    await devices().onSyncAck(d.serial_number, { task_id: 1, errors: [{ entity: 'identifier', id: 8, message: 'not mine' }] });
+    expect((await admin.get(`/devices/${d.id}/sync-errors`)).json().data).toEqual({ identifiers: [], schedules: [] });
     await devices().onSyncAck(d.serial_number, {
-      task_id: 1,
+      task_id: Number(sync?.id),
       errors: [
         { entity: 'identifier', id: 7, message: 'memory full' },
         { entity: 'schedule', id: 3, message: 'too many intervals' },

@@ -51,9 +51,26 @@ import {
   InvalidTaskError,
   type PresenceReport,
   type SyncAckReport,
+  type SyncRequestReport,
   type TaskUpdateReport,
 } from './devices.gateway.js';
 import type { ClaimedTask, DeviceOfSerial, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+/**
+ * Queues, in the caller's transaction, a full sync of each of these devices: everything it must hold
+ * (identifiers, rules, schedules), replacing whatever it holds. The access area builds it.
+ */
+export type FullSyncQueue = (tx: Tx, deviceIds: number[], actor: Actor | null) => Promise<number>;
+
+/** Device messages refused for not following their device, counted per reason (System metrics). */
+export interface DeviceRefusals {
+  /** An online status naming another type or model than the device's record. */
+  status_mismatch: number;
+  /** A sync acknowledgement that is not for a sync task of that device waiting for its result. */
+  sync_ack_foreign: number;
+}
 
 /** Where the devices area speaks to consoles: the realtime hub and users' notifications. */
 export interface DeviceAnnouncer {
@@ -230,7 +247,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private readonly verified = new Map<string, number>();
   /** Hashes being checked right now, by the same digest. */
   private readonly verifying = new Map<string, Promise<boolean>>();
-  /** The event intake's counters (/metrics, system information, the benchmark). */
+  /** The event intake's counters (/metrics, system information, the benchmark); refused device messages; full syncs devices asked for. */
   readonly stats = {
     /** Events committed (a re-sent one whose event id was stored already counts again: it was answered). */
     storedEvents: 0,
@@ -241,11 +258,21 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     /** Events still unstored (so unacknowledged; their devices send them again) when the service stopped. */
     unstoredAtStop: 0,
     listenerErrors: 0,
+    refused: { status_mismatch: 0, sync_ack_foreign: 0 } satisfies DeviceRefusals as DeviceRefusals,
+    syncRequests: 0,
   };
   /** Batches being written, oldest first (for the oldest unstored event's age). */
   private readonly writing = new Set<readonly NewEvent[]>();
   /** Callers waiting for the intake to have room again (eventRoom). */
   private roomWaiters: (() => void)[] = [];
+  /** Serial numbers whose last online status named another type or model: not online until one matches. */
+  private readonly mismatched = new Set<string>();
+  private fullSync: FullSyncQueue | null = null;
+  /** Devices asking for a full sync in the same turn are looked up and queued together. */
+  private readonly syncRequests = new Batches<string>(
+    (serial) => serial,
+    (serials) => this.applySyncRequests(serials),
+  );
   private readonly eventDevices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
   /** Serial numbers waiting to be resolved together (one query for all the senders new this turn). */
   private serialLookups: Map<string, ((d: { id: number; projectId: number } | null, err?: unknown) => void)[]> | null = null;
@@ -273,7 +300,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     (r) => r.serial,
     (items) => this.applyTaskReports(items),
   );
-  private readonly presenceReports = new Batches<{ serial: string; report: PresenceReport }>(
+  private readonly presenceReports = new Batches<{ serial: string; report: PresenceReport }, boolean>(
     (r) => r.serial,
     (items) => this.applyPresence(items),
   );
@@ -309,6 +336,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   attachGateway(gateway: DeviceGateway | null): void {
     this.gateway = gateway;
     if (gateway) void this.pump(null);
+  }
+
+  /** How a full sync is queued (the access area knows what each device must hold). */
+  attachFullSync(queue: FullSyncQueue | null): void {
+    this.fullSync = queue;
   }
 
   /** The broker's device accounts (embedded broker or Mosquitto's dynamic security), kept in step with devices. */
@@ -580,9 +612,21 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         throw new AppError('device_unavailable');
       }
     }
-    const task = await this.enqueue(ctx, d, 'init', { device_settings: settingsOf(d.settings), management: d.management }, async (tx) => {
-      await this.repo.update(tx, id, { passwordHash: hash, initializedAt: new Date() });
-    });
+    // What signed in before (the unit this one replaces, or this one before a factory reset) must sign
+    // in again with the new password: the device is offline from now on (so that nothing is handed to
+    // that session), and its sessions end once the new password is stored.
+    if (d.online) await this.onPresence(d.serialNumber, { online: false, reason: 'reinit' });
+    const task = await this.enqueue(
+      ctx,
+      { ...d, online: false },
+      'init',
+      { device_settings: settingsOf(d.settings), management: d.management },
+      async (tx) => {
+        await this.repo.update(tx, id, { passwordHash: hash, initializedAt: new Date() });
+      },
+      (tx) => this.queueFullSync(tx, [d.id], ctx.actor),
+    );
+    await this.account((a) => a.endSessions(d.serialNumber));
     return { task, password: password ? null : plain };
   }
 
@@ -592,15 +636,19 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     d: DeviceRow,
     type: DeviceTaskType,
     payload: Record<string, unknown>,
-    alsoInTx?: (tx: Parameters<Parameters<Db['transaction']>[0]>[0]) => Promise<void>,
+    alsoInTx?: (tx: Tx) => Promise<void>,
+    afterInTx?: (tx: Tx) => Promise<unknown>,
   ): Promise<DeviceTask> {
     if (d.protocol === 'none' && NEEDS_PROTOCOL.has(type)) throw new AppError('protocol_none');
+    // An init (first or again) is followed by a full sync: a new or reset unit holds nothing yet.
+    const after = afterInTx ?? (type === 'init' ? (tx: Tx) => this.queueFullSync(tx, [d.id], ctx.actor) : undefined);
     const taskId = await this.db.transaction(async (tx) => {
       await alsoInTx?.(tx);
       const tid = await this.repo.insertTask(tx, { projectId: d.projectId, deviceId: d.id, type, payload, createdBy: ctx.actor.userId });
       // A device that is not connected keeps its tasks waiting until it comes online.
       if (!d.online) await this.repo.setTask(tx, tid, { state: 'waiting' });
       await recordAudit(tx, ctx, { entity: 'device_task', entityId: tid, action: 'create', after: { device_id: d.id, type } });
+      await after?.(tx);
       return tid;
     });
     await this.pump(d.id);
@@ -1054,15 +1102,36 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   }
 
   /** A device's status (online with what it announced, or offline); reports arriving together are written together. */
-  onPresence(serial: string, report: PresenceReport): Promise<void> {
+  onPresence(serial: string, report: PresenceReport): Promise<boolean> {
     return this.presenceReports.add({ serial, report });
   }
 
-  private async applyPresence(items: readonly { serial: string; report: PresenceReport }[]): Promise<undefined[]> {
+  /**
+   * Whether an online report follows the device's record: a status naming another type or model is
+   * refused (and counted), and so are the heartbeats of that device until a status matches again.
+   */
+  private followsRecord(d: DeviceOfSerial, report: PresenceReport): boolean {
+    if (!report.online) return true;
+    if (report.type === undefined && report.model === undefined) return !this.mismatched.has(d.serialNumber);
+    if ((report.type !== undefined && report.type !== d.type) || (report.model !== undefined && report.model !== d.model)) {
+      this.stats.refused.status_mismatch++;
+      if (this.mismatched.size > 100_000) this.mismatched.clear();
+      this.mismatched.add(d.serialNumber);
+      return false;
+    }
+    this.mismatched.delete(d.serialNumber);
+    return true;
+  }
+
+  private async applyPresence(items: readonly { serial: string; report: PresenceReport }[]): Promise<boolean[]> {
     const devices = await this.repo.bySerials([...new Set(items.map((i) => i.serial))]);
-    const found = items.flatMap(({ serial, report }) => {
+    const accepted = items.map(({ serial, report }) => {
       const d = devices.get(serial);
-      return d ? [{ d, report }] : [];
+      return d === undefined || this.followsRecord(d, report);
+    });
+    const found = items.flatMap(({ serial, report }, i) => {
+      const d = devices.get(serial);
+      return d && accepted[i] ? [{ d, report }] : [];
     });
     const changed = await this.repo.setPresenceMany(
       found.map(({ d, report }) => ({
@@ -1079,7 +1148,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
           projectId: d.projectId,
           topic: DEVICE_REALTIME.statusTopic,
           event: DEVICE_REALTIME.events.status,
-          data: { id: d.id, online: report.online },
+          data: { id: d.id, online: report.online, ...(report.reason ? { reason: report.reason } : {}) },
           audience: deviceAudience(d),
         })),
     );
@@ -1101,7 +1170,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         await this.mailAdmin(d.projectId, { kind: 'device_offline', deviceId: d.id, at: new Date() });
       }
     }
-    return items.map(() => undefined);
+    return accepted;
   }
 
   /** Last-seen times of a gateway flush, in one statement. */
@@ -1443,10 +1512,45 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return { told: this.told };
   }
 
+  /** A sync acknowledgement counts only for a sync task of that very device still waiting for its result. */
   async onSyncAck(serial: string, report: SyncAckReport): Promise<void> {
-    const d = await this.repo.bySerial(serial);
+    const d = await this.eventDevice(serial);
     if (!d) return;
+    if (!(await this.repo.isPendingSync(d.id, report.task_id))) {
+      this.stats.refused.sync_ack_foreign++;
+      return;
+    }
     await this.repo.setSyncErrors(d.id, report.errors ?? []);
+  }
+
+  /** A device asks for a full sync (it holds nothing, or no longer trusts what it holds). */
+  onSyncRequest(serial: string, _report: SyncRequestReport): Promise<void> {
+    this.stats.syncRequests++;
+    return this.syncRequests.add(serial);
+  }
+
+  private async applySyncRequests(serials: readonly string[]): Promise<undefined[]> {
+    const found = await this.repo.idsOfSerials(serials);
+    const ids = [...new Set([...found.values()].map((d) => d.id))];
+    const queued = await this.db.transaction((tx) => this.queueFullSync(tx, ids, null));
+    if (queued.length) await this.pumpMany(queued);
+    return serials.map(() => undefined);
+  }
+
+  /**
+   * Queues a full sync of the devices that have none waiting or on its way (a device asking twice, or
+   * asking right after its init, gets one), in place of their delta syncs not sent yet. Answers the
+   * devices it queued one for.
+   */
+  private async queueFullSync(tx: Tx, deviceIds: readonly number[], actor: Actor | null): Promise<number[]> {
+    if (!this.fullSync || !deviceIds.length) return [];
+    const open = await this.repo.withOpenFullSync(tx, deviceIds);
+    const need = deviceIds.filter((id) => !open.has(id));
+    if (!need.length) return need;
+    // Before the full sync is built, so that what the stopped deltas carried is in it.
+    await this.repo.supersedeDeltas(tx, need);
+    await this.fullSync(tx, need, actor);
+    return need;
   }
 
   // --- dispatch ----------------------------------------------------------------------------------

@@ -210,12 +210,8 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
     ];
     const bit = (b: boolean | null) => (b ? 1 : 0);
-    const counter = (name: string, help: string, rows: [Record<string, string>, number][]) => [
-      `# HELP ${name} ${help}`,
-      `# TYPE ${name} counter`,
-      ...rows.map(([l, v]) => `${name}${Object.keys(l).length ? labels(l) : ''} ${v}`),
-    ];
     const ev = info.device_events;
+    const deviceStats = app.services.devices.stats;
     const lines = [
       ...gauge('atrium_build_info', 'Version of Atrium and of Node.js.', [[{ version: info.version, node: info.node_version }, 1]]),
       ...gauge('atrium_uptime_seconds', 'Seconds since this instance started.', [[{}, info.uptime_seconds]]),
@@ -252,11 +248,13 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         'Acknowledgements not sent because their broker connection closed first (the broker sends the events again).',
         [[{}, ev.acks_of_closed_connections]],
       ),
+      // One family for every refusal: the intake's (overloaded) and the checks that a message follows its device.
       ...counter(
         'atrium_device_messages_refused_total',
         'Device messages refused, per reason.',
-        Object.entries(ev.refused).map(([reason, n]) => [{ reason }, n]),
+        Object.entries({ ...ev.refused, ...deviceStats.refused }).map(([reason, n]) => [{ reason }, n]),
       ),
+      ...counter('atrium_device_sync_requests_total', 'Full syncs devices asked for.', [[{}, deviceStats.syncRequests]]),
       ...counter(
         'atrium_device_events_unstored_at_stop_total',
         'Device events unstored when the service stopped (sent again by their devices).',
