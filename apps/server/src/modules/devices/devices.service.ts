@@ -51,7 +51,16 @@ import {
   type SyncAckReport,
   type TaskUpdateReport,
 } from './devices.gateway.js';
-import type { ClaimedTask, DeviceOfSerial, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+import type {
+  ClaimedTask,
+  DeviceOfSerial,
+  DeviceRow,
+  DevicesRepository,
+  EventRow,
+  ListedDevice,
+  NewEvent,
+  TaskRow,
+} from './devices.repository.js';
 
 /** Where the devices area speaks to consoles: the realtime hub and users' notifications. */
 export interface DeviceAnnouncer {
@@ -110,7 +119,7 @@ function mergeSettings(stored: Record<string, unknown>, body: Record<string, unk
 
 const NO_CAPABILITIES = { locks: 0, face_recognition: false, lift_relays: 0, sip: false, display: false };
 
-export function toDevice(d: DeviceRow): Device {
+export function toDevice(d: DeviceRow | ListedDevice): Device {
   const management = d.management as { heartbeat?: number; realtime_logging?: boolean };
   return {
     id: d.id,
@@ -122,9 +131,9 @@ export function toDevice(d: DeviceRow): Device {
     port: d.port,
     serial_number: d.serialNumber,
     login: d.serialNumber,
-    password_set: d.passwordHash !== null,
+    password_set: 'passwordSet' in d ? d.passwordSet : d.passwordHash !== null,
     device_login: d.deviceLogin,
-    device_password_set: d.devicePassword !== null,
+    device_password_set: 'devicePasswordSet' in d ? d.devicePasswordSet : d.devicePassword !== null,
     domain_id: d.groupId,
     protocol: d.protocol as DeviceProtocol,
     get_logs: d.getLogs,
