@@ -1,3 +1,4 @@
+import { DeviceSchema, listResponse } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
@@ -55,6 +56,8 @@ async function allPages(api: Api, sort: string, size: number) {
     const res = await api.get(`/devices?page=${page}&size=${size}&sort=${sort}`);
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
+    // Byte for byte what the contract's schema makes of the answer: its keys, in its order, and nothing else.
+    expect(res.body).toBe(JSON.stringify(listResponse(DeviceSchema).strict().parse(body)));
     totals.add(body.meta.total);
     expect(body.meta.estimated).toBeUndefined();
     if (!body.data.length) break;
