@@ -10,12 +10,15 @@
 //      into a copy of the events table (why two phases: at `events()`);
 //   3. a settings apply to BENCH_SETTINGS_DEVICES (1,000) online devices: until every task is
 //      completed, against the time of its HTTP POSTs alone;
-//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route, and on one
-//      connection while the steady events arrive against the same with none (when they last 25 s or more).
+//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route, its throughput against
+//      pgbench running the list's own statement (at 8 clients and at 1), and on one connection while the
+//      steady events arrive against the same with none (when they last 25 s or more).
 // Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_EVENT_BURST, BENCH_SETTINGS_DEVICES, BENCH_PG,
 // BENCH_FLEET_PROCESSES (default: half the cores, at least 1); BENCH_FLEET_FLAGS, BENCH_FLEET_PROF (Node options, CPU profiles of the fleet);
 // BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
-// BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others).
+// BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others);
+// BENCH_DEVICES_ONLY=list runs the list figure alone, its devices marked online in SQL (no fleet);
+// BENCH_LIST_SECONDS (8): each list load and each pgbench run.
 // It fails (exit code 1, after printing its figures) when a simulated device never came online.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

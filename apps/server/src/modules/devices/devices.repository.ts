@@ -112,9 +112,16 @@ const mayOnListed = (actor: Actor, r: ListedRow, action: 'edit' | 'delete') =>
     createdBy: r.createdBy,
   });
 
+/**
+ * A row read for the list, completed in place with what the actor may do with it: the rows are the
+ * list's own, and a copy of every row of every page was a fair share of the route's garbage. What
+ * it carries besides (the group's path, the total) is not in the answer, which toDevice builds key by key.
+ */
 function listed(actor: Actor, r: ListedRow): ListedDevice {
-  const { groupPath: _g, ...row } = r;
-  return { ...row, editable: mayOnListed(actor, r, 'edit'), deletable: mayOnListed(actor, r, 'delete') };
+  const row = r as ListedRow & Pick<ListedDevice, 'editable' | 'deletable'>;
+  row.editable = mayOnListed(actor, r, 'edit');
+  row.deletable = mayOnListed(actor, r, 'delete');
+  return row;
 }
 
 /** Whether deciding an action on a listed device needs its group's path (scopes depend on permissions alone). */
@@ -298,7 +305,7 @@ export class DevicesRepository {
       );
       total = Number(c?.n ?? 0);
     }
-    const rows = found.map(({ total: _t, ...r }) => listed(actor, r));
+    const rows = found.map((r) => listed(actor, r));
     if (total <= EXACT_TOTAL_CAP) return { rows, total, estimated: false };
     const estimate = await plannerEstimate(this.db, sql`SELECT 1 FROM devices WHERE project_id = ${actor.projectId}`);
     return { rows, total: Math.max(estimate, EXACT_TOTAL_CAP + 1), estimated: true };
