@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { DevicesRepository } from './devices.repository.js';
 
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof adminClient>>;
@@ -136,5 +137,26 @@ describe('GET /devices pages', () => {
         .sort(),
     ).toEqual(inTop.sort());
     expect(rows.some((r) => r.can_delete)).toBe(false);
+  });
+
+  it('prepares one statement per text: repositories sharing a pool list in any order of sorts', async () => {
+    const actor = {
+      userId: t.project.adminId,
+      projectId: t.project.projectId,
+      login: 'admin',
+      roleId: null,
+      permissions: new Set(['can_view_all_devices']),
+      groupIds: [],
+    };
+    const first = new DevicesRepository(t.database.db);
+    const second = new DevicesRepository(t.database.db);
+    const query = (sort: string) => ({ page: 1, size: 3, sort, filters: undefined, with: [] });
+    // Each repository's first statement is a different text; one after the other, on the same pooled
+    // connection (the pool hands back the one just released), then each the other's.
+    const byName = (await first.list(actor, query('name'))).rows.map((r) => r.id);
+    const byNameDesc = (await second.list(actor, query('-name'))).rows.map((r) => r.id);
+    expect((await first.list(actor, query('-name'))).rows.map((r) => r.id)).toEqual(byNameDesc);
+    expect((await second.list(actor, query('name'))).rows.map((r) => r.id)).toEqual(byName);
+    expect(byName).not.toEqual(byNameDesc);
   });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import {
@@ -287,7 +288,7 @@ export class DevicesRepository {
       // The sort is checked (and a bad one refused) before anything is prepared.
       const order = sortSql(DEVICE_LIST, q);
       const named = this.listStatements.size < PREPARED_LIST_ORDERS;
-      statement = this.wholeProjectStatement(order, withPath, named ? `atrium_devices_list_${this.listStatements.size}` : undefined);
+      statement = this.wholeProjectStatement(order, withPath, named);
       if (named) this.listStatements.set(key, statement);
     }
     const found = (await statement.execute({
@@ -311,8 +312,14 @@ export class DevicesRepository {
     return { rows, total: Math.max(estimate, EXACT_TOTAL_CAP + 1), estimated: true };
   }
 
-  private wholeProjectStatement(order: SQL[], withPath: boolean, name: string | undefined) {
-    return this.wholeProjectQuery(order, withPath).prepare(name as string);
+  /**
+   * Named after its text: a connection keeps a prepared statement by name, and two repositories on
+   * one pool (or one instance's counter) must never give one name to two texts. Unnamed: parsed each time.
+   */
+  private wholeProjectStatement(order: SQL[], withPath: boolean, named: boolean) {
+    const query = this.wholeProjectQuery(order, withPath);
+    const name = named ? `atrium_devices_list_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}` : undefined;
+    return query.prepare(name as string);
   }
 
   /**
