@@ -659,7 +659,8 @@ const loadNow = () => os.loadavg()[0]!.toFixed(1);
 
 export async function run(): Promise<void> {
   const loadAtStart = loadNow();
-  const servers = await startServers('atrium_bench_devices', { embeddedMqtt: true });
+  // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
+  const servers = await startServers(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices', { embeddedMqtt: true });
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;
