@@ -658,6 +658,7 @@ async function events(
 const loadNow = () => os.loadavg()[0]!.toFixed(1);
 
 export async function run(): Promise<void> {
+  if (ONLY && ONLY !== 'list') throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
   const loadAtStart = loadNow();
   // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
   const servers = await startServers(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices', { embeddedMqtt: true });
@@ -686,7 +687,6 @@ export async function run(): Promise<void> {
       table(rows);
       return;
     }
-    if (ONLY) throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
     fleet = await connectFleet(servers, db, rows, problems);
     const idleList = SKIP.has('list') ? null : await listLatency(servers, auth, rows);
     if (!SKIP.has('settings')) await settingsApply(servers, auth, db, rows);
