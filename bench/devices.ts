@@ -10,20 +10,39 @@
 //      into a copy of the events table (why two phases: at `events()`);
 //   3. a settings apply to BENCH_SETTINGS_DEVICES (1,000) online devices: until every task is
 //      completed, against the time of its HTTP POSTs alone;
-//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route, and on one
-//      connection while the steady events arrive against the same with none (when they last 25 s or more).
+//   4. the devices list (20 rows sorted by name) p95 against a bare Fastify route, its throughput against
+//      pgbench running the list's own statement (at 8 clients and at 1), and on one connection while the
+//      steady events arrive against the same with none (when they last 25 s or more).
 // Env: BENCH_DEVICES, BENCH_EVENT_SECONDS, BENCH_EVENT_RATE, BENCH_EVENT_BURST, BENCH_SETTINGS_DEVICES, BENCH_PG,
 // BENCH_FLEET_PROCESSES (default: half the cores, at least 1); BENCH_FLEET_FLAGS, BENCH_FLEET_PROF (Node options, CPU profiles of the fleet);
 // BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
-// BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others).
+// BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others);
+// BENCH_DEVICES_ONLY=list runs the list figure alone, its devices marked online in SQL (no fleet);
+// BENCH_LIST_SECONDS (8): each list load and each pgbench run.
 // It fails (exit code 1, after printing its figures) when a simulated device never came online.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { PERMISSION_CODES } from '@atrium/contract';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { hashPassword, verifyPassword } from '../apps/server/src/core/auth/password.js';
+import type { Db } from '../apps/server/src/core/db/client.js';
+import { DevicesRepository } from '../apps/server/src/modules/devices/devices.repository.js';
 import { ProcessFleet } from './devices-fleet.js';
-import { type Figures, load, portOpen, print, type Servers, secs, startServers, until } from './lib.js';
+import {
+  type Figures,
+  load,
+  type PgbenchFigures,
+  pgbench,
+  pgbenchStatement,
+  portOpen,
+  print,
+  type Servers,
+  secs,
+  startServers,
+  until,
+} from './lib.js';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000);
 const EVENT_SECONDS = Number(process.env.BENCH_EVENT_SECONDS ?? 60);
@@ -35,6 +54,10 @@ const FLEET_PROCESSES = Math.max(1, Number(process.env.BENCH_FLEET_PROCESSES ?? 
 /** COPY runs of the baseline; the fastest counts. */
 const COPY_ROUNDS = 3;
 const SKIP = new Set((process.env.BENCH_DEVICES_SKIP ?? '').split(',').map((s) => s.trim()));
+/** BENCH_DEVICES_ONLY=list: the devices list figure alone, its devices marked online in SQL (no fleet, no broker clients). */
+const ONLY = process.env.BENCH_DEVICES_ONLY?.trim() || null;
+/** Seconds of each devices list load (and of its pgbench baseline). */
+const LIST_SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 8);
 const PASSWORD = 'bench-device-password';
 const MODEL = 'AP-100'; // the catalogue's first panel: what the simulator announces by default
 
@@ -221,12 +244,26 @@ async function listLatency(servers: Servers, auth: Record<string, string>, rows:
   const body = await probe.json();
   console.log(`\ndevices list: ${body.data.length} rows of ${body.meta.total}${body.meta.estimated ? ' (estimated)' : ''}`);
   const eachPage = pageAfterPage();
-  const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl });
+  const duration = LIST_SECONDS;
+  const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl, duration });
   const out: Figures[] = [];
-  out.push(await load('GET /devices (name, 20) same page', { url: listUrl, headers: auth }));
-  out.push(await load('GET /devices … each page in turn', { url: listUrl, headers: auth, requests: [{ setupRequest: eachPage }] }));
+  out.push(await load('GET /devices (name, 20) same page', { url: listUrl, headers: auth, duration }));
+  const server0 = cpuSeconds(servers.pid);
   out.push(
-    await load('GET /devices … each page, 1 conn', { url: listUrl, headers: auth, connections: 1, requests: [{ setupRequest: eachPage }] }),
+    await load('GET /devices … each page in turn', { url: listUrl, headers: auth, duration, requests: [{ setupRequest: eachPage }] }),
+  );
+  // The server's CPU per answer, which a busy machine inflates less than it does throughput (PostgreSQL's
+  // is left out: its processes serve everything else the machine runs as well).
+  const served = Math.max(1, (out[1]?.rps ?? 0) * duration);
+  console.log(`each page in turn: ${(((cpuSeconds(servers.pid) - server0) * 1e6) / served).toFixed(0)} µs of server CPU per answer`);
+  out.push(
+    await load('GET /devices … each page, 1 conn', {
+      url: listUrl,
+      headers: auth,
+      duration,
+      connections: 1,
+      requests: [{ setupRequest: eachPage }],
+    }),
   );
   print(out, baseline);
   for (const f of out) {
@@ -238,7 +275,52 @@ async function listLatency(servers: Servers, auth: Record<string, string>, rows:
       target: `${f.rps} req/s, ${f.errors} errors (ratio: × bare rps)`,
     });
   }
+  await listAgainstPgbench(servers.url, pages, out, rows);
   return out[2] ?? null;
+}
+
+/**
+ * The list's throughput against the database's own for the same statement: pgbench runs the text
+ * the server prepares (DevicesRepository.listStatementText, as the signed-in administrator sends
+ * it), a random page each time, at 8 clients and at 1, in the same run. Target: ≥ 0.5 at 8.
+ */
+async function listAgainstPgbench(url: string, pages: number, out: Figures[], rows: Row[]): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  let script: string;
+  try {
+    const repo = new DevicesRepository(drizzle(pool) as unknown as Db);
+    const statement = pgbenchStatement(repo.listStatementText('name', { permissions: new Set(PERMISSION_CODES) }));
+    // The administrator's project is the first; the cap is the list's (EXACT_TOTAL_CAP + 1).
+    script = `\\set offset random(0, ${pages - 1}) * 20\n\\set size 20\n\\set cap 10001\n\\set projectId 1\n${statement}`;
+  } finally {
+    await pool.end();
+  }
+  console.log(`\npgbench script (the list's statement):\n${script}`);
+  const runs: [Figures | undefined, number][] = [
+    [out[1], 8],
+    [out[2], 1],
+  ];
+  for (const [f, clients] of runs) {
+    let db: PgbenchFigures;
+    try {
+      db = await pgbench(url, script, { clients, seconds: LIST_SECONDS });
+    } catch (e) {
+      console.log(`pgbench baseline not measured: ${(e as Error).message}`);
+      return;
+    }
+    console.log(
+      `pgbench -M extended -c ${clients}: ${db.tps.toFixed(0)} tps, latency average ${db.latencyMs} ms, ${db.failed} failed; the list: ${f?.rps} req/s`,
+    );
+    if (!f) continue;
+    const ratio = f.rps / db.tps;
+    rows.push({
+      figure: `list req/s, each page, ${clients} conn`,
+      value: `${f.rps} req/s`,
+      baseline: `pgbench ${db.tps.toFixed(0)} tps, same SQL, -c ${clients}`,
+      ratio: ratio.toFixed(3),
+      target: clients === 8 ? `≥ 0.5: ${ratio >= 0.5 ? 'met' : 'NOT met'}` : 'one operator (no target)',
+    });
+  }
 }
 
 /** 3. A settings apply to SETTINGS_DEVICES online devices, 50 HTTP requests at a time. */
@@ -576,8 +658,10 @@ async function events(
 const loadNow = () => os.loadavg()[0]!.toFixed(1);
 
 export async function run(): Promise<void> {
+  if (ONLY && ONLY !== 'list') throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
   const loadAtStart = loadNow();
-  const servers = await startServers('atrium_bench_devices', { embeddedMqtt: true });
+  // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
+  const servers = await startServers(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices', { embeddedMqtt: true });
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;
@@ -592,6 +676,17 @@ export async function run(): Promise<void> {
     );
     const auth = await servers.auth();
 
+    if (ONLY === 'list') {
+      // The list reads presence, not connections: online rows as the gateway writes them, straight in SQL.
+      await db.query(
+        `INSERT INTO device_status (device_id, online, last_seen_at, firmware) SELECT id, TRUE, now(), '1.0.0' FROM devices
+         ON CONFLICT (device_id) DO UPDATE SET online = TRUE, last_seen_at = now()`,
+      );
+      await db.query('VACUUM ANALYZE device_status');
+      await listLatency(servers, auth, rows);
+      table(rows);
+      return;
+    }
     fleet = await connectFleet(servers, db, rows, problems);
     const idleList = SKIP.has('list') ? null : await listLatency(servers, auth, rows);
     if (!SKIP.has('settings')) await settingsApply(servers, auth, db, rows);

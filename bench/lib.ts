@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -238,4 +238,63 @@ export function treeCpuSince(pid: number, before: Map<number, Cpu>): Cpu {
     sum.kernel += now.kernel - (before.get(p)?.kernel ?? 0);
   }
   return sum;
+}
+
+/** pgbench of this machine: on PATH, else in Debian's PostgreSQL directories (newest first); null when absent. */
+export function pgbenchPath(): string | null {
+  const onPath = spawnSync('sh', ['-c', 'command -v pgbench'], { encoding: 'utf8' }).stdout.trim();
+  if (onPath) return onPath;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  return versions.map((v) => path.join(root, v, 'bin/pgbench')).find((p) => existsSync(p)) ?? null;
+}
+
+export interface PgbenchFigures {
+  tps: number;
+  latencyMs: number;
+  failed: number;
+}
+
+/**
+ * Runs a pgbench script (`pgbench -M extended -n -c <clients> -T <seconds> -f script`) against `url`:
+ * the database's own throughput for the statements a route sends, the baseline of that route. Rejects
+ * when pgbench is missing or fails.
+ */
+export async function pgbench(url: string, script: string, opts: { clients: number; seconds: number }): Promise<PgbenchFigures> {
+  const bin = pgbenchPath();
+  if (!bin) throw new Error('pgbench not found (Debian: postgresql-client or postgresql-contrib)');
+  const file = path.join(tempDir(), 'script.sql');
+  writeFileSync(file, script);
+  const u = new URL(url);
+  const args = ['-M', 'extended', '-n', '-c', String(opts.clients), '-j', String(Math.min(opts.clients, 2)), '-T', String(opts.seconds)];
+  args.push('-f', file, '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), u.pathname.slice(1));
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(bin, args, { env: { ...process.env, PGPASSWORD: decodeURIComponent(u.password) } });
+    let text = '';
+    child.stdout.on('data', (d) => (text += d));
+    child.stderr.on('data', (d) => (text += d));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`pgbench exited with ${code}: ${text.slice(-500)}`))));
+  });
+  const num = (re: RegExp) => Number(re.exec(out)?.[1] ?? Number.NaN);
+  return {
+    tps: num(/tps = ([\d.]+)/),
+    latencyMs: num(/latency average = ([\d.]+) ms/),
+    failed: num(/number of failed transactions: (\d+)/) || 0,
+  };
+}
+
+/**
+ * A statement as drizzle renders it (`$1`… and its parameters) as a pgbench script line: a
+ * placeholder becomes the pgbench variable of its name (sent as a parameter under -M extended),
+ * any other value a literal.
+ */
+export function pgbenchStatement(q: { sql: string; params: unknown[] }): string {
+  const literal = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+  const text = q.sql.replace(/\$(\d+)/g, (_, n) => {
+    const v = q.params[Number(n) - 1];
+    const name = v && typeof v === 'object' && 'name' in v ? String((v as { name: unknown }).name) : null;
+    return name ? `:${name}` : literal(v);
+  });
+  return `${text.replace(/\s+/g, ' ').trim()};\n`;
 }

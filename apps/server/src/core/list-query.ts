@@ -208,7 +208,8 @@ export async function pageOfIds(
   return { ids: page.map((r) => Number(r.id)), total: Math.max(estimate, cap + 1), estimated: true };
 }
 
-async function plannerEstimate(db: DbOrTx, query: SQL): Promise<number> {
+/** The planner's estimate of how many rows `query` answers (EXPLAIN, nothing run). */
+export async function plannerEstimate(db: DbOrTx, query: SQL): Promise<number> {
   const plan = await queryRows<{ 'QUERY PLAN': unknown }>(db, sql`EXPLAIN (FORMAT JSON) ${query}`);
   const raw = plan[0]?.['QUERY PLAN'];
   const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];

@@ -1,15 +1,26 @@
+import { createHash } from 'node:crypto';
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, scopeOf } from '../../core/acl.js';
+import {
+  type AclTarget,
+  aclPredicate,
+  audienceIncludes,
+  groupScopeCondition,
+  intArray,
+  qualifiedColumns,
+  scopeOf,
+} from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import { type Database, type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import {
   containsPattern,
+  EXACT_TOTAL_CAP,
   filtersSql,
   inPageOrder,
   type ListSpec,
   pageOffset,
   pageOfIds,
+  plannerEstimate,
   sortKeys,
   sortSql,
 } from '../../core/list-query.js';
@@ -64,6 +75,62 @@ const rowColumns = (actor: Actor) => ({
   editable: sql<boolean>`coalesce(${devicePredicate(actor, 'edit')}, FALSE)`,
   deletable: sql<boolean>`coalesce(${devicePredicate(actor, 'delete')}, FALSE)`,
 });
+
+/** A device as a list shows it: its secrets only as whether they are set, its project left out. */
+export type ListedDevice = Omit<DeviceRow, 'projectId' | 'passwordHash' | 'devicePassword'> & {
+  passwordSet: boolean;
+  devicePasswordSet: boolean;
+};
+
+/**
+ * What the list reads of a device: the columns its answer shows, presence, and what decides
+ * can_edit/can_delete in memory (the device's group, that group's path when a descendants scope
+ * asks for it, its creator) instead of two ACL subqueries per row. The statement's text then does not
+ * depend on the caller, so it can be prepared once and reused.
+ */
+function listedColumns(withPath: boolean) {
+  const { projectId: _p, passwordHash: _h, devicePassword: _d, ...shown } = getTableColumns(devices);
+  return {
+    ...shown,
+    passwordSet: sql<boolean>`(${D.passwordHash} IS NOT NULL)`,
+    devicePasswordSet: sql<boolean>`(${D.devicePassword} IS NOT NULL)`,
+    online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)`,
+    lastSeenAt: sql<string | null>`${deviceStatus.lastSeenAt}`,
+    firmware: sql<string | null>`${deviceStatus.firmware}`,
+    ...(withPath ? { groupPath: sql<number[] | null>`(SELECT g.path FROM groups g WHERE g.id = ${D.groupId})` } : {}),
+  };
+}
+
+type ListedRow = Omit<ListedDevice, 'editable' | 'deletable'> & { groupPath?: number[] | null };
+
+/** The same rule as devicePredicate(actor, action) for a row the actor may view, decided in memory (core/acl.ts audienceIncludes). */
+const mayOnListed = (actor: Actor, r: ListedRow, action: 'edit' | 'delete') =>
+  audienceIncludes(actor, {
+    resource: 'devices',
+    action,
+    groupId: r.groupId,
+    groupPath: (r.groupPath ?? []).map(Number),
+    createdBy: r.createdBy,
+  });
+
+/**
+ * A row read for the list, completed in place with what the actor may do with it: the rows are the
+ * list's own, and a copy of every row of every page was a fair share of the route's garbage. What
+ * it carries besides (the group's path, the total) is not in the answer, which toDevice builds key by key.
+ */
+function listed(actor: Actor, r: ListedRow): ListedDevice {
+  const row = r as ListedRow & Pick<ListedDevice, 'editable' | 'deletable'>;
+  row.editable = mayOnListed(actor, r, 'edit');
+  row.deletable = mayOnListed(actor, r, 'delete');
+  return row;
+}
+
+/** Whether deciding an action on a listed device needs its group's path (scopes depend on permissions alone). */
+const needsPath = (actor: Pick<Actor, 'permissions'>) =>
+  ['edit', 'delete'].some((a) => scopeOf(actor as Actor, 'devices', a) === 'descendants');
+
+/** Statements of the whole-project list kept prepared; beyond this many sort orders a statement is sent unnamed. */
+const PREPARED_LIST_ORDERS = 64;
 
 export type DeviceBySerial = typeof devices.$inferSelect & { online: boolean; groupPath: number[] };
 
@@ -181,9 +248,11 @@ export class DevicesRepository {
   async list(
     actor: Actor,
     q: ListQuery & { search?: string | undefined },
-  ): Promise<{ rows: DeviceRow[]; total: number; estimated: boolean }> {
-    const conds: (SQL | undefined)[] = [eq(devices.projectId, actor.projectId), filtersSql(DEVICE_LIST, q)];
+  ): Promise<{ rows: ListedDevice[]; total: number; estimated: boolean }> {
+    const filters = filtersSql(DEVICE_LIST, q);
     const scope = scopeOf(actor, 'devices', 'view');
+    if (!filters && !q.search && scope === 'all') return this.wholeProjectPage(actor, q);
+    const conds: (SQL | undefined)[] = [eq(devices.projectId, actor.projectId), filters];
     if (scope === 'domain' || scope === 'descendants') {
       // Visible ids gathered by index: the groups in scope, then their devices, plus what I created.
       conds.push(sql`(${D.groupId} IN (SELECT g.id FROM groups g WHERE g.project_id = ${actor.projectId} AND ${groupScopeCondition(actor, scope)})
@@ -196,17 +265,93 @@ export class DevicesRepository {
       conds.push(sql`(${D.name} ILIKE ${p} OR ${D.serialNumber} ILIKE ${p} OR ${D.description} ILIKE ${p} OR ${D.ipAddress} ILIKE ${p})`);
     }
     const page = await pageOfIds(this.db, { table: devices, id: sql`${D.id}`, where: and(...conds), spec: DEVICE_LIST, query: q });
-    const rows = page.ids.length ? await this.rows(this.db, actor, sql`${D.id} = ANY(${intArray(page.ids)})`) : [];
-    return { rows: inPageOrder(page.ids, rows), total: page.total, estimated: page.estimated };
-  }
-
-  private async rows(db: DbOrTx, actor: Actor, where: SQL): Promise<DeviceRow[]> {
-    const found = await db
-      .select(rowColumns(actor))
+    if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
+    const found = (await this.db
+      .select(listedColumns(needsPath(actor)))
       .from(devices)
       .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
-      .where(and(eq(devices.projectId, actor.projectId), where));
-    return found as DeviceRow[];
+      .where(and(eq(devices.projectId, actor.projectId), sql`${D.id} = ANY(${intArray(page.ids)})`))) as ListedRow[];
+    return { rows: inPageOrder(page.ids, found).map((r) => listed(actor, r)), total: page.total, estimated: page.estimated };
+  }
+
+  private readonly listStatements = new Map<string, ReturnType<DevicesRepository['wholeProjectStatement']>>();
+
+  /**
+   * A page of every device of the project, for a caller who sees them all, in ONE statement: the
+   * page's rows with the columns the answer shows, and the total counted up to EXACT_TOTAL_CAP + 1.
+   * Every device of the project matches, so walking the sort's index (devices_project_name for the
+   * name) stops after the page; the gathered-ids plan of pageOfIds, which guards selective filters
+   * against such a walk, would read and sort every device for each page. Measured on 10,000
+   * devices (docs/decisions.md, "The devices list in one prepared statement").
+   */
+  private async wholeProjectPage(actor: Actor, q: ListQuery): Promise<{ rows: ListedDevice[]; total: number; estimated: boolean }> {
+    const withPath = needsPath(actor);
+    const key = `${q.sort ?? ''}|${withPath}`;
+    let statement = this.listStatements.get(key);
+    if (!statement) {
+      // The sort is checked (and a bad one refused) before anything is prepared.
+      const order = sortSql(DEVICE_LIST, q);
+      const named = this.listStatements.size < PREPARED_LIST_ORDERS;
+      statement = this.wholeProjectStatement(order, withPath, named);
+      if (named) this.listStatements.set(key, statement);
+    }
+    const found = (await statement.execute({
+      projectId: actor.projectId,
+      cap: EXACT_TOTAL_CAP + 1,
+      size: q.size,
+      offset: pageOffset(q),
+    })) as (ListedRow & { total: number })[];
+    let total = found[0]?.total;
+    if (total === undefined) {
+      // An empty page: past the end, or no device at all. Count (capped) to tell the total.
+      const [c] = await queryRows<{ n: number }>(
+        this.db,
+        sql`SELECT count(*)::int AS n FROM (SELECT 1 FROM devices WHERE project_id = ${actor.projectId} LIMIT ${EXACT_TOTAL_CAP + 1}) capped`,
+      );
+      total = Number(c?.n ?? 0);
+    }
+    const rows = found.map((r) => listed(actor, r));
+    if (total <= EXACT_TOTAL_CAP) return { rows, total, estimated: false };
+    const estimate = await plannerEstimate(this.db, sql`SELECT 1 FROM devices WHERE project_id = ${actor.projectId}`);
+    return { rows, total: Math.max(estimate, EXACT_TOTAL_CAP + 1), estimated: true };
+  }
+
+  /**
+   * Named after its text: a connection keeps a prepared statement by name, and two repositories on
+   * one pool (or one instance's counter) must never give one name to two texts. Unnamed: parsed each time.
+   */
+  private wholeProjectStatement(order: SQL[], withPath: boolean, named: boolean) {
+    const query = this.wholeProjectQuery(order, withPath);
+    const name = named ? `atrium_devices_list_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}` : undefined;
+    return query.prepare(name as string);
+  }
+
+  /**
+   * Placeholders: projectId, cap (EXACT_TOTAL_CAP + 1), size, offset. The page's ids come first, from
+   * the sort's index alone; only those rows are then read, joined and projected (an OFFSET deep in
+   * the list would otherwise read, join and project every row it skips).
+   */
+  private wholeProjectQuery(order: SQL[], withPath: boolean) {
+    const projectId = sql.placeholder('projectId');
+    const pageIds = sql`SELECT ${D.id} FROM ${devices} WHERE ${D.projectId} = ${projectId}
+      ORDER BY ${sql.join(order, sql`, `)} LIMIT ${sql.placeholder('size')} OFFSET ${sql.placeholder('offset')}`;
+    return this.db
+      .select({
+        ...listedColumns(withPath),
+        total: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM devices c WHERE c.project_id = ${projectId} LIMIT ${sql.placeholder('cap')}) n)::int`,
+      })
+      .from(devices)
+      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
+      .where(and(eq(devices.projectId, projectId), sql`${D.id} IN (${pageIds})`))
+      .orderBy(...order);
+  }
+
+  /**
+   * The text of the statement a whole-project page sends, with its parameters (a placeholder's
+   * name where the page fills one in): what the devices benchmark gives pgbench as its baseline.
+   */
+  listStatementText(sort: string | undefined, caller: Pick<Actor, 'permissions'>): { sql: string; params: unknown[] } {
+    return this.wholeProjectQuery(sortSql(DEVICE_LIST, { sort }), needsPath(caller)).toSQL();
   }
 
   /** A device of the actor's project with what the actor may do with it; canView false when out of scope. */

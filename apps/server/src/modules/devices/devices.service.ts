@@ -54,7 +54,16 @@ import {
   type SyncRequestReport,
   type TaskUpdateReport,
 } from './devices.gateway.js';
-import type { ClaimedTask, DeviceOfSerial, DeviceRow, DevicesRepository, EventRow, NewEvent, TaskRow } from './devices.repository.js';
+import type {
+  ClaimedTask,
+  DeviceOfSerial,
+  DeviceRow,
+  DevicesRepository,
+  EventRow,
+  ListedDevice,
+  NewEvent,
+  TaskRow,
+} from './devices.repository.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -129,7 +138,7 @@ function mergeSettings(stored: Record<string, unknown>, body: Record<string, unk
 
 const NO_CAPABILITIES = { locks: 0, face_recognition: false, lift_relays: 0, sip: false, display: false };
 
-export function toDevice(d: DeviceRow): Device {
+export function toDevice(d: DeviceRow | ListedDevice): Device {
   const management = d.management as { heartbeat?: number; realtime_logging?: boolean };
   return {
     id: d.id,
@@ -141,9 +150,9 @@ export function toDevice(d: DeviceRow): Device {
     port: d.port,
     serial_number: d.serialNumber,
     login: d.serialNumber,
-    password_set: d.passwordHash !== null,
+    password_set: 'passwordSet' in d ? d.passwordSet : d.passwordHash !== null,
     device_login: d.deviceLogin,
-    device_password_set: d.devicePassword !== null,
+    device_password_set: 'devicePasswordSet' in d ? d.devicePasswordSet : d.devicePassword !== null,
     domain_id: d.groupId,
     protocol: d.protocol as DeviceProtocol,
     get_logs: d.getLogs,

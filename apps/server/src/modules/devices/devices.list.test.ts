@@ -1,0 +1,162 @@
+import { DeviceSchema, listResponse } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
+import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { DevicesRepository } from './devices.repository.js';
+
+let t: TestApp;
+let admin: Awaited<ReturnType<typeof adminClient>>;
+let seq = 0;
+const made: { id: number; name: string }[] = [];
+let top = 0;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  admin = client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+  top = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId, 'list-top');
+  const below = await makeGroup(t.database.db, t.project.projectId, top, 'list-below');
+  const other = await makeGroup(t.database.db, t.project.projectId, t.project.rootGroupId, 'list-other');
+  // Names that tie, so pages must break ties by id; groups at every depth a scope speaks of.
+  for (const [name, group] of [
+    ['b panel', top],
+    ['a panel', below],
+    ['b panel', other],
+    ['c panel', t.project.rootGroupId],
+    ['a panel', top],
+    ['d panel', other],
+    ['b panel', below],
+  ] as const) {
+    const res = await admin.put('/devices', { name, model: 'AP-200', serial_number: `LIST-${++seq}`, domain_id: group });
+    expect(res.statusCode, res.body).toBe(200);
+    made.push(res.json().data);
+  }
+  // Presence as the gateway keeps it: some online with a firmware, some never heard of.
+  for (const [i, d] of made.entries()) {
+    if (i % 3 === 2) continue;
+    await t.database.db.execute(
+      sql`INSERT INTO device_status (device_id, online, firmware, last_seen_at) VALUES (${d.id}, ${i % 2 === 0}, ${`1.${i}`}, now())`,
+    );
+  }
+});
+afterAll(() => t.close());
+
+async function memberWith(permissions: string[], groupIds: number[]) {
+  const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
+  const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
+  return client(t.app, await login(t.app, u.login, u.password));
+}
+
+type Api = Awaited<ReturnType<typeof memberWith>>;
+
+/** Every page of the list, `size` rows at a time, and the totals each page answered. */
+async function allPages(api: Api, sort: string, size: number) {
+  const rows: Record<string, unknown>[] = [];
+  const totals = new Set<number>();
+  for (let page = 1; page < 50; page++) {
+    const res = await api.get(`/devices?page=${page}&size=${size}&sort=${sort}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    // Byte for byte what the contract's schema makes of the answer: its keys, in its order, and nothing else.
+    expect(res.body).toBe(JSON.stringify(listResponse(DeviceSchema).strict().parse(body)));
+    totals.add(body.meta.total);
+    expect(body.meta.estimated).toBeUndefined();
+    if (!body.data.length) break;
+    rows.push(...body.data);
+  }
+  return { rows, totals: [...totals] };
+}
+
+describe('GET /devices pages', () => {
+  // Callers whose lists take each path: every device (with and without the group path that
+  // descendants-scoped editing needs), and the visible ids gathered by scope.
+  const callers: [string, () => Promise<Api>][] = [
+    ['the administrator', async () => admin],
+    [
+      'a viewer of all devices who edits those of their groups and below',
+      () => memberWith(['can_view_all_devices', 'can_edit_devices'], [top]),
+    ],
+    ['a viewer of all devices who may not edit', () => memberWith(['can_view_all_devices'], [top])],
+    [
+      'a viewer of their groups and below who edits and deletes there',
+      () => memberWith(['can_view_descendant_devices', 'can_edit_devices', 'can_delete_devices'], [top]),
+    ],
+    ['a viewer of their own groups', () => memberWith(['can_view_devices', 'can_edit_devices'], [top])],
+  ];
+
+  for (const [who, caller] of callers) {
+    it(`answer, page after page, each device as GET /devices/:id does, in order, with the total: ${who}`, async () => {
+      const api = await caller();
+      for (const sort of ['name', '-name', 'online,-id', '-created_at']) {
+        const { rows, totals } = await allPages(api, sort, 2);
+        const visible = (await api.get('/devices?size=100&sort=id')).json().data as { id: number }[];
+        expect(totals).toEqual([visible.length]);
+        expect(rows.map((r) => r.id).sort()).toEqual(visible.map((r) => r.id).sort());
+        for (const r of rows) {
+          const one = await api.get(`/devices/${r.id}`);
+          expect(r, `device ${r.id} sorted by ${sort}`).toEqual(one.json().data);
+        }
+        const key = (r: Record<string, unknown>) => {
+          const [first, second] = sort.split(',');
+          const field = (s: string) => s.replace('-', '');
+          const dir = (s: string) => (s.startsWith('-') ? -1 : 1);
+          const cmp = (a: unknown, b: unknown) => (a === b ? 0 : (a as string | number) < (b as string | number) ? -1 : 1);
+          return (a: Record<string, unknown>) => {
+            let c = dir(first!) * cmp(r[field(first!)], a[field(first!)]);
+            if (!c && second) c = dir(second) * cmp(r[field(second)], a[field(second)]);
+            return c || cmp(r.id, a.id);
+          };
+        };
+        for (let i = 1; i < rows.length; i++) expect(key(rows[i - 1]!)(rows[i]!), `order by ${sort} at ${i}`).toBeLessThan(0);
+      }
+    });
+  }
+
+  it('a page past the end is empty and still tells the total; a bad sort is a 400', async () => {
+    const res = await admin.get('/devices?page=40&size=20&sort=name');
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ data: [], meta: { total: made.length, page: 40, size: 20 } });
+    expect((await admin.get('/devices?sort=password_hash')).statusCode).toBe(400);
+    expect((await admin.get('/devices?sort=name,name')).statusCode).toBe(400);
+  });
+
+  it('tells what a scoped caller may do with each device as the device itself does', async () => {
+    const editor = await memberWith(['can_view_all_devices', 'can_edit_devices'], [top]);
+    const rows = (await editor.get('/devices?size=100')).json().data as {
+      id: number;
+      domain_id: number;
+      can_edit: boolean;
+      can_delete: boolean;
+    }[];
+    // Editable: exactly those in the editor's group and below; deletable: none.
+    const inTop = made.filter((_, i) => [0, 1, 4, 6].includes(i)).map((d) => d.id);
+    expect(
+      rows
+        .filter((r) => r.can_edit)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(inTop.sort());
+    expect(rows.some((r) => r.can_delete)).toBe(false);
+  });
+
+  it('prepares one statement per text: repositories sharing a pool list in any order of sorts', async () => {
+    const actor = {
+      userId: t.project.adminId,
+      projectId: t.project.projectId,
+      login: 'admin',
+      roleId: null,
+      permissions: new Set(['can_view_all_devices']),
+      groupIds: [],
+    };
+    const first = new DevicesRepository(t.database.db);
+    const second = new DevicesRepository(t.database.db);
+    const query = (sort: string) => ({ page: 1, size: 3, sort, filters: undefined, with: [] });
+    // Each repository's first statement is a different text; one after the other, on the same pooled
+    // connection (the pool hands back the one just released), then each the other's.
+    const byName = (await first.list(actor, query('name'))).rows.map((r) => r.id);
+    const byNameDesc = (await second.list(actor, query('-name'))).rows.map((r) => r.id);
+    expect((await first.list(actor, query('-name'))).rows.map((r) => r.id)).toEqual(byNameDesc);
+    expect((await second.list(actor, query('name'))).rows.map((r) => r.id)).toEqual(byName);
+    expect(byName).not.toEqual(byNameDesc);
+  });
+});
