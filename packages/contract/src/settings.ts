@@ -43,7 +43,14 @@ export const InfoSchema = z.object({
   /** Whether the database answered just now (within a second or two): `ok` or `unavailable`. */
   database: z.enum(['ok', 'unavailable']),
 });
-export const CountrySchema = z.object({ code: z.string(), name: z.string(), phone_code: z.string() });
+/** A country of GET /countries: its ISO 3166-1 alpha-2 code, English name, names by language, calling code ('' where none). */
+export const CountrySchema = z.object({
+  code: z.string(),
+  name: z.string(),
+  names: z.object({ en: z.string(), ru: z.string() }),
+  phone_code: z.string(),
+});
+export type Country = z.infer<typeof CountrySchema>;
 
 // ---- Project settings (spec comms §3 "Project settings", §5, §7): GET and PATCH /settings/general,
 // /settings/sip, /settings/push, /settings/white-label; /settings/broker (multipart certificates);

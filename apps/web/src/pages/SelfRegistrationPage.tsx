@@ -1,4 +1,4 @@
-import { email, internationalPhone, maxLength, minLength, nameLike, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
+import { type Country, email, internationalPhone, maxLength, minLength, nameLike, PASSWORD_MIN_LENGTH, required } from '@atrium/contract';
 import { Alert, Box, Button, Checkbox, FormControlLabel, LinearProgress, MenuItem, Stack, TextField, Typography } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { type FormEvent, useEffect, useState } from 'react';
@@ -11,12 +11,6 @@ import { PasswordField } from './PasswordField';
 import { PageLink, PublicPage } from './PublicPage';
 import { usePublicSettings } from './usePublicSettings';
 import { useSubmit } from './useSubmit';
-
-interface Country {
-  code: string;
-  name: string;
-  phone_code: string;
-}
 
 const USER_TYPES = ['private', 'company'] as const;
 

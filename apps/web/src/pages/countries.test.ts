@@ -14,6 +14,11 @@ describe('localizedCountries', () => {
     expect(ru[0]).toMatchObject({ code: 'AM', phone_code: '+374' });
   });
 
+  it("uses the server's name in the language for a code the browser does not name", () => {
+    const ru = localizedCountries([{ code: 'XX', name: 'Nowhere', names: { en: 'Nowhere', ru: 'Нигде' }, phone_code: '' }], 'ru');
+    expect(ru[0]?.name).toBe('Нигде');
+  });
+
   it('keeps the English names in English and the server name for an unknown code', () => {
     expect(localizedCountries(list, 'en').map((c) => c.name)).toEqual(['Armenia', 'Germany', 'Nowhere']);
   });

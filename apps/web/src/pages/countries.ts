@@ -1,13 +1,14 @@
-/** A country as GET /countries answers it: the server names it in English. */
+/** A country as GET /countries answers it: its English name, and its names by language. */
 export interface NamedCountry {
   code: string;
   name: string;
+  names?: Partial<Record<string, string>>;
 }
 
 /**
- * Countries named in the console's language and sorted by that name. The browser's own region names
- * (Intl.DisplayNames, CLDR data) are used rather than a second list of 200 names to keep in step;
- * the server's English name stays when the browser has none for a code.
+ * Countries named in the console's language and sorted by that name: the browser's own everyday
+ * name (Intl.DisplayNames, CLDR: "Russia" rather than "Russian Federation"), else the server's name
+ * in that language (i18n-iso-countries), else the English one.
  */
 export function localizedCountries<T extends NamedCountry>(countries: readonly T[], locale: string): T[] {
   let names: Intl.DisplayNames | undefined;
@@ -23,7 +24,7 @@ export function localizedCountries<T extends NamedCountry>(countries: readonly T
     } catch {
       name = undefined;
     }
-    return { ...c, name: name ?? c.name };
+    return { ...c, name: name ?? c.names?.[locale.slice(0, 2)] ?? c.name };
   });
   return named.sort((a, b) => a.name.localeCompare(b.name, locale));
 }

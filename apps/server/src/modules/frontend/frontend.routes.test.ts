@@ -55,7 +55,16 @@ describe('frontend and public calls', () => {
   it('GET /info, /countries and /terms are public', async () => {
     expect((await client(t.app).get('/info')).json().data).toMatchObject({ name: 'Atrium', api_version: 'v0' });
     const countries = (await client(t.app).get('/countries')).json().data;
-    expect(countries.find((c: { code: string }) => c.code === 'RU')).toEqual({ code: 'RU', name: 'Russia', phone_code: '+7' });
+    expect(countries.find((c: { code: string }) => c.code === 'RU')).toEqual({
+      code: 'RU',
+      name: 'Russian Federation',
+      names: { en: 'Russian Federation', ru: 'Российская Федерация' },
+      phone_code: '+7',
+    });
+    // The whole of ISO 3166-1, named in both languages; a territory without a numbering plan has no calling code.
+    expect(countries.length).toBeGreaterThanOrEqual(249);
+    expect(countries.find((c: { code: string }) => c.code === 'AQ')).toMatchObject({ names: { ru: 'Антарктида' }, phone_code: '' });
+    expect(countries.every((c: { names: { en: string; ru: string } }) => c.names.en && c.names.ru)).toBe(true);
     const en = await client(t.app).get('/terms/en.html');
     expect(en.headers['content-type']).toContain('text/html');
     expect(en.body).toContain('Terms and conditions');

@@ -1,8 +1,8 @@
 import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, ServerSettingsSchema } from '@atrium/contract';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
+import { COUNTRIES } from '../../core/countries.js';
 import { databaseAnswers } from '../../core/db/client.js';
-import { COUNTRIES } from './countries.js';
 import { TERMS } from './terms.js';
 
 export const VERSION = '0.1.0';

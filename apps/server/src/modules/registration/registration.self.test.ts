@@ -359,6 +359,7 @@ describe('self-registration with an e-mailed code', () => {
     [{ user_name: '' }, 'user_name'],
     [{ user_name: 'x'.repeat(256) }, 'user_name'],
     [{ user_country: 'Latvia' }, 'user_country'],
+    [{ user_country: 'ZZ' }, 'user_country'],
     [{ user_email: 'not-an-email' }, 'user_email'],
     [{ user_type: 'alien' }, 'user_type'],
     [{ user_phone: '20000000' }, 'user_phone'],

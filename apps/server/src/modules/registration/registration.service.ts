@@ -15,13 +15,15 @@ import {
   SELF_REGISTRATION_TTL_SECONDS,
   type SelfRegistrationBody,
   type SimpleRegistrationBody,
+  VALIDATION_MESSAGES,
 } from '@atrium/contract';
 import { recordAudit } from '../../core/audit.js';
 import { hashPassword } from '../../core/auth/password.js';
 import { hashToken } from '../../core/auth/tokens.js';
 import type { RequestContext } from '../../core/context.js';
+import { isCountry } from '../../core/countries.js';
 import type { Db, Tx } from '../../core/db/client.js';
-import { AppError } from '../../core/errors.js';
+import { AppError, invalidField } from '../../core/errors.js';
 import type { Mailer, QueuedMail } from '../../core/mail/mailer.js';
 import type { ProjectInfo } from '../../core/project-info.js';
 import { endSessions } from '../../core/sessions.js';
@@ -211,6 +213,7 @@ export class RegistrationService {
   /** Keeps the registration pending and mails a code that confirms it (POST /email/confirm or the link). */
   async registerSelf(ctx: PublicContext, body: SelfRegistrationBody): Promise<PendingRegistration> {
     await this.allowed('self');
+    if (!isCountry(body.user_country)) throw invalidField('user_country', VALIDATION_MESSAGES.invalid_value);
     await this.limit(`self:ip:${ctx.ip}`, REGISTRATIONS_PER_IP);
     await this.limit(`self:email:${body.user_email}`, REGISTRATIONS_PER_EMAIL);
     const project = await this.project();
