@@ -1,6 +1,7 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  ERRORS,
   type IDENTIFIER_COLUMNS,
   IDENTIFIER_TYPES,
   type IdentifierImportResult,
@@ -10,7 +11,7 @@ import {
 } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { recordAudit } from '../../core/audit.js';
-import type { RequestContext } from '../../core/context.js';
+import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { cellText, ErrorList, sheetRows } from '../../core/spreadsheet.js';
@@ -69,6 +70,8 @@ export class IdentifierImport {
     private readonly ukey2License: (projectId: number) => Promise<Ukey2License>,
     /** Checks the UKEY2 counts after the rows are written, in the import's transaction: a breach undoes the import. */
     private readonly ukey2Within: (tx: DbOrTx, projectId: number, license: Ukey2License) => Promise<void>,
+    /** Whether licence plates are licensed to the importer (core/license-guard.ts): a plate row is refused otherwise. */
+    private readonly platesLicensed: (actor: Actor) => Promise<boolean> = async () => true,
   ) {}
 
   private pendingDir(projectId: number) {
@@ -247,7 +250,7 @@ export class IdentifierImport {
     errors: ErrorList<RowError>,
     handle: (batch: Row[]) => Promise<void>,
   ): Promise<number> {
-    void ctx;
+    const plates = await this.platesLicensed(ctx.actor);
     let header: Map<string, number> | null = null;
     let dataRows = 0;
     const seen = new Set<string>();
@@ -273,6 +276,10 @@ export class IdentifierImport {
         continue;
       }
       const type = typeText as IdentifierType;
+      if (type === 'license_plate' && !plates) {
+        fail('type', ERRORS.feature_not_licensed.message);
+        continue;
+      }
       const value = normalizeIdentifierValue(type, get('value') ?? '');
       if (value === null) {
         fail('value', M.invalid_value);
