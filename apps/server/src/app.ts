@@ -283,6 +283,10 @@ export interface BuildOptions {
 /** Fastify's error serializer type: always an object with type, message and stack. */
 const logError = (err: unknown) => serializeError(err) as { [key: string]: unknown; type: string; message: string; stack: string };
 
+/** The warning of a server without LICENSE_PUBLIC_KEY: in the log at start and in the printed sign-in (main.ts). */
+export const DEVELOPMENT_LICENSE_WARNING =
+  'DEVELOPMENT LICENCE: LICENSE_PUBLIC_KEY is not set, so every feature is on without limits and licence files signed with the development key (in the repository) are accepted. Set LICENSE_PUBLIC_KEY on a production server (NODE_ENV=production refuses to start without it).';
+
 /** The parts of an app whose stop has begun and not ended (a shutdown that hangs names them). */
 export const partsStopping = new WeakMap<object, Set<string>>();
 
@@ -394,6 +398,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const licensesRepo = new LicensesRepository(database.db);
   const licenses = new LicenseService(licensesRepo, { publicKey: config.license.publicKey });
   const licenseGuard = new LicenseGuard(database.db, (projectId) => licenses.serverFeatures(projectId));
+  // Said at every start, where whoever runs the server looks: nothing is refused and anyone can sign a licence this server takes.
+  if (licenses.development) app.log.warn({ license: 'development' }, DEVELOPMENT_LICENSE_WARNING);
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp, projectInfo });
   // project settings (issue 14): the server settings call reads them; devices is assigned below.
   const projectSettings = new ProjectSettingsService(database.db, new ProjectSettingsRepository(database.db), files, {

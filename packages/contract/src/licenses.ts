@@ -288,6 +288,11 @@ export const LicenseFeaturesStateSchema = z.object({
   project_uid: z.string(),
   /** A licence server is configured: licences can be fetched with POST /licenses/cloud. */
   cloud_enabled: z.boolean(),
+  /**
+   * No issuer key is configured (LICENSE_PUBLIC_KEY): development licences are accepted and a project
+   * without a licence has every feature without limits. The Licences page warns of it.
+   */
+  development_server: z.boolean(),
 });
 export type LicenseFeaturesState = z.infer<typeof LicenseFeaturesStateSchema>;
 
