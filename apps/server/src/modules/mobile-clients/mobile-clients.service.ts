@@ -4,6 +4,8 @@ import {
   licensed,
   type MobileClient,
   type MobileClientInfo,
+  mobileAppFeatures,
+  type RegisteredMobileClient,
   type RegisterMobileClientBody,
   userLicenseInEffect,
 } from '@atrium/contract';
@@ -63,7 +65,7 @@ export class MobileClientsService {
     if (actor.apiKeyId !== undefined && actor.apiKeyId !== null) throw prohibited([{ actor: 'api_key' }]);
   }
 
-  async register(ctx: RequestContext, body: RegisterMobileClientBody, sdkKey: string | undefined): Promise<MobileClient> {
+  async register(ctx: RequestContext, body: RegisterMobileClientBody, sdkKey: string | undefined): Promise<RegisteredMobileClient> {
     const { actor } = ctx;
     this.assertUser(actor);
     const [server, context] = await Promise.all([
@@ -99,7 +101,7 @@ export class MobileClientsService {
       });
       return saved;
     });
-    return toMobileClient(row);
+    return { ...toMobileClient(row), license_features: mobileAppFeatures(server, user) };
   }
 
   private async assertWithinLicense(

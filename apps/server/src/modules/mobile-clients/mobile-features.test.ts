@@ -1,0 +1,114 @@
+// The mobile app's own licence flags (remote opening, Siri, Apple Watch, family events, white label,
+// group forward rules) reach the app in the two answers it reads after each sign-in: its registration
+// and the profile. A flag counts only with the mobile app licensed in the same licence, and is off only
+// when both the server's and the user's licence leave it off.
+import { emptyLicenseInfo, fullLicenseInfo, type LicenseInfo, MOBILE_APP_FEATURE_NAMES, mobileAppFeatures } from '@atrium/contract';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from '../../../test/factories/user.factory.js';
+import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { installLicense, removeLicenses } from '../../../test/licenses.js';
+import { users } from '../users/users.table.js';
+
+let t: TestApp;
+let n = 0;
+beforeAll(async () => {
+  t = await buildTestApp();
+});
+afterAll(() => t?.close());
+afterEach(async () => {
+  await t.database.db.execute(sql`DELETE FROM mobile_clients`);
+  await removeLicenses(t);
+});
+
+const mobile = (base: LicenseInfo, change: (m: LicenseInfo['mobile_app']) => void): LicenseInfo => {
+  const f = structuredClone(base);
+  change(f.mobile_app);
+  return f;
+};
+const allFlagsOff = (m: LicenseInfo['mobile_app']) => {
+  m.is_remote_open_enabled = false;
+  m.is_siri_enabled = false;
+  m.is_apple_watch_enabled = false;
+  m.is_family_events_enabled = false;
+  m.is_white_label_enabled = false;
+  m.is_domain_forward_rule_enabled = false;
+};
+
+async function resident(own?: LicenseInfo) {
+  const u = await makeUser(t.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId], login: `mf-${++n}` });
+  if (own) await t.database.db.update(users).set({ licenseInfo: own }).where(eq(users.id, u.id));
+  const api = client(t.app, await login(t.app, u.login, u.password));
+  const register = async () => {
+    const res = await api.put('/mobile-clients', { mobile_client_id: `mf-install-${++n}`, platform: 'ios' });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data.license_features as string[];
+  };
+  const profile = async () => (await api.get('/profile')).json().data.license_state.features as string[];
+  return { register, profile };
+}
+
+describe('mobile-app flags', () => {
+  it('counts a flag only from a licence that has the mobile app on, from the server or the user', () => {
+    const full = fullLicenseInfo();
+    expect(mobileAppFeatures(full, null)).toEqual(MOBILE_APP_FEATURE_NAMES);
+    expect(mobileAppFeatures(emptyLicenseInfo(), emptyLicenseInfo())).toEqual([]);
+    // The flags on, the app off: nothing.
+    expect(
+      mobileAppFeatures(
+        mobile(full, (m) => (m.is_enabled = false)),
+        null,
+      ),
+    ).toEqual([]);
+    const userSiri = mobile(emptyLicenseInfo(), (m) => {
+      m.is_enabled = true;
+      m.is_siri_enabled = true;
+    });
+    expect(mobileAppFeatures(mobile(full, allFlagsOff), userSiri)).toEqual(['mobile_siri']);
+    // A user's flag without the user's app licensed does not count, even when the server has the app.
+    expect(
+      mobileAppFeatures(
+        mobile(full, allFlagsOff),
+        mobile(userSiri, (m) => (m.is_enabled = false)),
+      ),
+    ).toEqual([]);
+  });
+
+  it('are answered to the app’s registration and in the profile, each as the server’s licence has it', async () => {
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => {
+        m.is_siri_enabled = false;
+        m.is_remote_open_enabled = false;
+      }),
+    );
+    const r = await resident();
+    const expected = ['mobile_apple_watch', 'mobile_family_events', 'mobile_white_label', 'mobile_domain_forward_rule'];
+    expect((await r.register()).sort()).toEqual([...expected].sort());
+    const profile = await r.profile();
+    for (const f of expected) expect(profile).toContain(f);
+    expect(profile).not.toContain('mobile_siri');
+    expect(profile).not.toContain('mobile_remote_open');
+
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    expect((await r.register()).sort()).toEqual([...MOBILE_APP_FEATURE_NAMES].sort());
+  });
+
+  it('are on for a user whose own licence has them while the server’s has them off', async () => {
+    await installLicense(t, mobile(fullLicenseInfo(), allFlagsOff));
+    const plain = await resident();
+    expect(await plain.register()).toEqual([]);
+    expect((await plain.profile()).filter((f) => f.startsWith('mobile_') && f !== 'mobile_app')).toEqual([]);
+
+    const own = mobile(emptyLicenseInfo(), (m) => {
+      m.is_enabled = true;
+      m.license_count = 1;
+      m.is_remote_open_enabled = true;
+      m.is_family_events_enabled = true;
+    });
+    const r = await resident(own);
+    expect((await r.register()).sort()).toEqual(['mobile_family_events', 'mobile_remote_open']);
+    expect(await r.profile()).toEqual(expect.arrayContaining(['mobile_family_events', 'mobile_remote_open']));
+  });
+});
