@@ -134,6 +134,22 @@ export class MobileClientsService {
     }
   }
 
+  /**
+   * Whether a door may open for '#' pressed on a call by `number` (the call record `callId`): a number
+   * a mobile app calls with opens only while remote opening is licensed to the app's user (the
+   * server's licence or the user's own, with the mobile app). A number no app uses (a desk phone, the
+   * web dialer) is not a mobile app's and is not asked about.
+   */
+  async remoteOpenAllowed(callId: string, number: string): Promise<boolean> {
+    const holders = await this.repo.appUsersOfNumber(callId, number);
+    for (const h of holders) {
+      const server = await this.opts.serverFeatures(h.projectId);
+      const user = userLicenseInEffect(h.license, Date.now()).info;
+      if (!mobileAppFeatures(server, user).includes('mobile_remote_open')) return false;
+    }
+    return true;
+  }
+
   async listOwn(actor: Actor): Promise<MobileClient[]> {
     return (await this.repo.ofUser(actor.projectId, actor.userId)).map(toMobileClient);
   }

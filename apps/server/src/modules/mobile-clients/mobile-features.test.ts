@@ -6,8 +6,10 @@ import { emptyLicenseInfo, fullLicenseInfo, type LicenseInfo, MOBILE_APP_FEATURE
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../../../test/factories/user.factory.js';
-import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { installLicense, removeLicenses } from '../../../test/licenses.js';
+import { queryRows } from '../../core/db/client.js';
+import { telephonyOf } from '../telephony/telephony.js';
 import { users } from '../users/users.table.js';
 
 let t: TestApp;
@@ -110,5 +112,75 @@ describe('mobile-app flags', () => {
     const r = await resident(own);
     expect((await r.register()).sort()).toEqual(['mobile_family_events', 'mobile_remote_open']);
     expect(await r.profile()).toEqual(expect.arrayContaining(['mobile_family_events', 'mobile_remote_open']));
+  });
+});
+
+describe('remote opening from a mobile app', () => {
+  it('opens the panel’s door for # on a call only while remote opening is licensed to the app’s user; other numbers are not asked', async () => {
+    const admin = await adminClient(t);
+    const panel = (
+      await admin.put('/devices', { name: 'Gate', model: 'AP-100', serial_number: 'MF-PANEL', domain_id: t.project.rootGroupId })
+    ).json().data as { id: number };
+    const number = async (value: string, body: Record<string, unknown>) => {
+      const res = await admin.put('/sip-numbers', { number: value, password: 'Secret123abc', domain_id: t.project.rootGroupId, ...body });
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const withApp = await makeUser(t.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId], login: 'mf-app' });
+    const deskOnly = await makeUser(t.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId], login: 'mf-desk' });
+    await number('3300', { device_id: panel.id });
+    await number('3001', { user_id: withApp.id });
+    await number('3002', { user_id: deskOnly.id });
+    const app = client(t.app, await login(t.app, 'mf-app', withApp.password));
+    expect((await app.put('/mobile-clients', { mobile_client_id: 'mf-phone', platform: 'android', sip_number: '3001' })).statusCode).toBe(
+      200,
+    );
+
+    const { recorder } = telephonyOf(t.app);
+    let call = 0;
+    const pressHash = async (from: string) => {
+      const callId = `mf-call-${++call}`;
+      const at = Date.now();
+      recorder.onCallEvent({ type: 'created', callId, caller: '3300', callee: from, sos: false, speechId: null, at });
+      recorder.onCallEvent({ type: 'answered', callId, by: from, at: at + 10 });
+      recorder.onCallEvent({ type: 'dtmf', callId, from, digit: '#', at: at + 20 });
+      recorder.onCallEvent({ type: 'ended', callId, outcome: 'answered', status: null, at: at + 30 });
+      await recorder.flush();
+    };
+    const opens = async () =>
+      (
+        await queryRows<{ n: number }>(
+          t.database.db,
+          sql`SELECT count(*)::int AS n FROM device_tasks WHERE device_id = ${panel.id} AND type = 'open_lock'`,
+        )
+      )[0]?.n;
+
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => (m.is_remote_open_enabled = false)),
+    );
+    await pressHash('3001');
+    expect(await opens()).toBe(0);
+    // A number no app uses is not a remote opening.
+    await pressHash('3002');
+    expect(await opens()).toBe(1);
+
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    await pressHash('3001');
+    expect(await opens()).toBe(2);
+
+    // Off for the server, on in the user's own licence (with the mobile app): opens.
+    await removeLicenses(t);
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => (m.is_remote_open_enabled = false)),
+    );
+    const own = mobile(emptyLicenseInfo(), (m) => {
+      m.is_enabled = true;
+      m.is_remote_open_enabled = true;
+    });
+    await t.database.db.update(users).set({ licenseInfo: own }).where(eq(users.id, withApp.id));
+    await pressHash('3001');
+    expect(await opens()).toBe(3);
   });
 });
