@@ -2,6 +2,7 @@
 // feature, one guard checks it, and each feature is refused with it off and served with it on.
 import { fullLicenseInfo, type LicenseFeature, type LicenseInfo } from '@atrium/contract';
 import { eq } from 'drizzle-orm';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../test/helpers.js';
@@ -23,9 +24,9 @@ const without = (change: (f: LicenseInfo) => void): LicenseInfo => {
   change(f);
   return f;
 };
-const refused = (res: { statusCode: number; json(): unknown }, feature: LicenseFeature) => {
+const refused = (res: { statusCode: number; json(): unknown }, feature: LicenseFeature, code = 'feature_not_licensed') => {
   expect(res.statusCode).toBe(403);
-  expect(res.json()).toMatchObject({ code: 'feature_not_licensed', message: 'action prohibited', details: [{ feature }] });
+  expect(res.json()).toMatchObject({ code, details: [{ feature }] });
 };
 const served = (res: { statusCode: number; body: string }) => expect(res.statusCode, res.body).toBe(200);
 
@@ -190,5 +191,65 @@ describe('licence plates', () => {
     const plate = await admin.put('/identifiers', { name: 'Plate', type: 'license_plate', value: 'A123BC77' });
     served(plate);
     served(await admin.patch(`/identifiers/${plate.json().data.id}`, { name: 'Plate 2' }));
+  });
+});
+
+describe('licence plates in an identifier import', () => {
+  const upload = async (rows: unknown[][]) => {
+    const book = new ExcelJS.Workbook();
+    const sheet = book.addWorksheet('identifiers');
+    for (const r of rows) sheet.addRow(r);
+    const data = Buffer.from(await book.xlsx.writeBuffer());
+    const boundary = '----atrium-license-guard';
+    const payload = Buffer.concat([
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="ids.xlsx"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      ),
+      data,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
+    ]);
+    const res = await admin.raw('POST', '/identifiers/import', payload, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data as { created: number; errors: { row: number; field: string; message: string }[] };
+  };
+
+  it('refuses plate rows without the licence-plate licence, writing the other rows; takes them with it', async () => {
+    await installLicense(
+      t,
+      without((f) => {
+        f.license_plate.is_enabled = false;
+      }),
+    );
+    const off = await upload([
+      ['name', 'type', 'value'],
+      ['Plate', 'license_plate', 'B777OP77'],
+      ['Card', 'card', 'CD45EF67'],
+    ]);
+    expect(off.created).toBe(1);
+    expect(off.errors).toEqual([{ row: 2, field: 'type', message: 'action prohibited' }]);
+
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    const on = await upload([
+      ['name', 'type', 'value'],
+      ['Plate', 'license_plate', 'B777OP77'],
+    ]);
+    expect(on).toMatchObject({ created: 1, errors: [] });
+  });
+});
+
+describe('UKEY2 keys', () => {
+  it('are refused as the UKEY2 checks refuse them without the UKEY2 licence, and served with it', async () => {
+    await installLicense(
+      t,
+      without((f) => {
+        f.ukey2.is_enabled = false;
+      }),
+    );
+    refused(await admin.get('/ukey2'), 'ukey2', 'ukey2_not_licensed');
+    refused(await admin.get('/ukey2/1'), 'ukey2', 'ukey2_not_licensed');
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    served(await admin.get('/ukey2'));
   });
 });

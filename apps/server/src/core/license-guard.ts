@@ -24,6 +24,7 @@ export const LICENSED_PREFIXES: Readonly<Record<string, LicenseFeature>> = {
   '/guest-access': 'guest_access',
   '/identifiers/guest': 'guest_access',
   '/access-rules/available-for-guest': 'guest_access',
+  '/ukey2': 'ukey2',
 };
 
 /** The licensed feature a URL's prefix belongs to, if any. */

@@ -302,12 +302,14 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   });
 
   // --- UKEY2: view-only ----------------------------------------------------------------------------
-  app.get('/ukey2', { schema: { tags: ids, querystring: SearchQuery, response: { 200: listResponse(IdentifierSchema) } } }, (req) =>
-    access.listUkey2(req.actor, req.query),
+  app.get(
+    '/ukey2',
+    { config: { license: 'ukey2' }, schema: { tags: ids, querystring: SearchQuery, response: { 200: listResponse(IdentifierSchema) } } },
+    (req) => access.listUkey2(req.actor, req.query),
   );
   app.get(
     '/ukey2/:id',
-    { schema: { tags: ids, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
+    { config: { license: 'ukey2' }, schema: { tags: ids, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
     async (req) => ({
       data: await access.getUkey2(req.actor, req.params.id),
     }),

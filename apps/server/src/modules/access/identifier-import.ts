@@ -136,7 +136,8 @@ export class IdentifierImport {
   private async read(ctx: RequestContext, file: string): Promise<IdentifierImportResult> {
     const errors = new ErrorList<RowError>();
     const duplicates = new ErrorList<{ row: number; type: string; value: string; existing_id: number | null }>();
-    const rows = await this.eachBatch(ctx, file, errors, async (batch) => {
+    const plates = await this.platesLicensed(ctx.actor);
+    const rows = await this.eachBatch(ctx, file, errors, plates, async (batch) => {
       const existing = await this.existing(ctx.actor.projectId, batch);
       const owners = await this.owners(ctx, batch, errors, this.db);
       for (const r of batch) {
@@ -163,10 +164,12 @@ export class IdentifierImport {
     const errors = new ErrorList<RowError>();
     const result = emptyResult();
     const ukey2 = await this.ukey2License(ctx.actor.projectId);
+    // Read before the transaction, as the UKEY2 licence: inside it, on the embedded database's single connection, it would wait for it.
+    const plates = await this.platesLicensed(ctx.actor);
     await this.db.transaction(async (tx) => {
       const written: number[] = [];
       const devicesBefore = new Set<number>();
-      result.rows = await this.eachBatch(ctx, file, errors, async (batch) => {
+      result.rows = await this.eachBatch(ctx, file, errors, plates, async (batch) => {
         const existing = await this.existing(ctx.actor.projectId, batch, tx);
         const owners = await this.owners(ctx, batch, errors, tx);
         const fresh = batch.filter((r) => !existing.has(`${r.type}\0${r.value}`) && !owners.failed.has(r.row));
@@ -248,9 +251,11 @@ export class IdentifierImport {
     ctx: RequestContext,
     file: string,
     errors: ErrorList<RowError>,
+    /** Licence plates are licensed to the importer: a plate row is an error otherwise. */
+    plates: boolean,
     handle: (batch: Row[]) => Promise<void>,
   ): Promise<number> {
-    const plates = await this.platesLicensed(ctx.actor);
+    void ctx;
     let header: Map<string, number> | null = null;
     let dataRows = 0;
     const seen = new Set<string>();
