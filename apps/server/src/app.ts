@@ -13,6 +13,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, {
   type FastifyBaseLogger,
+  type FastifyContextConfig,
   type FastifyInstance,
   type FastifyRequest,
   LogController,
@@ -35,6 +36,7 @@ import type { Database } from './core/db/client.js';
 import { AppError, errorBody, prohibited, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
 import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
+import { type LicenseDeclaration, LicenseGuard } from './core/license-guard.js';
 import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
 import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
@@ -221,6 +223,8 @@ export interface Services {
   sso: SsoService;
   /** Backups of a project's entities (issue 14). */
   backups: BackupsService;
+  /** The licence check of routes that declare a feature, and of services deciding one by a request's value. */
+  licenseGuard: LicenseGuard;
 }
 
 declare module 'fastify' {
@@ -232,6 +236,8 @@ declare module 'fastify' {
     files: FileStore;
     readCache: ReadCache;
     sipWs: { port: number | null; udp: number | null; tls?: number | null };
+    /** Every API route as registered, with its config: what the licence test walks. */
+    apiRoutes: { method: string; url: string; config: FastifyContextConfig }[];
   }
   interface FastifyRequest {
     actor: Actor;
@@ -253,6 +259,12 @@ declare module 'fastify' {
      * of them (conversation messages) does not make every caller sign in again on the next call.
      */
     keepsReadCache?: boolean;
+    /**
+     * The licensed feature the route belongs to: refused (403) unless the project's licence or the
+     * caller's own includes it (core/license-guard.ts). Every route under a licensed area's prefix
+     * declares one.
+     */
+    license?: LicenseDeclaration;
   }
 }
 
@@ -270,6 +282,10 @@ export interface BuildOptions {
  */
 /** Fastify's error serializer type: always an object with type, message and stack. */
 const logError = (err: unknown) => serializeError(err) as { [key: string]: unknown; type: string; message: string; stack: string };
+
+/** The warning of a server without LICENSE_PUBLIC_KEY: in the log at start and in the printed sign-in (main.ts). */
+export const DEVELOPMENT_LICENSE_WARNING =
+  'DEVELOPMENT LICENCE: LICENSE_PUBLIC_KEY is not set, so every feature is on without limits and licence files signed with the development key (in the repository) are accepted. Set LICENSE_PUBLIC_KEY on a production server (NODE_ENV=production refuses to start without it).';
 
 /** The parts of an app whose stop has begun and not ended (a shutdown that hangs names them). */
 export const partsStopping = new WeakMap<object, Set<string>>();
@@ -381,6 +397,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const projectInfo = new ProjectInfo(database.db, config.publicUrl, files, readCache);
   const licensesRepo = new LicensesRepository(database.db);
   const licenses = new LicenseService(licensesRepo, { publicKey: config.license.publicKey });
+  const licenseGuard = new LicenseGuard(database.db, (projectId) => licenses.serverFeatures(projectId));
+  // Said at every start, where whoever runs the server looks: nothing is refused and anyone can sign a licence this server takes.
+  if (licenses.development) app.log.warn({ license: 'development' }, DEVELOPMENT_LICENSE_WARNING);
   const mailer = new Mailer(new MailRepository(database.db), { log: app.log, defaultSmtp: config.smtp, projectInfo });
   // project settings (issue 14): the server settings call reads them; devices is assigned below.
   const projectSettings = new ProjectSettingsService(database.db, new ProjectSettingsRepository(database.db), files, {
@@ -414,6 +433,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       return { enabled: ukey2.is_enabled, count: ukey2.license_count };
     },
     faceIdForGuests: async (projectId) => featureEnabled(await licenses.serverFeatures(projectId), 'face_id_guests'),
+    licenseGuard,
   });
   // an init (first or again) and a device's own request are followed by a full sync of what it must hold
   devices.attachFullSync((tx, ids, actor) => access.queueSync(tx, actor, ids, { identifierIds: null, scheduleIds: null }));
@@ -473,6 +493,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     notifications,
     profile: new ProfileService(database.db, new ProfileRepository(database.db), licenses, files, notifications),
     licenses,
+    licenseGuard,
     licenseAdmin: new LicensesService(licensesRepo, licenses, notifications, { serverUrl: config.license.serverUrl, log: app.log }),
     settings,
     mailer,
@@ -539,6 +560,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   );
   app.decorate('config', config);
   app.decorate('sipWs', sipWs);
+  const apiRoutes: AppInstance['apiRoutes'] = [];
+  app.decorate('apiRoutes', apiRoutes);
   app.decorate('database', database);
   app.decorate('services', services);
   app.decorate('realtime', realtime);
@@ -656,6 +679,17 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   await app.register(
     async (api) => {
       const typed = api.withTypeProvider<ZodTypeProvider>() as AppInstance;
+      typed.addHook('onRoute', (r) => {
+        // The config as it ends up: a plugin's own onRoute hook (core/license-guard.ts declareLicense) runs after this one.
+        for (const method of [r.method].flat())
+          apiRoutes.push({
+            method,
+            url: r.url,
+            get config() {
+              return (r.config ?? {}) as FastifyContextConfig;
+            },
+          });
+      });
       typed.addHook('onRequest', async (req) => {
         if (req.routeOptions.config.public) return;
         const header = req.headers.authorization;
@@ -686,6 +720,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
         req.actor = actor;
         req.ctx = { actor, ip: req.ip, requestId: String(req.id) };
       });
+      // Before the read cache: an answer kept while the feature was licensed is not served after.
+      licenseGuard.register(typed);
       typed.addHook('preHandler', async (req, reply) => {
         if (!req.routeOptions.config.cache || req.method !== 'GET') return;
         const hit = readCache.answer(answerKey(req));

@@ -1,5 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
+import { ConfigError, loadConfig } from './config.js';
 
 describe('configuration', () => {
   it('has the embedded defaults', () => {
@@ -69,6 +70,18 @@ describe('configuration', () => {
       '192.168.0.0/255.255.0.0',
       'loopback',
     ]);
+  });
+
+  it('refuses a production server (NODE_ENV=production) without LICENSE_PUBLIC_KEY, naming the variable; with it, or not in production, it starts', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'Production' })).toThrow(/LICENSE_PUBLIC_KEY is required when NODE_ENV=production/);
+    expect(() => loadConfig({ NODE_ENV: 'production', LICENSE_PUBLIC_KEY: '' })).toThrow(/LICENSE_PUBLIC_KEY/);
+    const key = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+    const prod = loadConfig({ NODE_ENV: 'production', LICENSE_PUBLIC_KEY: key });
+    expect(prod.production).toBe(true);
+    expect(prod.license.publicKey).toBe(key);
+    expect(loadConfig({ NODE_ENV: 'development' }).production).toBe(false);
+    expect(loadConfig({}).production).toBe(false);
   });
 
   it('treats empty variables as absent', () => {

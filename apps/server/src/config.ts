@@ -128,6 +128,8 @@ const EnvSchema = z.object({
     .refine(isEd25519PublicKey, 'LICENSE_PUBLIC_KEY must be an Ed25519 public key (PEM, or base64 of its SPKI DER)')
     .optional(),
   LICENSE_SERVER_URL: url('LICENSE_SERVER_URL', ['http:', 'https:']),
+  // The operator's word that this is a production server (the usual NODE_ENV=production): it must then name its licence issuer.
+  NODE_ENV: z.string().trim().optional(),
   // webhooks (issue 14): whether endpoints may be private or loopback addresses (tests, a closed site)
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false'], 'WEBHOOKS_ALLOW_PRIVATE must be true or false').default('false'),
   SSO_ALLOW_PRIVATE: z.enum(['true', 'false'], 'SSO_ALLOW_PRIVATE must be true or false').default('false'),
@@ -217,6 +219,8 @@ export interface Config {
    * and a project without licences runs on the built-in development licence) and the licence server.
    */
   license: { publicKey: string | undefined; serverUrl: string | undefined };
+  /** NODE_ENV=production: the operator declares a production server, which never runs on the development licence. */
+  production: boolean;
   /**
    * Webhooks (issue 14): private and loopback endpoint addresses allowed (WEBHOOKS_ALLOW_PRIVATE); the
    * wait before the first retry (WEBHOOKS_RETRY_BASE_MS, doubling after) and one attempt's time-out (WEBHOOKS_TIMEOUT_MS).
@@ -250,7 +254,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration:\n  MQTT_DYNSEC=true needs MQTT_URL: the Mosquitto broker, with its dynamic-security admin account in it',
     );
   }
+  const production = e.NODE_ENV?.toLowerCase() === 'production';
+  // Without an issuer key every project without a licence has every feature without limits (the
+  // development licence), and anyone may sign licences with the development key shipped in the
+  // repository: a production server must not start that way unnoticed.
+  if (production && !e.LICENSE_PUBLIC_KEY) {
+    throw new ConfigError(
+      "Invalid configuration:\n  LICENSE_PUBLIC_KEY is required when NODE_ENV=production: without it every feature is on without limits (the development licence). Set it to your licence issuer's Ed25519 public key (npm run license -- --new-key issuer.pem prints it)",
+    );
+  }
   return {
+    production,
     port: e.PORT,
     host: e.HOST,
     dataDir: path.resolve(e.DATA_DIR),

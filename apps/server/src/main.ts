@@ -1,4 +1,4 @@
-import { type AppInstance, buildApp } from './app.js';
+import { type AppInstance, buildApp, DEVELOPMENT_LICENSE_WARNING } from './app.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './core/db/client.js';
 import { tcpPortFree } from './core/ports.js';
@@ -213,6 +213,7 @@ async function main(): Promise<void> {
     }`,
   );
   lines.push(`  API docs: ${config.publicUrl}/api/docs`);
+  if (!config.license.publicKey) lines.push(``, `! ${DEVELOPMENT_LICENSE_WARNING}`);
   if (boot.created) {
     lines.push(
       ``,

@@ -79,6 +79,13 @@ afterEach(async () => {
 
 // Each start builds a whole server from source (tsx): on a loaded machine that takes well over the default 30 s.
 describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
+  it('refuses to start as a production server (NODE_ENV=production) without LICENSE_PUBLIC_KEY, naming the variable', async () => {
+    const s = start({ PORT: String(await freePort()), NODE_ENV: 'production' });
+    expect(await s.exited).toBe(2);
+    expect(s.output()).toContain('LICENSE_PUBLIC_KEY is required when NODE_ENV=production');
+    expect(s.output()).not.toContain('Atrium is running');
+  });
+
   it('starts on PGlite with the embedded broker, prints the one-time password, and that password signs in', async () => {
     const [port, mqttPort] = [await freePort(), await freePort()];
     const dataDir = mkdtempSync(path.join(tmpdir(), 'atrium-start-'));
@@ -88,6 +95,8 @@ describe('npm start (src/main.ts)', { timeout: 120_000 }, () => {
     expect(out).toContain(`embedded broker on 127.0.0.1:${mqttPort}`);
     expect(out).toMatch(/SIP: UDP and TCP 127\.0\.0\.1:\d+, WebSocket ws:\/\/localhost:\d+/);
     expect(out).toContain('login:    admin');
+    // No LICENSE_PUBLIC_KEY: the development licence, said in the sign-in lines.
+    expect(out).toContain('! DEVELOPMENT LICENCE: LICENSE_PUBLIC_KEY is not set, so every feature is on without limits');
     const password = /password: (\S+)\s+\(shown only this once/.exec(out)?.[1] ?? '';
     expect(password.length).toBeGreaterThanOrEqual(12);
 

@@ -119,6 +119,11 @@ export const ERRORS = {
   sip_service_start_failed: { status: 409, message: 'error starting sip service' },
   /** The SIP licence feature (or trunks, or the web dialer) is off for the server and the user. */
   sip_disabled: { status: 403, message: 'action prohibited' },
+  /**
+   * A licensed feature other than SIP, the mobile app or UKEY2 (elevators, amenities, guest access,
+   * licence plates, guests' face ID) is off for the server and the user: refused as sip_disabled is.
+   */
+  feature_not_licensed: { status: 403, message: 'action prohibited' },
   // UKEY2 keys against the UKEY2 licence (spec entities §8)
   ukey2_not_licensed: { status: 403, message: 'ukey2 is not licensed' },
   ukey2_limit_project: { status: 400, message: 'exceeding the maximum ukey2 in the project' },

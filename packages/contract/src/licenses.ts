@@ -58,6 +58,33 @@ export function licensed(server: LicenseInfo | null | undefined, user: LicenseIn
   return featureEnabled(server, feature) || featureEnabled(user, feature);
 }
 
+/**
+ * The mobile app's own licence flags (spec core §3 mobile_app), each a feature of the app the app
+ * offers only when the server says so: in the profile's licence state and in the answer to the app's
+ * registration (the two answers an app reads after each sign-in).
+ */
+export const MOBILE_APP_FEATURES = {
+  mobile_remote_open: 'is_remote_open_enabled',
+  mobile_siri: 'is_siri_enabled',
+  mobile_apple_watch: 'is_apple_watch_enabled',
+  mobile_family_events: 'is_family_events_enabled',
+  mobile_white_label: 'is_white_label_enabled',
+  mobile_domain_forward_rule: 'is_domain_forward_rule_enabled',
+} as const;
+export type MobileAppFeature = keyof typeof MOBILE_APP_FEATURES;
+export const MOBILE_APP_FEATURE_NAMES = Object.keys(MOBILE_APP_FEATURES) as [MobileAppFeature, ...MobileAppFeature[]];
+
+/**
+ * The mobile-app flags in effect for a user: a flag counts from a licence (the server's or the
+ * user's own) only where that licence has the mobile app itself on — a flag of an app that is not
+ * licensed licenses nothing — and, as every feature, it is off only when both leave it off.
+ */
+export function mobileAppFeatures(server: LicenseInfo | null | undefined, user: LicenseInfo | null | undefined): MobileAppFeature[] {
+  const from = (info: LicenseInfo | null | undefined, flag: (typeof MOBILE_APP_FEATURES)[MobileAppFeature]) =>
+    info?.mobile_app?.is_enabled === true && info.mobile_app[flag] === true;
+  return MOBILE_APP_FEATURE_NAMES.filter((f) => from(server, MOBILE_APP_FEATURES[f]) || from(user, MOBILE_APP_FEATURES[f]));
+}
+
 /** Everything off: a new account's licence info. */
 export function emptyLicenseInfo(): LicenseInfo {
   return {
@@ -288,6 +315,11 @@ export const LicenseFeaturesStateSchema = z.object({
   project_uid: z.string(),
   /** A licence server is configured: licences can be fetched with POST /licenses/cloud. */
   cloud_enabled: z.boolean(),
+  /**
+   * No issuer key is configured (LICENSE_PUBLIC_KEY): development licences are accepted and a project
+   * without a licence has every feature without limits. The Licences page warns of it.
+   */
+  development_server: z.boolean(),
 });
 export type LicenseFeaturesState = z.infer<typeof LicenseFeaturesStateSchema>;
 

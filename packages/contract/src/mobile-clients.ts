@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MOBILE_APP_FEATURE_NAMES } from './licenses.js';
 import { IdSchema } from './list-query.js';
 
 // Mobile clients and push delivery (issue 14, spec entities §2 "Mobile client info"):
@@ -33,6 +34,16 @@ export const MobileClientSchema = MobileClientInfoSchema.extend({
   created_at: z.string(),
 });
 export type MobileClient = z.infer<typeof MobileClientSchema>;
+
+/**
+ * The answer to an app's registration: its client, and the mobile-app features it may offer this
+ * user (remote opening, Siri, Apple Watch, family events, white label, group forward rules), from the
+ * server's licence and the user's own (licenses.ts mobileAppFeatures).
+ */
+export const RegisteredMobileClientSchema = MobileClientSchema.extend({
+  license_features: z.array(z.enum(MOBILE_APP_FEATURE_NAMES)),
+});
+export type RegisteredMobileClient = z.infer<typeof RegisteredMobileClientSchema>;
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 

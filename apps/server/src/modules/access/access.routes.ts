@@ -40,6 +40,7 @@ import {
   UpdateIdentifierBodySchema,
   UpdateTimeRuleBodySchema,
 } from '@atrium/contract';
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { AppError } from '../../core/errors.js';
@@ -146,7 +147,10 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   );
   app.get(
     '/access-rules/available-for-guest',
-    { schema: { tags: rules, querystring: SearchQuery, response: { 200: listResponse(AccessRuleSchema) } } },
+    {
+      config: { license: 'guest_access' },
+      schema: { tags: rules, querystring: SearchQuery, response: { 200: listResponse(AccessRuleSchema) } },
+    },
     (req) => access.listAccessRules(req.actor, req.query, true),
   );
   app.put(
@@ -298,12 +302,14 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   });
 
   // --- UKEY2: view-only ----------------------------------------------------------------------------
-  app.get('/ukey2', { schema: { tags: ids, querystring: SearchQuery, response: { 200: listResponse(IdentifierSchema) } } }, (req) =>
-    access.listUkey2(req.actor, req.query),
+  app.get(
+    '/ukey2',
+    { config: { license: 'ukey2' }, schema: { tags: ids, querystring: SearchQuery, response: { 200: listResponse(IdentifierSchema) } } },
+    (req) => access.listUkey2(req.actor, req.query),
   );
   app.get(
     '/ukey2/:id',
-    { schema: { tags: ids, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
+    { config: { license: 'ukey2' }, schema: { tags: ids, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
     async (req) => ({
       data: await access.getUkey2(req.actor, req.params.id),
     }),
@@ -311,12 +317,20 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
 
   // --- guest access ------------------------------------------------------------------------------
   const guests = ['guest access'];
+  const guestLicense = { license: 'guest_access' } as const;
+  // A guest's page has no one signed in: the licence is that of the key's project.
+  const guestPageLicense = {
+    feature: 'guest_access',
+    project: (req: FastifyRequest) => access.guests.projectOfKey((req.params as { key: string }).key),
+  } as const;
   const createGuest = {
+    config: guestLicense,
     schema: { tags: guests, body: CreateGuestBodySchema, response: { 200: dataResponse(GuestGrantSchema) } },
   } as const;
   app.put('/guest-access', createGuest, async (req) => ({ data: await access.guests.create(req.ctx, req.body) }));
   app.put('/identifiers/guest', createGuest, async (req) => ({ data: await access.guests.create(req.ctx, req.body) }));
   const updateGuest = {
+    config: guestLicense,
     schema: { tags: guests, params: IdParamsSchema, body: UpdateGuestBodySchema, response: { 200: dataResponse(IdentifierSchema) } },
   } as const;
   app.patch('/guest-access/:id', updateGuest, async (req) => ({ data: await access.guests.update(req.ctx, req.params.id, req.body) }));
@@ -325,6 +339,7 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/guest-access/:id/photo',
     {
+      config: guestLicense,
       schema: {
         tags: guests,
         params: IdParamsSchema,
@@ -346,28 +361,32 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   );
   app.post(
     '/guest-access/:id/revoke',
-    { schema: { tags: guests, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
+    { config: guestLicense, schema: { tags: guests, params: IdParamsSchema, response: { 200: dataResponse(IdentifierSchema) } } },
     async (req) => ({ data: await access.guests.revoke(req.ctx, req.params.id) }),
   );
-  app.delete('/guest-access/:id', { schema: { tags: guests, params: IdParamsSchema, response: { 200: Ok } } }, async (req) => {
-    await access.guests.remove(req.ctx, req.params.id);
-    return { data: true };
-  });
+  app.delete(
+    '/guest-access/:id',
+    { config: guestLicense, schema: { tags: guests, params: IdParamsSchema, response: { 200: Ok } } },
+    async (req) => {
+      await access.guests.remove(req.ctx, req.params.id);
+      return { data: true };
+    },
+  );
   app.post(
     '/guest-access/delete',
-    { schema: { tags: guests, body: BulkDeleteBodySchema, response: { 200: dataResponse(BulkDeleteResultSchema) } } },
+    { config: guestLicense, schema: { tags: guests, body: BulkDeleteBodySchema, response: { 200: dataResponse(BulkDeleteResultSchema) } } },
     async (req) => ({ data: await access.guests.removeMany(req.ctx, req.body.items) }),
   );
   app.get(
     '/guest-access/access-rules',
-    { schema: { tags: guests, querystring: SearchQuery, response: { 200: listResponse(AccessRuleSchema) } } },
+    { config: guestLicense, schema: { tags: guests, querystring: SearchQuery, response: { 200: listResponse(AccessRuleSchema) } } },
     (req) => access.listAccessRules(req.actor, req.query, true),
   );
   // The guest's page: no sign-in, an unguessable key, and a few calls a minute per address.
   app.get(
     '/guest-access/key/:key',
     {
-      config: { public: true, rateLimit: { max: 30, timeWindow: '1 minute' } },
+      config: { public: true, license: guestPageLicense, rateLimit: { max: 30, timeWindow: '1 minute' } },
       schema: { tags: guests, params: GuestKeyParamsSchema, response: { 200: dataResponse(GuestInfoSchema) } },
     },
     async (req) => ({ data: await access.guests.info(req.params.key) }),
@@ -375,7 +394,7 @@ export async function accessRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/guest-access/key/:key/open',
     {
-      config: { public: true, rateLimit: { max: 10, timeWindow: '1 minute' } },
+      config: { public: true, license: guestPageLicense, rateLimit: { max: 10, timeWindow: '1 minute' } },
       schema: {
         tags: guests,
         params: GuestKeyParamsSchema,

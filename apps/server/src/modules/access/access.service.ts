@@ -37,6 +37,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
 import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files.js';
+import type { LicenseGuard } from '../../core/license-guard.js';
 import type { ProjectInfo } from '../../core/project-info.js';
 import type { NewEvent } from '../devices/devices.repository.js';
 import type { DevicesService } from '../devices/devices.service.js';
@@ -167,9 +168,12 @@ export class AccessService {
       faceIdForGuests?: (projectId: number) => Promise<boolean>;
       /** How long a guest's open with face ID waits for the door (ms). */
       guestFaceWaitMs?: number;
+      /** The licence check (core/license-guard.ts): licence plates are identifiers of one type, decided by the request's value. */
+      licenseGuard?: Pick<LicenseGuard, 'assert' | 'allows'>;
     },
   ) {
     this.publish = opts.publish ?? null;
+    this.licenseGuard = opts.licenseGuard ?? null;
     this.ukey2License = opts.ukey2License ?? (async () => ({ enabled: true, count: null }));
     devices.onEvents((events) => this.onDeviceEvents(events));
     this.guests = new GuestAccess(db, repo, devices, {
@@ -186,7 +190,15 @@ export class AccessService {
       (tx, ids) => this.repo.devicesOfIdentifiers(tx, ids),
       this.ukey2License,
       assertUkey2WithinLicense,
+      async (actor) => (this.licenseGuard ? this.licenseGuard.allows('license_plate', actor.projectId, actor) : true),
     );
+  }
+
+  private readonly licenseGuard: Pick<LicenseGuard, 'assert' | 'allows'> | null;
+
+  /** A licence plate is written (made, or kept by an edit) only while plates are licensed. */
+  private async assertPlatesLicensed(actor: Actor, type: IdentifierType): Promise<void> {
+    if (type === 'license_plate' && this.licenseGuard) await this.licenseGuard.assert(actor, 'license_plate');
   }
 
   /**
@@ -556,6 +568,7 @@ export class AccessService {
     const { actor } = ctx;
     if (!actor.permissions.has('can_create_identifiers')) throw prohibited([{ permission: 'can_create_identifiers' }]);
     const type = body.type ?? 'card';
+    await this.assertPlatesLicensed(actor, type);
     const value = this.value(type, body.value);
     await this.assertLinks(actor, { users: body.owner_id ? [body.owner_id] : undefined, access_rules: body.access_rules });
     await this.assertValueFree(actor.projectId, type, value);
@@ -595,6 +608,7 @@ export class AccessService {
     const { actor } = ctx;
     const before = await this.visibleIdentifier(actor, id, 'edit');
     const type = (body.type ?? before.type) as IdentifierType;
+    await this.assertPlatesLicensed(actor, type);
     const value = body.value !== undefined || body.type !== undefined ? this.value(type, body.value ?? before.value) : before.value;
     await this.assertLinks(actor, { users: body.owner_id ? [body.owner_id] : undefined, access_rules: body.access_rules });
     if (value !== before.value || type !== before.type) await this.assertValueFree(actor.projectId, type, value, id);

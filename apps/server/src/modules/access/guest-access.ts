@@ -261,6 +261,12 @@ export class GuestAccess {
 
   // --- the public page -----------------------------------------------------------------------------
 
+  /** The project of a guest's key, whatever the key's state (the licence guard reads that project's licence); null when no key is so. */
+  async projectOfKey(key: string): Promise<number | null> {
+    const [g] = await queryRows<{ project_id: number }>(this.db, sql`SELECT project_id FROM identifiers WHERE guest_key = ${key}`);
+    return g ? Number(g.project_id) : null;
+  }
+
   private async byKey(key: string): Promise<GuestRow> {
     const [g] = await queryRows<GuestRow>(
       this.db,

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
+  ERRORS,
   type IDENTIFIER_COLUMNS,
   IDENTIFIER_TYPES,
   type IdentifierImportResult,
@@ -10,7 +11,7 @@ import {
 } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { recordAudit } from '../../core/audit.js';
-import type { RequestContext } from '../../core/context.js';
+import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { cellText, ErrorList, sheetRows } from '../../core/spreadsheet.js';
@@ -69,6 +70,8 @@ export class IdentifierImport {
     private readonly ukey2License: (projectId: number) => Promise<Ukey2License>,
     /** Checks the UKEY2 counts after the rows are written, in the import's transaction: a breach undoes the import. */
     private readonly ukey2Within: (tx: DbOrTx, projectId: number, license: Ukey2License) => Promise<void>,
+    /** Whether licence plates are licensed to the importer (core/license-guard.ts): a plate row is refused otherwise. */
+    private readonly platesLicensed: (actor: Actor) => Promise<boolean> = async () => true,
   ) {}
 
   private pendingDir(projectId: number) {
@@ -133,7 +136,8 @@ export class IdentifierImport {
   private async read(ctx: RequestContext, file: string): Promise<IdentifierImportResult> {
     const errors = new ErrorList<RowError>();
     const duplicates = new ErrorList<{ row: number; type: string; value: string; existing_id: number | null }>();
-    const rows = await this.eachBatch(ctx, file, errors, async (batch) => {
+    const plates = await this.platesLicensed(ctx.actor);
+    const rows = await this.eachBatch(ctx, file, errors, plates, async (batch) => {
       const existing = await this.existing(ctx.actor.projectId, batch);
       const owners = await this.owners(ctx, batch, errors, this.db);
       for (const r of batch) {
@@ -160,10 +164,12 @@ export class IdentifierImport {
     const errors = new ErrorList<RowError>();
     const result = emptyResult();
     const ukey2 = await this.ukey2License(ctx.actor.projectId);
+    // Read before the transaction, as the UKEY2 licence: inside it, on the embedded database's single connection, it would wait for it.
+    const plates = await this.platesLicensed(ctx.actor);
     await this.db.transaction(async (tx) => {
       const written: number[] = [];
       const devicesBefore = new Set<number>();
-      result.rows = await this.eachBatch(ctx, file, errors, async (batch) => {
+      result.rows = await this.eachBatch(ctx, file, errors, plates, async (batch) => {
         const existing = await this.existing(ctx.actor.projectId, batch, tx);
         const owners = await this.owners(ctx, batch, errors, tx);
         const fresh = batch.filter((r) => !existing.has(`${r.type}\0${r.value}`) && !owners.failed.has(r.row));
@@ -245,6 +251,8 @@ export class IdentifierImport {
     ctx: RequestContext,
     file: string,
     errors: ErrorList<RowError>,
+    /** Licence plates are licensed to the importer: a plate row is an error otherwise. */
+    plates: boolean,
     handle: (batch: Row[]) => Promise<void>,
   ): Promise<number> {
     void ctx;
@@ -273,6 +281,10 @@ export class IdentifierImport {
         continue;
       }
       const type = typeText as IdentifierType;
+      if (type === 'license_plate' && !plates) {
+        fail('type', ERRORS.feature_not_licensed.message);
+        continue;
+      }
       const value = normalizeIdentifierValue(type, get('value') ?? '');
       if (value === null) {
         fail('value', M.invalid_value);

@@ -22,6 +22,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { AppError } from '../../core/errors.js';
+import { declareLicense } from '../../core/license-guard.js';
 
 /** The one file of a multipart body, in the field `file`; a larger one than the limit is refused while read. */
 async function oneFile(req: FastifyRequest, limit: number): Promise<Buffer> {
@@ -41,6 +42,7 @@ async function oneFile(req: FastifyRequest, limit: number): Promise<Buffer> {
 export async function amenitiesRoutes(app: AppInstance): Promise<void> {
   const { amenities, reservations } = app.services;
   const tags = ['amenities'];
+  declareLicense(app, 'amenity');
   const rtags = ['amenity reservations'];
   const FILE_LIMIT = 5 * 1024 * 1024;
 

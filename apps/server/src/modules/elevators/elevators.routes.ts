@@ -22,6 +22,7 @@ import {
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { sendExport } from '../../core/export.js';
+import { declareLicense } from '../../core/license-guard.js';
 
 const Ok = dataResponse(z.boolean());
 const EVENT_COLUMNS = ['id', 'occurred_at', 'received_at', 'device_id', 'device_name', 'type', 'identifier', 'data'] as const;
@@ -30,6 +31,7 @@ const EVENT_COLUMNS = ['id', 'occurred_at', 'received_at', 'device_id', 'device_
 export async function elevatorsRoutes(app: AppInstance): Promise<void> {
   const { elevators, devices } = app.services;
   const tags = ['elevators'];
+  declareLicense(app, 'elevator');
 
   app.get(
     '/elevators/events',

@@ -122,6 +122,7 @@ export class LicensesService {
       instance_id: instanceId,
       project_uid: project?.uid ?? '',
       cloud_enabled: Boolean(this.opts.serverUrl),
+      development_server: this.licenses.development,
     };
   }
 

@@ -102,7 +102,12 @@ beforeEach(() => removeLicenses(t));
 describe('without a licence', () => {
   it('a server with an issuer key has nothing licensed: no_license, SIP refused', async () => {
     const features = (await admin.get('/licenses/features')).json().data;
-    expect(features).toMatchObject({ source: 'none', warnings: { status: 'no_license', days: null }, cloud_enabled: true });
+    expect(features).toMatchObject({
+      source: 'none',
+      warnings: { status: 'no_license', days: null },
+      cloud_enabled: true,
+      development_server: false,
+    });
     expect(features.features.sip.is_enabled).toBe(false);
     expect((await admin.get('/frontend/server/settings')).json().data.warnings.status).toBe('no_license');
     const sip = await admin.put('/sip-numbers', { number: '7001', password: 'Secret123abc', domain_id: t.project.rootGroupId });
@@ -113,12 +118,22 @@ describe('without a licence', () => {
     {
       const api = await adminClient(dev);
       const state = (await api.get('/licenses/features')).json().data;
-      expect(state).toMatchObject({ source: 'development', warnings: { status: 'normal' }, cloud_enabled: false });
+      expect(state).toMatchObject({
+        source: 'development',
+        warnings: { status: 'normal' },
+        cloud_enabled: false,
+        development_server: true,
+      });
       expect(state.features).toEqual(fullLicenseInfo());
       // The development issuer's files are accepted there, and only there.
       const devFile = signedLicense({ features: withFeatures((f) => (f.sip.license_count = 3)) }, DEV_ISSUER_KEY);
       expect((await upload(api, devFile)).statusCode).toBe(200);
-      expect((await api.get('/licenses/features')).json().data.features.sip.license_count).toBe(3);
+      expect((await api.get('/licenses/features')).json().data).toMatchObject({
+        source: 'license',
+        features: { sip: { license_count: 3 } },
+        // Still a development server: anyone may sign what it accepts.
+        development_server: true,
+      });
       expect((await upload(admin, devFile)).json().message).toBe('wrong license sign');
     }
   });

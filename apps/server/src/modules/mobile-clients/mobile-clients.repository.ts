@@ -28,6 +28,22 @@ export class MobileClientsRepository {
     return { userLicense: r?.license ?? null, sdk: r?.sdk ?? null };
   }
 
+  /**
+   * The users whose mobile apps use `number` as their SIP number, in the project of the call record
+   * `callId`, with their stored licence info.
+   */
+  async appUsersOfNumber(callId: string, number: string): Promise<{ projectId: number; userId: number; license: unknown }[]> {
+    const rows = await queryRows<{ project_id: number; user_id: number; license: unknown }>(
+      this.db,
+      sql`SELECT DISTINCT c.project_id, mc.user_id, u.license_info AS license
+        FROM call_records c
+        JOIN mobile_clients mc ON mc.project_id = c.project_id AND mc.sip_number = ${number}
+        JOIN users u ON u.id = mc.user_id
+        WHERE c.id = ${callId}`,
+    );
+    return rows.map((r) => ({ projectId: Number(r.project_id), userId: Number(r.user_id), license: r.license }));
+  }
+
   /** Which user holds the install in the project now, if any. */
   async holder(projectId: number, mobileClientId: string, db: DbOrTx = this.db): Promise<number | null> {
     const [r] = await db

@@ -4,6 +4,7 @@ import {
   MOBILE_SDK_KEY_HEADER,
   MobileClientInfoSchema,
   MobileClientSchema,
+  RegisteredMobileClientSchema,
   RegisterMobileClientBodySchema,
   TestPushResultSchema,
   UserMobileClientParamsSchema,
@@ -25,7 +26,7 @@ export async function mobileClientsRoutes(app: AppInstance): Promise<void> {
         tags,
         description: `Registers the signed-in user's app (again: the same mobile_client_id updates it). An app built on the mobile SDK sends is_sdk and the project's SDK api key in the ${MOBILE_SDK_KEY_HEADER} header.`,
         body: RegisterMobileClientBodySchema,
-        response: { 200: dataResponse(MobileClientSchema) },
+        response: { 200: dataResponse(RegisteredMobileClientSchema) },
       },
     },
     async (req) => {

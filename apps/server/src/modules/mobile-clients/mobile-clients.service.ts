@@ -4,6 +4,8 @@ import {
   licensed,
   type MobileClient,
   type MobileClientInfo,
+  mobileAppFeatures,
+  type RegisteredMobileClient,
   type RegisterMobileClientBody,
   userLicenseInEffect,
 } from '@atrium/contract';
@@ -63,7 +65,7 @@ export class MobileClientsService {
     if (actor.apiKeyId !== undefined && actor.apiKeyId !== null) throw prohibited([{ actor: 'api_key' }]);
   }
 
-  async register(ctx: RequestContext, body: RegisterMobileClientBody, sdkKey: string | undefined): Promise<MobileClient> {
+  async register(ctx: RequestContext, body: RegisterMobileClientBody, sdkKey: string | undefined): Promise<RegisteredMobileClient> {
     const { actor } = ctx;
     this.assertUser(actor);
     const [server, context] = await Promise.all([
@@ -99,7 +101,7 @@ export class MobileClientsService {
       });
       return saved;
     });
-    return toMobileClient(row);
+    return { ...toMobileClient(row), license_features: mobileAppFeatures(server, user) };
   }
 
   private async assertWithinLicense(
@@ -130,6 +132,22 @@ export class MobileClientsService {
       const params = { domain_id: breach.id, domain: breach.name, max_count: breach.max, used: breach.used };
       throw new AppError('mobile_app_limit_group', [{ field: 'mobile_client_id', message, params }]);
     }
+  }
+
+  /**
+   * Whether a door may open for '#' pressed on a call by `number` (the call record `callId`): a number
+   * a mobile app calls with opens only while remote opening is licensed to the app's user (the
+   * server's licence or the user's own, with the mobile app). A number no app uses (a desk phone, the
+   * web dialer) is not a mobile app's and is not asked about.
+   */
+  async remoteOpenAllowed(callId: string, number: string): Promise<boolean> {
+    const holders = await this.repo.appUsersOfNumber(callId, number);
+    for (const h of holders) {
+      const server = await this.opts.serverFeatures(h.projectId);
+      const user = userLicenseInEffect(h.license, Date.now()).info;
+      if (!mobileAppFeatures(server, user).includes('mobile_remote_open')) return false;
+    }
+    return true;
   }
 
   async listOwn(actor: Actor): Promise<MobileClient[]> {

@@ -4,6 +4,7 @@ import {
   LICENSE_FEATURES,
   type LicenseFeature,
   licensed,
+  mobileAppFeatures,
   moreUrgent,
   type NotificationSettings,
   PERMISSION_CODES,
@@ -86,7 +87,11 @@ export class ProfileService {
     const { user: u, role, project, domains, sipNumber } = row;
     // The user's own licence counts only within its periods; its end is told like the project's.
     const own = userLicenseInEffect(u.licenseInfo, Date.now());
-    const features = (Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, own.info, f));
+    // The mobile app's own flags beside the features: what the app may offer this user.
+    const features = [
+      ...(Object.keys(LICENSE_FEATURES) as LicenseFeature[]).filter((f) => licensed(server, own.info, f)),
+      ...mobileAppFeatures(server, own.info),
+    ];
     const expiring = warnings.status === 'will_expire' || warnings.status === 'already_expired';
     return {
       id: u.id,

@@ -52,6 +52,11 @@ export function telephonyOf(app: AppInstance): Telephony {
       return app.realtime.publish(...a);
     },
     openLock: async (deviceId, call) => {
+      // A mobile app's '#' is a remote opening: only with it licensed to the app's user (modules/mobile-clients).
+      if (!(await app.services.mobileClients.remoteOpenAllowed(call.id, call.from))) {
+        app.log.info({ call: call.id, from: call.from }, 'door not opened: remote opening is not licensed to this mobile app');
+        return;
+      }
       await calls.openLock({ actor: null, ip: 'sip', requestId: `sip-${call.id}-${randomUUID().slice(0, 8)}` }, deviceId);
     },
     log: app.log,

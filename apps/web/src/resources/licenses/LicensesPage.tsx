@@ -55,6 +55,17 @@ const STATUS_COLOR: Record<LicenseStatus, 'success' | 'warning' | 'default' | 'i
   expired: 'error',
 };
 
+/** A server without an issuer key: everything is on and anyone may sign a licence it takes. */
+export function DevelopmentServerWarning({ state }: { state: Pick<LicenseFeaturesState, 'development_server'> }) {
+  const translate = useTranslate();
+  if (!state.development_server) return null;
+  return (
+    <Alert severity="warning" sx={{ mb: 2 }} data-testid="license-development-server">
+      {translate(L('development_server'))}
+    </Alert>
+  );
+}
+
 function InEffect({ state }: { state: LicenseFeaturesState }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
@@ -363,6 +374,7 @@ export function LicensesPage() {
           </Button>
         </Stack>
       )}
+      <DevelopmentServerWarning state={state.data} />
       <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr', lg: '1fr 1fr 1fr' }, mb: 2 }}>
         <InEffect state={state.data} />
         <Usage usage={usage.data} />

@@ -8,6 +8,8 @@ export const en = {
     in_effect: 'Licence in effect',
     source: 'Source',
     sources: { license: 'Installed licence', development: 'Built-in development licence', none: 'No licence' },
+    development_server:
+      'Development licence: this server has no licence issuer key (LICENSE_PUBLIC_KEY), so every feature is on without limits and licences signed with the development key are accepted. Do not run it this way in production.',
     expires_at: 'Ends',
     unlimited: 'Unlimited',
     instance_id: 'Instance id',
@@ -99,6 +101,8 @@ export const ru: typeof en = {
     in_effect: 'Действующая лицензия',
     source: 'Источник',
     sources: { license: 'Установленная лицензия', development: 'Встроенная лицензия для разработки', none: 'Нет лицензии' },
+    development_server:
+      'Лицензия для разработки: у этого сервера нет ключа издателя лицензий (LICENSE_PUBLIC_KEY), поэтому все функции включены без ограничений и принимаются лицензии, подписанные ключом для разработки. Не используйте сервер так в эксплуатации.',
     expires_at: 'Окончание',
     unlimited: 'Без ограничения',
     instance_id: 'Идентификатор экземпляра',
