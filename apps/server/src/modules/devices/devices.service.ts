@@ -1316,7 +1316,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       awaiting_ack: g?.awaitingAck ?? 0,
       delayed: { write_retry: this.stats.eventWriteRetries, intake_full: this.stats.eventIntakeFull, read_paused: g?.readPaused ?? 0 },
       acks_of_closed_connections: g?.acksOfClosedConnections ?? 0,
-      refused: { ...(g?.dropped ?? {}) },
+      // The gateway's refusals (unreadable, overloaded…) and this service's (a message not following its device).
+      refused: { ...(g?.dropped ?? {}), ...this.stats.refused },
       unstored_at_stop: this.stats.unstoredAtStop,
     };
   }

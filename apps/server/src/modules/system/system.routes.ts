@@ -248,11 +248,10 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         'Acknowledgements not sent because their broker connection closed first (the broker sends the events again).',
         [[{}, ev.acks_of_closed_connections]],
       ),
-      // One family for every refusal: the intake's (overloaded) and the checks that a message follows its device.
       ...counter(
         'atrium_device_messages_refused_total',
         'Device messages refused, per reason.',
-        Object.entries({ ...ev.refused, ...deviceStats.refused }).map(([reason, n]) => [{ reason }, n]),
+        Object.entries(ev.refused).map(([reason, n]) => [{ reason }, n]),
       ),
       ...counter('atrium_device_sync_requests_total', 'Full syncs devices asked for.', [[{}, deviceStats.syncRequests]]),
       ...counter(

@@ -36,6 +36,40 @@ const REFRESH_MS = 10_000;
 const L = (k: string) => `system_info.${k}`;
 
 /** 93784 s → "1d 2h 3m". */
+/**
+ * The device event intake: what waits to be stored (and so to be acknowledged to its device), how
+ * long the oldest has waited, and what was delayed or refused, by reason.
+ */
+export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }) {
+  const translate = useTranslate();
+  const [locale] = useLocaleState();
+  const n = (v: number) => v.toLocaleString(locale);
+  const byReason = (counts: Record<string, number>) => {
+    const named = Object.entries(counts).filter(([, v]) => v > 0);
+    return named.length
+      ? named.map(([reason, v]) => `${translate(L(`device_events.reasons.${reason}`), { _: reason })}: ${n(v)}`).join(', ')
+      : n(0);
+  };
+  return (
+    <InfoCard
+      title={L('device_events.title')}
+      rows={[
+        [L('device_events.backlog'), n(events.backlog)],
+        [
+          L('device_events.oldest'),
+          events.backlog ? `${n(Math.round(events.oldest_unstored_ms / 100) / 10)} ${translate(L('seconds'))}` : translate(L('none')),
+        ],
+        [L('device_events.awaiting_ack'), n(events.awaiting_ack)],
+        [L('device_events.stored'), n(events.stored)],
+        [L('device_events.acknowledged'), n(events.acknowledged)],
+        [L('device_events.delayed'), byReason(events.delayed)],
+        [L('device_events.refused'), byReason(events.refused)],
+        [L('device_events.unstored_at_stop'), n(events.unstored_at_stop)],
+      ]}
+    />
+  );
+}
+
 export function formatUptime(seconds: number): string {
   const d = Math.floor(seconds / 86_400);
   const h = Math.floor((seconds % 86_400) / 3600);
@@ -279,8 +313,16 @@ export function SystemInfoPage() {
             [L('sip.udp_port'), s.sip.udp_port ?? none],
             [L('sip.ws_port'), s.sip.ws_port ?? none],
             [L('sip.tls_port'), s.sip.tls_port ?? none],
+            ...(s.sip.edge
+              ? ([
+                  [L('sip.malformed'), s.sip.edge.malformed.toLocaleString(locale)],
+                  [L('sip.send_failures'), s.sip.edge.send_failures.toLocaleString(locale)],
+                  [L('sip.worker_crashes'), s.sip.edge.worker_crashes.toLocaleString(locale)],
+                ] as [string, ReactNode][])
+              : []),
           ]}
         />
+        <DeviceEvents events={s.device_events} />
         <InfoCard
           title={L('memory.title')}
           rows={[
