@@ -26,17 +26,7 @@ export const TELEPHONY_VALIDATION_MESSAGES = {
 } as const;
 const T = TELEPHONY_VALIDATION_MESSAGES;
 
-/**
- * Spec comms §7 custom SIP headers, as the SIP server reads and sets them and the web dialer sends
- * them; `resume` (Atrium's own) names on a new INVITE the speech id of a parked call its sender takes back.
- */
-export const SIP_HEADERS = {
-  speechId: 'X-Speech-Id',
-  sos: 'X-Sos-Call',
-  speechType: 'X-Speech-Type',
-  targetCallee: 'X-Target-Callee',
-  resume: 'X-Resume-Call',
-} as const;
+export { SIP_HEADERS } from './sip-headers.js';
 
 /** Defaults and limits of spec comms §9. */
 export const TELEPHONY_DEFAULTS = {

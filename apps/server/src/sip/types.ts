@@ -61,7 +61,7 @@ export type SipRoute =
   | { kind: 'fork'; stages: SipStage[]; callee: string; sos: boolean };
 
 /** Spec comms §7 custom headers (and Atrium's resume header): one list for the server and the dialer. */
-export { SIP_HEADERS } from '@atrium/contract';
+export { SIP_HEADERS } from '@atrium/contract/sip-headers';
 
 export interface SipInviteInfo {
   /** The authenticated caller's number. */
