@@ -361,3 +361,20 @@ export const BrokerStatusSchema = z.object({
 });
 export type BrokerStatus = z.infer<typeof BrokerStatusSchema>;
 export const BrokerRestartBodySchema = z.strictObject({ type: z.enum(BROKER_RESTART_TYPES) });
+
+/** The largest terms and conditions text accepted per language (characters of HTML). */
+export const TERMS_MAX_LENGTH = 100_000;
+/** One language of the terms and conditions: the HTML served, and whether it is the built-in text. */
+export const TermsTextSchema = z.object({ html: z.string(), is_default: z.boolean() });
+/** The terms and conditions tab: per language, the operator's text or the built-in one. */
+export const TermsSettingsSchema = z.object({ en: TermsTextSchema, ru: TermsTextSchema });
+export type TermsSettings = z.infer<typeof TermsSettingsSchema>;
+/**
+ * Changes the terms and conditions per language: HTML (basic formatting kept, anything else removed)
+ * or null (or empty) to go back to the built-in text. An absent language is left as it is.
+ */
+export const UpdateTermsSettingsBodySchema = z.strictObject({
+  en: z.string().max(TERMS_MAX_LENGTH).nullable().optional(),
+  ru: z.string().max(TERMS_MAX_LENGTH).nullable().optional(),
+});
+export type UpdateTermsSettingsBody = z.infer<typeof UpdateTermsSettingsBodySchema>;

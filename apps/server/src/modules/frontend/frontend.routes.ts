@@ -3,12 +3,11 @@ import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { COUNTRIES } from '../../core/countries.js';
 import { databaseAnswers } from '../../core/db/client.js';
-import { TERMS } from './terms.js';
 
 export const VERSION = '0.1.0';
 
 export async function frontendRoutes(app: AppInstance): Promise<void> {
-  const { licenses, profile } = app.services;
+  const { licenses, profile, projectSettings } = app.services;
   const tags = ['frontend'];
 
   app.get('/frontend/resources/meta', { schema: { tags, response: { 200: z.object({ data: ResourcesMetaSchema }) } } }, async (req) => ({
@@ -86,7 +85,8 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
   app.get(
     '/terms/:file',
     { config: { public: true }, schema: { tags, params: z.object({ file: z.enum(['en.html', 'ru.html']) }) } },
-    async (req, reply) => reply.type('text/html; charset=utf-8').send(TERMS[req.params.file === 'ru.html' ? 'ru' : 'en']),
+    async (req, reply) =>
+      reply.type('text/html; charset=utf-8').send(await projectSettings.publicTerms(req.params.file === 'ru.html' ? 'ru' : 'en')),
   );
 
   app.get(
