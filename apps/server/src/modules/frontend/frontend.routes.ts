@@ -59,6 +59,7 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
           device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
           sip_proxy_host: host,
           white_label: project.white_label,
+          mobile_app: project.mobile_app,
         },
       };
     },

@@ -50,6 +50,8 @@ interface StoredWhiteLabel {
   email?: string | null;
   phone?: string | null;
   logo?: string | null;
+  app_store_url?: string | null;
+  google_play_url?: string | null;
 }
 /** The operator's terms and conditions per language, as stored (already sanitized); absent: the built-in text. */
 type StoredTerms = Partial<Record<Locale, string>>;
@@ -430,6 +432,8 @@ export class ProjectSettingsService {
       email: s.email ?? null,
       phone: s.phone ?? null,
       logo_url: s.logo ? `/api/v0/files/${s.logo}` : null,
+      app_store_url: s.app_store_url ?? null,
+      google_play_url: s.google_play_url ?? null,
     };
   }
 
@@ -645,6 +649,7 @@ export class ProjectSettingsService {
     const brand = this.whiteLabelView(p ?? empty);
     return {
       white_label: { name: brand.name, logo_url: brand.logo_url },
+      mobile_app: { app_store_url: brand.app_store_url, google_play_url: brand.google_play_url },
       registration: { recovery: g.can_user_recovery_password, by_token: g.can_user_register_by_token, self: g.can_user_register_by_self },
       locale: g.locale,
       time_zone: g.time_zone,

@@ -163,6 +163,9 @@ export const en = {
       upload_logo: 'Upload logo',
       remove_logo: 'Remove logo',
       logo_hint: 'PNG, JPEG, GIF or WebP, up to 1 MB',
+      app_store_url: 'Mobile app in the App Store',
+      google_play_url: 'Mobile app in Google Play',
+      app_links_hint: 'Shown as QR codes in the download dialog of the profile.',
     },
     apple_wallet: {
       intro:
@@ -358,6 +361,9 @@ export const ru: typeof en = {
       upload_logo: 'Загрузить логотип',
       remove_logo: 'Удалить логотип',
       logo_hint: 'PNG, JPEG, GIF или WebP, до 1 МБ',
+      app_store_url: 'Мобильное приложение в App Store',
+      google_play_url: 'Мобильное приложение в Google Play',
+      app_links_hint: 'Показываются QR-кодами в окне загрузки приложения в профиле.',
     },
     apple_wallet: {
       intro:
