@@ -157,6 +157,25 @@ describe('a resident’s app', () => {
     expect((await b.api.get('/mobile-clients')).json().data).toEqual([]);
   });
 
+  it('registered by two users at once for the first time: one holds it, the other is refused', async () => {
+    const a = await resident();
+    const b = await resident();
+    for (let i = 0; i < 8; i++) {
+      const id = `raced-${i}`;
+      const [ra, rb] = await Promise.all([
+        a.api.put('/mobile-clients', app({ mobile_client_id: id, push_token: `tok-a-${i}` })),
+        b.api.put('/mobile-clients', app({ mobile_client_id: id, push_token: `tok-b-${i}` })),
+      ]);
+      expect([ra.statusCode, rb.statusCode].sort()).toEqual([200, 403]);
+      const winner = ra.statusCode === 200 ? a : b;
+      const [row] = await queryRows<{ user_id: number; push_token: string }>(
+        t.database.db,
+        sql`SELECT user_id, push_token FROM mobile_clients WHERE mobile_client_id = ${id}`,
+      );
+      expect(row).toEqual({ user_id: winner.id, push_token: winner === a ? `tok-a-${i}` : `tok-b-${i}` });
+    }
+  });
+
   it('issues the secret once: its holder registers again without it and keeps it; an install from before secrets gets one', async () => {
     const me = await resident();
     const other = await resident();
