@@ -42,6 +42,12 @@ export type MobileClient = z.infer<typeof MobileClientSchema>;
  */
 export const RegisteredMobileClientSchema = MobileClientSchema.extend({
   license_features: z.array(z.enum(MOBILE_APP_FEATURE_NAMES)),
+  /**
+   * The install's secret, present only when one was issued by this registration (the first, a move to
+   * another user, or an install that had none). The server keeps only its hash: the app stores it and
+   * sends it back as client_secret; without it the install cannot move to another user.
+   */
+  client_secret: z.string().optional(),
 });
 export type RegisteredMobileClient = z.infer<typeof RegisteredMobileClientSchema>;
 
@@ -71,6 +77,11 @@ export const RegisterMobileClientBodySchema = z.strictObject({
     .optional(),
   /** The app is built on the mobile SDK: it presents the SDK api key in the X-Atrium-SDK-Key header. */
   is_sdk: z.boolean().optional(),
+  /**
+   * The secret the server issued to this install: proof that the caller holds the phone, needed to
+   * move an install another user holds (signed in as someone else on the same phone).
+   */
+  client_secret: z.string().min(1).max(256).optional(),
 });
 export type RegisterMobileClientBody = z.infer<typeof RegisterMobileClientBodySchema>;
 

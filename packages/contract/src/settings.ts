@@ -5,6 +5,10 @@ import { TimeZoneSchema } from './time-zones.js';
 import { ipWithPrefix, isIp, VALIDATION_MESSAGES } from './validators.js';
 
 /** Server settings of spec core §3 as the console reads them from GET /frontend/server/settings. */
+/** The store pages of the project's mobile app, or null where it has none. */
+export const MobileAppLinksSchema = z.object({ app_store_url: z.string().nullable(), google_play_url: z.string().nullable() });
+export type MobileAppLinks = z.infer<typeof MobileAppLinksSchema>;
+
 export const ServerSettingsSchema = z.object({
   can_user_recovery_password: z.boolean(),
   can_user_register_by_token: z.boolean(),
@@ -32,6 +36,8 @@ export const ServerSettingsSchema = z.object({
   sip_proxy_host: z.string(),
   /** The management company's name and logo (white-label tab), shown on the sign-in pages. */
   white_label: z.object({ name: z.string().nullable(), logo_url: z.string().nullable() }),
+  /** Where residents download the mobile app (white-label tab): the profile's download dialog shows them as QR codes. */
+  mobile_app: MobileAppLinksSchema,
 });
 export type ServerSettings = z.infer<typeof ServerSettingsSchema>;
 
@@ -321,6 +327,9 @@ export const WhiteLabelSettingsSchema = z.object({
   email: z.string().nullable(),
   phone: z.string().nullable(),
   logo_url: z.string().nullable(),
+  /** The mobile app's page in Apple's App Store, and in Google Play. */
+  app_store_url: z.string().nullable(),
+  google_play_url: z.string().nullable(),
 });
 export type WhiteLabelSettings = z.infer<typeof WhiteLabelSettingsSchema>;
 export const UpdateWhiteLabelBodySchema = z.strictObject({
@@ -333,6 +342,8 @@ export const UpdateWhiteLabelBodySchema = z.strictObject({
     .regex(/^\+?[0-9 ()-]{3,32}$/, VALIDATION_MESSAGES.invalid_value)
     .nullable()
     .optional(),
+  app_store_url: HttpUrl.or(z.literal('')).nullable().optional(),
+  google_play_url: HttpUrl.or(z.literal('')).nullable().optional(),
 });
 export type UpdateWhiteLabelBody = z.infer<typeof UpdateWhiteLabelBodySchema>;
 /** The largest logo accepted (bytes). */
@@ -361,3 +372,20 @@ export const BrokerStatusSchema = z.object({
 });
 export type BrokerStatus = z.infer<typeof BrokerStatusSchema>;
 export const BrokerRestartBodySchema = z.strictObject({ type: z.enum(BROKER_RESTART_TYPES) });
+
+/** The largest terms and conditions text accepted per language (characters of HTML). */
+export const TERMS_MAX_LENGTH = 100_000;
+/** One language of the terms and conditions: the HTML served, and whether it is the built-in text. */
+export const TermsTextSchema = z.object({ html: z.string(), is_default: z.boolean() });
+/** The terms and conditions tab: per language, the operator's text or the built-in one. */
+export const TermsSettingsSchema = z.object({ en: TermsTextSchema, ru: TermsTextSchema });
+export type TermsSettings = z.infer<typeof TermsSettingsSchema>;
+/**
+ * Changes the terms and conditions per language: HTML (basic formatting kept, anything else removed)
+ * or null (or empty) to go back to the built-in text. An absent language is left as it is.
+ */
+export const UpdateTermsSettingsBodySchema = z.strictObject({
+  en: z.string().max(TERMS_MAX_LENGTH).nullable().optional(),
+  ru: z.string().max(TERMS_MAX_LENGTH).nullable().optional(),
+});
+export type UpdateTermsSettingsBody = z.infer<typeof UpdateTermsSettingsBodySchema>;

@@ -248,6 +248,17 @@ export const en = {
     time_zone: 'Time zone',
     time_format: 'Date format',
     identifier_format: 'Identifier format',
+    mobile_app: {
+      open: 'Get the mobile app',
+      title: 'The mobile app',
+      intro:
+        'Residents open doors, answer the intercom and get notifications in the mobile app. Scan a code with the phone’s camera to download it.',
+      app_store: 'App Store (iPhone)',
+      google_play: 'Google Play (Android)',
+      qr: 'QR code of the %{store} page',
+      none: 'The download links of the mobile app are not set yet. An administrator sets them in Project settings, Management company.',
+      close: 'Close',
+    },
     identifier_formats: { dec: 'Decimal', hex: 'Hexadecimal' },
     sip_number: 'SIP number',
     save: 'Save',

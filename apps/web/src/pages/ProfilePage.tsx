@@ -34,6 +34,7 @@ import { useSessionData } from '../app/SessionContext';
 import { useAlert } from '../app/useAlert';
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
+import { MobileAppButton } from './MobileAppDialog';
 import { mayEditOwnRecord, type ProfileForm, profileBody, toForm } from './profileForm';
 import { TwoFactorSection } from './TwoFactorSection';
 
@@ -91,7 +92,7 @@ export function ProfilePage() {
   const translate = useTranslate();
   const alert = useAlert();
   const queryClient = useQueryClient();
-  const { profile } = useSessionData();
+  const { profile, settings } = useSessionData();
   const [, setLocale] = useLocaleState();
   const { permissions, me } = useActions();
   // Name and contacts are the person's record (the server's rule); language and formats are their own choice.
@@ -204,6 +205,7 @@ export function ProfilePage() {
         {/* Outside the profile form: a dialog's submit would otherwise bubble into it through the portal. */}
         <CardActions sx={{ px: 2 }}>
           <ChangePassword />
+          <MobileAppButton profile={profile} links={settings?.mobile_app ?? null} />
         </CardActions>
         {/* two-factor sign-in (issue 14) */}
         <Divider />

@@ -1,45 +1,9 @@
 import sanitizeHtml from 'sanitize-html';
 import type { MailParams } from '../../core/mail/templates.js';
+import { safeHtml } from '../../core/safe-html.js';
 
-/**
- * What an announce body may hold: the formatting the console's editor writes (paragraphs, headings,
- * emphasis, lists, quotes, code, links, alignment), nothing that runs, loads or hides anything.
- */
-const BODY_RULES: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'p',
-    'br',
-    'h1',
-    'h2',
-    'h3',
-    'h4',
-    'strong',
-    'b',
-    'em',
-    'i',
-    'u',
-    's',
-    'ul',
-    'ol',
-    'li',
-    'blockquote',
-    'code',
-    'pre',
-    'hr',
-    'a',
-    'span',
-  ],
-  allowedAttributes: { a: ['href', 'target', 'rel'], p: ['style'], h1: ['style'], h2: ['style'], h3: ['style'], h4: ['style'] },
-  allowedStyles: { '*': { 'text-align': [/^(left|right|center|justify)$/] } },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowProtocolRelative: false,
-  transformTags: { a: sanitizeHtml.simpleTransform('a', { target: '_blank', rel: 'noopener noreferrer' }) },
-};
-
-/** The body as stored and shown: safe HTML. */
-export function sanitizeBody(html: string): string {
-  return sanitizeHtml(html, BODY_RULES).trim();
-}
+/** The body as stored and shown: safe HTML (the formatting of the console's editor). */
+export const sanitizeBody = safeHtml;
 
 /** The body as plain text for the text part of a mail. */
 export function bodyText(html: string): string {

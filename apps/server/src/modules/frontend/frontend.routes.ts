@@ -3,12 +3,11 @@ import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { COUNTRIES } from '../../core/countries.js';
 import { databaseAnswers } from '../../core/db/client.js';
-import { TERMS } from './terms.js';
 
 export const VERSION = '0.1.0';
 
 export async function frontendRoutes(app: AppInstance): Promise<void> {
-  const { licenses, profile } = app.services;
+  const { licenses, profile, projectSettings } = app.services;
   const tags = ['frontend'];
 
   app.get('/frontend/resources/meta', { schema: { tags, response: { 200: z.object({ data: ResourcesMetaSchema }) } } }, async (req) => ({
@@ -60,6 +59,7 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
           device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
           sip_proxy_host: host,
           white_label: project.white_label,
+          mobile_app: project.mobile_app,
         },
       };
     },
@@ -86,7 +86,8 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
   app.get(
     '/terms/:file',
     { config: { public: true }, schema: { tags, params: z.object({ file: z.enum(['en.html', 'ru.html']) }) } },
-    async (req, reply) => reply.type('text/html; charset=utf-8').send(TERMS[req.params.file === 'ru.html' ? 'ru' : 'en']),
+    async (req, reply) =>
+      reply.type('text/html; charset=utf-8').send(await projectSettings.publicTerms(req.params.file === 'ru.html' ? 'ru' : 'en')),
   );
 
   app.get(

@@ -44,22 +44,38 @@ export class MobileClientsRepository {
     return rows.map((r) => ({ projectId: Number(r.project_id), userId: Number(r.user_id), license: r.license }));
   }
 
-  /** Which user holds the install in the project now, if any. */
-  async holder(projectId: number, mobileClientId: string, db: DbOrTx = this.db): Promise<number | null> {
+  /** Which user holds the install in the project now, and its secret's hash, if any; locked to the end of the write. */
+  async holder(
+    projectId: number,
+    mobileClientId: string,
+    db: DbOrTx = this.db,
+  ): Promise<{ userId: number; secretHash: string | null } | null> {
     const [r] = await db
-      .select({ userId: mobileClients.userId })
+      .select({ userId: mobileClients.userId, secretHash: mobileClients.clientSecretHash })
       .from(mobileClients)
-      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.mobileClientId, mobileClientId)));
-    return r ? r.userId : null;
+      .where(and(eq(mobileClients.projectId, projectId), eq(mobileClients.mobileClientId, mobileClientId)))
+      .for('update');
+    return r ?? null;
   }
 
   /**
    * Registers the install for the user (again): new, or the same mobile_client_id updated, moved to
-   * this user if another held it, its auth_at now. An absent field keeps its stored value. A push
-   * token belongs to one install: another client of the project holding it loses it (the install
-   * was reset or is now signed in as someone else), so nobody's pushes reach another's phone.
+   * this user if `from` held it (the caller proved it holds the phone), its auth_at now. An absent
+   * field keeps its stored value; `secretHash` replaces the stored one when given. The update applies
+   * only while the row is still the user's or `from`'s: an install another user took meanwhile is not
+   * moved (undefined then). A push token belongs to one install: another client of the project
+   * holding it loses it (the install was reset or is now signed in as someone else), so nobody's
+   * pushes reach another's phone.
    */
-  async upsert(tx: DbOrTx, projectId: number, userId: number, b: RegisterMobileClientBody, isSdk: boolean): Promise<MobileClientRow> {
+  async upsert(
+    tx: DbOrTx,
+    projectId: number,
+    userId: number,
+    b: RegisterMobileClientBody,
+    isSdk: boolean,
+    secretHash: string | undefined,
+    from: number | null,
+  ): Promise<MobileClientRow | undefined> {
     const keep = <T>(v: T | undefined, column: string) =>
       v === undefined ? sql.raw(`mobile_clients.${column}`) : sql`excluded.${sql.raw(column)}`;
     const [row] = await tx
@@ -75,6 +91,7 @@ export class MobileClientsRepository {
         sipNumber: b.sip_number ?? null,
         ukey2: b.ukey2 ?? null,
         isSdk,
+        clientSecretHash: secretHash ?? null,
       })
       .onConflictDoUpdate({
         target: [mobileClients.projectId, mobileClients.mobileClientId],
@@ -87,12 +104,15 @@ export class MobileClientsRepository {
           pushToken: keep(b.push_token, 'push_token'),
           sipNumber: keep(b.sip_number, 'sip_number'),
           ukey2: keep(b.ukey2, 'ukey2'),
+          clientSecretHash: keep(secretHash, 'client_secret_hash'),
           authAt: sql`now()`,
           updatedAt: sql`now()`,
         },
+        setWhere:
+          from === null || from === userId ? sql`mobile_clients.user_id = ${userId}` : sql`mobile_clients.user_id IN (${userId}, ${from})`,
       })
       .returning();
-    if (!row) throw new Error('mobile client upsert returned nothing');
+    if (!row) return undefined;
     if (row.pushToken !== null) {
       await tx.execute(sql`UPDATE mobile_clients SET push_token = NULL, updated_at = now()
         WHERE project_id = ${projectId} AND push_token = ${row.pushToken} AND id <> ${row.id}`);

@@ -24,7 +24,7 @@ export async function mobileClientsRoutes(app: AppInstance): Promise<void> {
     {
       schema: {
         tags,
-        description: `Registers the signed-in user's app (again: the same mobile_client_id updates it). An app built on the mobile SDK sends is_sdk and the project's SDK api key in the ${MOBILE_SDK_KEY_HEADER} header.`,
+        description: `Registers the signed-in user's app (again: the same mobile_client_id updates it). The answer carries client_secret when one is issued (first registration, a move, an install without one): an install another user holds moves to the caller only with it (403 otherwise). An app built on the mobile SDK sends is_sdk and the project's SDK api key in the ${MOBILE_SDK_KEY_HEADER} header.`,
         body: RegisterMobileClientBodySchema,
         response: { 200: dataResponse(RegisteredMobileClientSchema) },
       },

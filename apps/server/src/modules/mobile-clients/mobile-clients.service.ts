@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   type LicenseInfo,
   licensed,
@@ -10,6 +10,7 @@ import {
   userLicenseInEffect,
 } from '@atrium/contract';
 import { recordAudit } from '../../core/audit.js';
+import { hashToken } from '../../core/auth/tokens.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import type { MobileClientRow, MobileClientsRepository } from './mobile-clients.repository.js';
@@ -38,6 +39,9 @@ const sameSecret = (given: string, stored: string): boolean => {
   const b = Buffer.from(stored);
   return a.length === b.length && timingSafeEqual(a, b);
 };
+
+/** An install's secret: 256 random bits, shown to the app once. */
+const newClientSecret = (): string => randomBytes(32).toString('base64url');
 
 export interface MobileClientsOptions {
   /** The server's licence features of the project (modules/frontend LicenseService). */
@@ -83,9 +87,29 @@ export class MobileClientsService {
     if (!licensed(server, user, 'mobile_app')) {
       throw new AppError('mobile_app_not_licensed', [{ field: 'license_info', message: 'mobile app is not licensed' }]);
     }
-    const row = await this.repo.transaction(async (tx) => {
-      const before = await this.repo.holder(actor.projectId, body.mobile_client_id, tx);
-      const saved = await this.repo.upsert(tx, actor.projectId, actor.userId, body, isSdk);
+    const { row, secret } = await this.repo.transaction(async (tx) => {
+      const held = await this.repo.holder(actor.projectId, body.mobile_client_id, tx);
+      const before = held?.userId ?? null;
+      // Naming an install's id is no proof of holding the phone: moving it from another user takes the
+      // secret issued to the install, or anyone could take another's phone and its push token.
+      const moves = before !== null && before !== actor.userId;
+      if (moves && !(held?.secretHash && body.client_secret && sameSecret(hashToken(body.client_secret), held.secretHash))) {
+        throw prohibited([{ field: 'mobile_client_id', message: 'the install is registered to another user' }]);
+      }
+      // A new secret for a new install, one that moved (the old holder's copy no longer moves it) and
+      // one registered before secrets existed; a re-registration by its holder keeps its secret.
+      const secret = before === null || moves || !held?.secretHash ? newClientSecret() : undefined;
+      const saved = await this.repo.upsert(
+        tx,
+        actor.projectId,
+        actor.userId,
+        body,
+        isSdk,
+        secret === undefined ? undefined : hashToken(secret),
+        before,
+      );
+      // Another user's registration of the same id got in between (no row to lock when we read).
+      if (!saved) throw prohibited([{ field: 'mobile_client_id', message: 'the install is registered to another user' }]);
       // Only an app new to this user takes a licence: one already counted signs in again even over a reduced count.
       if (before !== actor.userId) await this.assertWithinLicense(tx, actor.projectId, actor.userId, server, user);
       await recordAudit(tx, ctx, {
@@ -96,12 +120,16 @@ export class MobileClientsService {
           mobile_client_id: saved.mobileClientId,
           platform: saved.platform,
           is_sdk: isSdk,
-          ...(before !== null && before !== actor.userId ? { from_user: before } : {}),
+          ...(moves ? { from_user: before } : {}),
         },
       });
-      return saved;
+      return { row: saved, secret };
     });
-    return { ...toMobileClient(row), license_features: mobileAppFeatures(server, user) };
+    return {
+      ...toMobileClient(row),
+      license_features: mobileAppFeatures(server, user),
+      ...(secret === undefined ? {} : { client_secret: secret }),
+    };
   }
 
   private async assertWithinLicense(

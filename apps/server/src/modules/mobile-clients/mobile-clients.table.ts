@@ -27,6 +27,12 @@ export const mobileClients = pgTable(
     sipNumber: text('sip_number'),
     ukey2: text('ukey2'),
     isSdk: boolean('is_sdk').notNull().default(false),
+    /**
+     * sha256 of the install's secret, issued to the app once (at its first registration, or when it
+     * moves): naming the mobile_client_id alone must not move someone else's phone to the caller.
+     * Null for rows registered before secrets existed, until their holder registers again.
+     */
+    clientSecretHash: text('client_secret_hash'),
     authAt: timestamp('auth_at', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

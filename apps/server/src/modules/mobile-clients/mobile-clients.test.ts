@@ -111,17 +111,100 @@ describe('a resident’s app', () => {
     expect((await other.api.get('/mobile-clients')).json().data).toHaveLength(1);
   });
 
-  it('signed in as someone else on the same phone: the install moves, and its push token leaves the other apps', async () => {
+  it('signed in as someone else on the same phone: the install moves with its secret, and its push token leaves the other apps', async () => {
     const a = await resident();
     const b = await resident();
     const ca = (await a.api.put('/mobile-clients', app({ mobile_client_id: 'shared-phone', push_token: 'tok-shared' }))).json().data;
+    expect(ca.client_secret).toEqual(expect.any(String));
     const other = (await a.api.put('/mobile-clients', app({ mobile_client_id: 'tablet', push_token: 'tok-tablet' }))).json().data;
-    const cb = (await b.api.put('/mobile-clients', app({ mobile_client_id: 'shared-phone', push_token: 'tok-shared' }))).json().data;
+    const moved = await b.api.put(
+      '/mobile-clients',
+      app({ mobile_client_id: 'shared-phone', push_token: 'tok-shared', client_secret: ca.client_secret }),
+    );
+    expect(moved.statusCode).toBe(200);
+    const cb = moved.json().data;
     expect(cb.id).toBe(ca.id);
+    // A new secret: the one the previous holder knew no longer moves the install back.
+    expect(cb.client_secret).toEqual(expect.any(String));
+    expect(cb.client_secret).not.toBe(ca.client_secret);
     expect((await a.api.get('/mobile-clients')).json().data.map((x: { id: number }) => x.id)).toEqual([other.id]);
+    const back = await a.api.put('/mobile-clients', app({ mobile_client_id: 'shared-phone', client_secret: ca.client_secret }));
+    expect(back.statusCode).toBe(403);
+    expect((await b.api.get('/mobile-clients')).json().data.map((x: { id: number }) => x.id)).toEqual([ca.id]);
     // The same token sent by another install (the app was reinstalled): only the newest keeps it.
     await b.api.put('/mobile-clients', app({ mobile_client_id: 'reinstalled', push_token: 'tok-tablet' }));
     expect((await a.api.get('/mobile-clients')).json().data[0].has_push_token).toBe(false);
+  });
+
+  it('does not move to whoever names its id: another user without the install’s secret is refused and nothing changes', async () => {
+    const a = await resident();
+    const b = await resident();
+    const ca = (await a.api.put('/mobile-clients', app({ mobile_client_id: 'victim-phone', push_token: 'tok-victim' }))).json().data;
+    for (const extra of [{}, { client_secret: 'guessed' }, { client_secret: `${ca.client_secret}x` }]) {
+      const res = await b.api.put('/mobile-clients', app({ mobile_client_id: 'victim-phone', push_token: 'tok-attacker', ...extra }));
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        code: 'action_prohibited',
+        details: [{ field: 'mobile_client_id', message: 'the install is registered to another user' }],
+      });
+    }
+    const [stored] = await queryRows<{ user_id: number; push_token: string | null }>(
+      t.database.db,
+      sql`SELECT user_id, push_token FROM mobile_clients WHERE mobile_client_id = 'victim-phone'`,
+    );
+    expect(stored).toEqual({ user_id: a.id, push_token: 'tok-victim' });
+    expect((await a.api.get('/mobile-clients')).json().data.map((x: { id: number }) => x.id)).toEqual([ca.id]);
+    expect((await b.api.get('/mobile-clients')).json().data).toEqual([]);
+  });
+
+  it('registered by two users at once for the first time: one holds it, the other is refused', async () => {
+    const a = await resident();
+    const b = await resident();
+    for (let i = 0; i < 8; i++) {
+      const id = `raced-${i}`;
+      const [ra, rb] = await Promise.all([
+        a.api.put('/mobile-clients', app({ mobile_client_id: id, push_token: `tok-a-${i}` })),
+        b.api.put('/mobile-clients', app({ mobile_client_id: id, push_token: `tok-b-${i}` })),
+      ]);
+      expect([ra.statusCode, rb.statusCode].sort()).toEqual([200, 403]);
+      const winner = ra.statusCode === 200 ? a : b;
+      const [row] = await queryRows<{ user_id: number; push_token: string }>(
+        t.database.db,
+        sql`SELECT user_id, push_token FROM mobile_clients WHERE mobile_client_id = ${id}`,
+      );
+      expect(row).toEqual({ user_id: winner.id, push_token: winner === a ? `tok-a-${i}` : `tok-b-${i}` });
+    }
+  });
+
+  it('issues the secret once: its holder registers again without it and keeps it; an install from before secrets gets one', async () => {
+    const me = await resident();
+    const other = await resident();
+    const first = (await me.api.put('/mobile-clients', app({ mobile_client_id: 'own-phone' }))).json().data;
+    expect(first.client_secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const [row] = await queryRows<{ client_secret_hash: string }>(
+      t.database.db,
+      sql`SELECT client_secret_hash FROM mobile_clients WHERE id = ${first.id}`,
+    );
+    // Only its hash is kept.
+    expect(row?.client_secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(row?.client_secret_hash).not.toContain(first.client_secret);
+    const again = await me.api.put('/mobile-clients', app({ mobile_client_id: 'own-phone' }));
+    expect(again.statusCode).toBe(200);
+    expect(again.json().data.id).toBe(first.id);
+    expect(again.json().data).not.toHaveProperty('client_secret');
+    // The secret issued first still moves it: a re-registration by its holder did not replace it.
+    expect(
+      (await other.api.put('/mobile-clients', app({ mobile_client_id: 'own-phone', client_secret: first.client_secret }))).statusCode,
+    ).toBe(200);
+    // A row registered before secrets existed: its holder's next registration issues one; until then nobody moves it.
+    const old = (await me.api.put('/mobile-clients', app({ mobile_client_id: 'old-phone' }))).json().data;
+    await t.database.db.execute(sql`UPDATE mobile_clients SET client_secret_hash = NULL WHERE id = ${old.id}`);
+    expect((await other.api.put('/mobile-clients', app({ mobile_client_id: 'old-phone' }))).statusCode).toBe(403);
+    const reissued = (await me.api.put('/mobile-clients', app({ mobile_client_id: 'old-phone' }))).json().data;
+    expect(reissued.id).toBe(old.id);
+    expect(reissued.client_secret).toEqual(expect.any(String));
+    // The list never shows a secret.
+    for (const c of (await me.api.get('/mobile-clients')).json().data) expect(c).not.toHaveProperty('client_secret');
   });
 
   it('is shown read-only in the user, and the users list, to an administrator', async () => {

@@ -259,10 +259,26 @@ describe('POST /profile/password', () => {
 });
 
 describe('mobile popup, avatar, account', () => {
-  it('sets the mobile popup flag', async () => {
-    const res = await admin.patch('/profile/mobile-client/popup/active', { is_app_popup_active: false });
+  it('sets the mobile popup flag, kept per user and returned in the profile', async () => {
+    const m = await member([]);
+    const adminFlag = (await admin.get('/profile')).json().data.profile.is_app_popup_active;
+    expect((await m.api.get('/profile')).json().data.profile.is_app_popup_active).toBe(true);
+    const res = await m.api.patch('/profile/mobile-client/popup/active', { is_app_popup_active: false });
+    expect(res.statusCode).toBe(200);
     expect(res.json().data.profile.is_app_popup_active).toBe(false);
-    expect((await admin.patch('/profile/mobile-client/popup/active', { is_app_popup_active: 'no' })).statusCode).toBe(400);
+    expect((await m.api.get('/profile')).json().data.profile.is_app_popup_active).toBe(false);
+    // Another user's flag is their own.
+    expect((await admin.get('/profile')).json().data.profile.is_app_popup_active).toBe(adminFlag);
+    for (const body of [{ is_app_popup_active: 'no' }, {}, { is_app_popup_active: true, other: 1 }, { is_app_popup_active: null }]) {
+      const bad = await m.api.patch('/profile/mobile-client/popup/active', body);
+      expect(bad.statusCode, JSON.stringify(body)).toBe(400);
+      expect(bad.json().message).toBe('invalid data sent');
+    }
+    expect((await m.api.get('/profile')).json().data.profile.is_app_popup_active).toBe(false);
+    expect(
+      (await m.api.patch('/profile/mobile-client/popup/active', { is_app_popup_active: true })).json().data.profile.is_app_popup_active,
+    ).toBe(true);
+    expect((await m.api.get('/profile')).json().data.profile.is_app_popup_active).toBe(true);
   });
 
   it('uploads, serves and removes an avatar', async () => {

@@ -7,10 +7,12 @@ import {
   GeneralSettingsSchema,
   PushSettingsSchema,
   SipSettingsSchema,
+  TermsSettingsSchema,
   TestMailBodySchema,
   UpdateGeneralSettingsBodySchema,
   UpdatePushSettingsBodySchema,
   UpdateSipSettingsBodySchema,
+  UpdateTermsSettingsBodySchema,
   UpdateWhiteLabelBodySchema,
   WHITE_LABEL_LOGO_MAX_BYTES,
   WhiteLabelSettingsSchema,
@@ -57,6 +59,22 @@ export async function projectSettingsRoutes(app: AppInstance): Promise<void> {
     '/settings/push',
     { schema: { tags, body: UpdatePushSettingsBodySchema, response: { 200: dataResponse(PushSettingsSchema) } } },
     async (req) => ({ data: await s.updatePush(req.ctx, req.body) }),
+  );
+
+  app.get('/settings/terms', { schema: { tags, response: { 200: dataResponse(TermsSettingsSchema) } } }, async (req) => ({
+    data: await s.terms(req.actor),
+  }));
+  app.patch(
+    '/settings/terms',
+    {
+      schema: {
+        tags,
+        description: 'The terms and conditions per language (HTML, basic formatting kept); null returns to the built-in text.',
+        body: UpdateTermsSettingsBodySchema,
+        response: { 200: dataResponse(TermsSettingsSchema) },
+      },
+    },
+    async (req) => ({ data: await s.updateTerms(req.ctx, req.body) }),
   );
 
   app.get('/settings/white-label', { schema: { tags, response: { 200: dataResponse(WhiteLabelSettingsSchema) } } }, async (req) => ({

@@ -10,10 +10,12 @@ import {
   type SipSettings,
   type SmtpFormBody,
   type SmtpSettings,
+  type TermsSettings,
   type TestMailBody,
   type UpdateGeneralSettingsBody,
   type UpdatePushSettingsBody,
   type UpdateSipSettingsBody,
+  type UpdateTermsSettingsBody,
   type UpdateWhiteLabelBody,
   WHITE_LABEL_LOGO_MAX_BYTES,
   type WhiteLabelSettings,
@@ -24,7 +26,9 @@ import type { Db } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { type FileStore, storableImage } from '../../core/files.js';
 import { describeSmtpError, sendSmtp } from '../../core/mail/smtp.js';
+import { safeHtml } from '../../core/safe-html.js';
 import type { ProjectSettingsRepository, StoredProject } from './project-settings.repository.js';
+import { DEFAULT_TERMS } from './terms.js';
 
 /** SMTP as kept under `settings.smtp`: the mailer's shape (core/mail) plus what the form shows. */
 interface StoredSmtp extends SmtpSettings {
@@ -46,7 +50,11 @@ interface StoredWhiteLabel {
   email?: string | null;
   phone?: string | null;
   logo?: string | null;
+  app_store_url?: string | null;
+  google_play_url?: string | null;
 }
+/** The operator's terms and conditions per language, as stored (already sanitized); absent: the built-in text. */
+type StoredTerms = Partial<Record<Locale, string>>;
 interface StoredBroker {
   use_user_certs?: boolean;
   certificate?: string | null;
@@ -424,6 +432,8 @@ export class ProjectSettingsService {
       email: s.email ?? null,
       phone: s.phone ?? null,
       logo_url: s.logo ? `/api/v0/files/${s.logo}` : null,
+      app_store_url: s.app_store_url ?? null,
+      google_play_url: s.google_play_url ?? null,
     };
   }
 
@@ -487,6 +497,50 @@ export class ProjectSettingsService {
     );
     await this.files.remove(old);
     return v;
+  }
+
+  // ---- terms and conditions ----------------------------------------------------------------------
+
+  private termsView(p: StoredProject): TermsSettings {
+    const s = (p.settings.terms ?? {}) as StoredTerms;
+    const one = (l: Locale) => (has(s[l]) ? { html: s[l], is_default: false } : { html: DEFAULT_TERMS[l], is_default: true });
+    return { en: one('en'), ru: one('ru') };
+  }
+
+  async terms(actor: Actor): Promise<TermsSettings> {
+    this.assertView(actor);
+    return this.termsView(await this.load(actor.projectId));
+  }
+
+  /**
+   * Stores the operator's text per language, sanitized here so the public page never serves script or
+   * styles someone typed in; a text that is empty once sanitized (or null) returns to the built-in one.
+   */
+  async updateTerms(ctx: RequestContext, body: UpdateTermsSettingsBody): Promise<TermsSettings> {
+    this.assertChange(ctx.actor);
+    return this.change(
+      ctx,
+      'project_settings_terms',
+      (p) => this.termsView(p),
+      async (before) => {
+        const next: StoredTerms = { ...((before.settings.terms ?? {}) as StoredTerms) };
+        for (const l of ['en', 'ru'] as const) {
+          const v = body[l];
+          if (v === undefined) continue;
+          const clean = v === null ? '' : safeHtml(v);
+          if (clean === '') delete next[l];
+          else next[l] = clean;
+        }
+        return { set: { terms: next } };
+      },
+    );
+  }
+
+  /** The terms and conditions page in `locale`: the default project's text (public pages follow it), or the built-in one. */
+  async publicTerms(locale: Locale): Promise<string> {
+    const id = await this.repo.defaultProjectId();
+    const p = id === null ? undefined : await this.repo.project(id);
+    return p ? this.termsView(p)[locale].html : DEFAULT_TERMS[locale];
   }
 
   // ---- MQTT broker -------------------------------------------------------------------------------
@@ -595,6 +649,7 @@ export class ProjectSettingsService {
     const brand = this.whiteLabelView(p ?? empty);
     return {
       white_label: { name: brand.name, logo_url: brand.logo_url },
+      mobile_app: { app_store_url: brand.app_store_url, google_play_url: brand.google_play_url },
       registration: { recovery: g.can_user_recovery_password, by_token: g.can_user_register_by_token, self: g.can_user_register_by_self },
       locale: g.locale,
       time_zone: g.time_zone,

@@ -14,6 +14,7 @@ import { MarkerList } from '../markers/MarkerPages';
 import { type AppleWalletFormValues, walletBody, walletFormValues } from './appleWallet';
 import { DeviceBackupTab } from './DeviceBackupTab';
 import { BrokerTab, GeneralTab, PushTab, SipTab, WhiteLabelTab } from './ProjectSettingsTabs';
+import { TermsTab } from './TermsTab';
 
 const WALLET = '/settings/apple-wallet';
 const twoColumns = { display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' } as const;
@@ -122,9 +123,20 @@ const PROJECT_TABS = {
   push: () => <PushTab />,
   broker: () => <BrokerTab />,
   white_label: () => <WhiteLabelTab />,
+  terms: () => <TermsTab />,
 };
 
-type TabKey = 'general' | 'sip' | 'push' | 'broker' | 'white_label' | 'apple_wallet' | 'markers' | 'integrations' | 'device_backup';
+type TabKey =
+  | 'general'
+  | 'sip'
+  | 'push'
+  | 'broker'
+  | 'white_label'
+  | 'terms'
+  | 'apple_wallet'
+  | 'markers'
+  | 'integrations'
+  | 'device_backup';
 
 /** `/general-settings`: the project's settings (spec comms §3), one tab per part the user may see. */
 export function GeneralSettingsPage() {
@@ -134,7 +146,7 @@ export function GeneralSettingsPage() {
   const tabs: TabKey[] = [
     ...(settings ? (['general', 'sip', 'push', 'broker'] as const) : []),
     ...(settings || can('can_view_management_company_info') ? (['white_label'] as const) : []),
-    ...(settings ? (['apple_wallet'] as const) : []),
+    ...(settings ? (['terms', 'apple_wallet'] as const) : []),
     ...(can('can_view_markers') || can('can_view_all_markers') ? (['markers'] as const) : []),
     // project-level integrations with Axxon One (issue 14)
     ...(settings ? (['integrations'] as const) : []),

@@ -76,6 +76,16 @@ const W = (k: string) => `general_settings.white_label.${k}`;
 const choices = (list: readonly string[], prefix: string) => list.map((id) => ({ id, name: `${prefix}.${id}` }));
 const ip = (v: unknown) =>
   v === null || v === undefined || String(v).trim() === '' || isIp(String(v).trim()) ? undefined : 'validation.invalid_value';
+/** An http(s) address, or nothing. */
+const httpUrl = (v: unknown) => {
+  const text = v === null || v === undefined ? '' : String(v).trim();
+  if (text === '') return undefined;
+  try {
+    return ['http:', 'https:'].includes(new URL(text).protocol) ? undefined : 'validation.url_or_ip';
+  } catch {
+    return 'validation.url_or_ip';
+  }
+};
 const positive = (v: unknown) =>
   v === null || v === undefined || v === '' || Number(v) >= 0 ? undefined : { message: 'validation.min_value', args: { min: 0 } };
 
@@ -809,6 +819,20 @@ export function WhiteLabelTab() {
           <TextInput source="address" label={W('address')} validate={maxLength(500)} readOnly={readOnly} />
           <TextInput source="email" label={W('email')} validate={email} readOnly={readOnly} />
           <TextInput source="phone" label={W('phone')} validate={maxLength(32)} readOnly={readOnly} helperText="+1 555 0100" />
+          <TextInput
+            source="app_store_url"
+            label={W('app_store_url')}
+            validate={httpUrl}
+            readOnly={readOnly}
+            helperText={W('app_links_hint')}
+          />
+          <TextInput
+            source="google_play_url"
+            label={W('google_play_url')}
+            validate={httpUrl}
+            readOnly={readOnly}
+            helperText={W('app_links_hint')}
+          />
         </Box>
         <SaveRow readOnly={readOnly} busy={save.isPending} />
       </Form>

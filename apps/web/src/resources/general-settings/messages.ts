@@ -7,6 +7,7 @@ export const en = {
       push: 'Push server',
       broker: 'MQTT broker',
       white_label: 'Management company',
+      terms: 'Terms and conditions',
       apple_wallet: 'Apple Wallet',
       markers: 'Markers',
       integrations: 'Integrations',
@@ -140,6 +141,16 @@ export const en = {
       no_file: 'No file chosen',
       both_files: 'Choose both the certificate and its key.',
     },
+    terms: {
+      title: 'Terms and conditions',
+      hint: 'Shown to everyone at the terms and conditions link (sign-in, registration). HTML with basic formatting: headings, paragraphs, lists, emphasis, links; anything else is removed when saved.',
+      en: 'English text',
+      ru: 'Russian text',
+      built_in: 'Built-in text',
+      own: 'Own text',
+      reset: 'Reset to default',
+      open: 'Open the page',
+    },
     white_label: {
       title: 'Management company',
       hint: 'Shown to residents in the mobile app.',
@@ -152,6 +163,9 @@ export const en = {
       upload_logo: 'Upload logo',
       remove_logo: 'Remove logo',
       logo_hint: 'PNG, JPEG, GIF or WebP, up to 1 MB',
+      app_store_url: 'Mobile app in the App Store',
+      google_play_url: 'Mobile app in Google Play',
+      app_links_hint: 'Shown as QR codes in the download dialog of the profile.',
     },
     apple_wallet: {
       intro:
@@ -192,6 +206,7 @@ export const ru: typeof en = {
       push: 'Push-сервер',
       broker: 'MQTT-брокер',
       white_label: 'Управляющая компания',
+      terms: 'Условия использования',
       apple_wallet: 'Apple Wallet',
       markers: 'Метки',
       integrations: 'Интеграции',
@@ -324,6 +339,16 @@ export const ru: typeof en = {
       no_file: 'Файл не выбран',
       both_files: 'Выберите и сертификат, и его ключ.',
     },
+    terms: {
+      title: 'Условия использования',
+      hint: 'Показываются всем по ссылке на условия использования (вход, регистрация). HTML с простым форматированием: заголовки, абзацы, списки, выделение, ссылки; всё остальное удаляется при сохранении.',
+      en: 'Текст на английском',
+      ru: 'Текст на русском',
+      built_in: 'Встроенный текст',
+      own: 'Свой текст',
+      reset: 'Вернуть встроенный',
+      open: 'Открыть страницу',
+    },
     white_label: {
       title: 'Управляющая компания',
       hint: 'Показывается жильцам в мобильном приложении.',
@@ -336,6 +361,9 @@ export const ru: typeof en = {
       upload_logo: 'Загрузить логотип',
       remove_logo: 'Удалить логотип',
       logo_hint: 'PNG, JPEG, GIF или WebP, до 1 МБ',
+      app_store_url: 'Мобильное приложение в App Store',
+      google_play_url: 'Мобильное приложение в Google Play',
+      app_links_hint: 'Показываются QR-кодами в окне загрузки приложения в профиле.',
     },
     apple_wallet: {
       intro:

@@ -12,6 +12,7 @@ import {
   validateClientFeatures,
   validateClientType,
   validateLicensePeriod,
+  whiteLabelBody,
 } from './projectSettings';
 
 const general: GeneralSettings = {
@@ -170,5 +171,28 @@ describe('licences of new users in the general tab', () => {
     expect(generalBody(v).user_self_register_settings?.clients).toEqual([
       { type: 'private', role_id: null, license_settings: { period: null, features: ['sip'] } },
     ]);
+  });
+});
+
+describe('white-label body', () => {
+  it('sends the app store links with the rest, an emptied field as null', () => {
+    expect(
+      whiteLabelBody({
+        name: 'Riverside',
+        address: '',
+        email: null,
+        phone: null,
+        logo_url: '/api/v0/files/logos/x.png',
+        app_store_url: ' https://apps.apple.com/app/id1 ',
+        google_play_url: '',
+      }),
+    ).toEqual({
+      name: 'Riverside',
+      address: null,
+      email: null,
+      phone: null,
+      app_store_url: 'https://apps.apple.com/app/id1',
+      google_play_url: null,
+    });
   });
 });

@@ -177,6 +177,8 @@ export const whiteLabelBody = (v: WhiteLabelSettings): UpdateWhiteLabelBody => (
   address: orNull(v.address),
   email: orNull(v.email),
   phone: orNull(v.phone),
+  app_store_url: orNull(v.app_store_url),
+  google_play_url: orNull(v.google_play_url),
 });
 
 /** The broker upload (POST /settings/broker, multipart): the switch, and the pair only when both files are picked. */

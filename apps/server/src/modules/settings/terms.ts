@@ -1,5 +1,5 @@
-/** Terms and conditions shown at /terms-and-conditions, per locale. */
-export const TERMS: Record<'en' | 'ru', string> = {
+/** The built-in terms and conditions, per locale: served while the project has no text of its own. */
+export const DEFAULT_TERMS: Record<'en' | 'ru', string> = {
   en: `<h1>Terms and conditions</h1>
 <p>Atrium administers access to a building: doors, lifts, intercoms and telephony. By using it you agree to use it only for the buildings you are entitled to manage, to keep your credentials secret, and to respect the privacy of the residents whose data you see.</p>
 <p>Every change you make is recorded in the audit log with your name, the time and your address.</p>

@@ -1,0 +1,1 @@
+ALTER TABLE "mobile_clients" ADD COLUMN "client_secret_hash" text;
