@@ -239,13 +239,36 @@ export const SIP_SETTINGS_DEFAULTS = {
   rtp: { min: 10000, max: 20000 },
 } as const;
 
+/** Transports the SIP server listens on. */
+export const SIP_INTERFACE_TRANSPORTS = ['udp', 'tcp', 'tls', 'ws', 'wss'] as const;
+/** One socket the running SIP server listens on (read-only: it follows `port`, `ws_port` and the server's TLS configuration). */
+export const SipInterfaceSchema = z.object({
+  transport: z.enum(SIP_INTERFACE_TRANSPORTS),
+  /** The address the socket is bound to (0.0.0.0: every address of the host). */
+  address: z.string(),
+  port: z.number(),
+});
+export type SipInterface = z.infer<typeof SipInterfaceSchema>;
+/** A running SIP server instance (read-only). `error`: its worker died and is being started again. */
+export const SipNodeSchema = z.object({
+  type: z.string(),
+  address: z.string(),
+  state: z.enum(['running', 'error']),
+  started_at: z.string(),
+});
+export type SipNode = z.infer<typeof SipNodeSchema>;
+
 export const SipSettingsSchema = z.object({
   port: z.number(),
   ws_port: z.number(),
   server: z.object({ internal_ip: z.string().nullable(), external_ip: z.string().nullable() }),
   rtp: z.object({ min: z.number(), max: z.number() }),
   is_early_media_enabled: z.boolean(),
+  /** What the SIP server of this instance really listens on; empty when it runs none for this project. */
+  interfaces: z.array(SipInterfaceSchema),
   local_networks: z.array(z.string()),
+  /** The SIP server instances running for this project (this instance's); empty when none. */
+  nodes: z.array(SipNodeSchema),
   codecs: z.array(z.enum(SIP_CODECS)),
   auto_forward_rules: z.object({
     is_enabled: z.boolean(),
