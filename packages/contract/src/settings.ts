@@ -279,6 +279,20 @@ export const SipSettingsSchema = z.object({
 });
 export type SipSettings = z.infer<typeof SipSettingsSchema>;
 
+/**
+ * The domain forward rules settings (the SIP tab's `auto_forward_rules`): whether forward rules are
+ * sent to the devices of each domain (group) automatically, over which SIP transport and to which
+ * server address. Also read and changed on their own (GET and PATCH /settings/domain-forward-rules).
+ */
+export const DomainForwardRulesSettingsSchema = SipSettingsSchema.shape.auto_forward_rules;
+export type DomainForwardRulesSettings = z.infer<typeof DomainForwardRulesSettingsSchema>;
+export const UpdateDomainForwardRulesBodySchema = z.strictObject({
+  is_enabled: z.boolean(),
+  device_protocol: z.enum(SIP_DEVICE_PROTOCOLS).default('UDP'),
+  use_address: z.enum(SIP_USE_ADDRESSES).default('server_url'),
+});
+export type UpdateDomainForwardRulesBody = z.infer<typeof UpdateDomainForwardRulesBodySchema>;
+
 const RtpPort = z.number().int().min(1024).max(65535);
 export const UpdateSipSettingsBodySchema = z
   .strictObject({
@@ -306,13 +320,7 @@ export const UpdateSipSettingsBodySchema = z
       })
       .optional(),
     codecs: z.array(z.enum(SIP_CODECS)).min(1).max(SIP_CODECS.length).optional(),
-    auto_forward_rules: z
-      .strictObject({
-        is_enabled: z.boolean(),
-        device_protocol: z.enum(SIP_DEVICE_PROTOCOLS).default('UDP'),
-        use_address: z.enum(SIP_USE_ADDRESSES).default('server_url'),
-      })
-      .optional(),
+    auto_forward_rules: UpdateDomainForwardRulesBodySchema.optional(),
     resident_phonebook_settings: z.strictObject({ is_enabled: z.boolean(), show_all_groups: z.boolean() }).optional(),
   })
   .refine((b) => b.port === undefined || b.ws_port === undefined || b.port !== b.ws_port, {
