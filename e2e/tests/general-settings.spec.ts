@@ -47,7 +47,7 @@ test('an administrator sets the Apple Wallet look and adds a marker from the pro
 
 /** A tiny PNG (2×2, blue) for the company logo. */
 const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGNkYPjPwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAACXBIWXMAAAPoAAAD6AG1e1JrAAAAEklEQVQImWOQ874k532JAUIBAB+yBO04GiSOAAAAAElFTkSuQmCC',
   'base64',
 );
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import dgram from 'node:dgram';
 import type { Page } from '@playwright/test';
 import { sipPort } from '../playwright.config';
@@ -6,38 +7,63 @@ import { ADMIN, expect, sideMenu, signInFromLogin, snapshot, test } from './supp
 // An administrator watches a phone that keeps failing to register get banned, lifts the ban, and
 // keeps the whitelist in order; the ban shows in System info's recent logs.
 
-/** One REGISTER for a number Atrium does not know, from 127.0.0.1: answered 404 (a failure), or 403 once banned. */
-async function registerUnknown(number: string): Promise<number> {
+/**
+ * A phone registering a number Atrium does not know, from 127.0.0.1, with a password it guesses:
+ * challenged like any number (nothing tells unknown numbers apart) and refused after its answer
+ * (403, a failure) — or, once its address is banned, refused at once without a challenge.
+ */
+async function registerUnknown(number: string): Promise<'failed' | 'banned'> {
   const socket = dgram.createSocket('udp4');
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
   const port = socket.address().port;
   const tag = Math.random().toString(36).slice(2);
-  const message = [
-    `REGISTER sip:127.0.0.1:${sipPort} SIP/2.0`,
-    `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=z9hG4bK-e2e-${tag};rport`,
-    'Max-Forwards: 70',
-    `From: <sip:${number}@127.0.0.1>;tag=${tag}`,
-    `To: <sip:${number}@127.0.0.1>`,
-    `Call-ID: e2e-${tag}`,
-    'CSeq: 1 REGISTER',
-    `Contact: <sip:${number}@127.0.0.1:${port}>`,
-    'Expires: 300',
-    'Content-Length: 0',
-    '',
-    '',
-  ].join('\r\n');
-  try {
-    return await new Promise<number>((resolve, reject) => {
+  const uri = `sip:127.0.0.1:${sipPort}`;
+  const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+  const request = (cseq: number, authorization?: string) =>
+    [
+      `REGISTER ${uri} SIP/2.0`,
+      `Via: SIP/2.0/UDP 127.0.0.1:${port};branch=z9hG4bK-e2e-${tag}-${cseq};rport`,
+      'Max-Forwards: 70',
+      `From: <sip:${number}@127.0.0.1>;tag=${tag}`,
+      `To: <sip:${number}@127.0.0.1>`,
+      `Call-ID: e2e-${tag}`,
+      `CSeq: ${cseq} REGISTER`,
+      `Contact: <sip:${number}@127.0.0.1:${port}>`,
+      ...(authorization ? [`Authorization: ${authorization}`] : []),
+      'Expires: 300',
+      'Content-Length: 0',
+      '',
+      '',
+    ].join('\r\n');
+  const answer = (message: string) =>
+    new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no answer to REGISTER')), 5000);
-      socket.on('message', (data) => {
-        const status = /^SIP\/2\.0 (\d{3})/.exec(data.toString())?.[1];
-        if (status && Number(status) >= 200) {
-          clearTimeout(timer);
-          resolve(Number(status));
-        }
-      });
+      const onMessage = (data: Buffer) => {
+        const text = data.toString();
+        if (Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1] ?? 0) < 200) return;
+        clearTimeout(timer);
+        socket.off('message', onMessage);
+        resolve(text);
+      };
+      socket.on('message', onMessage);
       socket.send(message, sipPort, '127.0.0.1');
     });
+  try {
+    const first = await answer(request(1));
+    if (first.startsWith('SIP/2.0 403')) return 'banned';
+    expect(first).toMatch(/^SIP\/2\.0 401/);
+    const challenge = /WWW-Authenticate: Digest (.*)/i.exec(first)?.[1] ?? '';
+    const param = (name: string) => new RegExp(`${name}="?([^",\r]+)"?`).exec(challenge)?.[1] ?? '';
+    const [realm, nonce, cnonce, nc] = [param('realm'), param('nonce'), 'e2e', '00000001'];
+    const response = md5(`${md5(`${number}:${realm}:a guessed password`)}:${nonce}:${nc}:${cnonce}:auth:${md5(`REGISTER:${uri}`)}`);
+    const second = await answer(
+      request(
+        2,
+        `Digest username="${number}", realm="${realm}", nonce="${nonce}", uri="${uri}", qop=auth, nc=${nc}, cnonce="${cnonce}", response="${response}", algorithm=MD5`,
+      ),
+    );
+    expect(second).toMatch(/^SIP\/2\.0 403/);
+    return 'failed';
   } finally {
     socket.close();
   }
@@ -71,9 +97,9 @@ test('an administrator bans, unbans and whitelists addresses', async ({ page }) 
   await done(page);
   await expect(row(page, 'Whitelist', '127.0.0.1', 'SIP registration')).toHaveCount(0);
 
-  // A phone keeps registering an unknown number: banned after three failures, then refused at once.
-  for (let i = 0; i < 3; i++) expect(await registerUnknown('9999')).toBe(404);
-  expect(await registerUnknown('9999')).toBe(403);
+  // A phone keeps registering an unknown number with a guessed password: banned after three failures, then refused at once.
+  for (let i = 0; i < 3; i++) expect(await registerUnknown('9999')).toBe('failed');
+  expect(await registerUnknown('9999')).toBe('banned');
   await page.reload();
   const ban = row(page, 'Banned addresses', '127.0.0.1');
   await expect(ban).toContainText('SIP registration');
@@ -84,11 +110,11 @@ test('an administrator bans, unbans and whitelists addresses', async ({ page }) 
   await ban.getByRole('button', { name: 'Unban' }).click();
   await done(page);
   await expect(main.getByText('No address is banned.')).toBeVisible();
-  expect(await registerUnknown('9999')).toBe(404);
+  expect(await registerUnknown('9999')).toBe('failed');
 
   // Banned again, and every ban lifted at once after a confirmation.
   for (let i = 0; i < 2; i++) await registerUnknown('9999');
-  expect(await registerUnknown('9999')).toBe(403);
+  expect(await registerUnknown('9999')).toBe('banned');
   await page.reload();
   await expect(row(page, 'Banned addresses', '127.0.0.1')).toHaveCount(1);
   await main.getByRole('button', { name: 'Unban all' }).click();
@@ -105,7 +131,7 @@ test('an administrator bans, unbans and whitelists addresses', async ({ page }) 
   await main.getByRole('button', { name: 'Add', exact: true }).click();
   await done(page);
   await expect(row(page, 'Whitelist', '127.0.0.1', 'SIP registration')).toHaveCount(1);
-  expect(await registerUnknown('9999')).toBe(404);
+  expect(await registerUnknown('9999')).toBe('failed');
 
   await main.getByRole('combobox', { name: 'Service' }).last().click();
   await page.getByRole('option', { name: 'Console sign-in' }).click();

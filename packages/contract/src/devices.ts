@@ -10,6 +10,21 @@ export const DEFAULT_DEVICE_TYPE: DeviceType = 'panel';
 /** How the server talks to a device. `none`: not at all (no init, queue restart or sync). */
 export const DEVICE_PROTOCOLS = ['mqtt', 'http', 'none'] as const;
 export type DeviceProtocol = (typeof DEVICE_PROTOCOLS)[number];
+/**
+ * Protocols the server serves, which a device may be set to. `http` is part of the spec's model, but
+ * no HTTP endpoint for devices exists yet: a device set to it would stay offline and its tasks would
+ * wait forever, so it is refused (400, field `protocol`) until that endpoint exists.
+ */
+export const SERVED_DEVICE_PROTOCOLS = ['mqtt', 'none'] as const satisfies readonly DeviceProtocol[];
+export const DEVICE_VALIDATION_MESSAGES = {
+  /** "HTTP is not supported yet: use MQTT" */
+  protocol_not_supported: 'validation.device_protocol_not_supported',
+} as const;
+/** A protocol in a request: any known one is parsed, and one the server does not serve is refused with a field message. */
+const requestedProtocol = <P extends readonly [DeviceProtocol, ...DeviceProtocol[]]>(allowed: P) =>
+  z
+    .enum(allowed)
+    .refine((p) => (SERVED_DEVICE_PROTOCOLS as readonly string[]).includes(p), DEVICE_VALIDATION_MESSAGES.protocol_not_supported);
 
 /** Device defaults of spec entities §9. */
 export const DEVICE_DEFAULTS = {
@@ -236,7 +251,7 @@ const deviceFields = {
   /** Sent only to change it; null or absent keeps the stored one. */
   device_password: z.string().max(128).nullable().optional(),
   domain_id: IdValueSchema.nullable().optional(),
-  protocol: z.enum(['mqtt', 'http']).optional(),
+  protocol: requestedProtocol(['mqtt', 'http']).optional(),
   get_logs: z.boolean().optional(),
   location_latitude: latitude.optional(),
   location_longitude: longitude.optional(),
@@ -285,7 +300,7 @@ export const DeviceInitResultSchema = z.object({
   password: z.string().nullable(),
 });
 
-export const SetProtocolBodySchema = z.strictObject({ protocol: z.enum(DEVICE_PROTOCOLS) });
+export const SetProtocolBodySchema = z.strictObject({ protocol: requestedProtocol(DEVICE_PROTOCOLS) });
 
 /**
  * Realtime topics of the devices area (any signed-in console of the project may subscribe): live

@@ -245,13 +245,36 @@ export const SIP_SETTINGS_DEFAULTS = {
   rtp: { min: 10000, max: 20000 },
 } as const;
 
+/** Transports the SIP server listens on. */
+export const SIP_INTERFACE_TRANSPORTS = ['udp', 'tcp', 'tls', 'ws', 'wss'] as const;
+/** One socket the running SIP server listens on (read-only: it follows `port`, `ws_port` and the server's TLS configuration). */
+export const SipInterfaceSchema = z.object({
+  transport: z.enum(SIP_INTERFACE_TRANSPORTS),
+  /** The address the socket is bound to (0.0.0.0: every address of the host). */
+  address: z.string(),
+  port: z.number(),
+});
+export type SipInterface = z.infer<typeof SipInterfaceSchema>;
+/** A running SIP server instance (read-only). `error`: its worker died and is being started again. */
+export const SipNodeSchema = z.object({
+  type: z.string(),
+  address: z.string(),
+  state: z.enum(['running', 'error']),
+  started_at: z.string(),
+});
+export type SipNode = z.infer<typeof SipNodeSchema>;
+
 export const SipSettingsSchema = z.object({
   port: z.number(),
   ws_port: z.number(),
   server: z.object({ internal_ip: z.string().nullable(), external_ip: z.string().nullable() }),
   rtp: z.object({ min: z.number(), max: z.number() }),
   is_early_media_enabled: z.boolean(),
+  /** What the SIP server of this instance really listens on; empty when it runs none for this project. */
+  interfaces: z.array(SipInterfaceSchema),
   local_networks: z.array(z.string()),
+  /** The SIP server instances running for this project (this instance's); empty when none. */
+  nodes: z.array(SipNodeSchema),
   codecs: z.array(z.enum(SIP_CODECS)),
   auto_forward_rules: z.object({
     is_enabled: z.boolean(),
@@ -261,6 +284,20 @@ export const SipSettingsSchema = z.object({
   resident_phonebook_settings: z.object({ is_enabled: z.boolean(), show_all_groups: z.boolean() }),
 });
 export type SipSettings = z.infer<typeof SipSettingsSchema>;
+
+/**
+ * The domain forward rules settings (the SIP tab's `auto_forward_rules`): whether forward rules are
+ * sent to the devices of each domain (group) automatically, over which SIP transport and to which
+ * server address. Also read and changed on their own (GET and PATCH /settings/domain-forward-rules).
+ */
+export const DomainForwardRulesSettingsSchema = SipSettingsSchema.shape.auto_forward_rules;
+export type DomainForwardRulesSettings = z.infer<typeof DomainForwardRulesSettingsSchema>;
+export const UpdateDomainForwardRulesBodySchema = z.strictObject({
+  is_enabled: z.boolean(),
+  device_protocol: z.enum(SIP_DEVICE_PROTOCOLS).default('UDP'),
+  use_address: z.enum(SIP_USE_ADDRESSES).default('server_url'),
+});
+export type UpdateDomainForwardRulesBody = z.infer<typeof UpdateDomainForwardRulesBodySchema>;
 
 const RtpPort = z.number().int().min(1024).max(65535);
 export const UpdateSipSettingsBodySchema = z
@@ -289,13 +326,7 @@ export const UpdateSipSettingsBodySchema = z
       })
       .optional(),
     codecs: z.array(z.enum(SIP_CODECS)).min(1).max(SIP_CODECS.length).optional(),
-    auto_forward_rules: z
-      .strictObject({
-        is_enabled: z.boolean(),
-        device_protocol: z.enum(SIP_DEVICE_PROTOCOLS).default('UDP'),
-        use_address: z.enum(SIP_USE_ADDRESSES).default('server_url'),
-      })
-      .optional(),
+    auto_forward_rules: UpdateDomainForwardRulesBodySchema.optional(),
     resident_phonebook_settings: z.strictObject({ is_enabled: z.boolean(), show_all_groups: z.boolean() }).optional(),
   })
   .refine((b) => b.port === undefined || b.ws_port === undefined || b.port !== b.ws_port, {

@@ -369,6 +369,7 @@ export const en = {
     guest_access: 'Guest passes',
   },
   validation: {
+    device_protocol_not_supported: 'HTTP is not supported by the server yet: use MQTT',
     max_length: 'Max length %{length} chars',
     min_length: 'Min length %{length} chars',
     required: 'Field is required',

@@ -372,6 +372,7 @@ export const ru: Messages = {
     guest_access: 'Гостевые пропуска',
   },
   validation: {
+    device_protocol_not_supported: 'Сервер пока не поддерживает HTTP: выберите MQTT',
     max_length: 'Не более %{length} символов',
     min_length: 'Не менее %{length} символов',
     required: 'Обязательное поле',

@@ -49,7 +49,7 @@ async function setServerUrl(url: string | null) {
   const r = await admin.patch('/settings/general', { server_url: url });
   expect(r.statusCode, r.body).toBe(200);
 }
-let storedLogo = Buffer.alloc(0);
+let storedLogo: Buffer = Buffer.alloc(0);
 async function setCompany(v: Partial<Record<keyof typeof COMPANY, string | null>>, logo: boolean) {
   const r = await admin.patch('/settings/white-label', v);
   expect(r.statusCode, r.body).toBe(200);

@@ -537,7 +537,8 @@ export class DevicesRepository {
 
   /**
    * Queues tasks for many devices in one statement (a sync fan-out): waiting for devices that are
-   * offline, new for the others; devices on protocol none are skipped. Answers how many were queued.
+   * offline, new for the others; devices on protocol none are skipped, and so are devices on http,
+   * which nothing serves yet (their tasks would wait forever). Answers how many were queued.
    */
   async insertTasks(
     tx: DbOrTx,
@@ -547,7 +548,7 @@ export class DevicesRepository {
     return (await this.insertTaskIds(tx, tasks, createdBy)).length;
   }
 
-  /** As insertTasks, answering the ids of the tasks queued, in the order given (protocol-none devices left out). */
+  /** As insertTasks, answering the ids of the tasks queued, in the order given (devices not on mqtt left out). */
   async insertTaskIds(
     tx: DbOrTx,
     tasks: readonly { deviceId: number; type: string; payload: Record<string, unknown> }[],
@@ -560,7 +561,7 @@ export class DevicesRepository {
       sql`INSERT INTO device_tasks (project_id, device_id, type, payload, state, created_by)
         SELECT d.project_id, d.id, x.type, x.payload, CASE WHEN coalesce(s.online, FALSE) THEN 'new' ELSE 'waiting' END, ${createdBy}
         FROM jsonb_to_recordset(${json}::jsonb) AS x(n int, device_id int, type text, payload jsonb)
-        JOIN devices d ON d.id = x.device_id AND d.protocol <> 'none'
+        JOIN devices d ON d.id = x.device_id AND d.protocol = 'mqtt'
         LEFT JOIN device_status s ON s.device_id = d.id
         ORDER BY x.n
         RETURNING id`,
@@ -691,6 +692,19 @@ export class DevicesRepository {
     const which = typeof deviceId === 'number' ? sql`device_id = ${deviceId}` : sql`device_id = ANY(${intArray(deviceId)})`;
     await db.execute(sql`UPDATE device_tasks SET state = 'waiting', updated_at = now()
       WHERE ${which} AND state IN ('new', 'queued', 'started')`);
+  }
+
+  /**
+   * Open tasks of devices on http end as errors with `reason`: no HTTP endpoint serves devices yet, so
+   * they would otherwise wait forever. Answers the tasks ended, with their devices (for the consoles).
+   */
+  async failUnservedTasks(reason: string): Promise<{ id: number; project_id: number; device_id: number; type: string }[]> {
+    return queryRows(
+      this.db,
+      sql`UPDATE device_tasks t SET state = 'error', error = ${reason}, finished_at = now(), updated_at = now()
+        FROM devices d WHERE d.id = t.device_id AND d.protocol = 'http' AND t.state IN ${OPEN}
+        RETURNING t.id, t.project_id, t.device_id, t.type`,
+    );
   }
 
   /** Open tasks of a device end as stopped (protocol none). */

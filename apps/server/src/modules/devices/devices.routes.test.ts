@@ -48,6 +48,11 @@ async function task(id: number) {
 
 const tokens = new WeakMap<object, string>();
 
+/** A device stored on http before the API refused it (only the database can make one now). */
+async function storedAsHttp(id: number) {
+  await t.database.db.execute(sql`UPDATE devices SET protocol = 'http' WHERE id = ${id}`);
+}
+
 async function memberWith(permissions: string[], groupIds = [t.project.rootGroupId]) {
   const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
   const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
@@ -355,6 +360,49 @@ describe('device tasks (spec §4)', () => {
     expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'mqtt' })).json().data.protocol).toBe('mqtt');
   });
 
+  it('refuses protocol http (nothing serves it yet) on create, update and set protocol, with a field message', async () => {
+    const refused = { code: 'invalid_data', details: [{ field: 'protocol', message: 'validation.device_protocol_not_supported' }] };
+    const created = await admin.put('/devices', {
+      name: 'http panel',
+      model: 'AP-200',
+      serial_number: serial(),
+      domain_id: t.project.rootGroupId,
+      protocol: 'http',
+    });
+    expect(created.statusCode).toBe(400);
+    expect(created.json()).toMatchObject(refused);
+    const d = await makeDevice();
+    const patched = await admin.patch(`/devices/${d.id}`, { protocol: 'http' });
+    expect(patched.statusCode).toBe(400);
+    expect(patched.json()).toMatchObject(refused);
+    const set = await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    expect(set.statusCode).toBe(400);
+    expect(set.json()).toMatchObject(refused);
+    expect((await admin.get(`/devices/${d.id}`)).json().data.protocol).toBe('mqtt');
+  });
+
+  it('a device stored on http gets no tasks, and its open tasks end as errors instead of waiting forever', async () => {
+    const d = await makeDevice();
+    const waiting = (await admin.post(`/devices/${d.id}/settings/apply`)).json().data.id as number;
+    expect((await task(waiting)).state).toBe('waiting');
+    await storedAsHttp(d.id);
+    const refused = await admin.post(`/devices/${d.id}/settings/apply`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json()).toMatchObject({ code: 'device_not_mqtt', message: 'device protocol not mqtt, unable to connect' });
+    // A fan-out (identifiers, rules) leaves it out.
+    const queued = await t.database.db.transaction((tx) =>
+      devices().queueInTx(tx, [{ deviceId: d.id, type: 'sync', payload: { mode: 'full' } }], null),
+    );
+    expect(queued).toBe(0);
+    expect(await devices().failUnservedTasks()).toBeGreaterThanOrEqual(1);
+    expect(await task(waiting)).toMatchObject({ state: 'error', error: 'device protocol http is not supported' });
+    // A device on mqtt keeps its waiting tasks.
+    const other = await makeDevice();
+    const kept = (await admin.post(`/devices/${other.id}/settings/apply`)).json().data.id as number;
+    await devices().failUnservedTasks();
+    expect((await task(kept)).state).toBe('waiting');
+  });
+
   it('init sets the device password (hashed, answered once when generated) the broker checks', async () => {
     const d = await makeDevice();
     const res = await admin.post(`/devices/${d.id}/init/apply`, {});
@@ -371,7 +419,7 @@ describe('device tasks (spec §4)', () => {
     // The earlier password, verified (and remembered) before, no longer opens the broker.
     expect(await devices().verify(d.serial_number, password)).toBeNull();
     // Protocol http: the device does not sign in to the broker at all.
-    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    await storedAsHttp(d.id);
     expect(await devices().verify(d.serial_number, 'chosen-password')).toBeNull();
     expect((await admin.get(`/devices/${d.id}`)).json().data.password_set).toBe(true);
     expect((await admin.post(`/devices/${d.id}/init/apply`, { password: 'short' })).statusCode).toBe(400);
@@ -770,7 +818,7 @@ describe('remote control sessions', () => {
     expect(kept.json().data.session).toBe(s.session);
     expect((await admin.patch(`/devices/remote-control/${crypto.randomUUID()}`)).statusCode).toBe(404);
     expect((await admin.patch('/devices/remote-control/not-a-session')).statusCode).toBe(400);
-    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    await storedAsHttp(d.id);
     expect((await put({})).json()).toMatchObject({ message: 'device protocol not mqtt, unable to connect', code: 'device_not_mqtt' });
     expect((await admin.put('/devices/remote-control', { serial_number: 'no-such' })).statusCode).toBe(404);
   });

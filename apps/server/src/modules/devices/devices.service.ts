@@ -220,6 +220,9 @@ const EVENT_RETRY_MAX_MS = 5000;
 /** Passes handing tasks over that one instance runs at once (each a claim and its publishes). */
 const PUMP_PASSES = 4;
 
+/** The error of a task whose device is on http, which no endpoint serves yet. */
+export const UNSERVED_PROTOCOL_ERROR = 'device protocol http is not supported';
+
 /** Tasks that need the device to speak our protocol: with protocol none they are impossible (spec entities §4). */
 const NEEDS_PROTOCOL: ReadonlySet<string> = new Set(['init', 'restart', 'sync', 'apply_settings']);
 
@@ -391,6 +394,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
 
   start(): void {
     this.stopping = false;
+    // Devices set to http before it was refused: nothing can ever run their tasks, so those end now.
+    void this.failUnservedTasks().catch(() => undefined);
     if (this.opts.sweepMs > 0 && !this.sweepTimer) {
       this.sweepTimer = setInterval(() => void this.sweep(), this.opts.sweepMs);
       this.sweepTimer.unref();
@@ -649,6 +654,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     afterInTx?: (tx: Tx) => Promise<unknown>,
   ): Promise<DeviceTask> {
     if (d.protocol === 'none' && NEEDS_PROTOCOL.has(type)) throw new AppError('protocol_none');
+    // Nothing serves http devices yet: a task for one would wait forever.
+    if (d.protocol === 'http') throw new AppError('device_not_mqtt');
     // An init (first or again) is followed by a full sync: a new or reset unit holds nothing yet.
     const after = afterInTx ?? (type === 'init' ? (tx: Tx) => this.queueFullSync(tx, [d.id], ctx.actor) : undefined);
     const taskId = await this.db.transaction(async (tx) => {
@@ -1663,6 +1670,16 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       }),
     );
     await this.announceMany(news);
+  }
+
+  /**
+   * Ends the open tasks of devices on http (stored before that protocol was refused) as errors with
+   * the reason, telling whom a failed task is told to: no HTTP endpoint for devices exists to run them.
+   */
+  async failUnservedTasks(): Promise<number> {
+    const failed = await this.repo.failUnservedTasks(UNSERVED_PROTOCOL_ERROR);
+    for (const t of failed) await this.taskFailed(t.project_id, t.device_id, t.id, t.type, UNSERVED_PROTOCOL_ERROR);
+    return failed.length;
   }
 
   /** Sends what is ready and what an instance sent without an answer within the lease. */

@@ -3,12 +3,14 @@ import {
   BrokerRestartBodySchema,
   BrokerSettingsSchema,
   BrokerStatusSchema,
+  DomainForwardRulesSettingsSchema,
   dataResponse,
   GeneralSettingsSchema,
   PushSettingsSchema,
   SipSettingsSchema,
   TermsSettingsSchema,
   TestMailBodySchema,
+  UpdateDomainForwardRulesBodySchema,
   UpdateGeneralSettingsBodySchema,
   UpdatePushSettingsBodySchema,
   UpdateSipSettingsBodySchema,
@@ -50,6 +52,19 @@ export async function projectSettingsRoutes(app: AppInstance): Promise<void> {
     '/settings/sip',
     { schema: { tags, body: UpdateSipSettingsBodySchema, response: { 200: dataResponse(SipSettingsSchema) } } },
     async (req) => ({ data: await s.updateSip(req.ctx, req.body) }),
+  );
+
+  // The SIP tab's automatic forward rules on their own; saved through the SIP tab, so they reach the
+  // running SIP server and the devices as a save of the tab does.
+  app.get(
+    '/settings/domain-forward-rules',
+    { schema: { tags, response: { 200: dataResponse(DomainForwardRulesSettingsSchema) } } },
+    async (req) => ({ data: (await s.sip(req.actor)).auto_forward_rules }),
+  );
+  app.patch(
+    '/settings/domain-forward-rules',
+    { schema: { tags, body: UpdateDomainForwardRulesBodySchema, response: { 200: dataResponse(DomainForwardRulesSettingsSchema) } } },
+    async (req) => ({ data: (await s.updateSip(req.ctx, { auto_forward_rules: req.body })).auto_forward_rules }),
   );
 
   app.get('/settings/push', { schema: { tags, response: { 200: dataResponse(PushSettingsSchema) } } }, async (req) => ({

@@ -7,6 +7,8 @@ import {
   type Locale,
   type PushSettings,
   SIP_SETTINGS_DEFAULTS,
+  type SipInterface,
+  type SipNode,
   type SipSettings,
   type SmtpFormBody,
   type SmtpSettings,
@@ -36,7 +38,7 @@ interface StoredSmtp extends SmtpSettings {
   from_name?: string | null;
   encryption?: 'none' | 'ssl' | 'tls';
 }
-interface StoredSip extends Partial<Omit<SipSettings, 'server'>> {
+interface StoredSip extends Partial<Omit<SipSettings, 'server' | 'interfaces' | 'nodes'>> {
   server?: { internal_ip: string | null; external_ip: string | null };
 }
 interface StoredPush {
@@ -67,6 +69,10 @@ interface StoredBroker {
  */
 export interface SipListenerControl {
   ports(): { port: number; ws_port: number };
+  /** The sockets the SIP server listens on now (transport, bound address, port). */
+  interfaces(): SipInterface[];
+  /** The SIP server instances this instance runs, with their state. */
+  nodes(): SipNode[];
   /**
    * Runs `fn` alone: no other change of this instance's SIP server (a change heard from another
    * instance, a restart) runs meanwhile. `apply` and `configure` are called inside it.
@@ -323,7 +329,10 @@ export class ProjectSettingsService {
       server: s.server ?? { internal_ip: null, external_ip: null },
       rtp: s.rtp ?? { ...SIP_SETTINGS_DEFAULTS.rtp },
       is_early_media_enabled: s.is_early_media_enabled ?? false,
+      // What is running is read from the SIP server itself, never stored: only when it runs this project's tab.
+      interfaces: running ? (this.sipControl?.interfaces() ?? []) : [],
       local_networks: s.local_networks ?? [],
+      nodes: running ? (this.sipControl?.nodes() ?? []) : [],
       codecs: s.codecs ?? ['opus', 'PCMU', 'PCMA'],
       auto_forward_rules: s.auto_forward_rules ?? { is_enabled: false, device_protocol: 'UDP', use_address: 'server_url' },
       resident_phonebook_settings: s.resident_phonebook_settings ?? { is_enabled: false, show_all_groups: false },

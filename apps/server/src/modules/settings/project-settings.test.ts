@@ -327,10 +327,30 @@ describe('general tab', () => {
   });
 });
 
+describe('domain forward rules settings', () => {
+  it('reads and changes the SIP tab’s automatic forward rules on their own, with its defaults and validation', async () => {
+    const read = await admin.get('/settings/domain-forward-rules');
+    expect(read.statusCode, read.body).toBe(200);
+    expect(read.json().data).toEqual((await admin.get('/settings/sip')).json().data.auto_forward_rules);
+    const saved = await admin.patch('/settings/domain-forward-rules', { is_enabled: true, use_address: 'external_ip' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json().data).toEqual({ is_enabled: true, device_protocol: 'UDP', use_address: 'external_ip' });
+    // One setting: the SIP tab answers what was saved here.
+    expect((await admin.get('/settings/sip')).json().data.auto_forward_rules).toEqual(saved.json().data);
+    expect((await admin.get('/settings/domain-forward-rules')).json().data).toEqual(saved.json().data);
+    for (const bad of [{}, { is_enabled: 'yes' }, { is_enabled: true, device_protocol: 'SCTP' }, { is_enabled: true, other: 1 }]) {
+      expect((await admin.patch('/settings/domain-forward-rules', bad)).statusCode, JSON.stringify(bad)).toBe(400);
+    }
+    const back = await admin.patch('/settings/domain-forward-rules', { is_enabled: false, device_protocol: 'TCP' });
+    expect(back.json().data).toEqual({ is_enabled: false, device_protocol: 'TCP', use_address: 'server_url' });
+  });
+});
+
 describe('rights', () => {
   const reads = [
     '/settings/general',
     '/settings/sip',
+    '/settings/domain-forward-rules',
     '/settings/push',
     '/settings/broker',
     '/settings/broker/status',
@@ -341,6 +361,7 @@ describe('rights', () => {
     for (const url of reads) expect((await other.get(url)).statusCode, url).toBe(403);
     expect((await other.patch('/settings/general', { logs_life: 5 })).statusCode).toBe(403);
     expect((await other.patch('/settings/sip', { is_early_media_enabled: true })).statusCode).toBe(403);
+    expect((await other.patch('/settings/domain-forward-rules', { is_enabled: true })).statusCode).toBe(403);
     expect((await other.patch('/settings/push', { is_enabled: false })).statusCode).toBe(403);
     expect((await other.patch('/settings/white-label', { name: 'Mine' })).statusCode).toBe(403);
     expect(
@@ -355,6 +376,7 @@ describe('rights', () => {
     for (const url of reads) expect((await viewer.get(url)).statusCode, url).toBe(200);
     expect((await viewer.patch('/settings/general', { logs_life: 5 })).statusCode).toBe(403);
     expect((await viewer.patch('/settings/sip', { is_early_media_enabled: true })).statusCode).toBe(403);
+    expect((await viewer.patch('/settings/domain-forward-rules', { is_enabled: true })).statusCode).toBe(403);
     expect((await viewer.patch('/settings/push', { is_enabled: false })).statusCode).toBe(403);
     expect((await viewer.patch('/settings/white-label', { name: 'Mine' })).statusCode).toBe(403);
     expect((await viewer.raw('DELETE', '/settings/white-label/logo')).statusCode).toBe(403);

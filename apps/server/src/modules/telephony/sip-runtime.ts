@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { SipSettings, SipStatus } from '@atrium/contract';
+import type { SipInterface, SipNode, SipSettings, SipStatus } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import type { Config } from '../../config.js';
 import { AppError } from '../../core/errors.js';
@@ -265,6 +265,26 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   });
 
   const wsScheme = tls ? 'wss' : 'ws';
+  /** The sockets the running SIP server is bound to, as it reports them (any free port it was given included). */
+  const interfaces = (): SipInterface[] => {
+    const p = server.ports;
+    const address = config.sip.host;
+    return [
+      { transport: 'udp', address, port: p.udp },
+      { transport: 'tcp', address, port: p.tcp },
+      ...(p.tls === undefined ? [] : [{ transport: 'tls' as const, address, port: p.tls }]),
+      { transport: wsScheme, address, port: p.ws },
+    ];
+  };
+  const nodes = (): SipNode[] => [
+    {
+      type: 'embedded',
+      address: config.sip.publicHost,
+      // 'error' for the moment between the SIP worker's death and its replacement's start.
+      state: server.running ? 'running' : 'error',
+      started_at: startedAt.toISOString(),
+    },
+  ];
   const control: SipControl = {
     edge: () => {
       const c = server.counters();
@@ -293,6 +313,8 @@ export async function startSip(app: AppInstance, config: Config): Promise<SipRun
   tel.calls.attachSip(control);
   app.services.projectSettings.attachSip({
     ports: () => ({ port: server.ports.udp, ws_port: server.ports.ws }),
+    interfaces,
+    nodes,
     exclusive: serially,
     apply: rebind,
     configure: (settings) => settle(settings, { port: server.ports.udp, ws_port: server.ports.ws }),

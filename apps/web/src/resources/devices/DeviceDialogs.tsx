@@ -97,7 +97,8 @@ export function ProtocolDialog({ device, open, onClose }: { device: Device; open
       <SelectInput
         source="protocol"
         label="resources.devices.fields.protocol"
-        choices={DEVICE_PROTOCOLS.map((id) => ({ id, name: `devices.protocols.${id}` }))}
+        choices={DEVICE_PROTOCOLS.map((id) => ({ id, name: `devices.protocols.${id}`, disabled: id === 'http' }))}
+        helperText="devices.protocol_http_unsupported"
         fullWidth
       />
       <FormDataConsumer>

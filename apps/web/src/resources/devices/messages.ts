@@ -71,6 +71,7 @@ export const en = {
       barrier: 'Barrier',
     },
     protocols: { mqtt: 'MQTT', http: 'HTTP', none: 'None (not managed)' },
+    protocol_http_unsupported: 'HTTP is not supported by the server yet: devices connect over MQTT.',
     sections: {
       general: 'General',
       sip: 'SIP',
@@ -304,6 +305,7 @@ export const ru: typeof en = {
       barrier: 'Шлагбаум',
     },
     protocols: { mqtt: 'MQTT', http: 'HTTP', none: 'Нет (не управляется)' },
+    protocol_http_unsupported: 'Сервер пока не поддерживает HTTP: устройства подключаются по MQTT.',
     sections: {
       general: 'Общее',
       sip: 'SIP',

@@ -415,6 +415,44 @@ export function GeneralTab() {
 
 // ---- SIP -------------------------------------------------------------------------------------------
 
+/** What the running SIP server listens on and which instances run it: read from the server, not editable. */
+function SipRuntimeInfo({ s }: { s: SipSettings }) {
+  const translate = useTranslate();
+  return (
+    <Box sx={{ mb: 2 }} data-testid="sip-runtime">
+      <Typography variant="subtitle2">{translate(S('interfaces'))}</Typography>
+      <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', my: 1 }}>
+        {s.interfaces.length ? (
+          s.interfaces.map((i) => <Chip key={`${i.transport}-${i.port}`} label={`${i.transport.toUpperCase()} ${i.address}:${i.port}`} />)
+        ) : (
+          <Typography variant="body2" color="text.secondary">
+            {translate(S('not_running'))}
+          </Typography>
+        )}
+      </Box>
+      <Typography variant="subtitle2">{translate(S('nodes'))}</Typography>
+      <Box sx={{ display: 'flex', gap: 1, flexWrap: 'wrap', my: 1 }}>
+        {s.nodes.length ? (
+          s.nodes.map((n) => (
+            <Chip
+              key={`${n.type}-${n.address}`}
+              color={n.state === 'running' ? 'success' : 'error'}
+              label={translate(S(`node_${n.state}`), { address: n.address, time: new Date(n.started_at).toLocaleString() })}
+            />
+          ))
+        ) : (
+          <Typography variant="body2" color="text.secondary">
+            {translate(S('not_running'))}
+          </Typography>
+        )}
+      </Box>
+      <Typography variant="body2" color="text.secondary">
+        {translate(S('runtime_hint'))}
+      </Typography>
+    </Box>
+  );
+}
+
 export function SipTab() {
   const readOnly = useReadOnly();
   const { query, save } = useSettings<SipSettings>('/settings/sip');
@@ -434,6 +472,7 @@ export function SipTab() {
     >
       <ReadOnlyNote readOnly={readOnly} />
       <FormSection title={S('listeners')} hint={S('listeners_hint')} />
+      <SipRuntimeInfo s={s} />
       <Box sx={grid}>
         <NumberInput source="port" label={S('port')} validate={required} min={1} max={65535} readOnly={readOnly} />
         <NumberInput source="ws_port" label={S('ws_port')} validate={required} min={1} max={65535} readOnly={readOnly} />

@@ -1,4 +1,4 @@
-import type { GeneralSettings, SipSettings } from '@atrium/contract';
+import { type GeneralSettings, type SipSettings, UpdateSipSettingsBodySchema } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import {
   brokerForm,
@@ -97,7 +97,9 @@ const sip: SipSettings = {
   server: { internal_ip: null, external_ip: '203.0.113.7' },
   rtp: { min: 10000, max: 20000 },
   is_early_media_enabled: false,
+  interfaces: [{ transport: 'udp', address: '0.0.0.0', port: 5060 }],
   local_networks: ['10.0.0.0/8'],
+  nodes: [{ type: 'embedded', address: '203.0.113.7', state: 'running', started_at: '2026-01-01T00:00:00.000Z' }],
   codecs: ['opus'],
   auto_forward_rules: { is_enabled: false, device_protocol: 'UDP', use_address: 'server_url' },
   resident_phonebook_settings: { is_enabled: false, show_all_groups: false },
@@ -112,6 +114,12 @@ describe('SIP tab form', () => {
       local_networks: [' 10.0.0.0/8 ', ''],
     });
     expect(body).toMatchObject({ port: 5070, server: { internal_ip: null, external_ip: '203.0.113.7' }, local_networks: ['10.0.0.0/8'] });
+  });
+  it('never sends the read-only interfaces and nodes (the server refuses them)', () => {
+    const body = sipBody(sip) as Record<string, unknown>;
+    expect(body).not.toHaveProperty('interfaces');
+    expect(body).not.toHaveProperty('nodes');
+    expect(UpdateSipSettingsBodySchema.safeParse(body).success).toBe(true);
   });
 });
 
