@@ -102,6 +102,11 @@ interface Presence {
   lastSeen: number;
   /** Heartbeat period (s) the device announced. */
   heartbeat: number;
+  /**
+   * Its last online status was refused (another model or type than its record): its heartbeats
+   * neither bring it online nor ask the service again, until a status it accepts.
+   */
+  refused?: boolean;
 }
 
 const SHARE_GROUP = 'atrium-server';
@@ -530,6 +535,7 @@ export class MqttGateway implements DeviceGateway {
   private heartbeat(serial: string): void {
     const p = this.presence.get(serial);
     if (p?.online) return; // the common case: nothing but the in-memory last-seen time
+    if (p?.refused) return;
     // Heard from a device this gateway thought offline (or never saw come online): it is online.
     this.presence.set(serial, { online: true, lastSeen: Date.now(), heartbeat: p?.heartbeat ?? 60 });
     this.enqueue(serial, async () => {
@@ -593,7 +599,7 @@ export class MqttGateway implements DeviceGateway {
             capabilities: m.capabilities,
           });
           // A status the device's record refuses (another model or type) does not make it online here either.
-          if (accepted === false) presence.online = false;
+          if (accepted === false) Object.assign(presence, { online: false, refused: true });
         } else {
           const before = this.presence.get(serial);
           this.presence.set(serial, { online: false, lastSeen: before?.lastSeen ?? now, heartbeat: before?.heartbeat ?? 60 });

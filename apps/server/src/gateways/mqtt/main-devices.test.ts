@@ -123,7 +123,7 @@ async function deviceLifecycle(base: string, mqttUrl: string, serial: string, ac
   // Back again, then switched off MQTT: the broker cuts it off and refuses it from then on.
   await sim.start();
   await expect.poll(online, { timeout: 10_000 }).toBe(true);
-  expect((await api('POST', `/devices/${device.id}/protocol`, { protocol: 'http' })).status).toBe(200);
+  expect((await api('POST', `/devices/${device.id}/protocol`, { protocol: 'none' })).status).toBe(200);
   await expect.poll(() => sim.connected, { timeout: 10_000 }).toBe(false);
   await expect.poll(online, { timeout: 10_000 }).toBe(false);
   const refused = new SimDevice({ url: mqttUrl, serial, password: init.password, reconnectMs: 0 });

@@ -44,7 +44,7 @@ describe('device sign-in to the embedded broker', () => {
     const client = await connect('BRK-1', password);
     await client.endAsync();
     await expect(connect('BRK-1', `${password}x`)).rejects.toThrow();
-    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' });
+    await admin.post(`/devices/${d.id}/protocol`, { protocol: 'none' });
     await expect(connect('BRK-1', password)).rejects.toThrow();
   });
 });

@@ -128,7 +128,7 @@ describe('remote control', () => {
 
   it('cuts a device off the embedded broker when it leaves MQTT or is deleted', async () => {
     const { admin, d, sim } = await onlinePanel('RC-4');
-    expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'http' })).statusCode).toBe(200);
+    expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'none' })).statusCode).toBe(200);
     await expect.poll(() => sim.connected, { timeout: 10_000 }).toBe(false);
     expect((await admin.get(`/devices/${d.id}`)).json().data.online).toBe(false);
     expect((await admin.post(`/devices/${d.id}/protocol`, { protocol: 'mqtt' })).statusCode).toBe(200);
