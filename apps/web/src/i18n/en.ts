@@ -423,7 +423,8 @@ export const en = {
       'a data file is missing': 'A data file is missing',
       'a data file does not match its checksum': 'A data file does not match its checksum: the file was changed or damaged',
       'must be true or false': 'Must be true or false',
-      'the install is registered to another user': 'The app on this phone is registered to another user: sign in there first, or reinstall the app',
+      'the install is registered to another user':
+        'The app on this phone is registered to another user: sign in there first, or reinstall the app',
       'the image cannot be read': 'The image cannot be read: choose a PNG, JPEG, GIF or WebP picture',
       'the image is too large: at most {side} pixels a side and {megapixels} megapixels':
         'The picture is too large: at most %{side} pixels a side and %{megapixels} megapixels',

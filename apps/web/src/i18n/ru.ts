@@ -426,7 +426,8 @@ export const ru: Messages = {
       'a data file is missing': 'Отсутствует файл данных',
       'a data file does not match its checksum': 'Файл данных не совпадает с контрольной суммой: файл изменён или повреждён',
       'must be true or false': 'Должно быть true или false',
-      'the install is registered to another user': 'Приложение на этом телефоне зарегистрировано на другого пользователя: сначала войдите под ним или переустановите приложение',
+      'the install is registered to another user':
+        'Приложение на этом телефоне зарегистрировано на другого пользователя: сначала войдите под ним или переустановите приложение',
       'the image cannot be read': 'Изображение не читается: выберите картинку PNG, JPEG, GIF или WebP',
       'the image is too large: at most {side} pixels a side and {megapixels} megapixels':
         'Изображение слишком большое: не более %{side} пикселей по стороне и %{megapixels} мегапикселей',
