@@ -1,20 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { announcingCanvas } from '../../test/images.js';
 import { MAX_STORED_IMAGE_SIDE, storableImage } from './files.js';
-
-/** A PNG whose IHDR announces `width`×`height` while its data holds one pixel (its checksum made right). */
-function announcing(png: Buffer, width: number, height: number): Buffer {
-  const out = Buffer.from(png);
-  out.writeUInt32BE(width, 16);
-  out.writeUInt32BE(height, 20);
-  let c = 0xffffffff;
-  for (const byte of out.subarray(12, 29)) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
-  out.writeUInt32BE((c ^ 0xffffffff) >>> 0, 29);
-  return out;
-}
 
 const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#336699' } });
 
@@ -26,7 +13,7 @@ describe('storableImage', () => {
       [20_000, 10],
       [7_000, 7_000],
     ] as const) {
-      const err = await storableImage(announcing(one, w, h)).catch((e: unknown) => e);
+      const err = await storableImage(announcingCanvas(one, w, h)).catch((e: unknown) => e);
       expect(err, `${w}×${h}`).toMatchObject({
         code: 'invalid_file',
         details: [{ field: 'image', message: expect.stringMatching(/too large/) }],

@@ -63,12 +63,13 @@ export function solidPng(size: number, hex: string): Buffer {
   ]);
 }
 
+/** CRC-32 of PNG chunks (ISO 3309), for the pass icon this file draws and tests that edit a PNG header. */
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;
   for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
   return c >>> 0;
 });
-function crc32(buf: Buffer): number {
+export function crc32(buf: Buffer): number {
   let c = 0xffffffff;
   for (const b of buf) c = (CRC_TABLE[(c ^ b) & 255] as number) ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;

@@ -13,6 +13,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { announcingCanvas } from '../../../test/images.js';
 import { type SmtpPeer, startSmtpPeer } from '../../../test/smtp-peer.js';
 import { queryRows } from '../../core/db/client.js';
 import { zonedCell } from '../../core/export.js';
@@ -20,20 +21,6 @@ import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/
 import { type SipRuntime, startSip } from '../telephony/sip-runtime.js';
 import { solidPng } from './apple-wallet.service.js';
 import { restartableBroker } from './project-settings.service.js';
-
-/** A PNG whose header announces another canvas than its pixels fill (the IHDR's checksum made right). */
-function claimingCanvas(png: Buffer, width: number, height: number): Buffer {
-  const out = Buffer.from(png);
-  out.writeUInt32BE(width, 16);
-  out.writeUInt32BE(height, 20);
-  let c = 0xffffffff;
-  for (const byte of out.subarray(12, 29)) {
-    c ^= byte;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  }
-  out.writeUInt32BE((c ^ 0xffffffff) >>> 0, 29);
-  return out;
-}
 
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof adminClient>>;
@@ -544,7 +531,7 @@ describe('white-label tab', () => {
     expect(file.rawPayload.subarray(1, 4).toString('ascii')).toBe('PNG');
     expect(await sharp(file.rawPayload).metadata()).toMatchObject({ width: 16, height: 16 });
     // A canvas no one should decode: refused from its header, whatever the file's size.
-    const giant = claimingCanvas(solidPng(1, '#000000'), 30_000, 30_000);
+    const giant = announcingCanvas(solidPng(1, '#000000'), 30_000, 30_000);
     const refusedUp = multipart({}, [{ field: 'logo', name: 'logo.png', data: giant }]);
     const refused = await admin.raw('POST', '/settings/white-label/logo', refusedUp.payload, refusedUp.headers);
     expect(refused.statusCode).toBe(400);
