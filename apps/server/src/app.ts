@@ -136,6 +136,7 @@ import { AppleWalletService } from './modules/settings/apple-wallet.service.js';
 import { ProjectSettingsRepository } from './modules/settings/project-settings.repository.js';
 // project settings (issue 14)
 import { projectSettingsRoutes } from './modules/settings/project-settings.routes.js';
+import { deviceBrokerUrls } from './core/device-broker.js';
 import { ProjectSettingsService } from './modules/settings/project-settings.service.js';
 // single sign-on with OpenID Connect (issue 14)
 import { SsoRepository } from './modules/sso/sso.repository.js';
@@ -405,6 +406,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   const projectSettings = new ProjectSettingsService(database.db, new ProjectSettingsRepository(database.db), files, {
     brokerMode: () => (config.mqttUrl ? 'external' : devices.brokerConnected() === null ? 'none' : 'embedded'),
     brokerConnected: () => devices.brokerConnected(),
+    deviceBroker: (serverUrl) => deviceBrokerUrls(config, serverUrl),
+    sendBrokerSettings: (ctx, payload) => devices.sendBrokerSettings(ctx, payload),
   });
   const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);

@@ -180,6 +180,24 @@ export const TASK_PAYLOAD_SCHEMAS = {
     direction: z.enum(['up', 'down']).default('up'),
     apartment: text(16).optional(),
   }),
+  /**
+   * The MQTT broker the device connects to, sent when the operator changes it (project settings,
+   * broker tab) or sends it again: `url` is where plain MQTT listens; with `tls` the broker also
+   * listens with the operator's own certificate at `tls.url`, and the device trusts that certificate
+   * (PEM; `fingerprint` is its SHA-256, colon-separated hex, as the broker tab shows it). The device
+   * answers `completed` once it keeps them (it reconnects with them on its next connect), `error`
+   * when it cannot use them (an unreadable certificate, a fingerprint that does not match).
+   */
+  broker_settings: z.looseObject({
+    url: z.url({ protocol: /^(mqtts?|wss?)$/ }),
+    tls: z
+      .looseObject({
+        url: z.url({ protocol: /^mqtts$/ }),
+        certificate: z.string().min(1).max(64 * 1024),
+        fingerprint: z.string().regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
+      })
+      .nullable(),
+  }),
 } satisfies Record<DeviceTaskType, z.ZodType>;
 
 /**
@@ -219,6 +237,10 @@ export const DEVICE_TASK_ORIGINS: Record<DeviceTaskType, { calls: readonly strin
     also: 'DTMF `#` during a call',
   },
   call_elevator: { calls: ['POST /elevators/{id}/call'] },
+  broker_settings: {
+    calls: ['POST /settings/broker', 'POST /settings/broker/send'],
+    also: 'to every initialised mqtt device of the project; `POST /settings/broker` only when it changes what devices are told',
+  },
 };
 
 const taskOf = <T extends DeviceTaskType>(type: T) =>
@@ -236,6 +258,7 @@ export const TaskMessageSchema = z.discriminatedUnion('type', [
   taskOf('call_elevator'),
   taskOf('stop_audio'),
   taskOf('lockdown'),
+  taskOf('broker_settings'),
 ]);
 export type TaskMessage = z.infer<typeof TaskMessageSchema>;
 

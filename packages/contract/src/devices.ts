@@ -342,6 +342,8 @@ export const DEVICE_TASK_TYPES = [
   // emergency: an alert's sound stopped; doors held shut in a lockdown
   'stop_audio',
   'lockdown',
+  // the MQTT broker the device connects to: where, and the certificate to trust
+  'broker_settings',
 ] as const;
 export type DeviceTaskType = (typeof DEVICE_TASK_TYPES)[number];
 

@@ -404,6 +404,44 @@ export const BrokerStatusSchema = z.object({
 export type BrokerStatus = z.infer<typeof BrokerStatusSchema>;
 export const BrokerRestartBodySchema = z.strictObject({ type: z.enum(BROKER_RESTART_TYPES) });
 
+/** The answer of POST /settings/broker/send: how many devices were given a broker_settings task. */
+export const BrokerSendResultSchema = z.object({ devices: z.number().int() });
+export type BrokerSendResult = z.infer<typeof BrokerSendResultSchema>;
+/**
+ * What became of one device's broker_settings task when its sending was concluded: `completed` and
+ * `error` as the device answered; `timeout` when it had not answered by the deadline (the task stays
+ * queued for a device that is away, and goes when it is back); `stopped` when the task was stopped
+ * (deleted, or superseded by a later sending).
+ */
+export const BROKER_SEND_OUTCOMES = ['completed', 'error', 'timeout', 'stopped'] as const;
+/** Devices named one by one in a device_broker_settings_sent notification (the counts cover all). */
+export const BROKER_SEND_NOTICE_MAX_DEVICES = 200;
+/** The data of a device_broker_settings_sent notification: the sending's outcome per device. */
+export const BrokerSettingsSentDataSchema = z.object({
+  /** Some device did not complete (error, timeout or stopped). */
+  has_error: z.boolean(),
+  /** The devices in a few words, for the notification's text. */
+  device: z.string(),
+  total: z.number().int(),
+  completed: z.number().int(),
+  failed: z.number().int(),
+  timed_out: z.number().int(),
+  stopped: z.number().int(),
+  devices: z
+    .array(
+      z.object({
+        device_id: z.number().int(),
+        name: z.string(),
+        serial_number: z.string(),
+        task_id: z.number().int(),
+        outcome: z.enum(BROKER_SEND_OUTCOMES),
+        error: z.string().nullable(),
+      }),
+    )
+    .max(BROKER_SEND_NOTICE_MAX_DEVICES),
+});
+export type BrokerSettingsSentData = z.infer<typeof BrokerSettingsSentDataSchema>;
+
 /** The largest terms and conditions text accepted per language (characters of HTML). */
 export const TERMS_MAX_LENGTH = 100_000;
 /** One language of the terms and conditions: the HTML served, and whether it is the built-in text. */

@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import {
@@ -125,6 +126,8 @@ export class SimDevice extends EventEmitter {
   readonly syncRequests: SyncRequestMessage[] = [];
   /** The last settings an apply_settings or init task gave it. */
   settings: Record<string, unknown> | null = null;
+  /** The broker a broker_settings task told it of (used on its next connect by a real unit). */
+  broker: { url: string; tls: { url: string; fingerprint: string } | null } | null = null;
   initialized = false;
   /** Every task received, in order (repeats included). */
   readonly received: TaskMessage[] = [];
@@ -533,6 +536,22 @@ export class SimDevice extends EventEmitter {
         const face = task.payload.face;
         if (face && !this.faces.has(face.identifier_id)) throw new TaskFailure('face_not_recognized');
         await this.openDoor(task.payload.lock, 'task');
+        return;
+      }
+      case 'broker_settings': {
+        const tls = task.payload.tls;
+        if (tls) {
+          // As a device would before trusting it: the certificate must read, and be the one named.
+          let fingerprint: string;
+          try {
+            fingerprint = new X509Certificate(tls.certificate).fingerprint256;
+          } catch {
+            throw new TaskFailure('certificate_unreadable');
+          }
+          if (fingerprint !== tls.fingerprint) throw new TaskFailure('certificate_mismatch');
+        }
+        this.broker = { url: task.payload.url, tls: tls ? { url: tls.url, fingerprint: tls.fingerprint } : null };
+        this.emit('broker', this.broker);
         return;
       }
       case 'call_elevator':

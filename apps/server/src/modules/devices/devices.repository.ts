@@ -588,6 +588,81 @@ export class DevicesRepository {
     return rows.length > 0;
   }
 
+  // --- broker settings sendings ------------------------------------------------------------------
+
+  /** The devices broker settings go to: the project's devices on mqtt that were initialised (they sign in). */
+  async brokerTargets(tx: DbOrTx, projectId: number): Promise<number[]> {
+    const rows = await queryRows<{ id: number }>(
+      tx,
+      sql`SELECT id FROM devices WHERE project_id = ${projectId} AND protocol = 'mqtt' AND password_hash IS NOT NULL ORDER BY id`,
+    );
+    return rows.map((r) => Number(r.id));
+  }
+
+  /**
+   * Stops the project's broker_settings tasks no device has started yet: a newer sending carries
+   * the settings in force, and an older one arriving after it would undo it.
+   */
+  async supersedeBrokerTasks(tx: DbOrTx, projectId: number): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      tx,
+      sql`UPDATE device_tasks SET state = 'stopped', error = 'superseded', finished_at = now(), updated_at = now()
+        WHERE project_id = ${projectId} AND type = 'broker_settings' AND state IN ('new', 'waiting', 'queued') RETURNING id`,
+    );
+    return rows.length;
+  }
+
+  async insertBrokerSend(tx: DbOrTx, v: { projectId: number; userId: number | null; taskIds: number[]; deadline: Date }): Promise<number> {
+    const [r] = await queryRows<{ id: number }>(
+      tx,
+      sql`INSERT INTO device_broker_sends (project_id, user_id, task_ids, deadline)
+        VALUES (${v.projectId}, ${v.userId}, ${intArray(v.taskIds)}, ${v.deadline.toISOString()}::timestamptz) RETURNING id`,
+    );
+    return Number(r!.id);
+  }
+
+  /**
+   * Concludes the sendings whose outcome is known (every task ended) or whose deadline passed, each
+   * once across instances (the row's update decides), answering them with each task's outcome.
+   */
+  async concludeBrokerSends(): Promise<
+    {
+      id: number;
+      projectId: number;
+      userId: number | null;
+      taskIds: number[];
+      tasks: { id: number; device_id: number; name: string; serial_number: string; state: string; error: string | null }[];
+    }[]
+  > {
+    const rows = await queryRows<{ id: number; project_id: number; user_id: number | null; task_ids: number[] }>(
+      this.db,
+      sql`UPDATE device_broker_sends s SET concluded_at = now()
+        WHERE s.concluded_at IS NULL
+          AND (s.deadline <= now() OR NOT EXISTS (
+            SELECT 1 FROM device_tasks t WHERE t.id = ANY(s.task_ids) AND t.state NOT IN ('completed', 'error', 'stopped')))
+        RETURNING s.id, s.project_id, s.user_id, s.task_ids`,
+    );
+    const out = [];
+    for (const r of rows) {
+      const taskIds = (r.task_ids ?? []).map(Number);
+      const tasks = taskIds.length
+        ? await queryRows<{ id: number; device_id: number; name: string; serial_number: string; state: string; error: string | null }>(
+            this.db,
+            sql`SELECT t.id, t.device_id, d.name, d.serial_number, t.state, t.error
+              FROM device_tasks t JOIN devices d ON d.id = t.device_id WHERE t.id = ANY(${intArray(taskIds)}) ORDER BY d.name, t.id`,
+          )
+        : [];
+      out.push({
+        id: Number(r.id),
+        projectId: Number(r.project_id),
+        userId: r.user_id === null ? null : Number(r.user_id),
+        taskIds,
+        tasks: tasks.map((t) => ({ ...t, id: Number(t.id), device_id: Number(t.device_id) })),
+      });
+    }
+    return out;
+  }
+
   private taskSelect(db: DbOrTx) {
     return db
       .select({ ...getTableColumns(deviceTasks), deviceName: devices.name, serialNumber: devices.serialNumber })

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import {
+  BROKER_SEND_NOTICE_MAX_DEVICES,
+  type BrokerSettingsSentData,
   type BulkDeleteResult,
   type CreateDeviceBody,
   DEFAULT_DEVICE_TYPE,
@@ -89,7 +91,11 @@ export interface DeviceAnnouncer {
   notify(
     projectId: number,
     userId: number,
-    n: { type: 'device_offline' | 'device_task_failed'; data: Record<string, unknown>; significance: 'important' },
+    n: {
+      type: 'device_offline' | 'device_task_failed' | 'device_broker_settings_sent';
+      data: Record<string, unknown>;
+      significance: 'important' | 'other';
+    },
   ): Promise<unknown>;
   /**
    * Mails the project's administrator e-mail when the general settings ask for it (issue 14). Called
@@ -115,6 +121,8 @@ const deviceAudience = (
   createdBy: d.createdBy,
   ...(permission ? { permission } : {}),
 });
+
+type BrokerSendOutcome = BrokerSettingsSentData['devices'][number]['outcome'];
 
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
@@ -224,7 +232,7 @@ const PUMP_PASSES = 4;
 export const UNSERVED_PROTOCOL_ERROR = 'device protocol http is not supported';
 
 /** Tasks that need the device to speak our protocol: with protocol none they are impossible (spec entities §4). */
-const NEEDS_PROTOCOL: ReadonlySet<string> = new Set(['init', 'restart', 'sync', 'apply_settings']);
+const NEEDS_PROTOCOL: ReadonlySet<string> = new Set(['init', 'restart', 'sync', 'apply_settings', 'broker_settings']);
 
 export interface DevicesServiceOptions {
   /** A queued task not acknowledged within this many seconds is sent again (same id). */
@@ -238,6 +246,8 @@ export interface DevicesServiceOptions {
   eventsHeldMax?: number;
   /** How long an IP search waits for one address to answer discovery (ms). */
   probeTimeoutMs?: number;
+  /** How long a sending of broker settings waits for its devices' answers before it is concluded (s). */
+  brokerSendSeconds?: number;
 }
 
 export class DevicesService implements DeviceMessageHandlers, DeviceCredentials {
@@ -340,6 +350,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       eventBatch: 1000,
       eventsHeldMax: EVENTS_HELD_MAX,
       probeTimeoutMs: 1500,
+      brokerSendSeconds: 300,
       ...opts,
     };
   }
@@ -608,6 +619,79 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   async sendSettings(ctx: RequestContext, id: number): Promise<DeviceTask> {
     const d = await this.visible(ctx.actor, id, 'edit');
     return this.enqueue(ctx, d, 'apply_settings', { device_settings: settingsOf(d.settings), management: d.management });
+  }
+
+  /**
+   * Sends the MQTT broker settings (`broker_settings` task) to every initialised mqtt device of the
+   * actor's project, superseding those of an earlier sending no device has started, and records the
+   * sending: once every task has ended, or the deadline has passed, the actor is notified of the
+   * outcome per device (device_broker_settings_sent). Answers how many devices were given the task.
+   */
+  async sendBrokerSettings(ctx: RequestContext, payload: Record<string, unknown>): Promise<number> {
+    const { projectId, userId } = ctx.actor;
+    const taskIds = await this.db.transaction(async (tx) => {
+      await this.repo.supersedeBrokerTasks(tx, projectId);
+      const targets = await this.repo.brokerTargets(tx, projectId);
+      const ids = await this.repo.insertTaskIds(
+        tx,
+        targets.map((deviceId) => ({ deviceId, type: 'broker_settings' as const, payload })),
+        userId,
+      );
+      if (ids.length) {
+        const deadline = new Date(Date.now() + this.opts.brokerSendSeconds * 1000);
+        const sendId = await this.repo.insertBrokerSend(tx, { projectId, userId, taskIds: ids, deadline });
+        await recordAudit(tx, ctx, { entity: 'device_broker_send', entityId: sendId, action: 'create', after: { devices: ids.length } });
+      }
+      return ids;
+    });
+    // The superseded sending may now be complete.
+    await this.concludeBrokerSends();
+    if (taskIds.length) await this.pump(null);
+    return taskIds.length;
+  }
+
+  /**
+   * Notifies the sender of every sending of broker settings whose outcome is known, or whose deadline
+   * passed: one notification per sending with the outcome of each device (the first ones by name,
+   * counts of all). Run after each broker_settings answer and at each sweep, on any instance: each
+   * sending is concluded once.
+   */
+  async concludeBrokerSends(): Promise<void> {
+    for (const send of await this.repo.concludeBrokerSends()) {
+      if (send.userId === null) continue;
+      const byId = new Map(send.tasks.map((t) => [t.id, t]));
+      const outcomes = send.tasks.map((t) => ({
+        device_id: t.device_id,
+        name: t.name,
+        serial_number: t.serial_number,
+        task_id: t.id,
+        outcome: (t.state === 'completed' || t.state === 'error' || t.state === 'stopped' ? t.state : 'timeout') as BrokerSendOutcome,
+        error: t.state === 'completed' ? null : (t.error ?? (t.state === 'stopped' ? null : `no answer (${t.state})`)),
+      }));
+      // A task deleted meanwhile (its device deleted) counts as stopped.
+      const gone = send.taskIds.filter((id) => !byId.has(id)).length;
+      const count = (o: BrokerSendOutcome) => outcomes.filter((x) => x.outcome === o).length;
+      const listed = outcomes.slice(0, BROKER_SEND_NOTICE_MAX_DEVICES);
+      const names = outcomes.slice(0, 3).map((o) => o.name);
+      const more = send.taskIds.length - names.length;
+      const data: BrokerSettingsSentData = {
+        has_error: outcomes.some((o) => o.outcome !== 'completed') || gone > 0,
+        device: more > 0 ? `${names.join(', ')} (+${more})` : names.join(', '),
+        total: send.taskIds.length,
+        completed: count('completed'),
+        failed: count('error'),
+        timed_out: count('timeout'),
+        stopped: count('stopped') + gone,
+        devices: listed,
+      };
+      await this.announcer
+        ?.notify(send.projectId, send.userId, {
+          type: 'device_broker_settings_sent',
+          data,
+          significance: data.has_error ? 'important' : 'other',
+        })
+        .catch(() => undefined);
+    }
   }
 
   /** Sets the device password (hashed; answered once when generated) and queues the init task. */
@@ -1255,6 +1339,10 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     // A finished task lets the device's next one go.
     const finished = done.filter(({ report }) => report.state !== 'started').map(({ d }) => d.id);
     if (finished.length) await this.pumpMany(finished);
+    if (done.some(({ task, report }) => task.type === 'broker_settings' && report.state !== 'started')) {
+      // Not concluded now (the database away): the next sweep does it.
+      await this.concludeBrokerSends().catch(() => undefined);
+    }
     return items.map(() => undefined);
   }
 
@@ -1689,6 +1777,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     try {
       await this.send(await this.repo.reclaimStale(this.opts.leaseSeconds, 100));
       await this.pump(null);
+      await this.concludeBrokerSends();
     } catch {
       // The next sweep tries again (a lost connection, a closing database).
     }

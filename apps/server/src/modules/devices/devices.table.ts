@@ -107,6 +107,27 @@ export const deviceTasks = pgTable(
   ],
 );
 
+/**
+ * One sending of the MQTT broker settings to a project's devices (its broker_settings tasks), until
+ * its outcome is known: every task ended, or the deadline passed. The instance that concludes it
+ * (sets concluded_at, once) notifies the user who sent it.
+ */
+export const deviceBrokerSends = pgTable(
+  'device_broker_sends',
+  {
+    id: serial('id').primaryKey(),
+    projectId: integer('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: integer('user_id'),
+    taskIds: integer('task_ids').array().notNull(),
+    deadline: timestamp('deadline', { withTimezone: true }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    concludedAt: timestamp('concluded_at', { withTimezone: true }),
+  },
+  (t) => [index('device_broker_sends_open').on(t.projectId).where(sql`concluded_at IS NULL`)],
+);
+
 /** What devices report: stored in batches, never through the read cache's change feed. */
 export const deviceEvents = pgTable(
   'device_events',

@@ -2,6 +2,7 @@ import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, S
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { COUNTRIES } from '../../core/countries.js';
+import { deviceBrokerUrls } from '../../core/device-broker.js';
 import { databaseAnswers } from '../../core/db/client.js';
 
 export const VERSION = '0.1.0';
@@ -56,7 +57,7 @@ export async function frontendRoutes(app: AppInstance): Promise<void> {
           server_ip: project.server_ip,
           internal_server_ip: project.internal_server_ip,
           version: VERSION,
-          device_broker_host: app.config.mqttUrl ?? `mqtt://${host}:${app.config.mqttPort}`,
+          device_broker_host: deviceBrokerUrls(app.config, project.server_url).url,
           sip_proxy_host: host,
           white_label: project.white_label,
           mobile_app: project.mobile_app,

@@ -1,4 +1,5 @@
 import {
+  BrokerSendResultSchema,
   BROKER_CERT_MAX_BYTES,
   BrokerRestartBodySchema,
   BrokerSettingsSchema,
@@ -150,6 +151,11 @@ export async function projectSettingsRoutes(app: AppInstance): Promise<void> {
         data: await s.updateBroker(req.ctx, { use_user_certs: use.data === 'true' || use.data === '1', ...files }),
       };
     },
+  );
+  app.post(
+    '/settings/broker/send',
+    { schema: { tags, response: { 200: dataResponse(BrokerSendResultSchema) } } },
+    async (req) => ({ data: await s.sendBroker(req.ctx) }),
   );
   app.get('/settings/broker/status', { schema: { tags, response: { 200: dataResponse(BrokerStatusSchema) } } }, async (req) => ({
     data: await s.brokerStatus(req.actor),

@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import {
+  type BrokerSendResult,
   type BrokerSettings,
   type BrokerStatus,
   GENERAL_SETTINGS_DEFAULTS,
@@ -144,7 +145,14 @@ export class ProjectSettingsService {
     private readonly db: Db,
     private readonly repo: ProjectSettingsRepository,
     private readonly files: FileStore,
-    private readonly opts: { brokerMode: () => 'embedded' | 'external' | 'none'; brokerConnected: () => boolean | null },
+    private readonly opts: {
+      brokerMode: () => 'embedded' | 'external' | 'none';
+      brokerConnected: () => boolean | null;
+      /** Where devices reach the broker over plain MQTT, and over TLS with the own certificate, for a project's server URL. */
+      deviceBroker?: (serverUrl: string | null) => { url: string; tlsUrl: string | null };
+      /** Queues the broker_settings task to the project's devices (modules/devices); answers how many. */
+      sendBrokerSettings?: (ctx: RequestContext, payload: Record<string, unknown>) => Promise<number>;
+    },
   ) {}
 
   attachSip(control: SipListenerControl | null): void {
@@ -577,7 +585,8 @@ export class ProjectSettingsService {
     }
     // Read before the change's transaction (PGlite has one connection: a read beside it would wait for it).
     const isDefault = ctx.actor.projectId === (await this.repo.defaultProjectId());
-    return this.change(
+    let told = '';
+    const view = await this.change(
       ctx,
       'project_settings_broker',
       (p) => this.brokerView(p),
@@ -604,9 +613,40 @@ export class ProjectSettingsService {
             throw new AppError('broker_settings_failed', [{ field: 'certfile', message: (e as Error).message.slice(0, 200) }]);
           }
         }
+        told = JSON.stringify(this.brokerPayload(before));
         return { set: { broker: { use_user_certs: body.use_user_certs, certificate, key } } };
       },
     );
+    // Devices are told when what they are told changes (the key alone is not theirs to know).
+    const next = this.brokerPayload(await this.load(ctx.actor.projectId));
+    if (next && JSON.stringify(next) !== told) await this.opts.sendBrokerSettings?.(ctx, next);
+    return view;
+  }
+
+  /**
+   * What devices are told of the broker (a broker_settings task, device protocol): where plain MQTT
+   * listens and, with the own certificate switched on, where MQTT over TLS listens and the
+   * certificate to trust. Null when this server cannot say where its broker is.
+   */
+  private brokerPayload(p: StoredProject): Record<string, unknown> | null {
+    const where = this.opts.deviceBroker?.((p.settings.server_url as string | undefined) ?? null);
+    if (!where) return null;
+    const s = (p.settings.broker ?? {}) as StoredBroker;
+    const tls =
+      s.use_user_certs && s.certificate && where.tlsUrl
+        ? { url: where.tlsUrl, certificate: s.certificate, fingerprint: new X509Certificate(s.certificate).fingerprint256 }
+        : null;
+    return { url: where.url, tls };
+  }
+
+  /** POST /settings/broker/send: the broker settings to every initialised mqtt device of the project, again. */
+  async sendBroker(ctx: RequestContext): Promise<BrokerSendResult> {
+    this.assertChange(ctx.actor);
+    const payload = this.brokerPayload(await this.load(ctx.actor.projectId));
+    if (!payload || !this.opts.sendBrokerSettings) {
+      throw new AppError('broker_settings_failed', [{ field: 'type', message: 'the broker is not run by this server' }]);
+    }
+    return { devices: await this.opts.sendBrokerSettings(ctx, payload) };
   }
 
   /** The own certificate and key of the embedded broker (the default project's, when switched on), for its start. */

@@ -204,6 +204,7 @@ export const en = {
         call_elevator: 'Call the lift',
         stop_audio: 'Stop audio',
         lockdown: 'Lockdown',
+        broker_settings: 'Broker settings',
       },
       states: {
         new: 'New',
@@ -438,6 +439,7 @@ export const ru: typeof en = {
         call_elevator: 'Вызов лифта',
         stop_audio: 'Остановка звука',
         lockdown: 'Блокировка дверей',
+        broker_settings: 'Настройки брокера',
       },
       states: {
         new: 'Новая',
