@@ -33,6 +33,7 @@ import { AttemptCounter } from './core/attempts.js';
 import { TokenService } from './core/auth/tokens.js';
 import type { Actor, RequestContext } from './core/context.js';
 import type { Database } from './core/db/client.js';
+import { deviceBrokerUrls } from './core/device-broker.js';
 import { AppError, errorBody, prohibited, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
 import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
@@ -136,7 +137,6 @@ import { AppleWalletService } from './modules/settings/apple-wallet.service.js';
 import { ProjectSettingsRepository } from './modules/settings/project-settings.repository.js';
 // project settings (issue 14)
 import { projectSettingsRoutes } from './modules/settings/project-settings.routes.js';
-import { deviceBrokerUrls } from './core/device-broker.js';
 import { ProjectSettingsService } from './modules/settings/project-settings.service.js';
 // single sign-on with OpenID Connect (issue 14)
 import { SsoRepository } from './modules/sso/sso.repository.js';

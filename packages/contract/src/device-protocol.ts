@@ -193,7 +193,10 @@ export const TASK_PAYLOAD_SCHEMAS = {
     tls: z
       .looseObject({
         url: z.url({ protocol: /^mqtts$/ }),
-        certificate: z.string().min(1).max(64 * 1024),
+        certificate: z
+          .string()
+          .min(1)
+          .max(64 * 1024),
         fingerprint: z.string().regex(/^([0-9A-F]{2}:){31}[0-9A-F]{2}$/),
       })
       .nullable(),

@@ -34,7 +34,23 @@ function certPair(name: string) {
   const cert = path.join(work, `${name}.crt`);
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '30', '-subj', `/CN=${name}`],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '30',
+      '-subj',
+      `/CN=${name}`,
+    ],
     { stdio: 'pipe' },
   );
   return { cert: readFileSync(cert), key: readFileSync(key) };
@@ -76,8 +92,9 @@ describe('broker settings sent to the devices', () => {
     const failing = await h.device({ serial: 'BRS-FAIL' });
     const away = await h.device({ serial: 'BRS-AWAY' });
     // Neither an uninitialised device nor one on protocol none is told.
-    const fresh = (await admin.put('/devices', { name: 'Fresh', model: 'AP-100', serial_number: 'BRS-FRESH', domain_id: t.project.rootGroupId })).json()
-      .data as { id: number };
+    const fresh = (
+      await admin.put('/devices', { name: 'Fresh', model: 'AP-100', serial_number: 'BRS-FRESH', domain_id: t.project.rootGroupId })
+    ).json().data as { id: number };
     const unmanaged = (
       await admin.put('/devices', { name: 'Unmanaged', model: 'AP-100', serial_number: 'BRS-NONE', domain_id: t.project.rootGroupId })
     ).json().data as { id: number };
@@ -100,9 +117,7 @@ describe('broker settings sent to the devices', () => {
     const tasks = await brokerTasks();
     expect(tasks.map((x) => x.device_id).sort()).toEqual([ok.id, failing.id, away.id].sort());
     expect(tasks.map((x) => x.device_id)).not.toContain(fresh.id);
-    await expect
-      .poll(async () => (await brokerTasks()).find((x) => x.device_id === failing.id)?.state, { timeout: 10_000 })
-      .toBe('error');
+    await expect.poll(async () => (await brokerTasks()).find((x) => x.device_id === failing.id)?.state, { timeout: 10_000 }).toBe('error');
     // The device that is away has not answered: no outcome yet, so nothing is said.
     await t.app.services.devices.sweep();
     expect(await notices()).toEqual([]);

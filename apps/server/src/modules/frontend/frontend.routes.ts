@@ -2,8 +2,8 @@ import { CountrySchema, InfoSchema, LOCALES, PERMISSIONS, ResourcesMetaSchema, S
 import { z } from 'zod';
 import type { AppInstance } from '../../app.js';
 import { COUNTRIES } from '../../core/countries.js';
-import { deviceBrokerUrls } from '../../core/device-broker.js';
 import { databaseAnswers } from '../../core/db/client.js';
+import { deviceBrokerUrls } from '../../core/device-broker.js';
 
 export const VERSION = '0.1.0';
 

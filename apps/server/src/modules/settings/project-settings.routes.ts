@@ -1,7 +1,7 @@
 import {
-  BrokerSendResultSchema,
   BROKER_CERT_MAX_BYTES,
   BrokerRestartBodySchema,
+  BrokerSendResultSchema,
   BrokerSettingsSchema,
   BrokerStatusSchema,
   DomainForwardRulesSettingsSchema,
@@ -152,11 +152,9 @@ export async function projectSettingsRoutes(app: AppInstance): Promise<void> {
       };
     },
   );
-  app.post(
-    '/settings/broker/send',
-    { schema: { tags, response: { 200: dataResponse(BrokerSendResultSchema) } } },
-    async (req) => ({ data: await s.sendBroker(req.ctx) }),
-  );
+  app.post('/settings/broker/send', { schema: { tags, response: { 200: dataResponse(BrokerSendResultSchema) } } }, async (req) => ({
+    data: await s.sendBroker(req.ctx),
+  }));
   app.get('/settings/broker/status', { schema: { tags, response: { 200: dataResponse(BrokerStatusSchema) } } }, async (req) => ({
     data: await s.brokerStatus(req.actor),
   }));

@@ -1,4 +1,5 @@
 import {
+  type BrokerSendResult,
   type BrokerSettings,
   type BrokerStatus,
   email,
@@ -39,6 +40,7 @@ import {
   TextArrayInput,
   TextInput,
   useDataProvider,
+  useNotify,
   useTranslate,
 } from 'react-admin';
 import { useWatch } from 'react-hook-form';
@@ -630,6 +632,13 @@ function BrokerStatusCard() {
     },
     onError: (e) => alert.error(e),
   });
+  // The devices are told of the broker on every change; this tells them again (those that were away).
+  const notify = useNotify();
+  const send = useMutation({
+    mutationFn: async () => (await dp.request<{ data: BrokerSendResult }>('/settings/broker/send', { method: 'POST', body: {} })).data,
+    onSuccess: (data) => notify(B('sent'), { type: 'success', messageArgs: { smart_count: data.devices } }),
+    onError: (e) => alert.error(e),
+  });
   if (!status.data) return <Loading error={status.isError} />;
   const s = status.data;
   return (
@@ -654,6 +663,11 @@ function BrokerStatusCard() {
       {readOnly ? null : (
         <Button variant="outlined" startIcon={<RestartAltIcon />} disabled={restart.isPending} onClick={() => restart.mutate()}>
           {translate(B('restart'))}
+        </Button>
+      )}
+      {readOnly ? null : (
+        <Button variant="outlined" startIcon={<SendIcon />} disabled={send.isPending} onClick={() => send.mutate()}>
+          {translate(B('send'))}
         </Button>
       )}
     </Box>
