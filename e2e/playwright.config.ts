@@ -73,6 +73,8 @@ export default defineConfig({
       // webhooks (issue 14): the test's receiver listens on 127.0.0.1; a failed delivery is retried after a second
       WEBHOOKS_ALLOW_PRIVATE: 'true',
       SSO_ALLOW_PRIVATE: 'true',
+      PUSH_ALLOW_PRIVATE: 'true',
+      INTEGRATIONS_ALLOW_PRIVATE: 'true',
       WEBHOOKS_RETRY_BASE_MS: '1000',
     },
   },

@@ -408,6 +408,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     brokerConnected: () => devices.brokerConnected(),
     deviceBroker: (serverUrl) => deviceBrokerUrls(config, serverUrl),
     sendBrokerSettings: (ctx, payload) => devices.sendBrokerSettings(ctx, payload),
+    pushAllowPrivate: config.push.allowPrivate,
   });
   const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
@@ -461,7 +462,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
         await services.users.get(actor, id);
       },
     }),
-    push: new PushService(database.db, { log: app.log, ...config.push.worker }),
+    push: new PushService(database.db, { log: app.log, allowPrivate: config.push.allowPrivate, ...config.push.worker }),
     // IP blocking (issue 14)
     ipBlocking: new IpBlockingService(database.db, new IpBlockingRepository(database.db), new AttemptCounter(database.db), app.log),
     logLife: new LogLifeWorker(new LogLifeRepository(database.db), { log: app.log }),
@@ -517,6 +518,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       log: app.log,
       onDataChange: (h) => database.onDataChange(h),
       live: () => database.live(),
+      allowPrivate: config.integrations.allowPrivate,
     }),
     // emergency alerts, lockdown and muster (issue 13): sound links signed with the token secret
     emergency: new EmergencyService(database.db, devices, files, {

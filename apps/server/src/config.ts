@@ -133,6 +133,8 @@ const EnvSchema = z.object({
   // webhooks (issue 14): whether endpoints may be private or loopback addresses (tests, a closed site)
   WEBHOOKS_ALLOW_PRIVATE: z.enum(['true', 'false'], 'WEBHOOKS_ALLOW_PRIVATE must be true or false').default('false'),
   SSO_ALLOW_PRIVATE: z.enum(['true', 'false'], 'SSO_ALLOW_PRIVATE must be true or false').default('false'),
+  PUSH_ALLOW_PRIVATE: z.enum(['true', 'false'], 'PUSH_ALLOW_PRIVATE must be true or false').default('false'),
+  INTEGRATIONS_ALLOW_PRIVATE: z.enum(['true', 'false'], 'INTEGRATIONS_ALLOW_PRIVATE must be true or false').default('false'),
   WEBHOOKS_RETRY_BASE_MS: z.coerce.number().int().min(10, 'WEBHOOKS_RETRY_BASE_MS must be at least 10').optional(),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100, 'WEBHOOKS_TIMEOUT_MS must be at least 100').optional(),
   WEBHOOKS_POLL_MS: z.coerce.number().int().min(10, 'WEBHOOKS_POLL_MS must be at least 10').optional(),
@@ -228,8 +230,14 @@ export interface Config {
   webhooks: { allowPrivate: boolean; worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
   /** Single sign-on: an identity provider at a loopback, private or special-purpose address allowed (SSO_ALLOW_PRIVATE: one inside the site). */
   sso: { allowPrivate: boolean };
-  /** Push delivery (issue 14): the wait before the first retry (PUSH_RETRY_BASE_MS, doubling after), one attempt's time-out, the poll. */
-  push: { worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
+  /**
+   * Push delivery (issue 14): a push server at a loopback, private or special-purpose address allowed
+   * (PUSH_ALLOW_PRIVATE: one inside the site); the wait before the first retry (PUSH_RETRY_BASE_MS,
+   * doubling after), one attempt's time-out, the poll.
+   */
+  push: { allowPrivate: boolean; worker: { retryBaseMs?: number; timeoutMs?: number; pollMs?: number } };
+  /** Integrations: a video system at a loopback, private or special-purpose address allowed (INTEGRATIONS_ALLOW_PRIVATE: one inside the site). */
+  integrations: { allowPrivate: boolean };
 }
 
 export class ConfigError extends Error {}
@@ -315,7 +323,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ...(e.WEBHOOKS_POLL_MS ? { pollMs: e.WEBHOOKS_POLL_MS } : {}),
       },
     },
+    integrations: { allowPrivate: e.INTEGRATIONS_ALLOW_PRIVATE === 'true' },
     push: {
+      allowPrivate: e.PUSH_ALLOW_PRIVATE === 'true',
       worker: {
         ...(e.PUSH_RETRY_BASE_MS ? { retryBaseMs: e.PUSH_RETRY_BASE_MS } : {}),
         ...(e.PUSH_TIMEOUT_MS ? { timeoutMs: e.PUSH_TIMEOUT_MS } : {}),

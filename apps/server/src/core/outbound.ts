@@ -39,3 +39,19 @@ export async function outboundAddresses(
   if (!opts.allowPrivate && addresses.some(isPrivateAddress)) return { ok: false, message: 'private addresses are not allowed' };
   return { ok: true, addresses };
 }
+
+/**
+ * The one address a request to `url` connects to: its host resolved once, every address it has
+ * allowed, the first taken. Connecting to that very address (postBody's `pinned`) instead of
+ * resolving again closes DNS rebinding: a name that answered a public address to the check cannot
+ * answer a private one to the connection.
+ */
+export async function outboundTarget(
+  url: string,
+  opts: { allowPrivate: boolean; resolve?: Resolve },
+): Promise<{ ok: true; pinned: { address: string; family: 4 | 6 } } | { ok: false; message: string }> {
+  const found = await outboundAddresses(new URL(url).hostname, opts);
+  if (!found.ok) return found;
+  const address = found.addresses[0] as string;
+  return { ok: true, pinned: { address, family: isIP(address) as 4 | 6 } };
+}

@@ -58,7 +58,9 @@ function certPair(name: string) {
 
 function upload(useUserCerts: boolean, pair?: { cert: Buffer; key: Buffer }) {
   const boundary = '----atrium-broker-send-test';
-  const parts = [Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="use_user_certs"\r\n\r\n${useUserCerts}\r\n`)];
+  const parts: Buffer[] = [
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="use_user_certs"\r\n\r\n${useUserCerts}\r\n`),
+  ];
   for (const [field, data] of pair
     ? ([
         ['certfile', pair.cert],

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { AxxonCamera, AxxonMacro } from '@atrium/contract';
 import * as grpc from '@grpc/grpc-js';
@@ -46,6 +47,11 @@ export function axxonOneDefinition(): AxxonOneDefinition {
 export interface AxxonOneConnection {
   /** `host:port` */
   url: string;
+  /**
+   * The address `url`'s host resolved to, connected to instead of resolving it again (the name still
+   * goes as the authority and TLS's server name); absent: the host is resolved by gRPC.
+   */
+  address?: string;
   user: string;
   password: string;
   /** The server's certificate or its CA (PEM): TLS checked against it; null: plain-text gRPC. */
@@ -98,11 +104,20 @@ export class AxxonOneClient {
       ? grpc.credentials.createSsl(Buffer.from(connection.certificate))
       : grpc.credentials.createInsecure();
     // One channel for the three services; no automatic reconnect storm: gRPC's own back-off applies.
-    const options = { 'grpc.max_receive_message_length': 16 * 1024 * 1024 };
-    this.auth = new d.AuthenticationService(connection.url, credentials, options) as ServiceClient;
+    const options: grpc.ChannelOptions = { 'grpc.max_receive_message_length': 16 * 1024 * 1024 };
+    let target = connection.url;
+    if (connection.address) {
+      const cut = connection.url.lastIndexOf(':');
+      const host = connection.url.slice(0, cut).replace(/^\[|\]$/g, '');
+      const port = connection.url.slice(cut + 1);
+      target = isIP(connection.address) === 6 ? `ipv6:[${connection.address}]:${port}` : `ipv4:${connection.address}:${port}`;
+      options['grpc.default_authority'] = connection.url;
+      options['grpc.ssl_target_name_override'] = host;
+    }
+    this.auth = new d.AuthenticationService(target, credentials, options) as ServiceClient;
     const channelOverride = this.auth.getChannel();
-    this.domain = new d.DomainService(connection.url, credentials, { ...options, channelOverride }) as ServiceClient;
-    this.logic = new d.LogicService(connection.url, credentials, { ...options, channelOverride }) as ServiceClient;
+    this.domain = new d.DomainService(target, credentials, { ...options, channelOverride }) as ServiceClient;
+    this.logic = new d.LogicService(target, credentials, { ...options, channelOverride }) as ServiceClient;
   }
 
   private deadline(): grpc.CallOptions {

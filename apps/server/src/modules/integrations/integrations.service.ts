@@ -23,6 +23,7 @@ import { bulkDelete } from '../../core/bulk.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, invalidField, notFound, prohibited } from '../../core/errors.js';
+import { outboundAddresses, type Resolve } from '../../core/outbound.js';
 import { AxxonOneClient, AxxonOneError } from './axxon-one.client.js';
 import { type IntegrationRow, type IntegrationsRepository, integrationAvailableTo } from './integrations.repository.js';
 
@@ -37,6 +38,9 @@ export interface IntegrationsOptions {
   live?: () => boolean;
   /** Macro launches in flight at once per instance; more wait their turn. */
   maxLaunches?: number;
+  /** A video system at a loopback, private or special-purpose address allowed (INTEGRATIONS_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
+  resolve?: Resolve;
 }
 
 interface DeviceEvent {
@@ -181,6 +185,26 @@ export class IntegrationsService {
       throw new AppError('integration_not_allowed', [{ field: 'macro_rules.device_ids', entity: 'devices', ids: outside }]);
   }
 
+  /**
+   * Where a connection to `url` (`host:port`) goes: its host resolved once and every address allowed
+   * (unless INTEGRATIONS_ALLOW_PRIVATE), the first taken, so that the connection goes to the address
+   * checked (a name that answers another address later is not followed: DNS rebinding).
+   */
+  private async target(url: string): Promise<string> {
+    const host = url.slice(0, url.lastIndexOf(':'));
+    const found = await outboundAddresses(host, {
+      allowPrivate: this.opts.allowPrivate ?? false,
+      ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}),
+    });
+    if (!found.ok) throw new AppError('invalid_data', [{ field: 'axxon_one_settings.url', message: found.message }]);
+    return found.addresses[0] as string;
+  }
+
+  /** Refuses, when saved, an address inside the site (loopback, private, link-local…) unless allowed. */
+  private async assertReachable(url: string): Promise<void> {
+    if (!this.opts.allowPrivate) await this.target(url);
+  }
+
   private async assertUrlFree(projectId: number, url: string, self?: number): Promise<void> {
     const other = await this.repo.byUrl(projectId, url);
     if (other && other.id !== self) throw new AppError('integration_url_exists', [{ field: 'axxon_one_settings.url' }]);
@@ -261,6 +285,7 @@ export class IntegrationsService {
     await this.assertDomains(ctx.actor, domains);
     await this.checkRules(ctx.actor, groupId, domains, body.macro_rules);
     await this.assertUrlFree(ctx.actor.projectId, body.axxon_one_settings.url);
+    await this.assertReachable(body.axxon_one_settings.url);
     const cert = IntegrationsService.certificate(certificate);
     const row = await this.db.transaction(async (tx) => {
       const [r] = await this.repo.insert(tx, {
@@ -299,7 +324,10 @@ export class IntegrationsService {
     if (body.macro_rules || domains) {
       await this.checkRules(ctx.actor, before.groupId, domains ?? before.domainIds, body.macro_rules ?? before.macroRules);
     }
-    if (s.url !== undefined) await this.assertUrlFree(ctx.actor.projectId, s.url, id);
+    if (s.url !== undefined) {
+      await this.assertUrlFree(ctx.actor.projectId, s.url, id);
+      await this.assertReachable(s.url);
+    }
     if (certificate !== undefined && s.remove_certificate) {
       throw invalidField('axxon_one_settings.remove_certificate', 'validation.invalid_value');
     }
@@ -381,14 +409,18 @@ export class IntegrationsService {
     this.rules.clear();
   }
 
-  /** One client per integration and version of its settings (a change opens a new channel). */
-  private client(r: IntegrationRow): AxxonOneClient {
-    const key = `${iso(r.updatedAt)}|${r.url}`;
+  /**
+   * One client per integration, version of its settings and address its name resolves to now (a
+   * change opens a new channel); the name is resolved and checked at every use.
+   */
+  private async client(r: IntegrationRow): Promise<AxxonOneClient> {
+    const address = await this.target(r.url);
+    const key = `${iso(r.updatedAt)}|${r.url}|${address}`;
     const held = this.clients.get(r.id);
     if (held && held.key === key) return held.client;
     held?.client.close();
     const client = new AxxonOneClient(
-      { url: r.url, user: r.userName, password: this.secrets.open(r.passwordSealed), certificate: r.certificate },
+      { url: r.url, address, user: r.userName, password: this.secrets.open(r.passwordSealed), certificate: r.certificate },
       this.opts.deadlineMs,
     );
     this.clients.set(r.id, { key, client });
@@ -406,7 +438,7 @@ export class IntegrationsService {
   async available(actor: Actor, id: number): Promise<IntegrationAvailability> {
     const r = await this.row(actor, id, false);
     const base = { tls: Boolean(r.certificate), checked_at: new Date().toISOString() };
-    const client = this.client(r);
+    const client = await this.client(r);
     try {
       // A fresh sign-in, so a changed password on the server shows at once.
       await client.authenticate({ fresh: true });
@@ -437,22 +469,18 @@ export class IntegrationsService {
       for (const g of actor.groupIds) if (await integrationAvailableTo(this.db, actor.projectId, id, g)) return row;
       throw e;
     });
-    return this.client(r)
-      .cameras()
-      .catch((e) => IntegrationsService.fail(e));
+    return (await this.client(r)).cameras().catch((e) => IntegrationsService.fail(e));
   }
 
   async macros(actor: Actor, id: number): Promise<AxxonMacro[]> {
     const r = await this.row(actor, id, false);
-    return this.client(r)
-      .macros()
-      .catch((e) => IntegrationsService.fail(e));
+    return (await this.client(r)).macros().catch((e) => IntegrationsService.fail(e));
   }
 
   /** Launches a macro now, from the console (to try it). */
   async launch(ctx: RequestContext, id: number, macroId: string): Promise<void> {
     const r = await this.row(ctx.actor, id, true);
-    await this.client(r)
+    await (await this.client(r))
       .launchMacro(macroId, { source: 'atrium', user: ctx.actor.login })
       .catch((e) => IntegrationsService.fail(e));
     await recordAudit(this.db, ctx, { entity: 'integration', entityId: id, action: 'launch_macro', after: { macro_id: macroId } });
@@ -506,7 +534,7 @@ export class IntegrationsService {
     if (this.inFlight >= limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
     this.inFlight++;
     try {
-      await this.client(row).launchMacro(macroId, {
+      await (await this.client(row)).launchMacro(macroId, {
         source: 'atrium',
         event: e.type,
         device_id: String(e.deviceId),

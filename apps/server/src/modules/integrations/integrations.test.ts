@@ -17,7 +17,8 @@ let secure: FakeAxxonOne;
 const fakes: FakeAxxonOne[] = [];
 
 beforeAll(async () => {
-  t = await buildTestApp();
+  // The fake video servers listen on loopback: allowed as an operator allows one inside the site.
+  t = await buildTestApp({ env: { INTEGRATIONS_ALLOW_PRIVATE: 'true' } });
   admin = await adminClient(t);
   plain = await startFakeAxxonOne();
   secure = await startFakeAxxonOne({ tls: true, user: 'operator', password: 'tls-password' });

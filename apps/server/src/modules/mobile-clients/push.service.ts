@@ -5,6 +5,7 @@ import type { Actor } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { backoffMs, DeliveryWorker, postBody } from '../../core/delivery-worker.js';
 import { AppError, prohibited } from '../../core/errors.js';
+import { outboundTarget, type Resolve } from '../../core/outbound.js';
 import { pushLocale, pushText, testPushText } from './push-texts.js';
 
 export interface PushOptions {
@@ -17,6 +18,9 @@ export interface PushOptions {
   timeoutMs?: number;
   /** Pushes in flight at once on this instance. */
   concurrency?: number;
+  /** A push server at a loopback, private or special-purpose address allowed (PUSH_ALLOW_PRIVATE). */
+  allowPrivate?: boolean;
+  resolve?: Resolve;
 }
 
 interface Claimed {
@@ -109,6 +113,8 @@ export class PushService {
     );
     const push = c?.push;
     if (!push?.is_enabled || !push.url) throw new AppError('push_not_configured');
+    const target = await this.target(push.url);
+    if (!target.ok) throw new AppError('invalid_data', [{ field: 'url', message: target.message }]);
     const locale = pushLocale(c?.locale);
     const apps = c?.apps ?? [];
     const platforms = MOBILE_PLATFORMS.filter((p) => apps.some((a) => a.platform === p));
@@ -123,6 +129,7 @@ export class PushService {
       };
       try {
         const res = await postBody(push.url, JSON.stringify(message), {
+          pinned: target.pinned,
           timeoutMs: this.timeoutMs,
           bodyLimit: BODY_LIMIT,
           headers: {
@@ -139,6 +146,13 @@ export class PushService {
       if (status < 200 || status >= 300) throw new AppError('test_push_failed', [{ status }]);
     }
     return { status, tokens: apps.length };
+  }
+
+  private target(url: string) {
+    return outboundTarget(url, {
+      allowPrivate: this.opts.allowPrivate ?? false,
+      ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}),
+    });
   }
 
   /** Due pushes: pending ones whose time has come and claims whose lease ran out (their instance stopped mid-attempt). */
@@ -205,7 +219,12 @@ export class PushService {
       let text = '';
       let error: string | null = null;
       try {
+        // Resolved at each attempt and connected to that address: a name that now points inside the
+        // site is refused (and tried again later, as an unreachable server is).
+        const target = await this.target(c.push.url);
+        if (!target.ok) throw new Error(target.message);
         const res = await postBody(c.push.url, JSON.stringify(message), {
+          pinned: target.pinned,
           timeoutMs: this.timeoutMs,
           bodyLimit: BODY_LIMIT,
           headers: {

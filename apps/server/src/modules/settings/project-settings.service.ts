@@ -29,6 +29,7 @@ import type { Db } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { type FileStore, storableImage } from '../../core/files.js';
 import { describeSmtpError, sendSmtp } from '../../core/mail/smtp.js';
+import { outboundAddresses, type Resolve } from '../../core/outbound.js';
 import { safeHtml } from '../../core/safe-html.js';
 import type { ProjectSettingsRepository, StoredProject } from './project-settings.repository.js';
 import { DEFAULT_TERMS } from './terms.js';
@@ -152,6 +153,9 @@ export class ProjectSettingsService {
       deviceBroker?: (serverUrl: string | null) => { url: string; tlsUrl: string | null };
       /** Queues the broker_settings task to the project's devices (modules/devices); answers how many. */
       sendBrokerSettings?: (ctx: RequestContext, payload: Record<string, unknown>) => Promise<number>;
+      /** A push server at a loopback, private or special-purpose address allowed (PUSH_ALLOW_PRIVATE). */
+      pushAllowPrivate?: boolean;
+      resolve?: Resolve;
     },
   ) {}
 
@@ -426,6 +430,16 @@ export class ProjectSettingsService {
 
   async updatePush(ctx: RequestContext, body: UpdatePushSettingsBody): Promise<PushSettings> {
     this.assertChange(ctx.actor);
+    // The push server is posted to on the operator's say-so: an address inside the site is refused
+    // here, and again at each delivery (the name may resolve elsewhere by then). Resolved before the
+    // change's transaction, so a slow resolver holds no row lock.
+    if (body.url && !this.opts.pushAllowPrivate) {
+      const found = await outboundAddresses(new URL(body.url).hostname, {
+        allowPrivate: false,
+        ...(this.opts.resolve ? { resolve: this.opts.resolve } : {}),
+      });
+      if (!found.ok) throw new AppError('invalid_data', [{ field: 'url', message: found.message }]);
+    }
     return this.change(
       ctx,
       'project_settings_push',

@@ -495,13 +495,13 @@ describe('push server tab', () => {
     expect(noUrl.json().details[0].field).toBe('url');
     const saved = await admin.patch('/settings/push', {
       is_enabled: true,
-      url: 'https://push.riverside.example:8080',
+      url: 'https://93.184.215.14:8080',
       token: 'push-secret',
     });
-    expect(saved.json().data).toEqual({ is_enabled: true, url: 'https://push.riverside.example:8080', token: null, has_token: true });
+    expect(saved.json().data).toEqual({ is_enabled: true, url: 'https://93.184.215.14:8080', token: null, has_token: true });
     expect(saved.body).not.toContain('push-secret');
     expect((await admin.patch('/settings/push', { is_enabled: true, token: null })).json().data.has_token).toBe(true);
-    expect((await client(t.app).get('/frontend/server/settings')).json().data.push_server).toBe('https://push.riverside.example:8080');
+    expect((await client(t.app).get('/frontend/server/settings')).json().data.push_server).toBe('https://93.184.215.14:8080');
     expect((await admin.patch('/settings/push', { is_enabled: true, token: '' })).json().data.has_token).toBe(false);
     await admin.patch('/settings/push', { is_enabled: false });
     expect((await client(t.app).get('/frontend/server/settings')).json().data.push_server).toBeNull();
