@@ -409,6 +409,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     deviceBroker: (serverUrl) => deviceBrokerUrls(config, serverUrl),
     sendBrokerSettings: (ctx, payload) => devices.sendBrokerSettings(ctx, payload),
     pushAllowPrivate: config.push.allowPrivate,
+    assertMobileFeature: (actor, feature) => licenseGuard.assertMobile(actor, feature),
   });
   const settings = new SettingsService(projectSettings);
   const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);

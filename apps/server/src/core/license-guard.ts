@@ -1,4 +1,12 @@
-import { type ErrorCode, type LicenseFeature, type LicenseInfo, licensed, userLicenseInEffect } from '@atrium/contract';
+import {
+  type ErrorCode,
+  type LicenseFeature,
+  type LicenseInfo,
+  licensed,
+  type MobileAppFeature,
+  mobileAppFeatures,
+  userLicenseInEffect,
+} from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from './context.js';
@@ -84,6 +92,19 @@ export class LicenseGuard {
     const server = await this.serverFeatures(projectId);
     if (licensed(server, null, feature)) return true;
     return actor ? licensed(server, await this.userLicense(actor), feature) : false;
+  }
+
+  /**
+   * The mobile app's own features in effect for the actor (licenses.ts mobileAppFeatures: the
+   * project's licence or the actor's own, each with the mobile app on), or for the project alone.
+   */
+  async mobileFeatures(projectId: number, actor?: Actor): Promise<MobileAppFeature[]> {
+    return mobileAppFeatures(await this.serverFeatures(projectId), actor ? await this.userLicense(actor) : null);
+  }
+
+  /** Refuses (403, the feature in the details) unless the mobile app's feature is in effect for the actor. */
+  async assertMobile(actor: Actor, feature: MobileAppFeature): Promise<void> {
+    if (!(await this.mobileFeatures(actor.projectId, actor)).includes(feature)) throw new AppError('feature_not_licensed', [{ feature }]);
   }
 
   /** Refuses (403) unless the feature is licensed to the actor's project or to the actor. */

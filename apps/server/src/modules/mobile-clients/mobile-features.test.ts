@@ -184,3 +184,48 @@ describe('remote opening from a mobile app', () => {
     expect(await opens()).toBe(3);
   });
 });
+
+describe('domain forward rules, a mobile-app feature', () => {
+  afterEach(async () => {
+    await t.database.db.execute(sql`UPDATE projects SET settings = settings - 'sip'`);
+  });
+
+  it('are switched on only with the licence, and sent to devices only while it lasts', async () => {
+    const admin = await adminClient(t);
+    const panel = (
+      await admin.put('/devices', { name: 'Entrance', model: 'AP-100', serial_number: 'MF-DFR', domain_id: t.project.rootGroupId })
+    ).json().data as { id: number };
+    const forwardsOn = async () => (await admin.get(`/devices/${panel.id}/forwards/settings`)).json().data.auto_forward_rules as boolean;
+
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => (m.is_domain_forward_rule_enabled = false)),
+    );
+    for (const [path, body] of [
+      ['/settings/domain-forward-rules', { is_enabled: true }],
+      ['/settings/sip', { auto_forward_rules: { is_enabled: true } }],
+    ] as const) {
+      const refused = await admin.patch(path, body);
+      expect(refused.statusCode, path).toBe(403);
+      expect(refused.json()).toMatchObject({ code: 'feature_not_licensed', details: [{ feature: 'mobile_domain_forward_rule' }] });
+    }
+    // Off, or the rest of the settings, may still be saved.
+    expect((await admin.patch('/settings/domain-forward-rules', { is_enabled: false, device_protocol: 'TCP' })).statusCode).toBe(200);
+    expect(await forwardsOn()).toBe(false);
+
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    const on = await admin.patch('/settings/domain-forward-rules', { is_enabled: true });
+    expect(on.statusCode, on.body).toBe(200);
+    expect(await forwardsOn()).toBe(true);
+
+    // The licence loses the feature: the rules stay stored but no longer reach the devices.
+    await removeLicenses(t);
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => (m.is_domain_forward_rule_enabled = false)),
+    );
+    expect((await admin.get('/settings/domain-forward-rules')).json().data.is_enabled).toBe(true);
+    expect(await forwardsOn()).toBe(false);
+  });
+});

@@ -1,6 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import {
   type BrokerSendResult,
+  type MobileAppFeature,
   type BrokerSettings,
   type BrokerStatus,
   GENERAL_SETTINGS_DEFAULTS,
@@ -156,6 +157,8 @@ export class ProjectSettingsService {
       /** A push server at a loopback, private or special-purpose address allowed (PUSH_ALLOW_PRIVATE). */
       pushAllowPrivate?: boolean;
       resolve?: Resolve;
+      /** Refuses (403) a mobile-app feature the licence does not include for the actor (core/license-guard). */
+      assertMobileFeature?: (actor: Actor, feature: MobileAppFeature) => Promise<void>;
     },
   ) {}
 
@@ -370,7 +373,13 @@ export class ProjectSettingsService {
 
   private async saveSip(ctx: RequestContext, body: UpdateSipSettingsBody, control: SipListenerControl | null): Promise<SipSettings> {
     const running = control?.ports() ?? null;
-    const next = { ...this.sipView(await this.load(ctx.actor.projectId), running), ...body };
+    const current = this.sipView(await this.load(ctx.actor.projectId), running);
+    // Domain forward rules are the mobile app's licensed feature: switching them on needs it (kept on
+    // from before, they are saved as they are, and have no effect while it is missing: device forwards).
+    if (body.auto_forward_rules?.is_enabled && !current.auto_forward_rules.is_enabled) {
+      await this.opts.assertMobileFeature?.(ctx.actor, 'mobile_domain_forward_rule');
+    }
+    const next = { ...current, ...body };
     if (next.port === next.ws_port) throw new AppError('invalid_data', [{ field: 'ws_port', message: 'validation.unique' }]);
     // A change of ports rebinds the running listeners first (the SIP server reads the database as it
     // starts, so not inside the transaction): a port that cannot be bound refuses the whole change.

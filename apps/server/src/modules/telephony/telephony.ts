@@ -88,7 +88,9 @@ export function telephonyOf(app: AppInstance): Telephony {
       return {
         address: port === (tls ? 5061 : 5060) || !port ? host : `${host}:${port}`,
         protocol: rules.device_protocol,
-        autoForwardRules: rules.is_enabled,
+        // Domain forward rules take effect only while the project's licence includes them for the mobile app.
+        autoForwardRules:
+          rules.is_enabled && (await app.services.licenseGuard.mobileFeatures(projectId)).includes('mobile_domain_forward_rule'),
         phonebook: sip.resident_phonebook_settings,
       };
     }),
