@@ -462,6 +462,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       assertMayView: async (actor, id) => {
         await services.users.get(actor, id);
       },
+      whiteLabel: (projectId) => projectSettings.mobileWhiteLabel(projectId),
     }),
     push: new PushService(database.db, { log: app.log, allowPrivate: config.push.allowPrivate, ...config.push.worker }),
     // IP blocking (issue 14)

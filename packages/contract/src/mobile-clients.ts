@@ -40,8 +40,23 @@ export type MobileClient = z.infer<typeof MobileClientSchema>;
  * user (remote opening, Siri, Apple Watch, family events, white label, group forward rules), from the
  * server's licence and the user's own (licenses.ts mobileAppFeatures).
  */
+/** The management company an app licensed for white label shows as its own (the white-label tab). */
+export const MobileWhiteLabelSchema = z.object({
+  name: z.string().nullable(),
+  address: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  logo_url: z.string().nullable(),
+});
+export type MobileWhiteLabel = z.infer<typeof MobileWhiteLabelSchema>;
+
 export const RegisteredMobileClientSchema = MobileClientSchema.extend({
   license_features: z.array(z.enum(MOBILE_APP_FEATURE_NAMES)),
+  /**
+   * The management company to brand the app with: present only while white label is licensed to this
+   * user (mobile_white_label in license_features), null otherwise (the app shows its own brand).
+   */
+  white_label: MobileWhiteLabelSchema.nullable(),
   /**
    * The install's secret, present only when one was issued by this registration (the first, a move to
    * another user, or an install that had none). The server keeps only its hash: the app stores it and

@@ -4,6 +4,7 @@ import {
   licensed,
   type MobileClient,
   type MobileClientInfo,
+  type MobileWhiteLabel,
   mobileAppFeatures,
   type RegisteredMobileClient,
   type RegisterMobileClientBody,
@@ -50,6 +51,8 @@ export interface MobileClientsOptions {
   assertMayManage: (actor: Actor, userId: number) => Promise<void>;
   /** The user as the actor may view it (not found otherwise). */
   assertMayView: (actor: Actor, userId: number) => Promise<void>;
+  /** The project's management company (white-label tab), for apps licensed for white label. */
+  whiteLabel?: (projectId: number) => Promise<MobileWhiteLabel>;
 }
 
 /**
@@ -125,9 +128,12 @@ export class MobileClientsService {
       });
       return { row: saved, secret };
     });
+    const features = mobileAppFeatures(server, user);
     return {
       ...toMobileClient(row),
-      license_features: mobileAppFeatures(server, user),
+      license_features: features,
+      // The company's brand goes to an app only while white label is licensed to its user.
+      white_label: features.includes('mobile_white_label') && this.opts.whiteLabel ? await this.opts.whiteLabel(actor.projectId) : null,
       ...(secret === undefined ? {} : { client_secret: secret }),
     };
   }

@@ -229,3 +229,37 @@ describe('domain forward rules, a mobile-app feature', () => {
     expect(await forwardsOn()).toBe(false);
   });
 });
+
+describe('white label, a mobile-app feature', () => {
+  afterEach(async () => {
+    await t.database.db.execute(sql`UPDATE projects SET settings = settings - 'white_label'`);
+  });
+
+  it('brands the app with the management company only while it is licensed to the app’s user', async () => {
+    const admin = await adminClient(t);
+    expect((await admin.patch('/settings/white-label', { name: 'Riverside Management', phone: '+7 495 000-00-00' })).statusCode).toBe(200);
+    const u = await makeUser(t.database.db, { projectId: t.project.projectId, groupIds: [t.project.rootGroupId], login: `mf-wl-${++n}` });
+    const api = client(t.app, await login(t.app, u.login, u.password));
+    const register = async () => {
+      const res = await api.put('/mobile-clients', { mobile_client_id: 'mf-wl-install', platform: 'android' });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data.white_label;
+    };
+
+    await installLicense(
+      t,
+      mobile(fullLicenseInfo(), (m) => (m.is_white_label_enabled = false)),
+    );
+    expect(await register()).toBeNull();
+
+    await removeLicenses(t);
+    await installLicense(t, fullLicenseInfo());
+    expect(await register()).toEqual({
+      name: 'Riverside Management',
+      address: null,
+      email: null,
+      phone: '+7 495 000-00-00',
+      logo_url: null,
+    });
+  });
+});

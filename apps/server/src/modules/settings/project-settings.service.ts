@@ -1,12 +1,13 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import {
   type BrokerSendResult,
-  type MobileAppFeature,
   type BrokerSettings,
   type BrokerStatus,
   GENERAL_SETTINGS_DEFAULTS,
   type GeneralSettings,
   type Locale,
+  type MobileAppFeature,
+  type MobileWhiteLabel,
   type PushSettings,
   SIP_SETTINGS_DEFAULTS,
   type SipInterface,
@@ -709,6 +710,13 @@ export class ProjectSettingsService {
   }
 
   // ---- what other areas read -------------------------------------------------------------------------
+
+  /** The management company as a mobile app licensed for white label shows it (modules/mobile-clients). */
+  async mobileWhiteLabel(projectId: number): Promise<MobileWhiteLabel> {
+    const p = (await this.repo.project(projectId)) ?? { id: projectId, name: '', description: null, settings: {} };
+    const { name, address, email, phone, logo_url } = this.whiteLabelView(p);
+    return { name, address, email, phone, logo_url };
+  }
 
   /** The settings the console reads before and after sign-in (GET /frontend/server/settings), of a project or the default one. */
   async serverView(projectId: number | null) {
