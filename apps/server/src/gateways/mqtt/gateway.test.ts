@@ -163,6 +163,7 @@ describe.each(brokers)('devices on the %s broker', (_name, makeBroker, client) =
       call_elevator: task('call_elevator', { floor: 3, ports: [3], direction: 'up' }),
       stop_audio: task('stop_audio', {}),
       lockdown: task('lockdown', { active: false }),
+      broker_settings: task('broker_settings', { url: 'mqtt://atrium.example.org:1883', tls: null }),
     };
     expect(Object.keys(sent).sort()).toEqual([...DEVICE_TASK_TYPES].sort());
     for (const [type, t] of Object.entries(sent)) {
