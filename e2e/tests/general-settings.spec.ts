@@ -175,6 +175,9 @@ test('an administrator sets up the project: general with a test mail, SIP, push,
     expect(readFileSync(mine.key, 'utf8')).toContain('PRIVATE KEY');
     await page.getByRole('button', { name: 'Restart broker' }).click();
     await expect(page.getByText('Done', { exact: true })).toBeVisible();
+    // The broker settings go to the devices again (every initialised mqtt device of the project).
+    await page.getByRole('button', { name: 'Send to devices' }).click();
+    await expect(page.getByText(/^Broker settings sent to \d+ devices?$/)).toBeVisible();
     await snapshot(page, 'general-settings-broker');
 
     // Management company with its logo.
@@ -230,6 +233,7 @@ test('a viewer reads the project settings without changing them; the management 
   await expect(page.getByRole('button', { name: 'Save' })).toHaveCount(0);
   await page.getByRole('tab', { name: 'MQTT broker' }).click();
   await expect(page.getByRole('button', { name: 'Restart broker' })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Send to devices' })).toHaveCount(0);
   await snapshot(page, 'general-settings-viewer');
 
   const company = await makeUser(admin, { permissions: ['can_view_management_company_info'] });
