@@ -231,7 +231,7 @@ export interface Config {
   /** Single sign-on: an identity provider at a loopback, private or special-purpose address allowed (SSO_ALLOW_PRIVATE: one inside the site). */
   sso: { allowPrivate: boolean };
   /**
-   * Push delivery (issue 14): a push server at a loopback, private or special-purpose address allowed
+   * Push delivery: a push server at a loopback, private or special-purpose address allowed
    * (PUSH_ALLOW_PRIVATE: one inside the site); the wait before the first retry (PUSH_RETRY_BASE_MS,
    * doubling after), one attempt's time-out, the poll.
    */
