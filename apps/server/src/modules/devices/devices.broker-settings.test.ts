@@ -160,6 +160,13 @@ describe('broker settings sent to the devices', () => {
     // Switching the own certificate off is news to the devices: plain MQTT only.
     expect((await upload(false)).statusCode).toBe(200);
     await expect.poll(() => ok.sim.broker?.tls, { timeout: 10_000 }).toBeNull();
+    // So is a new server URL: the embedded broker is reached on the project's host.
+    expect((await admin.patch('/settings/general', { server_url: 'https://atrium.example.org' })).statusCode).toBe(200);
+    await expect.poll(() => ok.sim.broker?.url, { timeout: 10_000 }).toMatch(/^mqtt:\/\/atrium\.example\.org:\d+$/);
+    // A change of something else tells them nothing.
+    const before = (await brokerTasks()).length;
+    expect((await admin.patch('/settings/general', { description: 'Riverside' })).statusCode).toBe(200);
+    expect((await brokerTasks()).length).toBe(before);
   });
 
   it('refuses a sending again to whoever may not change the project settings', async () => {

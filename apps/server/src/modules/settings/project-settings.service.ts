@@ -284,11 +284,13 @@ export class ProjectSettingsService {
     const bad = roleIds.filter((id) => !known.has(id));
     if (bad.length)
       throw new AppError('invalid_related_entity', [{ field: 'user_self_register_settings.clients', entity: 'roles', ids: bad }]);
-    return this.change(
+    let told = '';
+    const view = await this.change(
       ctx,
       'project_settings_general',
       (p) => this.generalView(p),
       async (before) => {
+        told = JSON.stringify(this.brokerPayload(before));
         const s = before.settings;
         const { name, description, mail_settings, mobile_sdk_settings, ...plain } = body;
         const set: Record<string, unknown> = {};
@@ -316,6 +318,14 @@ export class ProjectSettingsService {
         };
       },
     );
+    await this.tellDevicesOfBroker(ctx, told);
+    return view;
+  }
+
+  /** Sends the broker settings to the devices when what they are told differs from `told` (before a change). */
+  private async tellDevicesOfBroker(ctx: RequestContext, told: string): Promise<void> {
+    const next = this.brokerPayload(await this.load(ctx.actor.projectId));
+    if (next && JSON.stringify(next) !== told) await this.opts.sendBrokerSettings?.(ctx, next);
   }
 
   /** Sends a test message with the given SMTP settings (the stored password when it comes back masked). */
@@ -642,8 +652,7 @@ export class ProjectSettingsService {
       },
     );
     // Devices are told when what they are told changes (the key alone is not theirs to know).
-    const next = this.brokerPayload(await this.load(ctx.actor.projectId));
-    if (next && JSON.stringify(next) !== told) await this.opts.sendBrokerSettings?.(ctx, next);
+    await this.tellDevicesOfBroker(ctx, told);
     return view;
   }
 
