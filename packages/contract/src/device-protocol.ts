@@ -241,8 +241,8 @@ export const DEVICE_TASK_ORIGINS: Record<DeviceTaskType, { calls: readonly strin
   },
   call_elevator: { calls: ['POST /elevators/{id}/call'] },
   broker_settings: {
-    calls: ['POST /settings/broker', 'POST /settings/broker/send'],
-    also: 'to every initialised mqtt device of the project; `POST /settings/broker` only when it changes what devices are told',
+    calls: ['POST /settings/broker', 'POST /settings/broker/send', 'PATCH /settings/general'],
+    also: 'to every initialised mqtt device of the project; a save only when it changes what devices are told (the certificate or its switch, the server URL)',
   },
 };
 
