@@ -42,6 +42,7 @@ import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ProjectInfo } from './core/project-info.js';
+import { sharedRateStore } from './core/rate-limit-store.js';
 import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
@@ -673,6 +674,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Only routes that ask for it (public pages such as a guest's key) are limited, per client address.
   await app.register(fastifyRateLimit, {
     global: false,
+    // Counted in the database, so the limit holds however many instances share the clients.
+    store: sharedRateStore(new AttemptCounter(database.db)),
     errorResponseBuilder: () => new AppError('too_many_attempts'),
   });
 
