@@ -146,7 +146,7 @@ import { SsoService } from './modules/sso/sso.service.js';
 import { LogLifeWorker } from './modules/system/log-life.js';
 import { LogLifeRepository } from './modules/system/log-life.repository.js';
 import { LogRing } from './modules/system/log-ring.js';
-import { collectRouteMetrics, prometheusRoute, systemRoutes } from './modules/system/system.routes.js';
+import { collectRouteMetrics, prometheusRoute, registerInstance, systemRoutes } from './modules/system/system.routes.js';
 import { telephonyOf } from './modules/telephony/telephony.js';
 import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
 // two-factor sign-in (issue 14)
@@ -629,6 +629,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Log life (issue 14): each instance prunes old log rows hourly (rows claimed with SKIP LOCKED).
   app.addHook('onReady', async () => services.logLife.start());
   app.addHook('onClose', () => stopping('log life', () => services.logLife.stop()));
+  // After the workers' own hooks: its first report to the other instances finds them started.
+  registerInstance(app);
 
   await app.register(fastifySwagger, {
     openapi: {

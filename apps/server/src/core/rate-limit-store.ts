@@ -1,3 +1,4 @@
+import type { FastifyRateLimitStore } from '@fastify/rate-limit';
 import type { AttemptCounter } from './attempts.js';
 
 /** The prefix of a route limit's keys among the attempt counters (log life forgets the old ones). */
@@ -8,10 +9,9 @@ export const RATE_ROW_LIFE_SECONDS = 86_400;
 
 type Answer = (err: Error | null, res?: { current: number; ttl: number }) => void;
 
-interface RouteOptions {
-  routeInfo?: { method?: string; url?: string };
-  timeWindow?: number | string;
-}
+/** What the plugin really hands `child`: the route's limit merged with the route itself as `routeInfo` (its types say otherwise). */
+type ChildOptions = Parameters<FastifyRateLimitStore['child']>[0];
+type RouteInfo = { routeInfo?: { method?: string | string[]; url?: string } };
 
 /**
  * The store of @fastify/rate-limit on the database's attempt counters, instead of the plugin's
@@ -21,7 +21,7 @@ interface RouteOptions {
  * builds its store with `new`, hence a class made for the counters at hand.
  */
 export function sharedRateStore(attempts: AttemptCounter) {
-  return class SharedRateStore {
+  return class SharedRateStore implements FastifyRateLimitStore {
     constructor(
       _global: unknown,
       private readonly route = '*',
@@ -41,8 +41,8 @@ export function sharedRateStore(attempts: AttemptCounter) {
     }
 
     /** One store per limited route, so two routes' limits never share a count. */
-    child(routeOptions: RouteOptions): SharedRateStore {
-      const info = routeOptions.routeInfo;
+    child(routeOptions: ChildOptions): SharedRateStore {
+      const info = (routeOptions as unknown as RouteInfo).routeInfo;
       return new SharedRateStore(null, `${info?.method ?? ''} ${info?.url ?? ''}`);
     }
   };
