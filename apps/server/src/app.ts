@@ -43,6 +43,7 @@ import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ProjectInfo } from './core/project-info.js';
+import { sharedRateStore } from './core/rate-limit-store.js';
 import { ReadCache } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
@@ -146,7 +147,7 @@ import { SsoService } from './modules/sso/sso.service.js';
 import { LogLifeWorker } from './modules/system/log-life.js';
 import { LogLifeRepository } from './modules/system/log-life.repository.js';
 import { LogRing } from './modules/system/log-ring.js';
-import { collectRouteMetrics, prometheusRoute, systemRoutes } from './modules/system/system.routes.js';
+import { collectRouteMetrics, prometheusRoute, registerInstance, systemRoutes } from './modules/system/system.routes.js';
 import { telephonyOf } from './modules/telephony/telephony.js';
 import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
 // two-factor sign-in (issue 14)
@@ -635,6 +636,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Log life (issue 14): each instance prunes old log rows hourly (rows claimed with SKIP LOCKED).
   app.addHook('onReady', async () => services.logLife.start());
   app.addHook('onClose', () => stopping('log life', () => services.logLife.stop()));
+  // After the workers' own hooks: its first report to the other instances finds them started.
+  registerInstance(app);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -680,6 +683,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   // Only routes that ask for it (public pages such as a guest's key) are limited, per client address.
   await app.register(fastifyRateLimit, {
     global: false,
+    // Counted in the database, so the limit holds however many instances share the clients.
+    store: sharedRateStore(new AttemptCounter(database.db)),
     errorResponseBuilder: () => new AppError('too_many_attempts'),
   });
 

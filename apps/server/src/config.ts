@@ -111,6 +111,8 @@ const EnvSchema = z.object({
   RTPENGINE_BIN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
+  // How System info names this instance among several on one database (default host:pid).
+  INSTANCE_NAME: z.string().min(1).max(100).optional(),
   METRICS_TOKEN: z.string().min(32, 'METRICS_TOKEN must be at least 32 characters').optional(),
   ADMIN_LOGIN: z.string().min(1).max(255).optional(),
   ADMIN_PASSWORD: z.string().min(8, 'ADMIN_PASSWORD must be at least 8 characters').optional(),
@@ -183,6 +185,8 @@ export interface Config {
   jwtSecret: string | undefined;
   /** A bearer token Prometheus may scrape GET /metrics with (METRICS_TOKEN); a user's token with can_view_system_info works too. */
   metricsToken: string | undefined;
+  /** INSTANCE_NAME: this instance's name in System info (host:pid when unset). */
+  instanceName: string | undefined;
   adminLogin: string | undefined;
   adminPassword: string | undefined;
   webDist: string;
@@ -292,6 +296,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     jwtSecret: e.JWT_SECRET,
     metricsToken: e.METRICS_TOKEN,
+    instanceName: e.INSTANCE_NAME,
     adminLogin: e.ADMIN_LOGIN,
     adminPassword: e.ADMIN_PASSWORD,
     webDist: path.resolve(e.WEB_DIST ?? path.join(import.meta.dirname, '../../web/dist')),

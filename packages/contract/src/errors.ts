@@ -209,6 +209,9 @@ export const ERRORS = {
   integration_unavailable: { status: 503, message: 'integration server not available' },
   integration_grpc_error: { status: 502, message: 'error connecting to the grpc server' },
   integration_not_allowed: { status: 403, message: 'integration not allowed for a user or device' },
+  // several instances on one database: System info's worker actions aimed at another instance
+  instance_not_found: { status: 404, message: 'the instance is not running' },
+  instance_not_answering: { status: 504, message: 'the instance did not answer in time' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

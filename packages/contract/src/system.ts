@@ -27,9 +27,31 @@ export const SystemWorkerSchema = z.object({
 export type SystemWorker = z.infer<typeof SystemWorkerSchema>;
 
 export const WorkerParamsSchema = z.object({ name: z.enum(CONTROLLABLE_WORKERS) });
+/** Which instance a worker action is for (its id in System info's `instances`); this one when absent. */
+export const WorkerQuerySchema = z.object({ instance: z.string().min(1).max(64).optional() });
+
+/** One Atrium instance on the database, as it last reported itself (every 10 s while it runs). */
+export const SystemInstanceSchema = z.object({
+  id: z.string(),
+  /** INSTANCE_NAME, else host:pid. */
+  name: z.string(),
+  host: z.string(),
+  pid: z.number(),
+  version: z.string(),
+  started_at: z.string(),
+  seen_at: z.string(),
+  workers: z.array(SystemWorkerSchema),
+  /** Whether it is the instance that answered. */
+  self: z.boolean(),
+});
+export type SystemInstance = z.infer<typeof SystemInstanceSchema>;
 
 export const SystemInfoSchema = z.object({
   name: z.string(),
+  /** The instance that answered: every figure below is its own. */
+  instance: z.object({ id: z.string(), name: z.string() }),
+  /** Every live instance on this database (the one that answered first); one when Atrium runs alone. */
+  instances: z.array(SystemInstanceSchema),
   version: z.string(),
   node_version: z.string(),
   /** When this instance's process started, and for how long it has run (seconds). */

@@ -19,6 +19,14 @@ export class AttemptCounter {
    * and none can slip past a limit checked on the answer.
    */
   async count(key: string, windowSeconds: number): Promise<number> {
+    return (await this.countInWindow(key, windowSeconds)).count;
+  }
+
+  /**
+   * As `count`, also answering how much of the window is left (ms), for limits that tell the client
+   * when to come back (a route's Retry-After).
+   */
+  async countInWindow(key: string, windowSeconds: number): Promise<{ count: number; leftMs: number }> {
     const inWindow = sql`${loginFailures.windowStart} > now() - make_interval(secs => ${windowSeconds})`;
     const [row] = await this.db
       .insert(loginFailures)
@@ -30,8 +38,22 @@ export class AttemptCounter {
           windowStart: sql`CASE WHEN ${inWindow} THEN ${loginFailures.windowStart} ELSE now() END`,
         },
       })
-      .returning({ failures: loginFailures.failures });
-    return row?.failures ?? 1;
+      .returning({
+        failures: loginFailures.failures,
+        leftMs: sql<number>`greatest(0, floor(extract(epoch from (${loginFailures.windowStart} + make_interval(secs => ${windowSeconds}) - now())) * 1000))::float8`,
+      });
+    return { count: row?.failures ?? 1, leftMs: Math.max(0, Number(row?.leftMs ?? windowSeconds * 1000)) };
+  }
+
+  /** Forgets the keys starting with `prefix` whose window began more than `olderThanSeconds` ago. */
+  async forgetOld(prefix: string, olderThanSeconds: number): Promise<number> {
+    const gone = await this.db
+      .delete(loginFailures)
+      .where(
+        sql`left(${loginFailures.key}, ${prefix.length}) = ${prefix} AND ${loginFailures.windowStart} < now() - make_interval(secs => ${olderThanSeconds})`,
+      )
+      .returning({ key: loginFailures.key });
+    return gone.length;
   }
 
   /** Gives back an attempt that turned out not to count (a right password, a call that was no guess). */

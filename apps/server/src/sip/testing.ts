@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tcpPortFree } from '../core/ports.js';
+import { tagOf } from './address.js';
 import { authorize, parseAuthHeader } from './digest.js';
 import { parseMessage, SipHeaders, type SipMessage, type SipRequest, type SipResponse, serializeMessage } from './message.js';
 import { type SipServer, type SipServerOptions, startSipServer } from './server.js';
@@ -129,6 +130,9 @@ export async function runSipp(
   const mediaPort = await freeUdpPort();
   const dir = mkdtempSync(path.join(tmpdir(), 'atrium-sipp-'));
   const errorFile = path.join(dir, 'errors.log');
+  // The message trace is what explains a failure that left no error line (a timeout waiting for a
+  // message that never came): its tail is added to the errors of a run that did not succeed.
+  const messageFile = path.join(dir, 'messages.log');
   const child: ChildProcess = spawn(
     '/usr/bin/sipp',
     [
@@ -149,6 +153,9 @@ export async function runSipp(
       '-trace_err',
       '-error_file',
       errorFile,
+      '-trace_msg',
+      '-message_file',
+      messageFile,
       ...args,
     ],
     { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] },
@@ -164,6 +171,14 @@ export async function runSipp(
         errors += readFileSync(errorFile, 'utf8');
       } catch {
         // No error file: SIPp saw no error.
+      }
+      if (code !== 0) {
+        errors += `\n[${scenario} exited with ${code}]`;
+        try {
+          errors += `\n--- last messages ---\n${readFileSync(messageFile, 'utf8').slice(-4000)}`;
+        } catch {
+          // No message trace: SIPp stopped before sending or receiving anything.
+        }
       }
       rmSync(dir, { recursive: true, force: true });
       resolve({ code, errors });
@@ -240,9 +255,27 @@ export const callerArgs = (callee: string, caller: string, password: string): st
 export class SipInbox {
   private readonly queue: SipMessage[] = [];
   private waiter: (() => void) | null = null;
+  /** Responses already received, when repeats are absorbed (see `absorbRepeatedResponses`). */
+  private readonly seen: Set<string> | null;
+
+  /**
+   * With `absorbRepeatedResponses`, a response identical in status, Call-ID, CSeq, branch and To tag
+   * to one already received is dropped, as a client transaction absorbs a server's retransmission
+   * (a 407 sent again before the ACK got there): otherwise, on a slow machine, it is taken for the
+   * answer to the next request.
+   */
+  constructor(opts: { absorbRepeatedResponses?: boolean } = {}) {
+    this.seen = opts.absorbRepeatedResponses ? new Set() : null;
+  }
 
   push(msg: SipMessage | null): void {
     if (!msg) return;
+    if (this.seen && msg.kind === 'response') {
+      const h = msg.headers;
+      const key = [msg.status, h.get('call-id'), h.get('cseq'), h.get('via'), tagOf(h.get('to'))].join('|');
+      if (this.seen.has(key)) return;
+      this.seen.add(key);
+    }
     this.queue.push(msg);
     this.waiter?.();
   }
@@ -283,19 +316,21 @@ export class SipInbox {
 
 /** A bare UDP SIP peer for protocol-level tests: sends messages and hands out what arrives. */
 export class UdpPeer {
-  private readonly inbox = new SipInbox();
+  private readonly inbox: SipInbox;
 
   private constructor(
     private readonly socket: dgram.Socket,
     readonly port: number,
+    opts: { absorbRepeatedResponses?: boolean },
   ) {
+    this.inbox = new SipInbox(opts);
     socket.on('message', (data) => this.inbox.push(parseMessage(data)));
   }
 
-  static async open(): Promise<UdpPeer> {
+  static async open(opts: { absorbRepeatedResponses?: boolean } = {}): Promise<UdpPeer> {
     const socket = dgram.createSocket('udp4');
     await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
-    return new UdpPeer(socket, socket.address().port);
+    return new UdpPeer(socket, socket.address().port, opts);
   }
 
   send(msg: SipMessage, port: number): void {

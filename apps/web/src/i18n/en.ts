@@ -462,6 +462,8 @@ export const en = {
       'integration server not available': 'The integration server is not available',
       'error connecting to the grpc server': 'Error connecting to the gRPC server',
       'integration not allowed for a user or device': 'The integration is not allowed for this user or device',
+      'the instance is not running': 'That Atrium instance is not running (it stopped or was not heard from for 30 s)',
+      'the instance did not answer in time': 'That Atrium instance did not answer in time; it may still carry the action out',
       // two-factor sign-in (issue 14)
       'invalid two-factor code': 'Invalid code',
       'two-factor sign-in is already on': 'Two-factor sign-in is already on',

@@ -466,6 +466,8 @@ export const ru: Messages = {
       'integration server not available': 'Сервер интеграции недоступен',
       'error connecting to the grpc server': 'Ошибка подключения к gRPC-серверу',
       'integration not allowed for a user or device': 'Интеграция недоступна для этого пользователя или устройства',
+      'the instance is not running': 'Этот экземпляр Atrium не работает (остановлен или молчит уже 30 с)',
+      'the instance did not answer in time': 'Экземпляр Atrium не ответил вовремя; действие ещё может быть выполнено',
       // two-factor sign-in (issue 14)
       'invalid two-factor code': 'Неверный код',
       'two-factor sign-in is already on': 'Двухфакторный вход уже включён',

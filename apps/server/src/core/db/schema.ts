@@ -10,5 +10,6 @@ export * from '../../modules/notifications/notifications.table.js';
 export * from '../../modules/projects/projects.table.js';
 export * from '../../modules/registration/registration.table.js';
 export * from '../../modules/roles/roles.table.js';
+export * from '../../modules/system/instances.table.js';
 export * from '../../modules/telephony/telephony.table.js';
 export * from '../../modules/users/users.table.js';

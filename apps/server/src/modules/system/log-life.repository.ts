@@ -1,7 +1,9 @@
 import { FINAL_TASK_STATES, GENERAL_SETTINGS_DEFAULTS } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
+import { AttemptCounter } from '../../core/attempts.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { MAX_ATTEMPTS } from '../../core/mail/mail.repository.js';
+import { RATE_KEY_PREFIX, RATE_ROW_LIFE_SECONDS } from '../../core/rate-limit-store.js';
 
 /**
  * The logs the general settings' "logs life" (days) keeps (spec comms §3): what happened, never what
@@ -63,6 +65,11 @@ export class LogLifeRepository {
   constructor(private readonly db: Db) {}
 
   /** Every project and the days its logs live. */
+  /** Route rate-limit counters whose window is long over: one row per client address and route would otherwise stay for ever. */
+  forgetOldRateCounters(): Promise<number> {
+    return new AttemptCounter(this.db).forgetOld(RATE_KEY_PREFIX, RATE_ROW_LIFE_SECONDS);
+  }
+
   async projects(): Promise<{ id: number; days: number }[]> {
     return queryRows<{ id: number; days: number }>(
       this.db,

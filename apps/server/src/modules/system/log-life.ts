@@ -76,6 +76,7 @@ export class LogLifeWorker {
       }
       const total = Object.values(gone).reduce((a, b) => a + b, 0);
       if (total) this.opts.log?.info({ gone }, 'log life: old log rows deleted');
+      await this.repo.forgetOldRateCounters();
     } catch (err) {
       // The next pass tries again (a lost connection, a closing database).
       this.opts.log?.error({ err }, 'log life: pass failed');

@@ -16,6 +16,7 @@ import {
   SystemWorkerSchema,
   WORKER_ACTIONS,
   WorkerParamsSchema,
+  WorkerQuerySchema,
 } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import { recordAudit } from '../../core/audit.js';
@@ -24,6 +25,7 @@ import { databaseAnswers } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
+import { actOnWorker, InstanceRegistry } from './instances.js';
 import type { LogRing } from './log-ring.js';
 import { labels, RouteMetrics } from './route-metrics.js';
 
@@ -33,6 +35,8 @@ declare module 'fastify' {
     routeMetrics: RouteMetrics;
     /** The last lines this instance logged (System info's recent logs); empty when logging is off. */
     logRing: LogRing;
+    /** This instance among the others on the database (System info's instances, worker actions across them). */
+    instances: InstanceRegistry;
   }
 }
 
@@ -89,15 +93,10 @@ export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
   const sip = telephonyOf(app).calls.runtimeStatus();
   const memory = process.memoryUsage();
   const uptime = process.uptime();
-  const ctl = controls(app);
-  const workers: SystemWorker[] = [
-    ...CONTROLLABLE_WORKERS.map((name) => ({ name, is_running: ctl[name].running(), controllable: true })),
-    { name: 'realtime', is_running: app.database.live(), controllable: false },
-    { name: 'mqtt_gateway', is_running: brokerConnected === true, controllable: false },
-    { name: 'sip', is_running: sip.is_running, controllable: false },
-  ];
   return {
     name: 'Atrium',
+    instance: { id: app.instances.id, name: app.instances.name },
+    instances: await app.instances.live(),
     version: SERVER_VERSION,
     node_version: process.version,
     started_at: new Date(Date.now() - uptime * 1000).toISOString(),
@@ -119,8 +118,37 @@ export async function systemInfo(app: AppInstance): Promise<SystemInfo> {
       edge: telephonyOf(app).calls.edgeCounters(),
     },
     memory: { rss: memory.rss, heap_used: memory.heapUsed, heap_total: memory.heapTotal, external: memory.external },
-    workers,
+    workers: workersOf(app),
   };
+}
+
+/** This instance's workers as System info lists them, and as its row tells the other instances. */
+function workersOf(app: AppInstance): SystemWorker[] {
+  const ctl = controls(app);
+  const sip = telephonyOf(app).calls.runtimeStatus();
+  return [
+    ...CONTROLLABLE_WORKERS.map((name) => ({ name, is_running: ctl[name].running(), controllable: true })),
+    { name: 'realtime', is_running: app.database.live(), controllable: false },
+    { name: 'mqtt_gateway', is_running: app.services.devices.brokerConnected() === true, controllable: false },
+    { name: 'sip', is_running: sip.is_running, controllable: false },
+  ];
+}
+
+/**
+ * Registers this instance among the others on the database when the app is ready, and takes it off
+ * the list when it closes (a killed one drops off after INSTANCE_GONE_MS without a refresh).
+ */
+export function registerInstance(app: AppInstance): void {
+  const registry = new InstanceRegistry(app.database, {
+    version: SERVER_VERSION,
+    name: app.config.instanceName,
+    workers: () => workersOf(app),
+    controls: controls(app),
+    log: app.log,
+  });
+  app.decorate('instances', registry);
+  app.addHook('onReady', () => registry.start());
+  app.addHook('onClose', () => registry.stop());
 }
 
 /** System info (spec comms §7): GET /system/info, GET /system/metrics, workers' start, stop and restart. */
@@ -149,28 +177,37 @@ export async function systemRoutes(app: AppInstance): Promise<void> {
     },
   );
 
-  // Each acts on this instance only: with several instances, the others keep their workers.
+  // On the answering instance, or on the one `?instance=` names (asked through the database).
   for (const action of WORKER_ACTIONS) {
     app.post(
       `/system/workers/:name/${action}`,
-      { schema: { tags, params: WorkerParamsSchema, response: { 200: dataResponse(SystemWorkerSchema) } } },
+      { schema: { tags, params: WorkerParamsSchema, querystring: WorkerQuerySchema, response: { 200: dataResponse(SystemWorkerSchema) } } },
       async (req) => {
         need(req.actor, SYSTEM_INFO_PERMISSION);
         need(req.actor, SYSTEM_WORKERS_PERMISSION);
         const { name } = req.params;
-        const worker = ctl[name];
-        const before = worker.running();
-        if (action !== 'start') await worker.stop();
-        if (action !== 'stop') worker.start();
-        const after = worker.running();
+        const target = req.query.instance;
+        let before: boolean;
+        let after: boolean;
+        if (target === undefined || target === app.instances.id) {
+          before = ctl[name].running();
+          after = await actOnWorker(ctl[name], action);
+        } else {
+          const other = (await app.instances.live()).find((i) => i.id === target);
+          if (!other) throw new AppError('instance_not_found');
+          before = other.workers.find((w) => w.name === name)?.is_running ?? false;
+          const answer = await app.instances.ask(target, name, action);
+          if (answer === null) throw new AppError('instance_not_answering');
+          after = answer;
+        }
         await recordAudit(app.database.db, req.ctx, {
           entity: 'system_worker',
-          entityId: name,
+          entityId: target ? `${name}@${target}` : name,
           action,
           before: { is_running: before },
           after: { is_running: after },
         });
-        req.log.info({ worker: name, action, running: after }, 'system: worker');
+        req.log.info({ worker: name, action, running: after, instance: target ?? app.instances.id }, 'system: worker');
         return { data: { name, is_running: after, controllable: true } };
       },
     );
