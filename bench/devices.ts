@@ -661,7 +661,9 @@ export async function run(): Promise<void> {
   if (ONLY && ONLY !== 'list') throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
   const loadAtStart = loadNow();
   // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
-  const servers = await startServers(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices', { embeddedMqtt: true });
+  // BENCH_DB: a database name of one's own, when several checkouts bench on one machine.
+  const dbName = process.env.BENCH_DB ?? (ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
+  const servers = await startServers(dbName, { embeddedMqtt: true });
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;

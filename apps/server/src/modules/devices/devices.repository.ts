@@ -1088,6 +1088,57 @@ const STAGED_EVENTS = {
   ],
 };
 
+/** idsOfSerials on a connection of the caller's (the device plane's thread): which devices these serial numbers are. */
+export async function idsOfSerialsOn(
+  client: { query(text: string, values: unknown[]): Promise<{ rows: { id: number; project_id: number; serial_number: string }[] }> },
+  serials: readonly string[],
+): Promise<Map<string, { id: number; projectId: number }>> {
+  const found = new Map<string, { id: number; projectId: number }>();
+  if (!serials.length) return found;
+  const { rows } = await client.query(
+    'SELECT id, project_id, serial_number FROM devices WHERE serial_number IN (SELECT jsonb_array_elements_text($1::jsonb))',
+    [JSON.stringify(serials)],
+  );
+  for (const r of rows) found.set(r.serial_number, { id: Number(r.id), projectId: Number(r.project_id) });
+  return found;
+}
+
+/** What storeEventsByCopy needs of a PostgreSQL connection (pg's client): plain statements and a COPY stream. */
+export interface CopyConnection {
+  query(text: string): Promise<unknown>;
+  query<S extends NodeJS.WritableStream>(stream: S): S;
+}
+
+/**
+ * Stores a batch of events on one connection of the caller's (the device plane's thread, which has
+ * its own pool): COPY into the staging table and the move on, in one transaction, as insertEvents
+ * does through the main thread's pool. Resolves once committed; a failure rolls back (the caller
+ * tries again, and a row already stored is skipped by its event id).
+ */
+export async function storeEventsByCopy(
+  client: CopyConnection,
+  rows: readonly NewEvent[],
+  copyStream: (statement: string) => NodeJS.WritableStream,
+): Promise<void> {
+  if (!rows.length) return;
+  await client.query('BEGIN');
+  try {
+    for (const s of STAGED_EVENTS.before) await client.query(s);
+    await new Promise<void>((resolve, reject) => {
+      const stream = client.query(copyStream(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`));
+      stream.on('finish', () => resolve());
+      stream.on('error', reject);
+      for (const chunk of copyChunks(rows)) stream.write(chunk);
+      stream.end();
+    });
+    for (const s of STAGED_EVENTS.after) await client.query(s);
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
 /** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
 function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
   let chunk = '';
