@@ -129,8 +129,11 @@ class DatabaseSink implements EventSink {
       throw e;
     }
     client.release();
-    if (rows.length) {
-      const stored: StoredRow[] = rows.map((r) => [
+    // In pieces of STORED_PIECE rows: each is one task of the main thread's loop (its JSON read and
+    // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
+    // behind it for long.
+    for (let i = 0; i < rows.length; i += STORED_PIECE) {
+      const stored: StoredRow[] = rows.slice(i, i + STORED_PIECE).map((r) => [
         r.projectId,
         r.deviceId,
         r.type,
@@ -148,6 +151,9 @@ class DatabaseSink implements EventSink {
     return this.pool.end();
   }
 }
+
+/** Rows of a committed batch told to the main thread in one message. */
+const STORED_PIECE = 2000;
 
 /** An event as the table takes it (DevicesService.queueEvent's rules: a bad device time is the arrival time). */
 function newEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): NewEvent {
