@@ -36,17 +36,23 @@ const RETRY_MAX_MS = 5000;
 export class EventIntake {
   private pending: IntakeEvent[] = [];
   private acks: (EventStored | undefined)[] = [];
-  /** The batch being stored, and its acknowledgements. */
-  private writing: { events: IntakeEvent[]; acks: (EventStored | undefined)[] } | null = null;
+  /** Batches being stored, oldest first, with their acknowledgements. */
+  private readonly writing = new Set<{ events: IntakeEvent[]; acks: (EventStored | undefined)[] }>();
   private scheduled = false;
   private closed = false;
-  private running: Promise<void> = Promise.resolve();
+  private readonly writes = new Set<Promise<void>>();
   private roomWaiters: (() => void)[] = [];
   private readonly counts = { stored: 0, writeRetries: 0, intakeFull: 0, unstoredAtStop: 0 };
 
+  /**
+   * `heldMax`: unstored events past which the gateway stops reading; `maxBatch`: most events in one
+   * batch; `concurrency`: batches being stored at once (each on its own connection; a re-sent event
+   * in two of them is still stored once, by its event id); `countsStored`: whether this intake counts
+   * what it stores (the main thread's service counts what crosses to it).
+   */
   constructor(
     private readonly sink: EventSink,
-    private readonly opts: { heldMax: number; maxBatch: number; countsStored: boolean },
+    private readonly opts: { heldMax: number; maxBatch: number; concurrency: number; countsStored: boolean },
   ) {}
 
   /** Takes an event at once (the gateway's fast path): `stored` acknowledges it once committed. */
@@ -71,11 +77,13 @@ export class EventIntake {
   }
 
   get held(): number {
-    return this.pending.length + (this.writing?.events.length ?? 0);
+    let n = this.pending.length;
+    for (const w of this.writing) n += w.events.length;
+    return n;
   }
 
   snapshot(now = Date.now()): IntakeSnapshot {
-    const first = this.writing?.events[0] ?? this.pending[0];
+    const first = this.writing.values().next().value?.events[0] ?? this.pending[0];
     return {
       backlog: this.held,
       oldestUnstoredMs: first ? Math.max(0, now - first.receivedAt) : 0,
@@ -84,52 +92,68 @@ export class EventIntake {
   }
 
   private schedule(): void {
-    if (this.scheduled || this.closed) return;
+    if (this.scheduled || this.closed || this.writing.size >= this.opts.concurrency) return;
     this.scheduled = true;
-    // One turn later: the events of a burst share the batch; while one is stored the next grows.
-    this.running = this.running.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.next());
+    // One turn later: the events of a burst share the batch; while writes run, the next one grows.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startWrite();
+    });
   }
 
-  private async next(): Promise<void> {
-    this.scheduled = false;
-    if (!this.pending.length || this.closed) return;
+  private startWrite(): void {
+    if (!this.pending.length || this.closed || this.writing.size >= this.opts.concurrency) return;
     const n = Math.min(this.pending.length, this.opts.maxBatch);
     const events = n === this.pending.length ? this.pending : this.pending.slice(0, n);
     const acks = n === this.acks.length ? this.acks : this.acks.slice(0, n);
     this.pending = n === this.pending.length ? [] : this.pending.slice(n);
     this.acks = n === this.acks.length ? [] : this.acks.slice(n);
-    this.writing = { events, acks };
+    const batch = { events, acks };
+    this.writing.add(batch);
+    const write = this.store(batch).finally(() => {
+      this.writes.delete(write);
+      this.writing.delete(batch);
+      if (this.pending.length) this.schedule();
+      if (this.roomWaiters.length && this.held < this.opts.heldMax / 2) for (const w of this.roomWaiters.splice(0)) w();
+    });
+    this.writes.add(write);
+    // Room for another write at once: a backlog is taken by several connections.
+    if (this.pending.length) this.schedule();
+  }
+
+  private async store(batch: { events: IntakeEvent[]; acks: (EventStored | undefined)[] }): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.sink.store(events);
+        await this.sink.store(batch.events);
         break;
       } catch {
-        if (this.closed) return; // close() answers them: unacknowledged, their devices send them again
+        if (this.closed) return; // close() counts them: unacknowledged, their devices send them again
         this.counts.writeRetries++;
         await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, 250 * 2 ** attempt)));
         if (this.closed) return;
       }
     }
-    this.writing = null;
-    if (this.opts.countsStored) this.counts.stored += events.length;
+    if (this.opts.countsStored) this.counts.stored += batch.events.length;
     // Committed: now, and only now, the devices may be told (PUBACK).
-    for (const ack of acks) ack?.();
-    if (this.pending.length) this.schedule();
-    if (this.roomWaiters.length && this.held < this.opts.heldMax / 2) for (const w of this.roomWaiters.splice(0)) w();
+    for (const ack of batch.acks) ack?.();
   }
 
   /** Waits (at most `waitMs`) for what was taken to be stored; what is left is not acknowledged (its devices send it again). */
   async close(waitMs = 5000): Promise<void> {
     if (this.closed) return;
-    const drained = this.running;
-    await Promise.race([drained, new Promise((r) => setTimeout(r, waitMs).unref())]);
+    const deadline = Date.now() + waitMs;
+    while ((this.pending.length || this.writes.size) && Date.now() < deadline) {
+      if (this.pending.length) this.schedule();
+      await Promise.race([Promise.all(this.writes), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref())]);
+    }
     this.closed = true;
-    const left = [...(this.writing?.acks ?? []), ...this.acks];
-    this.counts.unstoredAtStop += left.length;
-    this.writing = null;
+    let left = this.pending.length;
+    for (const w of this.writing) left += w.events.length;
+    this.counts.unstoredAtStop += left;
+    this.writing.clear();
     this.pending = [];
-    this.acks = [];
     // Never acknowledged: the broker's connections close with the plane, and what had no PUBACK is sent again.
+    this.acks = [];
     for (const w of this.roomWaiters.splice(0)) w();
   }
 }

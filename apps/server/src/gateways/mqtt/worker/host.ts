@@ -144,13 +144,18 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
   };
   const answerer = (w: Worker) => {
     let queued: Answer[] = [];
+    let gone = false;
+    w.once('exit', () => {
+      gone = true;
+    });
     return (a: Answer) => {
       if (!queued.length)
         setImmediate(() => {
           const answers = queued;
           queued = [];
           // A worker that died meanwhile is gone with its calls: its replacement's devices ask again.
-          if (w === worker && running) w.postMessage({ type: 'answers', answers } satisfies ToPlane);
+          // One still starting is answered (its devices sign in before it says it serves).
+          if (!gone) w.postMessage({ type: 'answers', answers } satisfies ToPlane);
         });
       queued.push(a);
     };

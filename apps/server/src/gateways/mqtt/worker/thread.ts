@@ -87,7 +87,8 @@ class DatabaseSink implements EventSink {
   constructor(url: string, statementTimeoutMs: number) {
     this.pool = new pg.Pool({
       connectionString: url,
-      max: 2,
+      // Two batches written at once, or one beside a background look-up of senders.
+      max: 3,
       statement_timeout: statementTimeoutMs,
       connectionTimeoutMillis: 5000,
       application_name: 'atrium-devices',
@@ -101,16 +102,18 @@ class DatabaseSink implements EventSink {
     const client = await this.pool.connect();
     let rows: NewEvent[];
     try {
+      // A sender never seen (or seen not to be a device) is looked up before its batch is stored; a
+      // known one is used while it is looked up again in the background, so a flood's batches do
+      // not wait for ten thousand serial numbers every ten seconds.
+      const unknown = new Set<string>();
       const stale = new Set<string>();
       for (const e of batch) {
         const hit = this.devices.get(e.serial);
-        if (!hit || hit.until <= now) stale.add(e.serial);
+        if (!hit || (hit.until <= now && !hit.device)) unknown.add(e.serial);
+        else if (hit.until <= now) stale.add(e.serial);
       }
-      if (stale.size) {
-        const found = await idsOfSerialsOn(client, [...stale]);
-        if (this.devices.size + stale.size > 100_000) this.devices.clear();
-        for (const serial of stale) this.devices.set(serial, { device: found.get(serial) ?? null, until: now + 10_000 });
-      }
+      if (unknown.size) await this.lookUp(client, unknown, now);
+      if (stale.size) this.refresh(stale, now);
       rows = [];
       let at = 0;
       let atDate = new Date(0);
@@ -133,18 +136,48 @@ class DatabaseSink implements EventSink {
     // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
     // behind it for long.
     for (let i = 0; i < rows.length; i += STORED_PIECE) {
-      const stored: StoredRow[] = rows.slice(i, i + STORED_PIECE).map((r) => [
-        r.projectId,
-        r.deviceId,
-        r.type,
-        r.identifier,
-        r.eventId ?? null,
-        r.data,
-        r.occurredAt.getTime(),
-        (r.receivedAt ?? r.occurredAt).getTime(),
-      ]);
+      const stored: StoredRow[] = rows
+        .slice(i, i + STORED_PIECE)
+        .map((r) => [
+          r.projectId,
+          r.deviceId,
+          r.type,
+          r.identifier,
+          r.eventId ?? null,
+          r.data,
+          r.occurredAt.getTime(),
+          (r.receivedAt ?? r.occurredAt).getTime(),
+        ]);
       send({ type: 'stored', events: JSON.stringify(stored) });
     }
+  }
+
+  private async lookUp(client: pg.ClientBase, serials: ReadonlySet<string>, now: number): Promise<void> {
+    const found = await idsOfSerialsOn(client, [...serials]);
+    if (this.devices.size + serials.size > 100_000) this.devices.clear();
+    for (const serial of serials) this.devices.set(serial, { device: found.get(serial) ?? null, until: now + 10_000 });
+  }
+
+  private refresh(serials: ReadonlySet<string>, now: number): void {
+    // One refresh at a time per serial: asked again only if this one fails.
+    for (const serial of serials) {
+      const hit = this.devices.get(serial);
+      if (hit) hit.until = now + 10_000;
+    }
+    void this.pool.connect().then(
+      (client) =>
+        this.lookUp(client, serials, now).then(
+          () => client.release(),
+          (e: unknown) => {
+            client.release(e instanceof Error ? e : true);
+            for (const serial of serials) {
+              const hit = this.devices.get(serial);
+              if (hit) hit.until = 0;
+            }
+          },
+        ),
+      () => undefined,
+    );
   }
 
   close(): Promise<void> {
@@ -190,11 +223,12 @@ const credentials = {
     call('verify', [serial, password]) as Promise<{ projectId: number; deviceId: number } | null>,
 };
 
-function startBroker(tls: BrokerTls | null): Promise<EmbeddedBroker> {
+/** `port`: where it listens (a restart keeps the port the first start was given, 0 included). */
+function startBroker(tls: BrokerTls | null, port?: number): Promise<EmbeddedBroker> {
   const b = data.broker;
   if (b.kind !== 'embedded') throw new Error('the device plane has no embedded broker');
   return startEmbeddedBroker({
-    port: b.port,
+    port: port ?? b.port,
     host: b.host,
     credentials,
     internal: b.internal,
@@ -211,6 +245,8 @@ async function start(given: DevicePlaneData): Promise<void> {
     heldMax: data.eventsHeldMax,
     // COPY takes a backlog in few transactions; a batch crossing to the main thread stays smaller.
     maxBatch: database ? 50_000 : 10_000,
+    // Two connections write at once; PGlite's side takes one batch at a time.
+    concurrency: database ? 2 : 1,
     countsStored: database !== null,
   });
   intake = events;
@@ -283,9 +319,10 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
       return broker.tlsPort();
     case 'restartBroker': {
       // Every client is dropped and reconnects; the gateway follows the new broker.
+      const at = broker?.port;
       await broker?.close();
       broker = null;
-      broker = await startBroker(args[0] as BrokerTls | null);
+      broker = await startBroker(args[0] as BrokerTls | null, at);
       await g.useLocalBroker(broker.local);
       sendCounters();
       return broker.tlsPort();
