@@ -91,12 +91,15 @@ export class SpareWorkers {
 
   /**
    * `entry`: the worker's first file; `name`: its thread's name in stack traces and inspectors;
-   * `resourceLimits`: heap limits of each worker, so that a runaway plane dies alone (and is started again).
+   * `resourceLimits`: heap limits of each worker, so that a runaway plane dies alone (and is started
+   * again); `keep`: whether one waits loaded at all times (false: a replacement loads when needed,
+   * sparing the memory of a whole idle thread where clients retry on their own).
    */
   constructor(
     private readonly entry: URL,
     private readonly name: string,
     private readonly resourceLimits?: ResourceLimits,
+    private readonly keep = true,
   ) {}
 
   private load(): { worker: Worker; loaded: Promise<void> } {
@@ -140,6 +143,7 @@ export class SpareWorkers {
     if (this.closed) throw new Error(`the ${this.name} workers are closed`);
     const w = (this.spare ?? this.load()).worker;
     this.spare = null;
+    if (!this.keep) return w;
     // Loading competes for the CPU with the worker just taken: the next one loads a little later.
     setTimeout(() => {
       if (!this.closed && !this.spare) this.spare = this.load();

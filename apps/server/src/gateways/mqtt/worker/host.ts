@@ -76,10 +76,14 @@ export interface DevicePlane extends DeviceGateway {
   close(): Promise<void>;
 }
 
-/** Spare device plane threads (core/worker-threads.ts); `resourceLimits` bound each one's heap. */
+/**
+ * Device plane threads (core/worker-threads.ts); `resourceLimits` bound each one's heap. None waits
+ * loaded: a whole idle thread costs some 150 MB, and devices whose plane died retry on their own
+ * (a replacement loads in a second or two).
+ */
 export class SpareDevicePlanes extends SpareWorkers {
   constructor(resourceLimits?: ResourceLimits) {
-    super(ENTRY, 'atrium-devices', resourceLimits);
+    super(ENTRY, 'atrium-devices', resourceLimits, false);
   }
 }
 

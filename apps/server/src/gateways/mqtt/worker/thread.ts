@@ -16,7 +16,8 @@ import {
   InvalidTaskError,
   type PresenceReport,
 } from '../../../modules/devices/devices.gateway.js';
-import { idsOfSerialsOn, type NewEvent, storeEventsByCopy } from '../../../modules/devices/devices.repository.js';
+import type { NewEvent } from '../../../modules/devices/devices.repository.js';
+import { idsOfSerialsOn, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
 import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
 import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
 import { MqttGateway } from '../gateway.js';
