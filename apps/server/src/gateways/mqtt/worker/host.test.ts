@@ -109,7 +109,7 @@ describe(`the device plane in its worker thread (${onPostgres ? 'PostgreSQL: eve
     expect(plane.port).toBe(port);
     await flow;
     expect(await settled(12_000)).toMatchObject({ acknowledged: 12_000, lost: 0, storedTwice: 0, stored: 12_000 });
-  }, 180_000);
+  }, 300_000);
 
   it.runIf(onPostgres)(
     'acknowledges nothing while device_events is locked, and everything once stored after',
