@@ -12,13 +12,13 @@ import { Fleet } from '@atrium/device-sim';
 /** What the parent asks of a child. */
 type Command =
   | { cmd: 'start'; url: string; serials: string[]; password: string; concurrency: number; attempts: number }
-  | { cmd: 'events'; total: number; rate: number }
+  | { cmd: 'events'; total: number; rate: number; window?: number }
   | { cmd: 'stop' };
 
 /** What a child answers. */
 type Answer =
   | { type: 'started'; refused: { serial: string; error: string }[]; retried: number; recovered: number; connected: number }
-  | { type: 'sent'; sent: number; ms: number; behind: number }
+  | { type: 'sent'; sent: number; ms: number; behind: number; kept: number }
   | { type: 'acked'; acked: number; failed: number; firstError: string; ms: number }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
@@ -28,6 +28,8 @@ export interface EventsOutcome {
   /** Until the last child had sent its share (ms from the start). */
   sentMs: number;
   behind: number;
+  /** Events offered that a device kept (its window of unacknowledged events was full): never sent, never acknowledged. */
+  kept: number;
 }
 
 export interface AckOutcome {
@@ -140,7 +142,7 @@ export class ProcessFleet {
    * `total` events at `rate` a second in all, each child its share from its connected devices
    * (round robin, QoS 1). Resolves once all are sent, with a promise of their acknowledgements.
    */
-  async events(total: number, rate: number): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
+  async events(total: number, rate: number, window?: number): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
     const k = this.children.length;
     const t0 = performance.now();
     const sentAnswers: Promise<Extract<Answer, { type: 'sent' }>>[] = [];
@@ -149,7 +151,7 @@ export class ProcessFleet {
       const share = Math.floor(total / k) + (i < total % k ? 1 : 0);
       sentAnswers.push(this.next(child, 'sent'));
       ackAnswers.push(this.next(child, 'acked'));
-      child.send({ cmd: 'events', total: share, rate: rate / k } satisfies Command);
+      child.send({ cmd: 'events', total: share, rate: rate / k, ...(window ? { window } : {}) } satisfies Command);
     });
     // Both are listened for from the start: a child may answer 'acked' right after 'sent'.
     const acked = Promise.all(ackAnswers).then((a) => ({
@@ -165,6 +167,7 @@ export class ProcessFleet {
         sent: sent.reduce((n, x) => n + x.sent, 0),
         sentMs: performance.now() - t0,
         behind: sent.reduce((n, x) => n + x.behind, 0),
+        kept: sent.reduce((n, x) => n + x.kept, 0),
       },
       acked,
     };
@@ -225,31 +228,48 @@ function child(): void {
           let failed = 0;
           let firstError = '';
           let behind = 0;
+          // With a window, a device holds at most that many events unacknowledged (as a panel does,
+          // keeping the rest in its own storage): what is offered beyond it is kept, not sent.
+          let kept = 0;
+          let offered = 0;
+          const inFlight = new Map<unknown, number>();
           const t0 = performance.now();
           await new Promise<void>((resolve) => {
             const tick = () => {
               const due = Math.min(c.total, Math.floor(((performance.now() - t0) / 1000) * c.rate));
-              const late = due - sent > c.rate / 50;
+              const late = due - offered > c.rate / 50;
               if (late) behind++;
-              while (sent < due) {
-                const i = sent++;
+              while (offered < due) {
+                const i = offered++;
                 const d = devices[i % devices.length];
-                d?.event({ type: 'sensor', data: { sensor: 'bench', value: i } }).then(
-                  () => acked++,
+                if (!d) continue;
+                if (c.window !== undefined && (inFlight.get(d) ?? 0) >= c.window) {
+                  kept++;
+                  continue;
+                }
+                sent++;
+                inFlight.set(d, (inFlight.get(d) ?? 0) + 1);
+                const settle = () => inFlight.set(d, (inFlight.get(d) ?? 1) - 1);
+                d.event({ type: 'sensor', data: { sensor: 'bench', value: i } }).then(
+                  () => {
+                    settle();
+                    acked++;
+                  },
                   (e: Error) => {
+                    settle();
                     failed++;
                     firstError ||= e.message;
                   },
                 );
               }
-              if (sent >= c.total) resolve();
+              if (offered >= c.total) resolve();
               // Behind schedule (a burst offered faster than it can be sent): straight on; on schedule, every 5 ms.
               else if (late) setImmediate(tick);
               else setTimeout(tick, 5);
             };
             tick();
           });
-          answer({ type: 'sent', sent, ms: performance.now() - t0, behind });
+          answer({ type: 'sent', sent, ms: performance.now() - t0, behind, kept });
           while (acked + failed < sent) await new Promise((r) => setTimeout(r, 50));
           answer({ type: 'acked', acked, failed, firstError, ms: performance.now() - t0 });
           return;

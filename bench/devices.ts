@@ -58,15 +58,15 @@ const SKIP = new Set((process.env.BENCH_DEVICES_SKIP ?? '').split(',').map((s) =
 const ONLY = process.env.BENCH_DEVICES_ONLY?.trim() || null;
 /** Seconds of each devices list load (and of its pgbench baseline). */
 const LIST_SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 8);
-const PASSWORD = 'bench-device-password';
+export const PASSWORD = 'bench-device-password';
 const MODEL = 'AP-100'; // the catalogue's first panel: what the simulator announces by default
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const serialOf = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
+export const serialOf = (i: number) => `BENCH-${String(i).padStart(6, '0')}`;
 const mib = (kb: number) => `${(kb / 1024).toFixed(0)} MiB`;
 
 /** Resident memory of a process (kB), as the kernel counts it. */
-function rssKb(pid: number): number {
+export function rssKb(pid: number): number {
   if (!existsSync(`/proc/${pid}`)) return Number.NaN; // the server exited
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : Number.NaN;
@@ -137,7 +137,7 @@ function table(rows: Row[]): void {
 }
 
 /** The devices straight into the migrated schema: one argon2id hash of the one password for all of them. */
-async function seedDevices(db: pg.Client, count: number): Promise<{ hashMs: number; verifyMs: number }> {
+export async function seedDevices(db: pg.Client, count: number): Promise<{ hashMs: number; verifyMs: number }> {
   let t = performance.now();
   const hash = await hashPassword(PASSWORD);
   const hashMs = performance.now() - t;
@@ -661,7 +661,9 @@ export async function run(): Promise<void> {
   if (ONLY && ONLY !== 'list') throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
   const loadAtStart = loadNow();
   // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
-  const servers = await startServers(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices', { embeddedMqtt: true });
+  // BENCH_DB: a database name of one's own, when several checkouts bench on one machine.
+  const dbName = process.env.BENCH_DB ?? (ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
+  const servers = await startServers(dbName, { embeddedMqtt: true });
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;

@@ -116,6 +116,8 @@ export interface ServerOptions {
    * number and device password, instead of the machine's Mosquitto on 1883 (which has no device accounts).
    */
   embeddedMqtt?: boolean;
+  /** The database URL the server is given, from the fresh database's (a proxy in between, to cut it). */
+  serverDatabaseUrl?: (url: string) => string;
 }
 
 /** Atrium on a fresh PostgreSQL database and the bare baseline server, each in its own process. */
@@ -125,7 +127,7 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
   const base = `http://127.0.0.1:${port}`;
   const mqttPort = opts.embeddedMqtt ? await freePort() : 0;
   const server = startProcess(path.join(ROOT, 'apps/server/src/main.ts'), {
-    DATABASE_URL: url,
+    DATABASE_URL: opts.serverDatabaseUrl?.(url) ?? url,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: tempDir(),

@@ -4,6 +4,7 @@ const known: Record<string, () => Promise<unknown>> = {
   api: () => import('./api.js').then((m) => m.run()),
   users: () => import('./users.js').then((m) => m.run()),
   devices: () => import('./devices.js').then((m) => m.run()),
+  'devices-outage': () => import('./devices-outage.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),
   sip: () => import('./sip.js').then((m) => m.run()),
   'sip-fuzz': () => import('./sip-fuzz.js').then((m) => m.run()),

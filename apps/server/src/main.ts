@@ -4,43 +4,29 @@ import { openDatabase } from './core/db/client.js';
 import { tcpPortFree } from './core/ports.js';
 import { finishesWithin } from './core/settle.js';
 import { cleanStaleUploads } from './core/uploads.js';
-import { type EmbeddedBroker, type InternalCredential, newInternalCredential, startEmbeddedBroker } from './gateways/mqtt/broker.js';
-import { MqttGateway } from './gateways/mqtt/gateway.js';
+import { type BrokerTls, newInternalCredential } from './gateways/mqtt/broker.js';
 import { MosquittoDynsec } from './gateways/mqtt/mosquitto-dynsec.js';
-import type { DeviceCredentials } from './modules/devices/devices.gateway.js';
-import { restartableBroker } from './modules/settings/project-settings.service.js';
+import { type DevicePlane, startDevicePlane } from './gateways/mqtt/worker/host.js';
+import type { PlaneBroker } from './gateways/mqtt/worker/protocol.js';
 import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip-runtime.js';
 
 /**
- * The embedded broker on `port`, with MQTT over TLS when the broker tab has own certificates; when
- * TLS cannot open (its port taken), the broker runs without it and says why.
+ * The device plane in its supervised thread (gateways/mqtt/worker): the embedded broker, unless an
+ * external one is configured or its port is taken (then says what to do), with MQTT over TLS when
+ * the broker tab has own certificates; or Atrium's client of MQTT_URL, which connects in the
+ * background and keeps retrying, so the server starts whether or not that broker is up.
  */
-async function embeddedBroker(
-  config: Config,
-  port: number,
-  credentials: DeviceCredentials,
-  internal: InternalCredential,
-  tls: { port: number; cert: string; key: string } | null,
-): Promise<EmbeddedBroker> {
-  const base = { port, host: config.mqttHost, credentials, internal };
-  if (!tls) return startEmbeddedBroker(base);
-  try {
-    return await startEmbeddedBroker({ ...base, tls });
-  } catch (e) {
-    console.warn(`\n! MQTT over TLS could not open on port ${tls.port}: ${(e as Error).message}. Set MQTTS_PORT to a free port.\n`);
-    return startEmbeddedBroker(base);
-  }
-}
-
-/** Starts the embedded broker unless an external one is configured or its port is taken (then says what to do). */
-async function startBroker(
-  config: Config,
-  credentials: DeviceCredentials,
-  internal: InternalCredential,
-  tls: { port: number; cert: string; key: string } | null,
-): Promise<EmbeddedBroker | null> {
-  if (config.mqttUrl) return null;
-  if (!(await tcpPortFree(config.mqttPort, config.mqttHost))) {
+async function startDevicePlaneIfFree(config: Config, app: AppInstance, tls: BrokerTls | null): Promise<DevicePlane | null> {
+  let broker: PlaneBroker;
+  if (config.mqttUrl) {
+    // Several instances share an external broker: each device message reaches one of them.
+    broker = {
+      kind: 'external',
+      url: config.mqttUrl,
+      ...(config.mqttClientId ? { clientId: config.mqttClientId } : {}),
+      shared: config.mqttShared === true,
+    };
+  } else if (!(await tcpPortFree(config.mqttPort, config.mqttHost))) {
     console.warn(
       `\n! MQTT port ${config.mqttPort} is already in use (another MQTT broker is probably running there).\n` +
         `  Atrium is running without its embedded broker, so devices cannot connect yet. Either:\n` +
@@ -48,9 +34,21 @@ async function startBroker(
         `    - or run the embedded one elsewhere: MQTT_PORT=1884 npm start\n`,
     );
     return null;
+  } else {
+    // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
+    broker = { kind: 'embedded', port: config.mqttPort, host: config.mqttHost, internal: newInternalCredential(), tls };
   }
-  // Devices sign in as themselves (serial number and device password); anonymous clients are refused.
-  return embeddedBroker(config, config.mqttPort, credentials, internal, tls);
+  const devices = app.services.devices;
+  const plane = await startDevicePlane({
+    broker,
+    databaseUrl: config.databaseUrl ?? null,
+    statementTimeoutMs: config.dbTimeouts.statementTimeoutMs,
+    services: devices,
+    log: app.log,
+  });
+  if (broker.kind === 'embedded') devices.attachAccounts(plane.accounts);
+  devices.attachGateway(plane);
+  return plane;
 }
 
 /**
@@ -79,30 +77,6 @@ async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRunt
     return startSip(app, { ...config, sip: { ...config.sip, tlsPort: null } });
   }
   return startSip(app, config);
-}
-
-/**
- * Atrium's own client of the broker (gateways/mqtt): the embedded broker through its in-process link,
- * or MQTT_URL with the account in it. It connects in the background and keeps retrying,
- * so the server starts whether or not an external broker is up; tasks wait meanwhile.
- */
-function startGateway(config: Config, broker: EmbeddedBroker | null, app: AppInstance): MqttGateway | null {
-  // The embedded broker is reached in-process (no MQTT connection of its own); MQTT_URL over TCP.
-  const where = config.mqttUrl
-    ? { url: config.mqttUrl, ...(config.mqttClientId ? { clientId: config.mqttClientId } : {}) }
-    : broker
-      ? { local: broker.local }
-      : null;
-  if (!where) return null;
-  const gateway = MqttGateway.start({
-    ...where,
-    handlers: app.services.devices,
-    // Several instances share an external broker: each device message reaches one of them.
-    shared: Boolean(config.mqttUrl) && config.mqttShared === true,
-    log: app.log,
-  });
-  app.services.devices.attachGateway(gateway);
-  return gateway;
 }
 
 /**
@@ -170,30 +144,15 @@ async function main(): Promise<void> {
   await cleanStaleUploads(config.dataDir);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...config.dbTimeouts });
   const app = await buildApp({ config, database });
-  const internal = newInternalCredential();
   // Own certificates of the broker tab (issue 14): MQTT over TLS on MQTTS_PORT.
   const ownTls = async () => {
     const pair = await app.services.projectSettings.brokerTls();
     return pair ? { port: config.mqttsPort, ...pair } : null;
   };
-  const broker = await startBroker(config, app.services.devices, internal, await ownTls());
+  const plane = await startDevicePlaneIfFree(config, app, config.mqttUrl ? null : await ownTls());
   const mosquitto = config.mqttDynsec ? manageMosquitto(config, app) : null;
-  if (broker) app.services.devices.attachAccounts(broker.accounts);
   // Project settings, broker tab (issue 14): restart reopens the embedded broker on its port.
-  const brokerControl = broker
-    ? restartableBroker(
-        broker,
-        async (port) => {
-          const next = await embeddedBroker(config, port, app.services.devices, internal, await ownTls());
-          app.services.devices.attachAccounts(next.accounts);
-          await gateway?.useLocalBroker(next.local);
-          return next;
-        },
-        config.mqttsPort,
-      )
-    : null;
-  app.services.projectSettings.attachBroker(brokerControl);
-  const gateway = startGateway(config, broker, app);
+  app.services.projectSettings.attachBroker(plane?.port ? plane.brokerControl(ownTls, config.mqttsPort) : null);
   const sip = await startSipIfFree(config, app);
   const boot = await app.services.projects.bootstrap({ adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   await app.listen({ port: config.port, host: config.host });
@@ -201,7 +160,7 @@ async function main(): Promise<void> {
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   const lines = [``, `Atrium is running at ${config.publicUrl}`, `  database: ${where}`];
   lines.push(
-    `  MQTT: ${config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : broker ? `embedded broker on ${config.mqttHost}:${broker.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
+    `  MQTT: ${config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : plane ? `embedded broker on ${config.mqttHost}:${plane?.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
   );
   lines.push(
     `  SIP: ${
@@ -232,12 +191,11 @@ async function main(): Promise<void> {
   console.log(`${lines.join('\n')}\n`);
 
   const shutdown = async () => {
-    await gateway?.close();
+    await plane?.close();
     await sip?.close();
     mosquitto?.stop();
     await (await mosquitto?.ready.catch(() => null))?.close();
     await app.close();
-    await brokerControl?.close();
     await database.close();
     process.exit(0);
   };

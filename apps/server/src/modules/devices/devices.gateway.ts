@@ -28,6 +28,18 @@ export interface DeviceGateway {
   readonly connected?: boolean;
   /** Its counters of device messages (absent: a test's fake). */
   readonly stats?: GatewayIntakeStats;
+  /** The event intake of the device plane's thread, when events are stored there (PostgreSQL) or wait there. */
+  readonly eventIntake?: PlaneIntakeStats;
+}
+
+/** What the device plane's own intake counts (modules/devices/event-intake.ts). */
+export interface PlaneIntakeStats {
+  readonly backlog: number;
+  readonly oldestUnstoredMs: number;
+  readonly stored: number;
+  readonly writeRetries: number;
+  readonly intakeFull: number;
+  readonly unstoredAtStop: number;
 }
 
 /** What the gateway counts of the messages devices send (system information, /metrics). */

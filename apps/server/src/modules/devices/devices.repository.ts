@@ -25,6 +25,7 @@ import {
   sortSql,
 } from '../../core/list-query.js';
 import { deviceEvents, deviceStatus, devices, deviceTasks } from './devices.table.js';
+import { copyChunks, EVENT_COLUMNS, STAGED_EVENTS, withoutNul } from './event-copy.js';
 
 const D = qualifiedColumns(devices);
 
@@ -1128,61 +1129,4 @@ export class DevicesRepository {
       if (rows.length < size) return;
     }
   }
-}
-
-/**
- * JSON text without `\u0000` escapes: PostgreSQL's text and jsonb cannot hold NUL, and one device's
- * event carrying it would make the whole batch (everyone's events) refused again and again.
- */
-function withoutNul(json: string): string {
-  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : json;
-}
-
-/** A text field of COPY's text format: backslash, tab, newline and carriage return escaped; null is \N. */
-function copyText(v: string | null): string {
-  if (v === null) return '\\N';
-  if (v.includes('\0')) v = v.replaceAll('\0', '');
-  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string) : v;
-}
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-const EVENT_COLUMNS = 'project_id, device_id, type, identifier, event_id, data, occurred_at, received_at';
-/**
- * The COPY's staging table (per connection, emptied at each commit) and the statement that moves its
- * rows on: a row conflicting with a stored one of the same device and event id, or with an earlier
- * one of the same batch, is skipped.
- */
-const STAGED_EVENTS = {
-  before: [
-    `CREATE TEMP TABLE IF NOT EXISTS device_events_in (project_id int, device_id int, type text, identifier text, event_id text,
-      data jsonb, occurred_at timestamptz, received_at timestamptz) ON COMMIT DELETE ROWS`,
-  ],
-  after: [
-    `INSERT INTO device_events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM device_events_in u
-      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id) ON CONFLICT DO NOTHING`,
-  ],
-};
-
-/** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
-function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
-  let chunk = '';
-  // Events received in the same millisecond share one Date (DevicesService.receivedNow): written once.
-  let at: Date | undefined;
-  let atText = '';
-  const received = (d: Date) => {
-    if (d !== at) {
-      at = d;
-      atText = d.toISOString();
-    }
-    return atText;
-  };
-  const now = new Date();
-  for (const r of rows) {
-    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(r.eventId ?? null)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  if (chunk) yield chunk;
 }

@@ -1400,21 +1400,85 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     return new Promise((r) => this.roomWaiters.push(r));
   }
 
-  /** The event intake as system information shows it (this service's counters and its gateway's). */
+  /**
+   * The event intake as system information shows it: this service's counters, its gateway's, and
+   * the device plane's own intake when it has one (its backlog holds what waits here too, so the
+   * larger of the two counts).
+   */
   intakeStats(): DeviceEventsInfo {
     const g = this.gateway?.stats;
+    const p = this.gateway?.eventIntake;
     return {
-      backlog: this.eventsHeld,
-      oldest_unstored_ms: this.oldestUnstoredMs(),
-      stored: this.stats.storedEvents,
+      backlog: Math.max(this.eventsHeld, p?.backlog ?? 0),
+      oldest_unstored_ms: Math.max(this.oldestUnstoredMs(), p?.oldestUnstoredMs ?? 0),
+      stored: this.stats.storedEvents + (p?.stored ?? 0),
       acknowledged: g?.acknowledged ?? 0,
       awaiting_ack: g?.awaitingAck ?? 0,
-      delayed: { write_retry: this.stats.eventWriteRetries, intake_full: this.stats.eventIntakeFull, read_paused: g?.readPaused ?? 0 },
+      delayed: {
+        write_retry: this.stats.eventWriteRetries + (p?.writeRetries ?? 0),
+        intake_full: this.stats.eventIntakeFull + (p?.intakeFull ?? 0),
+        read_paused: g?.readPaused ?? 0,
+      },
       acks_of_closed_connections: g?.acksOfClosedConnections ?? 0,
       // The gateway's refusals (unreadable, overloaded…) and this service's (a message not following its device).
       refused: { ...(g?.dropped ?? {}), ...this.stats.refused },
-      unstored_at_stop: this.stats.unstoredAtStop,
+      unstored_at_stop: this.stats.unstoredAtStop + (p?.unstoredAtStop ?? 0),
     };
+  }
+
+  /**
+   * A batch of events from the device plane's thread (PGlite, which only this thread reaches): one
+   * JSON text of [serial, report, receivedAt ms] tuples. Resolves once every one is stored (or
+   * answered: an unknown sender has nothing to store), so the plane acknowledges them only then.
+   */
+  takeEvents(batch: string): Promise<void> {
+    const events = JSON.parse(batch) as [string, EventReport, number][];
+    return new Promise<void>((resolve, reject) => {
+      let left = events.length;
+      if (!left) return resolve();
+      const done = () => {
+        if (--left === 0) resolve();
+      };
+      let at = 0;
+      let receivedAt = new Date(0);
+      for (const [serial, report, ms] of events) {
+        // Events received in the same millisecond share one Date, as receivedNow does.
+        if (ms !== at) {
+          at = ms;
+          receivedAt = new Date(ms);
+        }
+        const when = receivedAt;
+        const d = this.eventDevice(serial);
+        if (d instanceof Promise) d.then((found) => (found ? this.queueEvent(found, report, when, done) : done()), reject);
+        else if (d) this.queueEvent(d, report, when, done);
+        else done();
+      }
+    });
+  }
+
+  /**
+   * A batch the device plane committed itself (PostgreSQL): told to the listeners of stored events,
+   * after the batches before it. One JSON text of the rows (gateways/mqtt/worker/protocol.ts StoredRow).
+   */
+  eventsStored(batch: string): void {
+    const rows = JSON.parse(batch) as [number, number, string, string | null, string | null, Record<string, unknown>, number, number][];
+    const events: NewEvent[] = rows.map(([projectId, deviceId, type, identifier, eventId, data, occurred, received]) => ({
+      projectId,
+      deviceId,
+      type,
+      identifier,
+      eventId,
+      data,
+      occurredAt: new Date(occurred),
+      receivedAt: new Date(received),
+    }));
+    this.told = this.told.then(async () => {
+      for (const listener of this.eventListeners) {
+        await listener(events).catch(() => {
+          this.stats.listenerErrors++;
+        });
+      }
+    });
   }
 
   /** Events received and not stored yet (so not acknowledged). */

@@ -11,8 +11,8 @@ import tls from 'node:tls';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, buildTestApp, type TestApp } from '../../../test/helpers.js';
-import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/broker.js';
-import { restartableBroker } from './project-settings.service.js';
+import { newInternalCredential } from '../../gateways/mqtt/broker.js';
+import { startDevicePlane } from '../../gateways/mqtt/worker/host.js';
 
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof adminClient>>;
@@ -95,17 +95,18 @@ const fingerprint = (pem: Buffer) => new X509Certificate(pem).fingerprint256;
 describe('MQTT over TLS with the broker tab’s own certificate', () => {
   it('opens on save with a matching pair, presents the new pair at once, survives a restart and closes when switched off', async () => {
     const internal = newInternalCredential();
-    const start = async (port: number) => {
+    const tlsOf = async () => {
       const pair = await t.app.services.projectSettings.brokerTls();
-      return startEmbeddedBroker({
-        port,
-        host: '127.0.0.1',
-        credentials: t.app.services.devices,
-        internal,
-        tls: pair ? { port: 0, ...pair } : null,
-      });
+      return pair ? { port: 0, ...pair } : null;
     };
-    const control = restartableBroker(await start(0), start, 0);
+    // The device plane's thread, as `npm start` runs it.
+    const plane = await startDevicePlane({
+      broker: { kind: 'embedded', port: 0, host: '127.0.0.1', internal, tls: await tlsOf() },
+      databaseUrl: null,
+      services: t.app.services.devices,
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    const control = { ...plane.brokerControl(tlsOf, 0), port: () => plane.port as number, close: () => plane.close() };
     t.app.services.projectSettings.attachBroker(control);
     const a = certPair('broker-a');
     const b = certPair('broker-b');
@@ -187,5 +188,5 @@ describe('MQTT over TLS with the broker tab’s own certificate', () => {
       t.app.services.projectSettings.attachBroker(null);
       await control.close();
     }
-  });
+  }, 120_000);
 });

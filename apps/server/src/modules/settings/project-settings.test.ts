@@ -17,10 +17,10 @@ import { announcingCanvas } from '../../../test/images.js';
 import { type SmtpPeer, startSmtpPeer } from '../../../test/smtp-peer.js';
 import { queryRows } from '../../core/db/client.js';
 import { zonedCell } from '../../core/export.js';
-import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/broker.js';
+import { newInternalCredential } from '../../gateways/mqtt/broker.js';
+import { startDevicePlane } from '../../gateways/mqtt/worker/host.js';
 import { type SipRuntime, startSip } from '../telephony/sip-runtime.js';
 import { solidPng } from './apple-wallet.service.js';
-import { restartableBroker } from './project-settings.service.js';
 
 let t: TestApp;
 let admin: Awaited<ReturnType<typeof adminClient>>;
@@ -624,15 +624,19 @@ describe('MQTT broker tab', () => {
     expect(none.json().message).toBe('error mqtt broker settings sending');
     expect((await admin.post('/settings/broker/restart', { type: 'everything' })).statusCode).toBe(400);
 
-    const internal = newInternalCredential();
-    const start = (port: number) => startEmbeddedBroker({ port, host: '127.0.0.1', credentials: t.app.services.devices, internal });
-    const control = restartableBroker(await start(0), start);
-    t.app.services.projectSettings.attachBroker(control);
+    // The device plane's thread, as `npm start` runs it.
+    const plane = await startDevicePlane({
+      broker: { kind: 'embedded', port: 0, host: '127.0.0.1', internal: newInternalCredential(), tls: null },
+      databaseUrl: null,
+      services: t.app.services.devices,
+      log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    t.app.services.projectSettings.attachBroker(plane.brokerControl(async () => null, 0));
     try {
       const before = (await admin.get('/settings/broker/status')).json().data;
       expect(before).toMatchObject({ is_running: true });
       // A client connected before the restart is dropped; the broker listens again on its port.
-      const port = control.port();
+      const port = plane.port as number;
       const sock = net.connect(port, '127.0.0.1');
       await new Promise<void>((r) => sock.once('connect', () => r()));
       const closed = new Promise<void>((r) => sock.once('close', () => r()));
@@ -654,7 +658,7 @@ describe('MQTT broker tab', () => {
       expect(audit[0]?.n).toBe(1);
     } finally {
       t.app.services.projectSettings.attachBroker(null);
-      await control.close();
+      await plane.close();
     }
-  });
+  }, 120_000);
 });

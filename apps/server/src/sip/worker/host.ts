@@ -1,21 +1,11 @@
-import { MessageChannel, type ResourceLimits, Worker } from 'node:worker_threads';
+import { MessageChannel, type ResourceLimits, type Worker } from 'node:worker_threads';
+import { fromWireError, levelsOf, restartDelay, SpareWorkers, STABLE_MS, toWireError } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServer, SipServerOptions } from '../server.js';
-import type { SipLogger } from '../server-types.js';
 import type { TransportCounters } from '../transport.js';
 import type { SipCallEvent, SipContact } from '../types.js';
-import {
-  type Answer,
-  type ControlMethod,
-  type FromWorker,
-  fromWireError,
-  type SipPorts,
-  type SipWorkerData,
-  type SipWorkerServerOptions,
-  type ToWorker,
-  toWireError,
-} from './protocol.js';
+import type { Answer, ControlMethod, FromWorker, SipPorts, SipWorkerData, SipWorkerServerOptions, ToWorker } from './protocol.js';
 
 /**
  * The SIP server in a worker thread that this (main) thread supervises. The worker runs the whole
@@ -29,77 +19,12 @@ import {
 
 const ENTRY = new URL('./entry.mjs', import.meta.url);
 const STREAM: ReadonlySet<SipContact['transport']> = new Set(['tcp', 'tls', 'ws', 'wss']);
-/** Workers that keep dying right after start are started again ever later, up to this. */
-const MAX_BACKOFF_MS = 10_000;
-/** A worker that served this long before it died counts as a fresh failure (no backoff). */
-const STABLE_MS = 10_000;
 
-/**
- * Worker threads with the SIP code loaded, waiting for their start message: loading it (tsx
- * compiling sip/ and the contract it imports) takes a second or two, more than a dead worker's
- * replacement may keep phones waiting. One always waits; taking it starts loading the next.
- */
-export class SpareSipWorkers {
-  private spare: { worker: Worker; loaded: Promise<void> } | null = null;
-  private closed = false;
-
+/** SIP worker threads loaded in advance (core/worker-threads.ts): a dead one's replacement serves at once. */
+export class SpareSipWorkers extends SpareWorkers {
   /** `resourceLimits`: heap limits of each worker, so that a runaway SIP server dies alone (and is started again). */
-  constructor(private readonly resourceLimits?: ResourceLimits) {}
-
-  private load(): { worker: Worker; loaded: Promise<void> } {
-    const worker = new Worker(ENTRY, {
-      ...(this.resourceLimits ? { resourceLimits: this.resourceLimits } : {}),
-      // The SIP thread's own name in stack traces and inspectors.
-      name: 'atrium-sip',
-    });
-    const spare = {
-      worker,
-      loaded: new Promise<void>((resolve) => {
-        const onMessage = (msg: FromWorker) => {
-          if (msg.type !== 'loaded') return;
-          worker.off('message', onMessage);
-          resolve();
-        };
-        worker.on('message', onMessage);
-        worker.once('exit', () => resolve());
-      }),
-    };
-    // One that died waiting (it could not load) is replaced at the next take().
-    worker.once('exit', () => {
-      if (this.spare === spare) this.spare = null;
-    });
-    worker.on('error', () => undefined);
-    return spare;
-  }
-
-  /** Resolves once a spare worker waits loaded (for tests that time a replacement). */
-  async ready(): Promise<void> {
-    for (;;) {
-      if (this.closed) return;
-      if (!this.spare) this.spare = this.load();
-      const spare = this.spare;
-      await spare.loaded;
-      if (this.spare === spare) return;
-    }
-  }
-
-  /** A loaded (or loading) worker for a server to start in; the next one starts loading. */
-  take(): Worker {
-    if (this.closed) throw new Error('the sip workers are closed');
-    const w = (this.spare ?? this.load()).worker;
-    this.spare = null;
-    // Loading competes for the CPU with the worker just taken: the next one loads a little later.
-    setTimeout(() => {
-      if (!this.closed && !this.spare) this.spare = this.load();
-    }, 1000).unref();
-    return w;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const spare = this.spare;
-    this.spare = null;
-    await spare?.worker.terminate();
+  constructor(resourceLimits?: ResourceLimits) {
+    super(ENTRY, 'atrium-sip', resourceLimits);
   }
 }
 
@@ -137,12 +62,6 @@ function methodNames(o: object): string[] {
     for (const name of Object.getOwnPropertyNames(p))
       if (name !== 'constructor' && typeof (o as Record<string, unknown>)[name] === 'function') names.add(name);
   return [...names];
-}
-
-function levelsOf(log: SipLogger): SipWorkerData['logLevels'] {
-  const enabled = (log as { isLevelEnabled?: (level: string) => boolean }).isLevelEnabled;
-  const all = ['debug', 'info', 'warn', 'error'] as const;
-  return typeof enabled === 'function' ? all.filter((l) => enabled.call(log, l)) : [...all];
 }
 
 /** Starts the SIP server in a supervised worker thread; rejects as startSipServer would (EADDRINUSE and all). */
@@ -327,9 +246,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
 
   async function respawn(): Promise<void> {
     for (let attempt = 0; !closing; attempt++) {
-      // Twice in a row at once; a worker that keeps dying right after its start (a packet that kills
-      // it, sent again and again) is then started again ever later, so it cannot eat the CPU.
-      const delay = Math.min(MAX_BACKOFF_MS, failuresInARow + attempt <= 2 ? 0 : 250 * 2 ** (failuresInARow + attempt - 3));
+      const delay = restartDelay(failuresInARow, attempt);
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       if (closing) return;
       try {

@@ -5,6 +5,7 @@
  * to SipDirectory or SipCallObserver crosses without a change here.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { Answer, WireError } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServerOptions } from '../server.js';
@@ -36,28 +37,7 @@ type OneWay<T> = {
 };
 export const OBSERVER_IS_ONE_WAY: OneWay<SipCallObserver> = { onCallEvent: true, onRegistration: true };
 
-/** An Error as it crosses: enough to rebuild one with its code (EADDRINUSE decides what main.ts says). */
-export interface WireError {
-  name: string;
-  message: string;
-  code?: string;
-  stack?: string;
-}
-
-export function toWireError(e: unknown): WireError {
-  const err: NodeJS.ErrnoException = e instanceof Error ? e : new Error(String(e));
-  return { name: err.name, message: err.message, ...(typeof err.code === 'string' ? { code: err.code } : {}), stack: err.stack };
-}
-
-export function fromWireError(w: WireError): Error {
-  const err = new Error(w.message) as NodeJS.ErrnoException;
-  err.name = w.name;
-  if (w.code) err.code = w.code;
-  if (w.stack) err.stack = w.stack;
-  return err;
-}
-
-export type Answer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WireError };
+export { type Answer, fromWireError, toWireError, type WireError } from '../../core/worker-threads.js';
 
 /** Control calls of the main thread on the running server. */
 export type ControlMethod = 'endCall' | 'configure' | 'close';

@@ -5,6 +5,7 @@
  * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
  */
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { forwardingLog } from '../../core/worker-threads.js';
 import { type SipServer, startSipServer } from '../server.js';
 import type { SipLogger } from '../server-types.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
@@ -105,27 +106,7 @@ const observer = new Proxy({} as Record<string, unknown>, {
 });
 
 let levels = new Set<string>();
-const log = Object.fromEntries(
-  (['debug', 'info', 'warn', 'error'] as const).map((level) => [
-    level,
-    (obj: object, msg?: string) => {
-      if (!levels.has(level)) return;
-      try {
-        send({ type: 'log', level, obj, ...(msg === undefined ? {} : { msg }) });
-      } catch {
-        // Something in obj cannot be cloned (a socket, a function): its JSON form crosses instead,
-        // or only its keys when even that fails (a cycle) — a log line never ends the worker.
-        let plain: object;
-        try {
-          plain = JSON.parse(JSON.stringify(obj, (_k, v) => (v instanceof Error ? toWireError(v) : v)));
-        } catch {
-          plain = { keys: Object.keys(obj) };
-        }
-        send({ type: 'log', level, obj: plain, ...(msg === undefined ? {} : { msg }) });
-      }
-    },
-  ]),
-) as unknown as SipLogger;
+const log: SipLogger = forwardingLog(send, () => levels);
 
 let started: Promise<SipServer> | null = null;
 

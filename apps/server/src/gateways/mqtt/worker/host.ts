@@ -1,0 +1,392 @@
+import type { ResourceLimits, Worker } from 'node:worker_threads';
+import {
+  type Answer,
+  fromWireError,
+  levelsOf,
+  restartDelay,
+  SpareWorkers,
+  STABLE_MS,
+  type ThreadLogger,
+  toWireError,
+} from '../../../core/worker-threads.js';
+import {
+  type DeviceAccounts,
+  type DeviceGateway,
+  type DeviceInputMessage,
+  type DeviceTaskMessage,
+  InvalidTaskError,
+} from '../../../modules/devices/devices.gateway.js';
+import type { IntakeSnapshot } from '../../../modules/devices/event-intake.js';
+import type { BrokerControl } from '../../../modules/settings/project-settings.service.js';
+import type { BrokerTls } from '../broker.js';
+import type { GatewayStats } from '../gateway.js';
+import type { DevicePlaneData, FromPlane, PlaneBroker, PlaneCall, PlaneCallMethod, PlaneControl, ToPlane } from './protocol.js';
+
+/**
+ * The device plane (embedded broker or Atrium's client of an external one, gateway, event intake)
+ * in a worker thread that this (main) thread supervises, as sip/worker/host.ts does for SIP: the
+ * devices service stays here and the plane calls it over the channel; when the worker dies it is
+ * started again at once on the same port. Its devices reconnect and send again what had no PUBACK;
+ * events are stored once per (device, event id), so nothing acknowledged is lost and nothing is
+ * stored twice. See docs/decisions.md, "The device plane in its own thread".
+ */
+
+const ENTRY = new URL('./entry.mjs', import.meta.url);
+
+/** The devices service as the plane calls it: `takeEvents` stores a batch crossing from the plane (PGlite). */
+export type PlaneServices = { [K in PlaneCallMethod]: (...args: never[]) => Promise<unknown> } & {
+  /** A batch the plane committed itself (PostgreSQL), for the listeners of stored events. */
+  eventsStored(events: string): void;
+};
+
+export interface DevicePlaneOptions {
+  broker: PlaneBroker;
+  /** PostgreSQL's URL: the plane stores events itself; null (PGlite): batches cross to `services.takeEvents`. */
+  databaseUrl: string | null;
+  services: PlaneServices;
+  log: ThreadLogger;
+  statementTimeoutMs?: number;
+  eventsHeldMax?: number;
+  callTimeoutMs?: number;
+  /** Where the worker and its replacements come from; absent: a set of its own, closed with the plane. */
+  spares?: SpareWorkers;
+}
+
+export interface DevicePlane extends DeviceGateway {
+  /** The embedded broker's port (null with an external broker). */
+  readonly port: number | null;
+  readonly stats: GatewayStats;
+  /** The plane's event intake (backlog, stored, retries), for system information. */
+  readonly eventIntake: IntakeSnapshot;
+  /** The devices' accounts on the embedded broker: it checks passwords at sign-in, so only sessions are ended. */
+  readonly accounts: DeviceAccounts;
+  /**
+   * The broker tab's status, restart and own certificate: `tls` reads the stored pair at each
+   * restart; `tlsPort` is where MQTT over TLS opens when it did not listen yet.
+   */
+  brokerControl(tls: () => Promise<BrokerTls | null>, tlsPort: number): BrokerControl;
+  readonly crashes: number;
+  readonly running: boolean;
+  /** The worker's thread, for tests that kill it (terminate()). */
+  readonly worker: Worker;
+  /** Resolves once the worker after the next crash (or the current one) serves. */
+  whenRunning(): Promise<void>;
+  /** Tests of the supervisor: throws inside the worker outside every handler, as a bug in the plane would. */
+  crashForTest(message?: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Device plane threads (core/worker-threads.ts); `resourceLimits` bound each one's heap. None waits
+ * loaded: a whole idle thread costs some 150 MB, and devices whose plane died retry on their own
+ * (a replacement loads in a second or two).
+ */
+export class SpareDevicePlanes extends SpareWorkers {
+  constructor(resourceLimits?: ResourceLimits) {
+    super(ENTRY, 'atrium-devices', resourceLimits, false);
+  }
+}
+
+const zeroStats = (): GatewayStats => ({
+  received: 0,
+  handled: 0,
+  dropped: { too_large: 0, not_json: 0, invalid: 0, unknown_topic: 0, overloaded: 0, handler_failed: 0 },
+  tasksSent: 0,
+  awaitingAck: 0,
+  acknowledged: 0,
+  acksOfClosedConnections: 0,
+  readPaused: 0,
+});
+const zeroIntake = (): IntakeSnapshot => ({
+  backlog: 0,
+  oldestUnstoredMs: 0,
+  stored: 0,
+  writeRetries: 0,
+  intakeFull: 0,
+  unstoredAtStop: 0,
+});
+
+/** Starts the device plane in a supervised worker thread; rejects when it cannot start (EADDRINUSE and all). */
+export async function startDevicePlane(opts: DevicePlaneOptions): Promise<DevicePlane> {
+  const { services, log } = opts;
+  const spares = opts.spares ?? new SpareDevicePlanes();
+  const base: DevicePlaneData = {
+    broker: opts.broker,
+    databaseUrl: opts.databaseUrl,
+    statementTimeoutMs: opts.statementTimeoutMs ?? 15_000,
+    eventsHeldMax: opts.eventsHeldMax ?? 100_000,
+    logLevels: levelsOf(log),
+    callTimeoutMs: opts.callTimeoutMs ?? 30_000,
+  };
+  let port: number | null = null;
+  let tlsPort: number | null = null;
+  let tls: BrokerTls | null = opts.broker.kind === 'embedded' ? opts.broker.tls : null;
+  let startedAt = new Date();
+  // What dead workers counted, and the running one's latest.
+  const counted = zeroStats();
+  let current = zeroStats();
+  let intakeCounted = zeroIntake();
+  let intake = zeroIntake();
+
+  let crashes = 0;
+  let failuresInARow = 0;
+  let closing = false;
+  let running = false;
+  let waiters: Array<() => void> = [];
+  let controlId = 1;
+  const controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  let worker = null as unknown as Worker;
+
+  /** Answers of one turn go back together. */
+  const answerOf = async (c: PlaneCall): Promise<Answer> => {
+    try {
+      const fn = services[c.method] as (...a: unknown[]) => Promise<unknown>;
+      return { id: c.id, ok: true, value: await fn.apply(services, c.args) };
+    } catch (e) {
+      return { id: c.id, ok: false, error: toWireError(e) };
+    }
+  };
+  const answerer = (w: Worker) => {
+    let queued: Answer[] = [];
+    let gone = false;
+    w.once('exit', () => {
+      gone = true;
+    });
+    return (a: Answer) => {
+      if (!queued.length)
+        setImmediate(() => {
+          const answers = queued;
+          queued = [];
+          // A worker that died meanwhile is gone with its calls: its replacement's devices ask again.
+          // One still starting is answered (its devices sign in before it says it serves).
+          if (!gone) w.postMessage({ type: 'answers', answers } satisfies ToPlane);
+        });
+      queued.push(a);
+    };
+  };
+
+  const spawn = (): Promise<Worker> => {
+    const live = Date.now();
+    const w = spares.take();
+    const data: DevicePlaneData = {
+      ...base,
+      broker: base.broker.kind === 'embedded' ? { ...base.broker, port: port ?? base.broker.port, tls } : base.broker,
+    };
+    w.postMessage({ type: 'start', data } satisfies ToPlane);
+    const answer = answerer(w);
+    return new Promise<Worker>((resolve, reject) => {
+      let ready = false;
+      w.on('message', (msg: FromPlane) => {
+        switch (msg.type) {
+          case 'loaded':
+            return;
+          case 'ready':
+            ready = true;
+            port = msg.port;
+            tlsPort = msg.tlsPort;
+            resolve(w);
+            return;
+          case 'failed':
+            reject(fromWireError(msg.error));
+            void w.terminate();
+            return;
+          case 'calls':
+            for (const c of msg.calls) void answerOf(c).then(answer);
+            return;
+          case 'stored':
+            services.eventsStored(msg.events);
+            return;
+          case 'counters':
+            current = msg.gateway;
+            intake = msg.intake;
+            tlsPort = msg.tlsPort;
+            return;
+          case 'log':
+            log[msg.level](msg.obj, msg.msg);
+            return;
+          case 'answer': {
+            const c = controls.get(msg.id);
+            if (!c) return;
+            controls.delete(msg.id);
+            if (msg.ok) c.resolve(msg.value);
+            else c.reject(fromWireError(msg.error));
+            return;
+          }
+        }
+      });
+      let error: unknown = null;
+      w.on('error', (e) => {
+        error = e;
+      });
+      w.on('exit', (code) => {
+        if (!ready) {
+          reject(error ?? new Error(`device plane worker exited with code ${code} before it served`));
+          return;
+        }
+        if (w === worker) died(error, code, Date.now() - live);
+      });
+    });
+  };
+
+  function settle(): void {
+    const ws = waiters;
+    waiters = [];
+    for (const resolve of ws) resolve();
+  }
+
+  function died(error: unknown, code: number, uptimeMs: number): void {
+    running = false;
+    for (const [, c] of controls) c.reject(new Error('the device plane died'));
+    controls.clear();
+    if (closing) return;
+    crashes++;
+    log.error({ err: error, code, crashes }, 'device plane worker died; starting it again');
+    for (const k of ['received', 'handled', 'tasksSent', 'acknowledged', 'acksOfClosedConnections', 'readPaused'] as const)
+      counted[k] += current[k];
+    for (const [reason, n] of Object.entries(current.dropped)) counted.dropped[reason as keyof GatewayStats['dropped']] += n;
+    current = zeroStats();
+    // What it held unstored was never acknowledged: its devices send it again.
+    intakeCounted = {
+      ...intakeCounted,
+      stored: intakeCounted.stored + intake.stored,
+      writeRetries: intakeCounted.writeRetries + intake.writeRetries,
+      intakeFull: intakeCounted.intakeFull + intake.intakeFull,
+      unstoredAtStop: intakeCounted.unstoredAtStop + intake.unstoredAtStop + intake.backlog,
+    };
+    intake = zeroIntake();
+    failuresInARow = uptimeMs >= STABLE_MS ? 1 : failuresInARow + 1;
+    void respawn();
+  }
+
+  async function respawn(): Promise<void> {
+    for (let attempt = 0; !closing; attempt++) {
+      const delay = restartDelay(failuresInARow, attempt);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (closing) return;
+      try {
+        const next = await spawn();
+        if (closing) {
+          await next.terminate();
+          return;
+        }
+        worker = next;
+        running = true;
+        startedAt = new Date();
+        log.info({ port, crashes }, 'device plane serving again');
+        settle();
+        return;
+      } catch (err) {
+        log.error({ err, port }, 'device plane could not start again; retrying');
+      }
+    }
+  }
+
+  try {
+    worker = await spawn();
+  } catch (e) {
+    if (!opts.spares) await spares.close();
+    throw e;
+  }
+  running = true;
+
+  const control = (method: PlaneControl, args: unknown[]): Promise<unknown> => {
+    if (!running) return Promise.reject(new Error('the device plane is starting again'));
+    const id = controlId++;
+    return new Promise((resolve, reject) => {
+      controls.set(id, { resolve, reject });
+      worker.postMessage({ type: 'control', id, method, args } satisfies ToPlane);
+    });
+  };
+  const endSessions = async (serial: string) => {
+    if (opts.broker.kind === 'embedded') await control('endSessions', [serial]);
+  };
+
+  return {
+    get port() {
+      return port;
+    },
+    get connected() {
+      return running;
+    },
+    get stats(): GatewayStats {
+      const dropped = { ...counted.dropped };
+      for (const [reason, n] of Object.entries(current.dropped)) dropped[reason as keyof typeof dropped] += n;
+      return {
+        received: counted.received + current.received,
+        handled: counted.handled + current.handled,
+        dropped,
+        tasksSent: counted.tasksSent + current.tasksSent,
+        awaitingAck: current.awaitingAck,
+        acknowledged: counted.acknowledged + current.acknowledged,
+        acksOfClosedConnections: counted.acksOfClosedConnections + current.acksOfClosedConnections,
+        readPaused: counted.readPaused + current.readPaused,
+      };
+    },
+    get eventIntake(): IntakeSnapshot {
+      return {
+        backlog: intake.backlog,
+        oldestUnstoredMs: intake.oldestUnstoredMs,
+        stored: intakeCounted.stored + intake.stored,
+        writeRetries: intakeCounted.writeRetries + intake.writeRetries,
+        intakeFull: intakeCounted.intakeFull + intake.intakeFull,
+        unstoredAtStop: intakeCounted.unstoredAtStop + intake.unstoredAtStop,
+      };
+    },
+    sendTask: async (serial: string, task: DeviceTaskMessage) => {
+      try {
+        await control('sendTask', [serial, task]);
+      } catch (e) {
+        if (e instanceof Error && e.name === 'InvalidTaskError') throw new InvalidTaskError(e.message);
+        throw e;
+      }
+    },
+    sendInput: async (serial: string, input: DeviceInputMessage) => {
+      await control('sendInput', [serial, input]);
+    },
+    accounts: {
+      upsertDevice: async () => undefined,
+      enableDevice: async () => undefined,
+      disableDevice: endSessions,
+      removeDevice: endSessions,
+      endSessions,
+    },
+    brokerControl: (tlsOf, configuredTlsPort) => ({
+      status: () => ({ is_running: running, started_at: running ? startedAt.toISOString() : null, tls_port: tlsPort }),
+      restart: async () => {
+        tls = await tlsOf();
+        tlsPort = (await control('restartBroker', [tls])) as number | null;
+        startedAt = new Date();
+      },
+      applyTls: async (pair) => {
+        // The port it listens on now stays (the configured one may be 0: any free port, chosen once).
+        const next = pair ? { port: tlsPort ?? configuredTlsPort, ...pair } : null;
+        tlsPort = (await control('setTls', [next])) as number | null;
+        tls = next;
+      },
+    }),
+    get crashes() {
+      return crashes;
+    },
+    get running() {
+      return running;
+    },
+    get worker() {
+      return worker;
+    },
+    whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    crashForTest: (message = 'crash asked by a test') => worker.postMessage({ type: 'crash', how: 'throw', message } satisfies ToPlane),
+    close: async () => {
+      closing = true;
+      const w = worker;
+      if (running) {
+        // The plane stores what it took and hands over last-seen times, then closes its sockets.
+        const closed = control('close', []).catch(() => undefined);
+        await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000).unref())]);
+      }
+      running = false;
+      await w.terminate();
+      if (!opts.spares) await spares.close();
+      settle();
+    },
+  };
+}

@@ -1,0 +1,368 @@
+/**
+ * The device plane's thread (host.ts starts it through entry.mjs): the embedded MQTT broker (or
+ * Atrium's client of an external one), the gateway that reads and validates every device message,
+ * and the event intake, on an event loop of their own, so that a flood of device events cannot slow
+ * the HTTP API. The devices service stays on the main thread: every device message but events is a
+ * call to it (those of one turn in one message); events are stored here on PostgreSQL, or cross to
+ * the main thread in batches on PGlite. It loads its code, then waits for its start message.
+ */
+import { parentPort } from 'node:worker_threads';
+import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
+import { type Answer, forwardingLog, fromWireError, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
+import {
+  type DeviceMessageHandlers,
+  type EventReport,
+  InvalidTaskError,
+  type PresenceReport,
+} from '../../../modules/devices/devices.gateway.js';
+import type { NewEvent } from '../../../modules/devices/devices.repository.js';
+import { idsOfSerialsOn, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
+import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
+import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
+import { MqttGateway } from '../gateway.js';
+import type { DevicePlaneData, FromPlane, PlaneCall, PlaneCallMethod, StoredRow, ToPlane } from './protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('thread.ts runs as a worker thread');
+const send = (msg: FromPlane) => port.postMessage(msg);
+/** Set by the start message; nothing below runs before it. */
+let data = null as unknown as DevicePlaneData;
+
+let levels = new Set<string>();
+const log: ThreadLogger = forwardingLog(send, () => levels);
+
+// --- calls on the main thread, those of one turn in one message ---------------------------------
+
+const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout | undefined }>();
+let outgoing: PlaneCall[] = [];
+let nextId = 1;
+
+function call(method: PlaneCallMethod, args: unknown[], timeout = true): Promise<unknown> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    // A main thread that does not answer fails this one call (a sign-in refused, a status not
+    // recorded), not the plane. A batch of events is never timed out: sent twice, its events without
+    // an event id would be stored twice; it waits for as long as the database does.
+    const timer = timeout
+      ? setTimeout(() => {
+          pending.delete(id);
+          reject(new Error(`devices ${method}: no answer within ${data.callTimeoutMs} ms`));
+        }, data.callTimeoutMs)
+      : undefined;
+    pending.set(id, { resolve, reject, timer });
+    if (!outgoing.length) setImmediate(flushCalls);
+    outgoing.push({ id, method, args });
+  });
+}
+
+function flushCalls(): void {
+  const calls = outgoing;
+  outgoing = [];
+  if (calls.length) send({ type: 'calls', calls });
+}
+
+function answered(answers: readonly Answer[]): void {
+  for (const a of answers) {
+    const p = pending.get(a.id);
+    if (!p) continue;
+    pending.delete(a.id);
+    clearTimeout(p.timer);
+    if (a.ok) p.resolve(a.value);
+    else p.reject(fromWireError(a.error));
+  }
+}
+
+// --- where events go ----------------------------------------------------------------------------
+
+/**
+ * PostgreSQL: batches stored here on the plane's own small pool (COPY into the staging table, the new
+ * ones moved on, commit), then told to the main thread for its listeners. The main thread pays
+ * nothing per event but that one message per batch.
+ */
+class DatabaseSink implements EventSink {
+  private readonly pool: pg.Pool;
+  /** Which device each serial number is, remembered for a while (null: no such device). */
+  private readonly devices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
+
+  constructor(url: string, statementTimeoutMs: number) {
+    this.pool = new pg.Pool({
+      connectionString: url,
+      // Two batches written at once, or one beside a background look-up of senders.
+      max: 3,
+      statement_timeout: statementTimeoutMs,
+      connectionTimeoutMillis: 5000,
+      application_name: 'atrium-devices',
+    });
+    // A connection lost while idle (the database restarted) is replaced at the next batch.
+    this.pool.on('error', () => undefined);
+  }
+
+  async store(batch: readonly IntakeEvent[]): Promise<void> {
+    const now = Date.now();
+    const client = await this.pool.connect();
+    let rows: NewEvent[];
+    try {
+      // A sender never seen (or seen not to be a device) is looked up before its batch is stored; a
+      // known one is used while it is looked up again in the background, so a flood's batches do
+      // not wait for ten thousand serial numbers every ten seconds.
+      const unknown = new Set<string>();
+      const stale = new Set<string>();
+      for (const e of batch) {
+        const hit = this.devices.get(e.serial);
+        if (!hit || (hit.until <= now && !hit.device)) unknown.add(e.serial);
+        else if (hit.until <= now) stale.add(e.serial);
+      }
+      if (unknown.size) await this.lookUp(client, unknown, now);
+      if (stale.size) this.refresh(stale, now);
+      rows = [];
+      let at = 0;
+      let atDate = new Date(0);
+      for (const e of batch) {
+        const d = this.devices.get(e.serial)?.device;
+        if (!d) continue; // not a device (any more): answered, nothing to store
+        if (e.receivedAt !== at) {
+          at = e.receivedAt;
+          atDate = new Date(at);
+        }
+        rows.push(newEvent(d, e.report, atDate));
+      }
+      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement));
+    } catch (e) {
+      client.release(e instanceof Error ? e : true);
+      throw e;
+    }
+    client.release();
+    // In pieces of STORED_PIECE rows: each is one task of the main thread's loop (its JSON read and
+    // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
+    // behind it for long.
+    for (let i = 0; i < rows.length; i += STORED_PIECE) {
+      const stored: StoredRow[] = rows
+        .slice(i, i + STORED_PIECE)
+        .map((r) => [
+          r.projectId,
+          r.deviceId,
+          r.type,
+          r.identifier,
+          r.eventId ?? null,
+          r.data,
+          r.occurredAt.getTime(),
+          (r.receivedAt ?? r.occurredAt).getTime(),
+        ]);
+      send({ type: 'stored', events: JSON.stringify(stored) });
+    }
+  }
+
+  private async lookUp(client: pg.ClientBase, serials: ReadonlySet<string>, now: number): Promise<void> {
+    const found = await idsOfSerialsOn(client, [...serials]);
+    if (this.devices.size + serials.size > 100_000) this.devices.clear();
+    for (const serial of serials) this.devices.set(serial, { device: found.get(serial) ?? null, until: now + 10_000 });
+  }
+
+  private refresh(serials: ReadonlySet<string>, now: number): void {
+    // One refresh at a time per serial: asked again only if this one fails.
+    for (const serial of serials) {
+      const hit = this.devices.get(serial);
+      if (hit) hit.until = now + 10_000;
+    }
+    void this.pool.connect().then(
+      (client) =>
+        this.lookUp(client, serials, now).then(
+          () => client.release(),
+          (e: unknown) => {
+            client.release(e instanceof Error ? e : true);
+            for (const serial of serials) {
+              const hit = this.devices.get(serial);
+              if (hit) hit.until = 0;
+            }
+          },
+        ),
+      () => undefined,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** Rows of a committed batch told to the main thread in one message. */
+const STORED_PIECE = 2000;
+
+/** An event as the table takes it (DevicesService.queueEvent's rules: a bad device time is the arrival time). */
+function newEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): NewEvent {
+  const at = report.time ? new Date(report.time) : receivedAt;
+  return {
+    projectId: d.projectId,
+    deviceId: d.id,
+    type: report.type,
+    identifier: report.identifier ?? null,
+    eventId: report.event_id ?? null,
+    data: report.data ?? {},
+    occurredAt: Number.isNaN(at.getTime()) ? receivedAt : at,
+    receivedAt,
+  };
+}
+
+/** PGlite: the batch crosses to the main thread as one text, answered once stored there. */
+const mainThreadSink: EventSink = {
+  store: async (batch) => {
+    await call('takeEvents', [JSON.stringify(batch.map((e) => [e.serial, e.report, e.receivedAt]))], false);
+  },
+};
+
+// --- the plane ------------------------------------------------------------------------------------
+
+let broker: EmbeddedBroker | null = null;
+let gateway: MqttGateway | null = null;
+let intake: EventIntake | null = null;
+let database: DatabaseSink | null = null;
+let started: Promise<void> | null = null;
+
+const credentials = {
+  verify: (serial: string, password: string) =>
+    call('verify', [serial, password]) as Promise<{ projectId: number; deviceId: number } | null>,
+};
+
+/** `port`: where it listens (a restart keeps the port the first start was given, 0 included). */
+function startBroker(tls: BrokerTls | null, port?: number): Promise<EmbeddedBroker> {
+  const b = data.broker;
+  if (b.kind !== 'embedded') throw new Error('the device plane has no embedded broker');
+  return startEmbeddedBroker({
+    port: port ?? b.port,
+    host: b.host,
+    credentials,
+    internal: b.internal,
+    tls,
+    onRefused: (reason, who) => log.debug({ reason, who }, 'mqtt broker: refused'),
+  });
+}
+
+async function start(given: DevicePlaneData): Promise<void> {
+  data = given;
+  levels = new Set(data.logLevels);
+  database = data.databaseUrl ? new DatabaseSink(data.databaseUrl, data.statementTimeoutMs) : null;
+  const events = new EventIntake(database ?? mainThreadSink, {
+    heldMax: data.eventsHeldMax,
+    // COPY takes a backlog in few transactions; a batch crossing to the main thread stays smaller.
+    maxBatch: database ? 50_000 : 10_000,
+    // Two connections write at once; PGlite's side takes one batch at a time.
+    concurrency: database ? 2 : 1,
+    countsStored: database !== null,
+  });
+  intake = events;
+  const handlers: DeviceMessageHandlers = {
+    onPresence: (serial: string, report: PresenceReport) => call('onPresence', [serial, report]),
+    onTaskUpdate: async (serial, report) => void (await call('onTaskUpdate', [serial, report])),
+    onSyncAck: async (serial, report) => void (await call('onSyncAck', [serial, report])),
+    onSyncRequest: async (serial, report) => void (await call('onSyncRequest', [serial, report])),
+    onScreenFrame: async (serial, frame) => void (await call('onScreenFrame', [serial, frame])),
+    onLastSeen: async (seen) => void (await call('onLastSeen', [seen])),
+    onEvent: (serial, report, stored) => events.onEvent(serial, report, stored),
+    acceptEvent: (serial, report, stored) => events.acceptEvent(serial, report, stored),
+    eventRoom: () => events.eventRoom(),
+  };
+  const b = data.broker;
+  if (b.kind === 'embedded') {
+    try {
+      broker = await startBroker(b.tls);
+    } catch (e) {
+      if (!b.tls) throw e;
+      // MQTT over TLS could not open (its port taken): the broker runs without it, and says why.
+      log.warn({ err: (e as Error).message, port: b.tls.port }, 'MQTT over TLS could not open; set MQTTS_PORT to a free port');
+      broker = await startBroker(null);
+    }
+    gateway = MqttGateway.start({ local: broker.local, handlers, log });
+  } else {
+    const url = new URL(b.url);
+    const username = url.username ? decodeURIComponent(url.username) : undefined;
+    const password = url.password ? decodeURIComponent(url.password) : undefined;
+    gateway = MqttGateway.start({
+      url: b.url,
+      ...(username !== undefined ? { username } : {}),
+      ...(password !== undefined ? { password } : {}),
+      ...(b.clientId ? { clientId: b.clientId } : {}),
+      shared: b.shared,
+      handlers,
+      log,
+    });
+  }
+  setInterval(sendCounters, 1000).unref();
+  send({ type: 'ready', port: broker?.port ?? null, tlsPort: broker?.tlsPort() ?? null });
+}
+
+function sendCounters(): void {
+  if (!gateway || !intake) return;
+  send({ type: 'counters', gateway: gateway.stats, intake: intake.snapshot(), tlsPort: broker?.tlsPort() ?? null });
+}
+
+async function control(method: string, args: unknown[]): Promise<unknown> {
+  if (!started) throw new Error('device plane: control before start');
+  await started;
+  const g = gateway as MqttGateway;
+  switch (method) {
+    case 'sendTask':
+      try {
+        return await g.sendTask(args[0] as string, args[1] as Parameters<MqttGateway['sendTask']>[1]);
+      } catch (e) {
+        // The main thread tells a task that can never go (failed now) from one that waits.
+        if (e instanceof InvalidTaskError) e.name = 'InvalidTaskError';
+        throw e;
+      }
+    case 'sendInput':
+      return g.sendInput(args[0] as string, args[1] as Parameters<MqttGateway['sendInput']>[1]);
+    case 'endSessions':
+      return broker?.accounts.endSessions(args[0] as string);
+    case 'setTls':
+      if (!broker) throw new Error('the broker is not running');
+      await broker.setTls(args[0] as BrokerTls | null);
+      sendCounters();
+      return broker.tlsPort();
+    case 'restartBroker': {
+      // Every client is dropped and reconnects; the gateway follows the new broker.
+      const at = broker?.port;
+      await broker?.close();
+      broker = null;
+      broker = await startBroker(args[0] as BrokerTls | null, at);
+      await g.useLocalBroker(broker.local);
+      sendCounters();
+      return broker.tlsPort();
+    }
+    case 'close':
+      // The gateway first (it hands over last-seen times), then what the intake still stores, then the sockets.
+      await g.close();
+      await intake?.close();
+      await broker?.close();
+      await database?.close().catch(() => undefined);
+      sendCounters();
+      return undefined;
+    default:
+      throw new Error(`unknown device plane control ${method}`);
+  }
+}
+
+port.on('message', (msg: ToPlane) => {
+  switch (msg.type) {
+    case 'answers':
+      answered(msg.answers);
+      return;
+    case 'control':
+      control(msg.method, msg.args).then(
+        (value) => send({ type: 'answer', id: msg.id, ok: true, value }),
+        (e: unknown) => send({ type: 'answer', id: msg.id, ok: false, error: toWireError(e) }),
+      );
+      return;
+    case 'start':
+      if (started) throw new Error('device plane: started twice');
+      started = start(msg.data);
+      started.catch((e: unknown) => send({ type: 'failed', error: toWireError(e) }));
+      return;
+    case 'crash':
+      setImmediate(() => {
+        throw new Error(msg.message);
+      });
+      return;
+  }
+});
+
+send({ type: 'loaded' });

@@ -1,0 +1,114 @@
+/**
+ * Device events as COPY text and the statements around it: the devices repository writes them
+ * through the main thread's pool, the device plane's thread (gateways/mqtt/worker) on connections of
+ * its own. Kept apart from the repository so that the plane's thread loads no ORM.
+ */
+import type { NewEvent } from './devices.repository.js';
+
+/**
+ * JSON text without `\u0000` escapes: PostgreSQL's text and jsonb cannot hold NUL, and one device's
+ * event carrying it would make the whole batch (everyone's events) refused again and again.
+ */
+export function withoutNul(json: string): string {
+  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1') : json;
+}
+
+/** A text field of COPY's text format: backslash, tab, newline and carriage return escaped; null is \N. */
+function copyText(v: string | null): string {
+  if (v === null) return '\\N';
+  if (v.includes('\0')) v = v.replaceAll('\0', '');
+  return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string) : v;
+}
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+export const EVENT_COLUMNS = 'project_id, device_id, type, identifier, event_id, data, occurred_at, received_at';
+/**
+ * The COPY's staging table (per connection, emptied at each commit) and the statement that moves its
+ * rows on: a row conflicting with a stored one of the same device and event id, or with an earlier
+ * one of the same batch, is skipped.
+ */
+export const STAGED_EVENTS = {
+  before: [
+    `CREATE TEMP TABLE IF NOT EXISTS device_events_in (project_id int, device_id int, type text, identifier text, event_id text,
+      data jsonb, occurred_at timestamptz, received_at timestamptz) ON COMMIT DELETE ROWS`,
+  ],
+  after: [
+    `INSERT INTO device_events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM device_events_in u
+      WHERE EXISTS (SELECT 1 FROM devices d WHERE d.id = u.device_id) ON CONFLICT DO NOTHING`,
+  ],
+};
+
+/** idsOfSerials on a connection of the caller's (the device plane's thread): which devices these serial numbers are. */
+export async function idsOfSerialsOn(
+  client: { query(text: string, values: unknown[]): Promise<{ rows: { id: number; project_id: number; serial_number: string }[] }> },
+  serials: readonly string[],
+): Promise<Map<string, { id: number; projectId: number }>> {
+  const found = new Map<string, { id: number; projectId: number }>();
+  if (!serials.length) return found;
+  const { rows } = await client.query(
+    'SELECT id, project_id, serial_number FROM devices WHERE serial_number IN (SELECT jsonb_array_elements_text($1::jsonb))',
+    [JSON.stringify(serials)],
+  );
+  for (const r of rows) found.set(r.serial_number, { id: Number(r.id), projectId: Number(r.project_id) });
+  return found;
+}
+
+/** What storeEventsByCopy needs of a PostgreSQL connection (pg's client): plain statements and a COPY stream. */
+export interface CopyConnection {
+  query(text: string): Promise<unknown>;
+  query<S extends NodeJS.WritableStream>(stream: S): S;
+}
+
+/**
+ * Stores a batch of events on one connection of the caller's (the device plane's thread, which has
+ * its own pool): COPY into the staging table and the move on, in one transaction, as insertEvents
+ * does through the main thread's pool. Resolves once committed; a failure rolls back (the caller
+ * tries again, and a row already stored is skipped by its event id).
+ */
+export async function storeEventsByCopy(
+  client: CopyConnection,
+  rows: readonly NewEvent[],
+  copyStream: (statement: string) => NodeJS.WritableStream,
+): Promise<void> {
+  if (!rows.length) return;
+  await client.query('BEGIN');
+  try {
+    for (const s of STAGED_EVENTS.before) await client.query(s);
+    await new Promise<void>((resolve, reject) => {
+      const stream = client.query(copyStream(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`));
+      stream.on('finish', () => resolve());
+      stream.on('error', reject);
+      for (const chunk of copyChunks(rows)) stream.write(chunk);
+      stream.end();
+    });
+    for (const s of STAGED_EVENTS.after) await client.query(s);
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  }
+}
+
+/** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
+export function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
+  let chunk = '';
+  // Events received in the same millisecond share one Date (DevicesService.receivedNow): written once.
+  let at: Date | undefined;
+  let atText = '';
+  const received = (d: Date) => {
+    if (d !== at) {
+      at = d;
+      atText = d.toISOString();
+    }
+    return atText;
+  };
+  const now = new Date();
+  for (const r of rows) {
+    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(r.eventId ?? null)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}

@@ -1,0 +1,159 @@
+/**
+ * The event intake of the device plane's thread (gateways/mqtt/worker): the events the gateway takes
+ * wait here, unacknowledged, and go to their sink in batches (what arrives while one batch is being
+ * stored joins the next, so under load batches grow instead of queueing). A batch is tried again
+ * until it is stored; only then are its events acknowledged (PUBACK). Past `heldMax` unstored events
+ * the gateway is asked to stop reading: a database that is slow or away costs bounded memory.
+ */
+import type { EventReport, EventStored } from './devices.gateway.js';
+
+/** An event as the intake holds it: whose (serial number), what, and when the plane heard of it (ms). */
+export interface IntakeEvent {
+  serial: string;
+  report: EventReport;
+  receivedAt: number;
+}
+
+/** Where batches go: the database on the plane's own connections, or the main thread (PGlite lives there). */
+export interface EventSink {
+  /** Resolves once the batch is committed; a rejection is tried again. */
+  store(batch: readonly IntakeEvent[]): Promise<void>;
+}
+
+/** What the intake shows system information and /metrics (DeviceEventsInfo's share of it). */
+export interface IntakeSnapshot {
+  backlog: number;
+  oldestUnstoredMs: number;
+  stored: number;
+  writeRetries: number;
+  intakeFull: number;
+  unstoredAtStop: number;
+}
+
+/** Longest wait between two attempts at storing a batch (ms). */
+const RETRY_MAX_MS = 5000;
+
+export class EventIntake {
+  private pending: IntakeEvent[] = [];
+  private acks: (EventStored | undefined)[] = [];
+  /** Batches being stored, oldest first, with their acknowledgements. */
+  private readonly writing = new Set<{ events: IntakeEvent[]; acks: (EventStored | undefined)[] }>();
+  private scheduled = false;
+  private closed = false;
+  private readonly writes = new Set<Promise<void>>();
+  private roomWaiters: (() => void)[] = [];
+  private readonly counts = { stored: 0, writeRetries: 0, intakeFull: 0, unstoredAtStop: 0 };
+
+  /**
+   * `heldMax`: unstored events past which the gateway stops reading; `maxBatch`: most events in one
+   * batch; `concurrency`: batches being stored at once (each on its own connection; a re-sent event
+   * in two of them is still stored once, by its event id); `countsStored`: whether this intake counts
+   * what it stores (the main thread's service counts what crosses to it).
+   */
+  constructor(
+    private readonly sink: EventSink,
+    private readonly opts: { heldMax: number; maxBatch: number; concurrency: number; countsStored: boolean },
+  ) {}
+
+  /** Takes an event at once (the gateway's fast path): `stored` acknowledges it once committed. */
+  acceptEvent(serial: string, report: EventReport, stored?: EventStored): boolean {
+    if (this.closed) return false;
+    this.pending.push({ serial, report, receivedAt: Date.now() });
+    this.acks.push(stored);
+    this.schedule();
+    return true;
+  }
+
+  /** The same for the gateway's ordered path; a closed intake fails it (the device sends it again). */
+  async onEvent(serial: string, report: EventReport, stored?: EventStored): Promise<void> {
+    if (!this.acceptEvent(serial, report, stored)) throw new Error('the event intake is closed');
+  }
+
+  /** Null while there is room; else a promise resolved once half the room is free again. */
+  eventRoom(): Promise<void> | null {
+    if (this.held < this.opts.heldMax || this.closed) return null;
+    this.counts.intakeFull++;
+    return new Promise((r) => this.roomWaiters.push(r));
+  }
+
+  get held(): number {
+    let n = this.pending.length;
+    for (const w of this.writing) n += w.events.length;
+    return n;
+  }
+
+  snapshot(now = Date.now()): IntakeSnapshot {
+    const first = this.writing.values().next().value?.events[0] ?? this.pending[0];
+    return {
+      backlog: this.held,
+      oldestUnstoredMs: first ? Math.max(0, now - first.receivedAt) : 0,
+      ...this.counts,
+    };
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.closed || this.writing.size >= this.opts.concurrency) return;
+    this.scheduled = true;
+    // One turn later: the events of a burst share the batch; while writes run, the next one grows.
+    setImmediate(() => {
+      this.scheduled = false;
+      this.startWrite();
+    });
+  }
+
+  private startWrite(): void {
+    if (!this.pending.length || this.closed || this.writing.size >= this.opts.concurrency) return;
+    const n = Math.min(this.pending.length, this.opts.maxBatch);
+    const events = n === this.pending.length ? this.pending : this.pending.slice(0, n);
+    const acks = n === this.acks.length ? this.acks : this.acks.slice(0, n);
+    this.pending = n === this.pending.length ? [] : this.pending.slice(n);
+    this.acks = n === this.acks.length ? [] : this.acks.slice(n);
+    const batch = { events, acks };
+    this.writing.add(batch);
+    const write = this.store(batch).finally(() => {
+      this.writes.delete(write);
+      this.writing.delete(batch);
+      if (this.pending.length) this.schedule();
+      if (this.roomWaiters.length && this.held < this.opts.heldMax / 2) for (const w of this.roomWaiters.splice(0)) w();
+    });
+    this.writes.add(write);
+    // Room for another write at once: a backlog is taken by several connections.
+    if (this.pending.length) this.schedule();
+  }
+
+  private async store(batch: { events: IntakeEvent[]; acks: (EventStored | undefined)[] }): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.sink.store(batch.events);
+        break;
+      } catch {
+        if (this.closed) return; // close() counts them: unacknowledged, their devices send them again
+        this.counts.writeRetries++;
+        await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, 250 * 2 ** attempt)));
+        if (this.closed) return;
+      }
+    }
+    if (this.opts.countsStored) this.counts.stored += batch.events.length;
+    // Committed: now, and only now, the devices may be told (PUBACK).
+    for (const ack of batch.acks) ack?.();
+  }
+
+  /** Waits (at most `waitMs`) for what was taken to be stored; what is left is not acknowledged (its devices send it again). */
+  async close(waitMs = 5000): Promise<void> {
+    if (this.closed) return;
+    const deadline = Date.now() + waitMs;
+    while ((this.pending.length || this.writes.size) && Date.now() < deadline) {
+      if (this.pending.length) this.schedule();
+      await Promise.race([Promise.all(this.writes), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref())]);
+    }
+    this.closed = true;
+    let left = this.pending.length;
+    for (const w of this.writing) left += w.events.length;
+    this.counts.unstoredAtStop += left;
+    this.writing.clear();
+    this.pending = [];
+    // Never acknowledged: the broker's connections close with the plane, and what had no PUBACK is sent again.
+    this.acks = [];
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+}
