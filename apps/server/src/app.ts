@@ -42,7 +42,7 @@ import { MailRepository } from './core/mail/mail.repository.js';
 import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ProjectInfo } from './core/project-info.js';
-import { ReadCache } from './core/read-cache.js';
+import { ACTOR_TABLES, ReadCache, type Stamp } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
 import { accessRoutes } from './modules/access/access.routes.js';
@@ -242,17 +242,18 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor;
     ctx: RequestContext;
-    /** The read cache's generation when a cacheable read started; undefined when not cacheable. */
-    cacheGeneration: number | undefined;
+    /** The read cache's stamp when a cacheable read started; undefined when not cacheable. */
+    cacheStamp: Stamp | undefined;
   }
   interface FastifyContextConfig {
     /** Routes that need no sign-in. */
     public?: boolean;
     /**
      * A read whose answer depends only on the caller, the URL and the database: kept in the read
-     * cache (core/read-cache.ts) until anything changes.
+     * cache (core/read-cache.ts) until anything changes (`true`), or until one of `tables` (or what
+     * the caller is read from) changes, and at most `maxAgeMs` when the answer also depends on time.
      */
-    cache?: boolean;
+    cache?: true | { tables: readonly string[]; maxAgeMs?: number };
     /**
      * A write that touches only tables no cached read depends on (those without the change feed's
      * trigger, core/read-cache.test.ts): answering it leaves the read cache as it is, so a stream
@@ -576,11 +577,11 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.addHook('onReady', async () => services.ipBlocking.start(database));
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.decorateRequest('cacheGeneration', undefined);
-  // A write answered here is visible to the caller's next read: the cache moves on before the
-  // answer leaves (other instances hear of it through the database's change feed).
+  app.decorateRequest('cacheStamp', undefined);
+  // A write answered here is visible to the caller's next read: the answer leaves once the change
+  // feed has brought its writes back to this instance's cache (other instances hear them the same way).
   app.addHook('onSend', async (req) => {
-    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) readCache.invalidate();
+    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) await readCache.settle();
   });
   // A shutdown that hangs says which part it waits for (each part of the server stops in its own hook).
   const parts = new Set<string>();
@@ -723,15 +724,18 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       // Before the read cache: an answer kept while the feature was licensed is not served after.
       licenseGuard.register(typed);
       typed.addHook('preHandler', async (req, reply) => {
-        if (!req.routeOptions.config.cache || req.method !== 'GET') return;
+        const cache = req.routeOptions.config.cache;
+        if (!cache || req.method !== 'GET') return;
         const hit = readCache.answer(answerKey(req));
         if (hit) return reply.type(hit.contentType).send(hit.payload);
-        req.cacheGeneration = readCache.begin();
+        // An answer also depends on who asks: what the caller is read from counts too.
+        req.cacheStamp = readCache.stamp(cache === true ? undefined : [...ACTOR_TABLES, ...cache.tables]);
       });
       typed.addHook('onSend', async (req, reply, payload) => {
-        if (req.cacheGeneration === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
+        if (req.cacheStamp === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-        readCache.keepAnswer(req.cacheGeneration, answerKey(req), { payload, contentType });
+        const cache = req.routeOptions.config.cache;
+        readCache.keepAnswer(req.cacheStamp, answerKey(req), { payload, contentType }, cache === true ? undefined : cache?.maxAgeMs);
       });
       await typed.register(authRoutes);
       await typed.register(profileRoutes);
