@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { API_KEY_PREFIX, featureEnabled, SYSTEM_LOG_CAPACITY, VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -28,6 +28,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import helmet from 'helmet';
 import type { Config } from './config.js';
 import { AttemptCounter } from './core/attempts.js';
 import { TokenService } from './core/auth/tokens.js';
@@ -649,21 +650,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     // Schemas used by reference (a recursive one, such as a generated group tree) are defined once.
     transformObject: (doc) => polishDocument(jsonSchemaTransformObject(doc) as never),
   });
-  // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP below).
-  await app.register(fastifyHelmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        ...CONSOLE_CSP,
-        // The web dialer's SIP WebSocket, on its own port (spec comms §7: 8443), once the SIP server listens.
-        connectSrc: ["'self'", () => (sipWs.port ? `ws://*:${sipWs.port} wss://*:${sipWs.port}` : "'self'")],
-      },
-    },
-    // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
-    crossOriginEmbedderPolicy: false,
-    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
-    // HTTPS is the reverse proxy's to announce; a plain-HTTP install must not be pinned to HTTPS.
-    strictTransportSecurity: false,
+  // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP
+  // below). Helmet builds them once per SIP WebSocket port, the one part that changes, not per request.
+  let security: { port: number | null; headers: Record<string, string> } | undefined;
+  app.addHook('onRequest', (_req, reply, done) => {
+    if (security?.port !== sipWs.port) security = { port: sipWs.port, headers: securityHeaders(sipWs.port) };
+    reply.headers(security.headers);
+    done();
   });
   // Compressed answers (brotli or gzip, as the client accepts) above 1 KB: the console's scripts, lists and the OpenAPI document.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -834,6 +827,31 @@ const CONSOLE_CSP = {
   formAction: ["'self'"],
   frameAncestors: ["'none'"],
 };
+
+/** The headers helmet sets, with the web dialer's SIP WebSocket (spec comms §7: 8443) allowed once the SIP server listens. */
+function securityHeaders(sipWsPort: number | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const res = {
+    setHeader: (name: string, value: unknown) => {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { ...CONSOLE_CSP, connectSrc: ["'self'", sipWsPort ? `ws://*:${sipWsPort} wss://*:${sipWsPort}` : "'self'"] },
+    },
+    // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    // HTTPS is the reverse proxy's to announce; a plain-HTTP install must not be pinned to HTTPS.
+    strictTransportSecurity: false,
+  })({} as IncomingMessage, res as unknown as ServerResponse, () => undefined);
+  return headers;
+}
 
 /** A cached answer is the caller's own: project, user, language and the whole URL. */
 const answerKey = (req: FastifyRequest): string =>
