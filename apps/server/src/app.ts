@@ -409,7 +409,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     brokerConnected: () => devices.brokerConnected(),
   });
   const settings = new SettingsService(projectSettings);
-  const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
+  const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime, () => services.push.wake());
   const devicesRepo = new DevicesRepository(database.db, database.copyFrom, () => database.copyPipelined === true);
   // device notices by mail (issue 14): the general settings' administrator e-mail, through the outbox.
   const deviceMail = new DeviceMailNotices(database.db, devicesRepo, mailer, (...a) => projectSettings.deviceNoticeRecipient(...a));
@@ -611,7 +611,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.addHook('onReady', async () => services.licenseAdmin.start());
   app.addHook('onClose', () => stopping('licences', () => services.licenseAdmin.stop()));
   // Announces (issue 13): scheduled starts and recipients still to reach are read from the tables at start.
-  app.addHook('onReady', async () => services.announces.startWorker());
+  app.addHook('onReady', async () => {
+    services.announces.startWorker();
+    // An announce started or scheduled through another instance (or the listener reconnected): look now.
+    await database.onDataChange((table) => {
+      if (table === null || table === 'announces') services.announces.wake();
+    });
+  });
   // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
   // was answered, the audit events it recorded (never on the request path).
   devices.onEvents((events) => services.webhooks.onDeviceEvents(events));
