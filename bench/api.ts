@@ -219,7 +219,8 @@ async function underWrites(servers: Servers, auth: Record<string, string>, listU
 
 /** Statements the server sends in 5 s with nothing asked of it. */
 async function idleStatements(servers: Servers): Promise<void> {
-  await new Promise((r) => setTimeout(r, 3000));
+  // Past what the writes above left to do (webhook deliveries, mails).
+  await new Promise((r) => setTimeout(r, 10_000));
   const seconds = 5;
   const sent = await servers.recordSql(() => new Promise((r) => setTimeout(r, seconds * 1000)));
   const rate = sent.length / seconds;

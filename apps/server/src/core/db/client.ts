@@ -109,18 +109,27 @@ class Marks {
     return true;
   }
 
-  /** Sends a mark with `send` and resolves when it comes back (false after `ms`, or when it could not be sent). */
+  /**
+   * Sends a mark with `send` and resolves when it comes back: false when it could not be sent, or did
+   * not come back within `ms` of being sent (the wait for a pooled connection does not count: a busy
+   * pool is no sign of a silent feed).
+   */
   wait(ms: number, send: (mark: string) => Promise<unknown>): Promise<boolean> {
     const mark = `${this.own}${++this.seq}`;
     return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => finish(false), ms);
+      let timer: NodeJS.Timeout | undefined;
       const finish = (heard: boolean) => {
         clearTimeout(timer);
         this.waiting.delete(mark);
         resolve(heard);
       };
       this.waiting.set(mark, finish);
-      send(mark).catch(() => finish(false));
+      send(mark).then(
+        () => {
+          if (this.waiting.has(mark)) timer = setTimeout(() => finish(false), ms);
+        },
+        () => finish(false),
+      );
     });
   }
 
