@@ -125,6 +125,10 @@ async function againstPgbench(servers: Servers, auth: Record<string, string>, ro
   await fetch(`${servers.base}/api/v0/profile`, { headers: auth });
   const recorded = await servers.recordSql(() => fetch(`${servers.base}${recordedListPath()}`, { headers: auth }).then((r) => r.text()));
   const statements = recorded.filter((s) => !WORKER_TABLES.test(s.text));
+  if (statements.some((s) => /\$\d/.test(s.text) && !s.values.length)) {
+    console.log('\npgbench not run: a statement was recorded without its values');
+    return;
+  }
   const script =
     `\\set offset 20 * random(0, 159)\n` +
     statements

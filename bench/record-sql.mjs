@@ -15,7 +15,8 @@ const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (q, ...rest) {
   if (recording) {
     const text = typeof q === 'string' ? q : q?.text;
-    const values = typeof q === 'string' ? (Array.isArray(rest[0]) ? rest[0] : []) : (q?.values ?? []);
+    // pg takes the values in the config or as the second argument (drizzle passes them so).
+    const values = (typeof q === 'string' ? undefined : q?.values) ?? (Array.isArray(rest[0]) ? rest[0] : []);
     if (text) recording.push({ at: Date.now(), text, values });
   }
   return query.call(this, q, ...rest);
