@@ -188,11 +188,14 @@ describe('cached reads through the API', () => {
   });
 
   it('keeps the users list through writes it does not depend on: a device, its task, a notification read', async () => {
-    await names(admin);
     const hits = () => t.app.readCache.stats.answerHits;
+    // Changes of the tests before may still be on their way through the feed: first a kept answer.
+    await eventually(async () => {
+      const was = hits();
+      await names(admin);
+      expect(hits()).toBe(was + 1);
+    });
     const before = hits();
-    await names(admin);
-    expect(hits()).toBe(before + 1);
     const device = await admin.put('/devices', {
       name: 'Cache Door',
       model: 'AP-100',
@@ -203,7 +206,7 @@ describe('cached reads through the API', () => {
     expect((await admin.post(`/devices/${device.json().data.id}/init/apply`, {})).statusCode).toBe(200);
     expect((await admin.post('/notifications/read', {})).statusCode).toBe(200);
     await names(admin);
-    expect(hits()).toBe(before + 2);
+    expect(hits()).toBe(before + 1);
   });
 
   it('shows a change to anything the profile is read from at the next call', async () => {
