@@ -44,11 +44,11 @@ export async function waitFor(url: string, ms = 60_000): Promise<void> {
 }
 
 /** Starts a TypeScript entry in its own process, so load generator and server do not share a loop (an undefined variable is unset). */
-export function startProcess(entry: string, env: Record<string, string | undefined>): ChildProcess {
+export function startProcess(entry: string, env: Record<string, string | undefined>, serverFlags: string[] = []): ChildProcess {
   // BENCH_CPU_PROF=dir: the server runs with --cpu-prof there (a .cpuprofile per process, written at exit).
   const prof = process.env.BENCH_CPU_PROF && entry.endsWith('main.ts') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   // BENCH_SERVER_FLAGS="--flag …": Node options for the server alone (a V8 setting, --trace-gc), not the fleet.
-  const flags = entry.endsWith('main.ts') && process.env.BENCH_SERVER_FLAGS ? process.env.BENCH_SERVER_FLAGS.split(' ') : [];
+  const flags = entry.endsWith('main.ts') ? [...(process.env.BENCH_SERVER_FLAGS?.split(' ') ?? []), ...serverFlags] : [];
   const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -107,6 +107,8 @@ export interface Servers {
   mqttUrl: string | null;
   /** Signs in as the administrator and answers the authorization header. */
   auth(): Promise<Record<string, string>>;
+  /** With `recordSqlTo`: the statements the server sends while `during` runs. */
+  recordSql(during: () => Promise<unknown>): Promise<RecordedStatement[]>;
   stop(): void;
 }
 
@@ -118,6 +120,18 @@ export interface ServerOptions {
   embeddedMqtt?: boolean;
   /** The database URL the server is given, from the fresh database's (a proxy in between, to cut it). */
   serverDatabaseUrl?: (url: string) => string;
+  /**
+   * The server records its statements (bench/record-sql.mjs) into this file between two
+   * `Servers.recordSql()` calls.
+   */
+  recordSqlTo?: string;
+}
+
+/** A statement the server sent, as bench/record-sql.mjs wrote it. */
+export interface RecordedStatement {
+  at: number;
+  text: string;
+  values: unknown[];
 }
 
 /** Atrium on a fresh PostgreSQL database and the bare baseline server, each in its own process. */
@@ -126,18 +140,23 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const mqttPort = opts.embeddedMqtt ? await freePort() : 0;
-  const server = startProcess(path.join(ROOT, 'apps/server/src/main.ts'), {
-    DATABASE_URL: opts.serverDatabaseUrl?.(url) ?? url,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: tempDir(),
-    ...(opts.embeddedMqtt
-      ? { MQTT_URL: undefined, MQTT_DYNSEC: undefined, MQTT_PORT: String(mqttPort), MQTT_HOST: '127.0.0.1' }
-      : { MQTT_URL: 'mqtt://127.0.0.1:1883' }),
-    ADMIN_LOGIN: 'admin',
-    ADMIN_PASSWORD: ADMIN_PASSWORD,
-    LOG_LEVEL: 'error',
-  });
+  const server = startProcess(
+    path.join(ROOT, 'apps/server/src/main.ts'),
+    {
+      DATABASE_URL: opts.serverDatabaseUrl?.(url) ?? url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: tempDir(),
+      ...(opts.embeddedMqtt
+        ? { MQTT_URL: undefined, MQTT_DYNSEC: undefined, MQTT_PORT: String(mqttPort), MQTT_HOST: '127.0.0.1' }
+        : { MQTT_URL: 'mqtt://127.0.0.1:1883' }),
+      ADMIN_LOGIN: 'admin',
+      ADMIN_PASSWORD: ADMIN_PASSWORD,
+      LOG_LEVEL: 'error',
+      ...(opts.recordSqlTo ? { BENCH_RECORD_SQL: opts.recordSqlTo } : {}),
+    },
+    opts.recordSqlTo ? ['--import', path.join(ROOT, 'bench/record-sql.mjs')] : [],
+  );
   const barePort = await freePort();
   const bare = startProcess(path.join(ROOT, 'bench/bare-server.ts'), { PORT: String(barePort) });
   const stop = () => {
@@ -165,6 +184,18 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
       });
       const body = await res.json();
       return { authorization: `Bearer ${body.data.sessions[0].token}` };
+    },
+    async recordSql(during) {
+      const file = opts.recordSqlTo;
+      if (!file) throw new Error('the server was started without recordSqlTo');
+      writeFileSync(file, '');
+      server.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 50));
+      await during();
+      server.kill('SIGUSR2');
+      const end = Date.now() + 5000;
+      while (Date.now() < end && !readFileSync(file, 'utf8')) await new Promise((r) => setTimeout(r, 50));
+      return JSON.parse(readFileSync(file, 'utf8') || '[]') as RecordedStatement[];
     },
     stop,
   };
@@ -292,7 +323,17 @@ export async function pgbench(url: string, script: string, opts: { clients: numb
  * any other value a literal.
  */
 export function pgbenchStatement(q: { sql: string; params: unknown[] }): string {
-  const literal = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : `'${String(v).replaceAll("'", "''")}'`);
+  const quote = (t: string) => `'${t.replaceAll("'", "''")}'`;
+  const literal = (v: unknown): string =>
+    typeof v === 'number' || typeof v === 'boolean'
+      ? String(v)
+      : v === null || v === undefined
+        ? 'NULL'
+        : v instanceof Date
+          ? quote(v.toISOString())
+          : Array.isArray(v)
+            ? quote(`{${v.map((x) => (typeof x === 'number' ? String(x) : `"${String(x).replaceAll('"', '\\"')}"`)).join(',')}}`)
+            : quote(String(v));
   const text = q.sql.replace(/\$(\d+)/g, (_, n) => {
     const v = q.params[Number(n) - 1];
     const name = v && typeof v === 'object' && 'name' in v ? String((v as { name: unknown }).name) : null;

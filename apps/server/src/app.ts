@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
 import { API_KEY_PREFIX, featureEnabled, SYSTEM_LOG_CAPACITY, VALIDATION_MESSAGES } from '@atrium/contract';
 import fastifyCompress from '@fastify/compress';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyMultipart from '@fastify/multipart';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
@@ -28,6 +28,7 @@ import {
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
+import helmet from 'helmet';
 import type { Config } from './config.js';
 import { AttemptCounter } from './core/attempts.js';
 import { TokenService } from './core/auth/tokens.js';
@@ -44,7 +45,7 @@ import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ProjectInfo } from './core/project-info.js';
 import { sharedRateStore } from './core/rate-limit-store.js';
-import { ReadCache } from './core/read-cache.js';
+import { ACTOR_TABLES, ReadCache, type Stamp } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
 import { accessRoutes } from './modules/access/access.routes.js';
@@ -244,17 +245,18 @@ declare module 'fastify' {
   interface FastifyRequest {
     actor: Actor;
     ctx: RequestContext;
-    /** The read cache's generation when a cacheable read started; undefined when not cacheable. */
-    cacheGeneration: number | undefined;
+    /** The read cache's stamp when a cacheable read started; undefined when not cacheable. */
+    cacheStamp: Stamp | undefined;
   }
   interface FastifyContextConfig {
     /** Routes that need no sign-in. */
     public?: boolean;
     /**
      * A read whose answer depends only on the caller, the URL and the database: kept in the read
-     * cache (core/read-cache.ts) until anything changes.
+     * cache (core/read-cache.ts) until anything changes (`true`), or until one of `tables` (or what
+     * the caller is read from) changes, and at most `maxAgeMs` when the answer also depends on time.
      */
-    cache?: boolean;
+    cache?: true | { tables: readonly string[]; maxAgeMs?: number };
     /**
      * A write that touches only tables no cached read depends on (those without the change feed's
      * trigger, core/read-cache.test.ts): answering it leaves the read cache as it is, so a stream
@@ -413,7 +415,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     assertMobileFeature: (actor, feature) => licenseGuard.assertMobile(actor, feature),
   });
   const settings = new SettingsService(projectSettings);
-  const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime);
+  const notifications = new NotificationsService(new NotificationsRepository(database.db), realtime, () => services.push.wake());
   const devicesRepo = new DevicesRepository(database.db, database.copyFrom, () => database.copyPipelined === true);
   // device notices by mail (issue 14): the general settings' administrator e-mail, through the outbox.
   const deviceMail = new DeviceMailNotices(database.db, devicesRepo, mailer, (...a) => projectSettings.deviceNoticeRecipient(...a));
@@ -584,11 +586,11 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.addHook('onReady', async () => services.ipBlocking.start(database));
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.decorateRequest('cacheGeneration', undefined);
-  // A write answered here is visible to the caller's next read: the cache moves on before the
-  // answer leaves (other instances hear of it through the database's change feed).
+  app.decorateRequest('cacheStamp', undefined);
+  // A write answered here is visible to the caller's next read: the answer leaves once the change
+  // feed has brought its writes back to this instance's cache (other instances hear them the same way).
   app.addHook('onSend', async (req) => {
-    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) readCache.invalidate();
+    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) await readCache.settle();
   });
   // A shutdown that hangs says which part it waits for (each part of the server stops in its own hook).
   const parts = new Set<string>();
@@ -617,7 +619,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.addHook('onReady', async () => services.licenseAdmin.start());
   app.addHook('onClose', () => stopping('licences', () => services.licenseAdmin.stop()));
   // Announces (issue 13): scheduled starts and recipients still to reach are read from the tables at start.
-  app.addHook('onReady', async () => services.announces.startWorker());
+  app.addHook('onReady', async () => {
+    services.announces.startWorker();
+    // An announce started or scheduled through another instance (or the listener reconnected): look now.
+    await database.onDataChange((table) => {
+      if (table === null || table === 'announces') services.announces.wake();
+    });
+  });
   // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
   // was answered, the audit events it recorded (never on the request path).
   devices.onEvents((events) => services.webhooks.onDeviceEvents(events));
@@ -658,21 +666,13 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     // Schemas used by reference (a recursive one, such as a generated group tree) are defined once.
     transformObject: (doc) => polishDocument(jsonSchemaTransformObject(doc) as never),
   });
-  // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP below).
-  await app.register(fastifyHelmet, {
-    contentSecurityPolicy: {
-      useDefaults: false,
-      directives: {
-        ...CONSOLE_CSP,
-        // The web dialer's SIP WebSocket, on its own port (spec comms §7: 8443), once the SIP server listens.
-        connectSrc: ["'self'", () => (sipWs.port ? `ws://*:${sipWs.port} wss://*:${sipWs.port}` : "'self'")],
-      },
-    },
-    // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
-    crossOriginEmbedderPolicy: false,
-    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
-    // HTTPS is the reverse proxy's to announce; a plain-HTTP install must not be pinned to HTTPS.
-    strictTransportSecurity: false,
+  // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP
+  // below). Helmet builds them once per SIP WebSocket port, the one part that changes, not per request.
+  let security: { port: number | null; headers: Record<string, string> } | undefined;
+  app.addHook('onRequest', (_req, reply, done) => {
+    if (security?.port !== sipWs.port) security = { port: sipWs.port, headers: securityHeaders(sipWs.port) };
+    reply.headers(security.headers);
+    done();
   });
   // Compressed answers (brotli or gzip, as the client accepts) above 1 KB: the console's scripts, lists and the OpenAPI document.
   await app.register(fastifyCompress, { threshold: 1024, encodings: ['br', 'gzip'] });
@@ -735,15 +735,18 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       // Before the read cache: an answer kept while the feature was licensed is not served after.
       licenseGuard.register(typed);
       typed.addHook('preHandler', async (req, reply) => {
-        if (!req.routeOptions.config.cache || req.method !== 'GET') return;
+        const cache = req.routeOptions.config.cache;
+        if (!cache || req.method !== 'GET') return;
         const hit = readCache.answer(answerKey(req));
         if (hit) return reply.type(hit.contentType).send(hit.payload);
-        req.cacheGeneration = readCache.begin();
+        // An answer also depends on who asks: what the caller is read from counts too.
+        req.cacheStamp = readCache.stamp(cache === true ? undefined : [...ACTOR_TABLES, ...cache.tables]);
       });
       typed.addHook('onSend', async (req, reply, payload) => {
-        if (req.cacheGeneration === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
+        if (req.cacheStamp === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-        readCache.keepAnswer(req.cacheGeneration, answerKey(req), { payload, contentType });
+        const cache = req.routeOptions.config.cache;
+        readCache.keepAnswer(req.cacheStamp, answerKey(req), { payload, contentType }, cache === true ? undefined : cache?.maxAgeMs);
       });
       await typed.register(authRoutes);
       await typed.register(profileRoutes);
@@ -842,6 +845,31 @@ const CONSOLE_CSP = {
   formAction: ["'self'"],
   frameAncestors: ["'none'"],
 };
+
+/** The headers helmet sets, with the web dialer's SIP WebSocket (spec comms §7: 8443) allowed once the SIP server listens. */
+function securityHeaders(sipWsPort: number | null): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const res = {
+    setHeader: (name: string, value: unknown) => {
+      headers[name.toLowerCase()] = String(value);
+    },
+    removeHeader: (name: string) => {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { ...CONSOLE_CSP, connectSrc: ["'self'", sipWsPort ? `ws://*:${sipWsPort} wss://*:${sipWsPort}` : "'self'"] },
+    },
+    // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
+    crossOriginEmbedderPolicy: false,
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    // HTTPS is the reverse proxy's to announce; a plain-HTTP install must not be pinned to HTTPS.
+    strictTransportSecurity: false,
+  })({} as IncomingMessage, res as unknown as ServerResponse, () => undefined);
+  return headers;
+}
 
 /** A cached answer is the caller's own: project, user, language and the whole URL. */
 const answerKey = (req: FastifyRequest): string =>

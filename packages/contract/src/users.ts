@@ -41,8 +41,8 @@ export const UserSchema = z.object({
   /** Derived from activated_at. */
   activated: z.boolean(),
   profile: UserProfileSchema,
-  /** Read-only: the user's registered mobile apps (issue 14). */
-  mobile_clients: z.array(MobileClientInfoSchema),
+  /** Read-only: the user's registered mobile apps; in a list only with `with=mobile_clients`. */
+  mobile_clients: z.array(MobileClientInfoSchema).optional(),
   created_by: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),

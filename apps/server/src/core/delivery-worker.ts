@@ -5,14 +5,20 @@ import type { FastifyBaseLogger } from 'fastify';
 
 /**
  * The loop of a durable delivery worker (webhooks, pushes): rows claimed with SKIP LOCKED under a
- * lease by `claim`, each handed to `attempt`, at most `concurrency` in flight on this instance; a
- * poll finds due retries and rows whose instance stopped mid-attempt, `wake` looks at once.
+ * lease by `claim`, each handed to `attempt`, at most `concurrency` in flight on this instance.
+ * `wake` looks at once (new work written by this instance). While busy it looks again every `pollMs`;
+ * once nothing is claimed or in flight it sleeps until the earliest row falls due (`nextDue`: a
+ * retry's time, a lease's end), at most `idleMs` — so an idle server sends no statements meanwhile.
  */
 export interface DeliveryWorkerOptions<T> {
   /** Named in the log when claiming fails. */
   label: string;
   log: FastifyBaseLogger;
   pollMs: number;
+  /** The longest sleep with nothing to do: the safety net for work no wake announced (default 30 s). */
+  idleMs?: number;
+  /** Milliseconds until the earliest waiting row falls due (negative: due now), null when none waits. */
+  nextDue?: () => Promise<number | null>;
   concurrency: number;
   claim: (limit: number) => Promise<T[]>;
   /** Records its own outcome; never throws. */
@@ -70,10 +76,14 @@ export class DeliveryWorker<T> {
   private async tick(): Promise<void> {
     this.timer = undefined;
     if (!this.active) return;
+    let next = this.opts.pollMs;
     try {
       const free = this.opts.concurrency - this.inFlight.size;
+      let claimed = 0;
       if (free > 0) {
-        for (const item of await this.opts.claim(free)) {
+        const items = await this.opts.claim(free);
+        claimed = items.length;
+        for (const item of items) {
           const p: Promise<void> = this.opts.attempt(item).finally(() => {
             this.inFlight.delete(p);
             if (this.wakeRequested) {
@@ -84,10 +94,15 @@ export class DeliveryWorker<T> {
           this.inFlight.add(p);
         }
       }
+      if (claimed === 0 && this.inFlight.size === 0 && this.opts.nextDue) {
+        // Never sooner than a poll: a row due now but locked by another instance is that one's to send.
+        const due = await this.opts.nextDue();
+        next = Math.max(this.opts.pollMs, Math.min(this.opts.idleMs ?? 30_000, due ?? Number.POSITIVE_INFINITY));
+      }
     } catch (e) {
       this.opts.log.error({ err: e }, `${this.opts.label} not claimed`);
     }
-    this.schedule(this.opts.pollMs);
+    this.schedule(next);
   }
 }
 

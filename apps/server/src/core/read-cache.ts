@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Actor } from './context.js';
 import type { Database } from './db/client.js';
+import { SESSIONS_ENDED_SIGNAL } from './sessions.js';
 
 /** An answer kept for a later identical request. */
 export interface CachedAnswer {
@@ -8,15 +9,27 @@ export interface CachedAnswer {
   contentType: string;
 }
 
+/**
+ * When a read started, as the cache saw it: the epoch (moved on when changes may have gone unheard),
+ * the count of all changes, and the change count of each table the read depends on (null: it
+ * depends on every table).
+ */
+export interface Stamp {
+  epoch: number;
+  generation: number;
+  tables: readonly string[] | null;
+  counts: readonly number[];
+}
+
 interface Stamped<T> {
   value: T;
-  generation: number;
+  stamp: Stamp;
+  /** Epoch milliseconds after which the entry is not used. */
+  until: number;
 }
 
 interface CachedActor {
   actor: Actor;
-  /** Epoch milliseconds after which the token is no longer valid. */
-  expiresAt: number;
 }
 
 export interface ReadCacheOptions {
@@ -27,24 +40,38 @@ export interface ReadCacheOptions {
 }
 
 /**
+ * What a signed-in caller is read from (auth and api-keys): the user, role and groups, the key,
+ * and the sign-ins. `refresh_tokens` has no change-feed trigger; ended sign-ins are told through
+ * SESSIONS_ENDED_SIGNAL instead (core/sessions.ts), which the cache counts as a change to it.
+ */
+export const ACTOR_TABLES = ['users', 'roles', 'user_groups', 'projects', 'api_keys', 'refresh_tokens'] as const;
+
+/** How long a mutating answer waits for the change feed to bring its own writes back (then everything is forgotten). */
+const SETTLE_MS = 2000;
+
+/**
  * Keeps who is calling (by access token) and the answers of cacheable reads, until anything they
- * could depend on changes.
+ * depend on changes.
  *
- * Correctness rests on one generation counter. Every entry carries the generation that was current
- * when its read *started*; an entry is used only while that is still the current generation, and
- * a read that started before a change is never stored after it. The generation moves on:
- * - when this instance answers any mutating request (before the answer leaves, so the caller's
- *   next read sees its own write);
+ * Every entry carries the stamp of the moment its read *started*: the change count of each table
+ * it was read from (or of all tables, for a read that names none). It is used only while those
+ * counts are still current, and a read that started before a change is never stored after it.
+ * Counts move on:
  * - when any instance commits a write to a watched table (the atrium_data_changed trigger's
- *   NOTIFY, heard through `Database.onDataChange`), which also covers writes made outside HTTP;
- * - when the listening connection is lost or re-established (changes may have gone unheard).
+ *   NOTIFY, heard through `Database.onDataChange`, names the table), which also covers writes made
+ *   outside HTTP; ended sign-ins come as SESSIONS_ENDED_SIGNAL and count as `refresh_tokens`;
+ * - all at once when the listening connection is lost or re-established (changes may have gone
+ *   unheard), or when a mutating request's own writes were not heard back in time.
  * While no connection listens, nothing is cached at all.
  *
- * The counter is global, not per table or project: writes are rare next to reads in a console,
- * and a coarse rule is one that cannot miss a dependency.
+ * A mutating request answers only after `settle()`: the feed has delivered everything committed
+ * before that moment, so the caller's next read sees its own write, and a write to a table no
+ * cached read depends on (a device task, a notification) leaves every entry in place.
  */
 export class ReadCache {
+  private epoch = 0;
   private generation = 0;
+  private readonly counts = new Map<string, number>();
   private readonly actors: LRUCache<string, Stamped<CachedActor>>;
   private readonly answers: LRUCache<string, Stamped<CachedAnswer>>;
   /** How often a read was answered from memory; for tests and diagnostics. */
@@ -53,6 +80,8 @@ export class ReadCache {
   constructor(
     private readonly live: () => boolean,
     opts: ReadCacheOptions = {},
+    /** Resolves true once every change committed before the call was heard (Database.changesHeard). */
+    private readonly heard: () => Promise<boolean> = async () => false,
   ) {
     this.actors = new LRUCache({ max: opts.maxActors ?? 10_000 });
     this.answers = new LRUCache({
@@ -63,57 +92,102 @@ export class ReadCache {
 
   /** Wires the cache to the database's change feed. */
   static async attach(database: Database, opts?: ReadCacheOptions): Promise<ReadCache> {
-    const cache = new ReadCache(() => database.live(), opts);
-    await database.onDataChange(() => cache.invalidate());
+    const cache = new ReadCache(
+      () => database.live(),
+      opts,
+      () => database.changesHeard(SETTLE_MS),
+    );
+    await database.onDataChange((table) => (table === null ? cache.invalidate() : cache.changed(table)));
+    await database.listen((payload) => {
+      if (payload === SESSIONS_ENDED_SIGNAL) cache.changed('refresh_tokens');
+    });
     return cache;
   }
 
-  /** Forgets everything: something changed. */
+  /** Forgets everything: changes may have gone unheard. */
   invalidate(): void {
+    this.epoch++;
     this.generation++;
+    this.counts.clear();
     this.actors.clear();
     this.answers.clear();
   }
 
-  /** The generation to stamp on a read that starts now; undefined when caching is off. */
+  /** A committed write to `table`: entries read from it (or from every table) are stale. */
+  changed(table: string): void {
+    this.generation++;
+    this.counts.set(table, (this.counts.get(table) ?? 0) + 1);
+  }
+
+  /**
+   * Before a mutating request answers: waits until the change feed has brought back everything
+   * committed so far (its own writes included); when it does not in time, forgets everything.
+   */
+  async settle(): Promise<void> {
+    if (!this.live()) return;
+    if (!(await this.heard())) this.invalidate();
+  }
+
+  /** The count of all changes, for a read that starts now and depends on everything; undefined when caching is off. */
   begin(): number | undefined {
     return this.live() ? this.generation : undefined;
   }
 
+  /** The stamp of a read that starts now, from `tables` (all when omitted); undefined when caching is off. */
+  stamp(tables?: readonly string[]): Stamp | undefined {
+    if (!this.live()) return undefined;
+    return {
+      epoch: this.epoch,
+      generation: this.generation,
+      tables: tables ?? null,
+      counts: tables ? tables.map((t) => this.counts.get(t) ?? 0) : [],
+    };
+  }
+
+  private current(s: Stamp): boolean {
+    if (s.epoch !== this.epoch) return false;
+    if (s.tables === null) return s.generation === this.generation;
+    for (let i = 0; i < s.tables.length; i++) if ((this.counts.get(s.tables[i] as string) ?? 0) !== s.counts[i]) return false;
+    return true;
+  }
+
   actor(token: string, now = Date.now()): Actor | undefined {
-    const hit = this.fresh(this.actors, token);
+    const hit = this.fresh(this.actors, token, now);
     if (!hit) return undefined;
-    if (hit.expiresAt <= now) {
-      this.actors.delete(token);
-      return undefined;
-    }
     this.stats.actorHits++;
     return hit.actor;
   }
 
-  keepActor(generation: number | undefined, token: string, actor: Actor, expiresAt: number): void {
-    this.keep(this.actors, generation, token, { actor, expiresAt });
+  /** Keeps the caller of a token until `expiresAt` (epoch ms), the token's own end. */
+  keepActor(stamp: Stamp | undefined, token: string, actor: Actor, expiresAt: number): void {
+    this.keep(this.actors, stamp, token, { actor }, expiresAt);
   }
 
-  answer(key: string): CachedAnswer | undefined {
-    const hit = this.fresh(this.answers, key);
+  answer(key: string, now = Date.now()): CachedAnswer | undefined {
+    const hit = this.fresh(this.answers, key, now);
     if (hit) this.stats.answerHits++;
     return hit;
   }
 
-  keepAnswer(generation: number | undefined, key: string, answer: CachedAnswer): void {
-    this.keep(this.answers, generation, key, answer);
+  /** Keeps an answer while its tables do not change, and at most `maxAgeMs` when given. */
+  keepAnswer(stamp: Stamp | undefined, key: string, answer: CachedAnswer, maxAgeMs?: number): void {
+    this.keep(this.answers, stamp, key, answer, maxAgeMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + maxAgeMs);
   }
 
-  private fresh<T extends object>(lru: LRUCache<string, Stamped<T>>, key: string): T | undefined {
+  private fresh<T extends object>(lru: LRUCache<string, Stamped<T>>, key: string, now: number): T | undefined {
     if (!this.live()) return undefined;
     const e = lru.get(key);
-    return e && e.generation === this.generation ? e.value : undefined;
+    if (!e) return undefined;
+    if (e.until <= now || !this.current(e.stamp)) {
+      lru.delete(key);
+      return undefined;
+    }
+    return e.value;
   }
 
-  private keep<T extends object>(lru: LRUCache<string, Stamped<T>>, generation: number | undefined, key: string, value: T): void {
-    if (generation === undefined || generation !== this.generation || !this.live()) return;
-    lru.set(key, { value, generation });
+  private keep<T extends object>(lru: LRUCache<string, Stamped<T>>, stamp: Stamp | undefined, key: string, value: T, until: number): void {
+    if (stamp === undefined || !this.live() || !this.current(stamp)) return;
+    lru.set(key, { value, stamp, until });
   }
 }
 

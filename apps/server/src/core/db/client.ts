@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -26,6 +27,8 @@ export const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../../dri
 export const EVENTS_CHANNEL = 'atrium_events';
 /** Written by the atrium_data_changed trigger (migration 0007) on every write to a watched table. */
 const DATA_CHANNEL = 'atrium_data';
+/** A mark on the change channel (changesHeard): never a table's name, never handed to onDataChange's handlers. */
+const MARK_PREFIX = '~';
 // Never run two instances' migrations at once on a shared database.
 const MIGRATION_LOCK = 727_001;
 
@@ -45,6 +48,14 @@ export interface Database {
    */
   onDataChange(handler: (table: string | null) => void): Promise<void>;
   live(): boolean;
+  /**
+   * Resolves true once every change committed before the call has been handed to the
+   * `onDataChange` handlers: a mark sent on the change channel now comes back after them, as
+   * PostgreSQL delivers notifications in commit order. False when not listening, or not back within `ms`.
+   */
+  changesHeard(ms: number): Promise<boolean>;
+  /** Statements sent to the database by this process so far (the listening connection's aside). */
+  statements(): number;
   /**
    * PostgreSQL only: runs `statement` (a `COPY … FROM STDIN`) on one pooled connection, streaming
    * `chunks` (rows in COPY's text format) into it; resolves once the server accepted them all. PGlite
@@ -81,6 +92,53 @@ export interface OpenOptions {
 /** Defaults of the PostgreSQL time-outs: a console call never waits longer than this for the database. */
 export const DB_TIMEOUT_DEFAULTS = { statementTimeoutMs: 15_000, acquireTimeoutMs: 5_000 } as const;
 
+/** Marks sent on the change channel and not heard back yet (changesHeard), each with what it waits for. */
+class Marks {
+  private readonly waiting = new Map<string, (heard: boolean) => void>();
+  private seq = 0;
+  private readonly own = `${MARK_PREFIX}${randomUUID()}:`;
+
+  /** Whether `payload` is a mark (this process's or another's): then it is not a change. */
+  heard(payload: string): boolean {
+    if (!payload.startsWith(MARK_PREFIX)) return false;
+    const done = this.waiting.get(payload);
+    if (done) {
+      this.waiting.delete(payload);
+      done(true);
+    }
+    return true;
+  }
+
+  /**
+   * Sends a mark with `send` and resolves when it comes back: false when it could not be sent, or did
+   * not come back within `ms` of being sent (the wait for a pooled connection does not count: a busy
+   * pool is no sign of a silent feed).
+   */
+  wait(ms: number, send: (mark: string) => Promise<unknown>): Promise<boolean> {
+    const mark = `${this.own}${++this.seq}`;
+    return new Promise<boolean>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (heard: boolean) => {
+        clearTimeout(timer);
+        this.waiting.delete(mark);
+        resolve(heard);
+      };
+      this.waiting.set(mark, finish);
+      send(mark).then(
+        () => {
+          if (this.waiting.has(mark)) timer = setTimeout(() => finish(false), ms);
+        },
+        () => finish(false),
+      );
+    });
+  }
+
+  /** Nothing more will come back (the listener is gone). */
+  fail(): void {
+    for (const done of [...this.waiting.values()]) done(false);
+  }
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   return opts.databaseUrl
     ? openPostgres(opts.databaseUrl, opts.poolSize ?? 10, {
@@ -110,12 +168,21 @@ async function openPglite(dataDir: string, dump?: Blob): Promise<Database> {
   const client = await PGlite.create(dir, dump ? { loadDataDir: dump } : undefined);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  const sent = countPgliteStatements(client);
   const unsubs: (() => Promise<void>)[] = [];
   // One process owns an embedded database, so only this process listens: a payload goes to its
   // listeners directly, in order, instead of through a pg_notify query on the event loop (a call's
   // live updates cost several queries each otherwise). NOTIFY from SQL (sessions.ts) still arrives
   // through PGlite's own listener.
   const listeners: ((payload: string) => void)[] = [];
+  const dataHandlers: ((table: string | null) => void)[] = [];
+  const marks = new Marks();
+  unsubs.push(
+    await client.listen(DATA_CHANNEL, (payload) => {
+      if (marks.heard(payload)) return;
+      for (const h of dataHandlers) h(payload);
+    }),
+  );
   return {
     db,
     kind: 'pglite',
@@ -150,16 +217,51 @@ async function openPglite(dataDir: string, dump?: Blob): Promise<Database> {
       unsubs.push(await client.listen(EVENTS_CHANNEL, handler));
     },
     async onDataChange(handler) {
-      unsubs.push(await client.listen(DATA_CHANNEL, handler));
+      dataHandlers.push(handler);
     },
     // One process owns an embedded database: nothing can write to it unheard.
     live: () => !client.closed,
+    changesHeard(ms) {
+      if (client.closed) return Promise.resolve(false);
+      return marks.wait(ms, (mark) => db.execute(sql`SELECT pg_notify(${DATA_CHANNEL}, ${mark})`));
+    },
+    statements: () => sent.count,
     async close() {
       listeners.length = 0;
+      dataHandlers.length = 0;
+      marks.fail();
       for (const u of unsubs) await u();
       await client.close();
     },
   };
+}
+
+/** Counts the statements drizzle sends through a PGlite client (a transaction's BEGIN and COMMIT as two). */
+function countPgliteStatements(client: PGlite): { count: number } {
+  const sent = { count: 0 };
+  type Queryable = Pick<PGlite, 'query' | 'exec'>;
+  const wrap = (c: Queryable) => {
+    const query = c.query.bind(c);
+    const exec = c.exec.bind(c);
+    c.query = ((...a: Parameters<PGlite['query']>) => {
+      sent.count++;
+      return query(...a);
+    }) as PGlite['query'];
+    c.exec = ((...a: Parameters<PGlite['exec']>) => {
+      sent.count++;
+      return exec(...a);
+    }) as PGlite['exec'];
+  };
+  wrap(client);
+  const transaction = client.transaction.bind(client);
+  client.transaction = ((fn: Parameters<PGlite['transaction']>[0]) => {
+    sent.count += 2;
+    return transaction((tx) => {
+      wrap(tx as unknown as Queryable);
+      return fn(tx);
+    });
+  }) as PGlite['transaction'];
+  return sent;
 }
 
 async function openPostgres(
@@ -178,6 +280,15 @@ async function openPostgres(
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
+  let sent = 0;
+  pool.on('connect', (client) => {
+    // Every statement of the pool goes through its clients' query (pool.query included).
+    const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+    (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+      sent++;
+      return query(...a);
+    };
+  });
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const lockClient = await pool.connect();
   try {
@@ -195,8 +306,10 @@ async function openPostgres(
   let live = false;
   const handlers: ((payload: string) => void)[] = [];
   const dataHandlers: ((table: string | null) => void)[] = [];
+  const marks = new Marks();
   let closing = false;
   const dataReset = () => {
+    marks.fail();
     for (const h of dataHandlers) h(null);
   };
   const retry = () => {
@@ -207,7 +320,7 @@ async function openPostgres(
     c.on('notification', (msg) => {
       if (msg.payload === undefined) return;
       if (msg.channel === EVENTS_CHANNEL) for (const h of handlers) h(msg.payload);
-      else if (msg.channel === DATA_CHANNEL) for (const h of dataHandlers) h(msg.payload);
+      else if (msg.channel === DATA_CHANNEL && !marks.heard(msg.payload)) for (const h of dataHandlers) h(msg.payload);
     });
     c.on('error', () => {
       // Changes made while nobody listens are unheard: say so, then reconnect, so realtime and
@@ -297,9 +410,15 @@ async function openPostgres(
       await ensureListener();
     },
     live: () => live,
+    changesHeard(ms) {
+      if (!live) return Promise.resolve(false);
+      return marks.wait(ms, (mark) => db.execute(sql`SELECT pg_notify(${DATA_CHANNEL}, ${mark})`));
+    },
+    statements: () => sent,
     async close() {
       closing = true;
       live = false;
+      marks.fail();
       await listener?.end().catch(() => undefined);
       await copyWriter.close();
       await pool.end();

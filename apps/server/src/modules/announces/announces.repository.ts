@@ -420,6 +420,17 @@ export class AnnouncesRepository {
   }
 
   /** Announces being sent that have no recipient left to hand out: now sent. */
+  /** Whether an announce is being sent, and in how many milliseconds the next scheduled one starts (null: none). */
+  async nextWork(): Promise<{ sending: boolean; scheduledInMs: number | null }> {
+    const [r] = await queryRows<{ sending: boolean | null; ms: number | null }>(
+      this.db,
+      sql`SELECT bool_or(status = 'sending') AS sending,
+          (extract(epoch FROM min(coalesce(execute_at, now())) FILTER (WHERE status = 'scheduled') - now()) * 1000)::float8 AS ms
+        FROM announces WHERE status IN ('sending', 'scheduled')`,
+    );
+    return { sending: r?.sending === true, scheduledInMs: r?.ms ?? null };
+  }
+
   async completeFinished(): Promise<{ id: number; projectId: number; name: string; createdBy: number | null }[]> {
     // Looked for first: an UPDATE, even of no row, would wake every instance's read cache (the table's change feed).
     const due = await queryRows<{ id: number }>(

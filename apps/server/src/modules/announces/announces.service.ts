@@ -66,6 +66,9 @@ function numbered(info: CreateAnnounceBody['type_info']): StoredTypeInfo {
   };
 }
 
+/** The longest an idle worker sleeps: the safety net for work no wake announced (an instance that died mid-round). */
+const IDLE_MS = 30_000;
+
 /** Announces and polls: CRUD, start/stop/send poll, delivery through the outbox, answers by token. */
 export class AnnouncesService {
   private timer: NodeJS.Timeout | undefined;
@@ -73,6 +76,10 @@ export class AnnouncesService {
   private chained: NodeJS.Timeout | undefined;
   /** Recipients the last round handed out. */
   private lastHanded = 0;
+  /** Whether the last round started, handed out, notified or finished anything. */
+  private lastBusy = true;
+  /** With nothing to do, no round before this time (epoch ms) unless woken: an idle server sends no statements. */
+  private idleUntil = 0;
   private readonly rate: number;
   private readonly connections: number;
 
@@ -488,8 +495,9 @@ export class AnnouncesService {
   async tick(): Promise<void> {
     if (this.ticking) return this.ticking;
     this.ticking = this.work()
-      .then((handed) => {
+      .then(({ handed, busy }) => {
         this.lastHanded = handed;
+        this.lastBusy = busy;
       })
       .finally(() => {
         this.ticking = null;
@@ -497,7 +505,7 @@ export class AnnouncesService {
     return this.ticking;
   }
 
-  private async work(): Promise<number> {
+  private async work(): Promise<{ handed: number; busy: boolean }> {
     const begun = await this.db.transaction(async (tx) => {
       const due = await this.repo.claimDueScheduled(tx, 20);
       for (const d of due) {
@@ -534,7 +542,8 @@ export class AnnouncesService {
     await Promise.all(sending);
     if (failure) throw failure;
 
-    for (const n of await this.repo.claimNotifications(this.rate * 5)) {
+    const notices = await this.repo.claimNotifications(this.rate * 5);
+    for (const n of notices) {
       await this.notifier
         .notify(n.projectId, n.userId, {
           type: 'announce_received',
@@ -544,8 +553,9 @@ export class AnnouncesService {
         .catch((err) => this.opts.log?.warn({ err, announceId: n.announceId }, 'announce notification failed'));
     }
 
-    for (const done of await this.repo.completeFinished()) await this.statusChanged(done, 'sent');
-    return handed;
+    const finished = await this.repo.completeFinished();
+    for (const done of finished) await this.statusChanged(done, 'sent');
+    return { handed, busy: begun.length + handed + notices.length + finished.length > 0 };
   }
 
   /**
@@ -635,8 +645,14 @@ export class AnnouncesService {
 
   /** Runs a round soon (after a start), without waiting for the timer. */
   private kick(): void {
+    this.idleUntil = 0;
     if (!this.timer) return;
     void this.round();
+  }
+
+  /** Announces changed (on any instance, heard through the change feed): look again now. */
+  wake(): void {
+    this.kick();
   }
 
   get running(): boolean {
@@ -651,6 +667,12 @@ export class AnnouncesService {
     const started = Date.now();
     try {
       await this.tick();
+      if (!this.lastBusy) {
+        // Nothing to do: sleep until the next scheduled start (or IDLE_MS, the safety net), unless an
+        // announce is being sent, whose answers and waves are followed every second.
+        const next = await this.repo.nextWork();
+        this.idleUntil = next.sending ? 0 : Date.now() + Math.min(IDLE_MS, next.scheduledInMs ?? IDLE_MS);
+      }
     } catch (err) {
       this.opts.log?.warn({ err }, 'announce delivery failed');
       return;
@@ -671,7 +693,7 @@ export class AnnouncesService {
     const every = this.opts.intervalMs ?? 1000;
     if (!every || this.timer) return;
     this.timer = setInterval(() => {
-      if (!this.ticking && !this.chained) void this.round();
+      if (!this.ticking && !this.chained && Date.now() >= this.idleUntil) void this.round();
     }, every);
     this.timer.unref();
     this.kick();

@@ -18,7 +18,7 @@ import type { Actor, RequestContext } from '../../core/context.js';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
 import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
-import type { ReadCache } from '../../core/read-cache.js';
+import { ACTOR_TABLES, type ReadCache } from '../../core/read-cache.js';
 import { apiKeys, apiKeyUsage } from './api-keys.table.js';
 
 /** Who may manage keys: the project settings administrator. Keys give API access to the whole project. */
@@ -272,7 +272,7 @@ export class ApiKeysService {
       this.noteUse(cached.apiKeyId as number);
       return cached;
     }
-    const generation = this.cache.begin();
+    const generation = this.cache.stamp(ACTOR_TABLES);
     const [row] = await queryRows<ActorRow>(
       this.db,
       sql`SELECT k.id, k.project_id, k.created_by, u.login, k.role_id, k.group_ids, k.expires_at,

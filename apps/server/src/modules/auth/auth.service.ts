@@ -18,7 +18,7 @@ import { hashToken, newRefreshToken, type TokenService } from '../../core/auth/t
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
-import type { ReadCache } from '../../core/read-cache.js';
+import { ACTOR_TABLES, type ReadCache } from '../../core/read-cache.js';
 import { endSessions } from '../../core/sessions.js';
 import type { AuthRepository } from './auth.repository.js';
 
@@ -162,7 +162,7 @@ export class AuthService {
   async actorFromToken(token: string): Promise<Actor | null> {
     const cached = this.cache?.actor(token);
     if (cached) return cached;
-    const generation = this.cache?.begin();
+    const generation = this.cache?.stamp(ACTOR_TABLES);
     const claims = await this.tokens.verifyAccess(token);
     if (!claims) return null;
     const row = await this.repo.actor(claims.userId, claims.projectId, claims.sessionId);

@@ -28,7 +28,7 @@ const built = new WeakMap<object, ConversationsService>();
 export function conversationsOf(app: AppInstance): ConversationsService {
   const known = built.get(app.services);
   if (known) return known;
-  const service = new ConversationsService(new ConversationsRepository(app.database.db), app.realtime);
+  const service = new ConversationsService(new ConversationsRepository(app.database.db), app.realtime, () => app.services.push.wake());
   built.set(app.services, service);
   return service;
 }

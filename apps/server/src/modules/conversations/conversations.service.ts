@@ -67,6 +67,8 @@ export class ConversationsService {
   constructor(
     private readonly repo: ConversationsRepository,
     private readonly realtime: RealtimeHub,
+    /** A message's notification may queue its pushes (core/push-outbox.ts): the push worker looks at once. */
+    private readonly pushQueued: () => void = () => undefined,
   ) {}
 
   private toConversation(actor: Actor, r: ConversationRow): Conversation {
@@ -143,6 +145,7 @@ export class ConversationsService {
     // reach. The same answer whether the user does not exist or is out of reach: nothing is told
     // about users one may not see.
     const r = await this.repo.start({ actor, to, subject: body.subject, body: body.message, audit: ctx });
+    this.pushQueued();
     if (!r) throw new AppError('invalid_related_entity', [{ field: 'interlocutor.id', entity: 'users', ids: [to] }]);
     const author = { id: actor.userId, name: r.me_name ?? '' };
     const message: ConversationMessage = {
@@ -202,6 +205,7 @@ export class ConversationsService {
     if (other === null) throw new AppError('cannot_perform_action');
     const to = Number(other);
     const r = await this.repo.write({ actor, conversationId: id, subject: c.subject, to, body: body.message, audit: ctx });
+    this.pushQueued();
     const message: ConversationMessage = {
       id: r.mid,
       conversation_id: id,

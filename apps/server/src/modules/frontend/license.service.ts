@@ -5,7 +5,8 @@ import { DEV_ISSUER_PUBLIC_KEY, publicKeyFrom, verifyLicenseFile } from '../lice
 import { evaluateLicenses, type ProjectLicenseState } from '../licenses/license-state.js';
 import type { LicensesRepository, UsageCounts } from '../licenses/licenses.repository.js';
 
-const CACHE_MS = 2000;
+/** How long each instance keeps a project's licence state (a change made elsewhere is seen within it). */
+export const LICENSE_CACHE_MS = 2000;
 /** Usage counts behind the over-limit restrictors (read with every profile) are kept this long; limits are enforced on live counts. */
 const USAGE_CACHE_MS = 10_000;
 
@@ -34,14 +35,14 @@ export class LicenseService {
 
   /**
    * The licence changes rarely and is read on every profile load, so each instance keeps it for
-   * CACHE_MS; a change made through this instance is seen at once, one made elsewhere within CACHE_MS.
+   * LICENSE_CACHE_MS; a change made through this instance is seen at once, one made elsewhere within LICENSE_CACHE_MS.
    * A time other than now, or a read inside a transaction (`db`), is evaluated afresh.
    */
   async state(projectId: number, now?: number, db?: DbOrTx): Promise<ProjectLicenseState> {
     if (now !== undefined || db !== undefined) return this.evaluate(projectId, now ?? Date.now(), db);
     const at = Date.now();
     const hit = this.cache.get(projectId);
-    if (hit && at - hit.at <= CACHE_MS) return hit.value;
+    if (hit && at - hit.at <= LICENSE_CACHE_MS) return hit.value;
     const value = this.evaluate(projectId, at);
     value.catch(() => this.cache.delete(projectId));
     this.cache.set(projectId, { at, value });

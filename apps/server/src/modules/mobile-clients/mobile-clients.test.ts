@@ -225,7 +225,7 @@ describe('a resident’s app', () => {
     ]);
     const listed = (
       await tree.admin.get(
-        `/users?filters=${encodeURIComponent(JSON.stringify({ rules: [{ field: 'id', operator: 'equals', value: me.id }] }))}`,
+        `/users?with=mobile_clients&filters=${encodeURIComponent(JSON.stringify({ rules: [{ field: 'id', operator: 'equals', value: me.id }] }))}`,
       )
     ).json();
     expect(listed.data[0]?.mobile_clients?.[0]?.mobile_client_id).toBe('seen');

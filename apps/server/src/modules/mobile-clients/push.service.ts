@@ -81,8 +81,14 @@ export class PushService {
       pollMs: opts.pollMs ?? 1000,
       concurrency: opts.concurrency ?? 4,
       claim: (limit) => this.claim(limit),
+      nextDue: () => this.nextDue(),
       attempt: (d) => this.attempt(d),
     });
+  }
+
+  /** New pushes were queued (with their notifications, core/push-outbox.ts): look now rather than at the next poll. */
+  wake(): void {
+    this.worker.wake();
   }
 
   get running(): boolean {
@@ -167,6 +173,16 @@ export class PushService {
           ORDER BY d2.next_attempt_at, d2.id LIMIT ${limit} FOR UPDATE OF d2 SKIP LOCKED)
         RETURNING d.id, d.project_id, d.user_id, d.notification_id, d.platform, d.attempts`,
     );
+  }
+
+  /** Milliseconds until the earliest push `claim` would take falls due; null when none waits. */
+  private async nextDue(): Promise<number | null> {
+    const [r] = await queryRows<{ ms: number | null }>(
+      this.db,
+      sql`SELECT (extract(epoch FROM min(CASE WHEN status = 'pending' THEN next_attempt_at ELSE lease_until END) - now()) * 1000)::float8 AS ms
+        FROM push_deliveries WHERE status IN ('pending', 'delivering')`,
+    );
+    return r?.ms ?? null;
   }
 
   private async context(d: Claimed): Promise<Context> {

@@ -35,6 +35,8 @@ export class NotificationsService {
   constructor(
     private readonly repo: NotificationsRepository,
     private readonly realtime: RealtimeHub,
+    /** A notification's insert may queue its pushes (core/push-outbox.ts): the push worker looks at once. */
+    private readonly pushQueued: () => void = () => undefined,
   ) {}
 
   /**
@@ -54,6 +56,7 @@ export class NotificationsService {
       popupAction: n.popupAction ?? null,
       sound: n.sound ?? null,
     });
+    this.pushQueued();
     const notification = toNotification(row);
     await this.realtime.publish(projectId, topics.user(userId), REALTIME_EVENTS.notification, notification);
     return notification;

@@ -28,8 +28,25 @@ export class ProfileRepository {
   async full(userId: number, projectId: number) {
     const [row] = await this.db
       .select({
-        user: users,
-        role: { id: roles.id, name: roles.name, permissions: roles.permissions, isBuiltin: roles.isBuiltin },
+        // What the profile shows: not the password hash nor the description.
+        user: {
+          id: users.id,
+          login: users.login,
+          email: users.email,
+          name: users.name,
+          locale: users.locale,
+          avatarPath: users.avatarPath,
+          isInvited: users.isInvited,
+          profile: users.profile,
+          licenseInfo: users.licenseInfo,
+        },
+        role: {
+          id: roles.id,
+          name: roles.name,
+          // The built-in role holds every permission: its stored list is neither sent nor parsed.
+          permissions: sql<string[] | null>`CASE WHEN ${roles.isBuiltin} THEN NULL ELSE ${roles.permissions} END`,
+          isBuiltin: roles.isBuiltin,
+        },
         project: { id: projects.id, uid: projects.uid, name: projects.name, description: projects.description },
         domains: sql<
           { id: number; name: string }[]

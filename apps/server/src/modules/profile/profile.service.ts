@@ -101,7 +101,7 @@ export class ProfileService {
       locale: u.locale === 'ru' ? 'ru' : 'en',
       avatar_url: u.avatarPath ? `/api/v0/files/${u.avatarPath}` : null,
       is_invited: u.isInvited,
-      role: role ? { id: role.id, name: role.name, permissions: role.isBuiltin ? [...PERMISSION_CODES] : role.permissions } : null,
+      role: role ? { id: role.id, name: role.name, permissions: role.isBuiltin ? [...PERMISSION_CODES] : (role.permissions ?? []) } : null,
       domains,
       project,
       profile: { ...profileFields(u.profile), sip_number: sipNumber },

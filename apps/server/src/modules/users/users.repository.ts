@@ -60,6 +60,40 @@ export const USER_LIST: ListSpec = {
   tiebreak: sql`${U.id} ASC`,
 };
 
+/** The columns of a user an answer shows (not the password hash, project or locale). */
+const shownColumns = {
+  id: users.id,
+  login: users.login,
+  name: users.name,
+  description: users.description,
+  email: users.email,
+  roleId: users.roleId,
+  avatarPath: users.avatarPath,
+  profile: users.profile,
+  licenseInfo: users.licenseInfo,
+  isGroupAdmin: users.isGroupAdmin,
+  elevatorAccessDisabled: users.elevatorAccessDisabled,
+  isInvited: users.isInvited,
+  activatedAt: users.activatedAt,
+  createdBy: users.createdBy,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+/** A user as a list shows it: its shown columns, groups, what the caller may do, and the relations asked for. */
+export type UserListRow = Pick<typeof users.$inferSelect, keyof typeof shownColumns> & {
+  /** The groups the caller may see. */
+  domains: number[];
+  /** What the caller may do with the row (see `rowActions`). */
+  editable: boolean;
+  deletable: boolean;
+  roleName?: string | null;
+  domainsInfo?: { id: number; name: string }[];
+  markersInfo?: { id: number; name: string; color: string }[];
+  /** With `with=mobile_clients` in a list; always for one user. */
+  mobileClients?: MobileClientInfo[];
+};
+
 export type UserRow = typeof users.$inferSelect & {
   /** The groups the caller may see (all of them for the caller's own reads of the row, see `find`). */
   domains: number[];
@@ -141,7 +175,7 @@ export class UsersRepository {
     actor: Actor,
     q: ListQuery & { search?: string | undefined; branch?: number | undefined },
     rel: ReadonlySet<string>,
-  ): Promise<{ rows: UserRow[]; total: number; estimated: boolean }> {
+  ): Promise<{ rows: UserListRow[]; total: number; estimated: boolean }> {
     const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), filtersSql(USER_LIST, q)];
     const p = actor.projectId;
     const scope = scopeOf(actor, 'users', 'view');
@@ -167,12 +201,12 @@ export class UsersRepository {
     const where = and(...conds);
     const page = await pageOfIds(this.db, { table: users, id: sql`${U.id}`, where, spec: USER_LIST, query: q });
     if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
-    // Only the page's rows get their groups and relations.
+    // Only the page's rows get their groups and relations; the columns shown, and mobile clients when asked.
     const rows = await this.db
       .select({
-        user: users,
+        user: shownColumns,
         domains: visibleDomainIds(actor),
-        mobileClients: mobileClientsColumn,
+        ...(rel.has('mobile_clients') ? { mobileClients: mobileClientsColumn } : {}),
         ...rowActions(actor),
         ...relationColumns(actor, rel),
       })
@@ -186,7 +220,7 @@ export class UsersRepository {
       rows: ordered.map(({ r }) => ({
         ...r.user,
         domains: r.domains,
-        mobileClients: r.mobileClients,
+        ...('mobileClients' in r ? { mobileClients: r.mobileClients as MobileClientInfo[] } : {}),
         editable: r.editable,
         deletable: r.deletable,
         ...pickRel(r),

@@ -19,13 +19,22 @@ import { AppError } from '../../core/errors.js';
 const Ok = dataResponse(z.boolean());
 const WithQuery = z.object({ with: UserListQuerySchema.shape.with });
 
+/**
+ * What the users list is read from: the users, their groups (and the group tree the scopes walk),
+ * roles, markers and mobile clients. A device, a task or a notification leaves it cached.
+ */
+const USERS_LIST_CACHE = { tables: ['users', 'user_groups', 'groups', 'roles', 'markers', 'user_markers', 'mobile_clients'] } as const;
+
 export async function usersRoutes(app: AppInstance): Promise<void> {
   const { users } = app.services;
   const tags = ['users'];
 
   app.get(
     '/users',
-    { config: { cache: true }, schema: { tags, querystring: UserListQuerySchema, response: { 200: listResponse(UserSchema) } } },
+    {
+      config: { cache: USERS_LIST_CACHE },
+      schema: { tags, querystring: UserListQuerySchema, response: { 200: listResponse(UserSchema) } },
+    },
     (req) => users.list(req.actor, req.query),
   );
 

@@ -25,7 +25,7 @@ import { type FileStore, MAX_IMAGE_BYTES, storableImage } from '../../core/files
 import { withRelations } from '../../core/list-query.js';
 import { endSessions } from '../../core/sessions.js';
 import { assignMasterNumber } from '../telephony/sip-numbers.service.js';
-import type { UserRow, UsersRepository } from './users.repository.js';
+import type { UserListRow, UserRow, UsersRepository } from './users.repository.js';
 
 /** What the registration module offers for "send registration link" (app.services.registration). */
 export interface InviteSender {
@@ -52,7 +52,7 @@ const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date
 /** Fields a user may change on their own record without an edit permission over them. */
 const ADMIN_FIELDS = ['login', 'role', 'domains', 'is_group_admin', 'license_info', 'elevator_access_disabled'] as const;
 
-export function toUser(u: UserRow, showLicense: boolean): User {
+export function toUser(u: UserListRow, showLicense: boolean): User {
   const stored = u.profile as Partial<UserProfile>;
   const profile = Object.fromEntries(
     Object.keys(DEFAULT_PROFILE).map((k) => [k, stored[k as keyof UserProfile] ?? DEFAULT_PROFILE[k as keyof UserProfile]]),
@@ -73,7 +73,9 @@ export function toUser(u: UserRow, showLicense: boolean): User {
     activated_at: iso(u.activatedAt),
     activated: u.activatedAt !== null,
     profile,
-    mobile_clients: (u.mobileClients ?? []).map((c) => ({ ...c, auth_at: new Date(c.auth_at).toISOString() })),
+    ...(u.mobileClients !== undefined
+      ? { mobile_clients: u.mobileClients.map((c) => ({ ...c, auth_at: new Date(c.auth_at).toISOString() })) }
+      : {}),
     created_by: u.createdBy,
     created_at: iso(u.createdAt) as string,
     updated_at: iso(u.updatedAt) as string,
@@ -85,7 +87,7 @@ export function toUser(u: UserRow, showLicense: boolean): User {
   };
 }
 
-const RELATIONS = ['role', 'domains', 'markers'] as const;
+const RELATIONS = ['role', 'domains', 'markers', 'mobile_clients'] as const;
 
 export type MarkerApplier = (
   tx: Parameters<Parameters<Db['transaction']>[0]>[0],

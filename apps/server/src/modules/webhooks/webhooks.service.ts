@@ -142,6 +142,7 @@ export class WebhooksService {
       pollMs: opts.pollMs ?? 2000,
       concurrency: opts.concurrency ?? 4,
       claim: (limit) => this.claim(limit),
+      nextDue: () => this.nextDue(),
       attempt: (d) => this.attempt(d),
     });
   }
@@ -620,6 +621,17 @@ export class WebhooksService {
           AND e.id = d.endpoint_id
         RETURNING d.id, d.endpoint_id, d.event_type, d.event_id, d.payload, d.attempts, e.url, e.secret`,
     );
+  }
+
+  /** Milliseconds until the earliest delivery `claim` would take falls due; null when none waits. */
+  private async nextDue(): Promise<number | null> {
+    const [r] = await queryRows<{ ms: number | null }>(
+      this.db,
+      sql`SELECT (extract(epoch FROM min(CASE WHEN d.status = 'pending' THEN d.next_attempt_at ELSE d.lease_until END) - now()) * 1000)::float8 AS ms
+        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status IN ('pending', 'delivering') AND (e.enabled OR d.event_type = ${WEBHOOK_PING_EVENT})`,
+    );
+    return r?.ms ?? null;
   }
 
   private async attempt(d: Claimed): Promise<void> {

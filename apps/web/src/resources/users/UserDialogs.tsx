@@ -153,7 +153,7 @@ export function MobileClientsDialog({
     <Dialog open={open} onClose={onClose} fullWidth slotProps={{ paper: { sx: { maxWidth: 640 } } }} aria-labelledby="mobile-clients-title">
       <DialogTitle id="mobile-clients-title">{translate('users.mobile.title')}</DialogTitle>
       <DialogContent dividers>
-        <MobileClientList clients={user.mobile_clients} onRemove={canRemove ? setRemoving : undefined} />
+        <MobileClientList clients={user.mobile_clients ?? []} onRemove={canRemove ? setRemoving : undefined} />
         <Confirm
           isOpen={removing !== null}
           title="users.mobile.remove"

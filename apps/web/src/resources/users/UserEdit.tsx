@@ -72,7 +72,7 @@ function UserActions() {
         </Button>
       ) : null}
       <Button size="small" startIcon={<PhoneIphoneIcon />} onClick={() => setDialog('mobile')}>
-        {translate('users.actions.mobile_clients')} ({record.mobile_clients.length})
+        {translate('users.actions.mobile_clients')} ({record.mobile_clients?.length ?? 0})
       </Button>
       {access.changePassword ? <ChangePasswordDialog user={record} open={dialog === 'password'} onClose={() => setDialog(null)} /> : null}
       <MobileClientsDialog user={record} open={dialog === 'mobile'} onClose={() => setDialog(null)} canRemove={access.changePassword} />
