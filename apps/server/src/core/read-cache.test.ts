@@ -266,9 +266,14 @@ describe('cached reads through the API', () => {
       // device alarms (issue 13): written from device events
       'device_alarm_logs',
       'device_alarms',
+      // broker settings sent to devices: the sending's progress, concluded by the task sweep; never cached
+      'device_broker_sends',
       'device_events',
       'device_status',
       'device_tasks',
+      // the instances on the database: each refreshes its row every 10 s, and their commands; never cached
+      'instance_commands',
+      'instances',
       // licences (issue 14): usage per day and expiry notices, written by the licence worker
       'license_notices',
       'license_usage',
