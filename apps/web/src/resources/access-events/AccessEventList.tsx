@@ -96,7 +96,6 @@ function AccessEventListView() {
       rowClick={false}
       extraActions={<ListDownload path="/access-control/logs/download" name="access-events" />}
       omit={['id', 'value', 'direction']}
-      fit
     >
       <EllipsisField source="id" />
       <DateField source="occurred_at" showTime />

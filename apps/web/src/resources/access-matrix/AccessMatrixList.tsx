@@ -105,7 +105,6 @@ function AccessMatrixListView() {
       rowClick={false}
       pagination={<MatrixPagination />}
       extraActions={<ListDownload path="/access-matrix/download" name="access-matrix" query={matrixDownloadQuery} />}
-      fit
       datagridSx={COLUMNS_SX}
     >
       <EllipsisField source="user_name" emptyText={translate('access_matrix.nobody')} />

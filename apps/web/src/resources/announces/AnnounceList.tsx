@@ -49,7 +49,6 @@ export function AnnounceList() {
         canDelete={can('can_delete_announces')}
         addRoute
         omit={['id', 'subject']}
-        fit
         datagridSx={COLUMN_WIDTHS}
       >
         <EllipsisField source="id" />

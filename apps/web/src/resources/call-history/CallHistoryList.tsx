@@ -54,7 +54,6 @@ function CallHistoryListView() {
       filters={filters}
       rowClick={false}
       omit={['id', 'type', 'answered_by']}
-      fit
       datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />

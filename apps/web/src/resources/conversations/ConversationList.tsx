@@ -91,7 +91,6 @@ export function ConversationList() {
           ) : null
         }
         omit={['id', 'created_at']}
-        fit
         datagridSx={{
           '& .column-subject': { width: '26%' },
           '& .column-interlocutor': { width: '17%' },

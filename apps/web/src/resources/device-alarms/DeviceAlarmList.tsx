@@ -73,7 +73,6 @@ function DeviceAlarmListView() {
       canDelete={can('can_delete_device_alarms')}
       rowClick={(id) => `/${DEVICE_ALARMS}/${id}/edit`}
       omit={['id', 'cleared_at', 'processed_by', 'comment']}
-      fit
       datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />

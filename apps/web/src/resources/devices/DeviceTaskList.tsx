@@ -79,7 +79,6 @@ export function DeviceTaskList() {
       canDelete={can('devices.edit')}
       rowClick={false}
       omit={['id', 'serial_number', 'attempts']}
-      fit
       datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />

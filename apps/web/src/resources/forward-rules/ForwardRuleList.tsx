@@ -31,7 +31,6 @@ function ForwardRuleListView() {
       canDelete={can('can_delete_forward_rules')}
       addRoute
       omit={['id', 'created_at']}
-      fit
       datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />

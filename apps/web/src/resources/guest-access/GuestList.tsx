@@ -53,7 +53,6 @@ function GuestListView() {
           </Button>
         ) : null
       }
-      fit
       datagridSx={COLUMNS}
     >
       <EllipsisField source="name" />

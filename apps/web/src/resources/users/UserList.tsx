@@ -63,7 +63,6 @@ function UserListView() {
         // At 1280 px the table fits the page: the ID and group-admin columns are offered by the column
         // chooser, long texts end with an ellipsis (the full text is the cell's tooltip).
         omit={DEFAULT_HIDDEN}
-        fit
         datagridSx={COLUMN_WIDTHS}
         extraActions={
           <>

@@ -34,7 +34,6 @@ function VirtualNumberListView() {
       canDelete={can('can_delete_virtual_numbers')}
       addRoute
       omit={['id', 'purpose', 'created_at']}
-      fit
       datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
