@@ -108,7 +108,7 @@ test('an administrator makes a backup, deletes a group and restores it, from the
   await sideMenu(page).getByRole('menuitem', { name: 'Backups', exact: true }).click();
   await row.getByRole('checkbox').check();
   await page.getByRole('button', { name: /^Delete selected/ }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
   await expect(row).toHaveCount(0);
   await admin.call('DELETE', `/domains/${group.id}`);
 });

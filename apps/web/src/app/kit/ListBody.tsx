@@ -1,4 +1,4 @@
-import { Box, Card, ListItem, ListItemButton, List as MuiList, Skeleton, Typography, useMediaQuery } from '@mui/material';
+import { Box, ListItem, ListItemButton, List as MuiList, Skeleton, Typography, useMediaQuery } from '@mui/material';
 import type { SxProps, Theme } from '@mui/material/styles';
 import {
   Children,
@@ -264,9 +264,4 @@ export function ListBody({ omit, primary, empty, sx, children, rowClick, ...prop
       {fields}
     </Table>
   );
-}
-
-/** A card around a list body, as react-admin's List draws it (for lists whose records are not a resource's page). */
-export function ListCard({ children }: { children: ReactNode }) {
-  return <Card sx={{ overflow: 'hidden' }}>{children}</Card>;
 }

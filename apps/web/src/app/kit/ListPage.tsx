@@ -2,7 +2,6 @@ import type { FilterOperator } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
-import type { SxProps, Theme } from '@mui/material/styles';
 import { type ReactElement, type ReactNode, useEffect, useRef, useState } from 'react';
 import {
   CreateButton,
@@ -98,10 +97,10 @@ function useRowCheckboxLabels() {
 const UNSELECTABLE_ROW_SX = { '& .RaDatagrid-row .MuiCheckbox-root.Mui-disabled': { visibility: 'hidden' } } as const;
 
 /**
- * What an empty list says: "no records yet" when nothing is filtered, otherwise that nothing
- * matches the search or filters, with a button that clears them.
+ * What an empty list says: "no records yet" (or the area's own `text`) when nothing is filtered,
+ * otherwise that nothing matches the search or filters, with a button that clears them.
  */
-export function EmptyState() {
+export function EmptyState({ text }: { text?: string }) {
   const translate = useTranslate();
   const list = useListContext();
   const filtered = Object.values(list.filterValues ?? {}).some((v) => v !== undefined && v !== '' && v !== null);
@@ -109,7 +108,7 @@ export function EmptyState() {
     <Box sx={{ textAlign: 'center', py: 8, color: 'text.secondary' }} role="status">
       <InboxIcon sx={{ fontSize: 64, opacity: 0.4 }} />
       <Typography variant="h6" component="p">
-        {translate(filtered ? 'kit.nothing_matches' : 'list.empty')}
+        {filtered ? translate('kit.nothing_matches') : (text ?? translate('list.empty'))}
       </Typography>
       {filtered ? (
         <Button sx={{ mt: 1 }} onClick={() => list.setFilters({}, [])}>
@@ -265,8 +264,6 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
   omit?: string[];
   /** The column that names a record (never cut, the title of a phone's line); see `ListBody`. */
   primary?: string;
-  /** Styles of the table, e.g. column widths. */
-  datagridSx?: SxProps<Theme>;
   /** The columns (react-admin fields). */
   children: ReactNode;
 }
@@ -291,7 +288,6 @@ export function ListPage({
   extraActions,
   omit,
   primary,
-  datagridSx,
   children,
   ...props
 }: ListPageProps) {
@@ -327,7 +323,7 @@ export function ListPage({
           empty={<EmptyState />}
           omit={omit}
           primary={primary}
-          sx={[UNSELECTABLE_ROW_SX, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
+          sx={UNSELECTABLE_ROW_SX}
         >
           {children}
         </ListBody>
