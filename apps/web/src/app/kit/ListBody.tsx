@@ -34,6 +34,9 @@ export const NARROW_SCREEN = '(max-width:600px)';
 /** Class of a column whose text is prose: it wraps (up to a readable measure) instead of widening the table. */
 export const PROSE_CELL = 'kit-prose';
 
+/** Class of a column of buttons acting on the row: they wrap onto more lines rather than widen the table. */
+export const ACTIONS_CELL = 'kit-actions';
+
 /** Class of the identifying column's cells (header and rows): never cut. */
 export const IDENTIFYING_CELL = 'kit-identifying';
 
@@ -205,12 +208,14 @@ function useShownFields(fields: Field[], omit: string[] | undefined): Field[] {
 const TABLE_SX: SxProps<Theme> = {
   '& .RaDatagrid-tableWrapper': { overflowX: 'auto' },
   '& .RaDatagrid-table': { tableLayout: 'auto', width: '100%' },
-  '& .RaDatagrid-headerCell': { whiteSpace: 'nowrap' },
+  // A long header wraps between its words rather than widen its column past its values.
+  '& .RaDatagrid-headerCell': { whiteSpace: 'normal', overflowWrap: 'normal', verticalAlign: 'bottom' },
   // A width of 1% shrinks a column to its content, leaving the rest of the line to the free texts.
   '& .RaDatagrid-rowCell': { whiteSpace: 'nowrap', width: '1%' },
   // A zero max-width lets a free text's column give up width instead of widening the table.
   [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '10ch' },
   [`& .RaDatagrid-rowCell.${PROSE_CELL}`]: { whiteSpace: 'normal', width: 'auto', minWidth: '16ch' },
+  [`& .RaDatagrid-rowCell.${ACTIONS_CELL}`]: { whiteSpace: 'normal', width: 'auto', textAlign: 'right' },
   // The select column keeps its checkbox's width.
   '& .RaDatagrid-headerCell.MuiTableCell-paddingCheckbox': { width: 58 },
   // A visible focus on rows (they open the record with Enter) and on the sort buttons.
@@ -218,15 +223,22 @@ const TABLE_SX: SxProps<Theme> = {
   '& .MuiTableSortLabel-root.Mui-focusVisible': { outline: '2px solid', outlineColor: 'primary.main', outlineOffset: 2, borderRadius: 0.5 },
 };
 
-/** The columns with the identifying one marked (`IDENTIFYING_CELL`) in its header and its cells. */
-function markIdentifying(fields: Field[], source: string | undefined): Field[] {
+/**
+ * The columns with the identifying one marked (`IDENTIFYING_CELL`, header and cells), and each
+ * column without a source (buttons acting on the row) marked `ACTIONS_CELL`.
+ */
+function markColumns(fields: Field[], identifying: string | undefined): Field[] {
+  const mark = (f: Field, cell: string, header?: string) =>
+    cloneElement(f as ReactElement<Record<string, unknown>>, {
+      cellClassName: [f.props.cellClassName, cell].filter(Boolean).join(' '),
+      ...(header ? { headerClassName: header } : {}),
+    }) as Field;
   return fields.map((f) =>
-    source && f.props.source === source
-      ? (cloneElement(f as ReactElement<Record<string, unknown>>, {
-          cellClassName: [f.props.cellClassName, IDENTIFYING_CELL].filter(Boolean).join(' '),
-          headerClassName: IDENTIFYING_CELL,
-        }) as Field)
-      : f,
+    identifying && f.props.source === identifying
+      ? mark(f, IDENTIFYING_CELL, IDENTIFYING_CELL)
+      : f.props.source === undefined
+        ? mark(f, ACTIONS_CELL)
+        : f,
   );
 }
 
@@ -248,7 +260,7 @@ export interface ListBodyProps extends Omit<DatagridProps, 'children' | 'sx' | '
 export function ListBody({ omit, primary, empty, sx, children, rowClick, ...props }: ListBodyProps) {
   const narrow = useMediaQuery(NARROW_SCREEN, { noSsr: true });
   const identifying = identifyingSource(children, primary);
-  const fields = markIdentifying(fieldsOf(children), identifying);
+  const fields = markColumns(fieldsOf(children), identifying);
   const shown = useShownFields(fields, omit);
   if (narrow) return <LineList fields={shown} primary={identifying} rowClick={rowClick} empty={empty} />;
   const Table = omit ? DatagridConfigurable : Datagrid;

@@ -18,6 +18,7 @@ import {
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GroupsInput } from '../../app/kit/GroupPicker';
+import { ACTIONS_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
@@ -76,7 +77,7 @@ export function ApiKeysTable({
       <FunctionField
         label="form.actions"
         sortable={false}
-        textAlign="right"
+        cellClassName={ACTIONS_CELL}
         render={(k: ApiKey) => (
           <>
             {k.status === 'active' ? (

@@ -26,7 +26,7 @@ import { Confirm, FunctionField, useDataProvider, useLocaleState, useNotify, use
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText, hasTranslation, type Translate } from '../../app/errors';
 import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
-import { PROSE_CELL } from '../../app/kit/ListBody';
+import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
@@ -118,7 +118,7 @@ export function BackupsTable({
         <FunctionField
           label="form.actions"
           sortable={false}
-          textAlign="right"
+          cellClassName={ACTIONS_CELL}
           render={(b: Backup) => (
             <>
               {can(BACKUP_PERMISSIONS.download) ? (
