@@ -111,12 +111,26 @@ async function layoutProblems(page: Page, desk: boolean): Promise<string[]> {
       if (cut(header)) problems.push(`a column header is cut: ${header.textContent}`);
     }
     if (onDesk) {
+      // A table wider than its card scrolls inside it; the column naming the records must still be in view.
       for (const wrapper of document.querySelectorAll('main .RaDatagrid-tableWrapper')) {
-        if (cut(wrapper)) problems.push(`a table is wider than its card (${wrapper.scrollWidth} > ${wrapper.clientWidth})`);
+        const box = wrapper.getBoundingClientRect();
+        for (const cell of wrapper.querySelectorAll('td.kit-identifying')) {
+          if (cell.getBoundingClientRect().right > box.right + 1)
+            problems.push(`the identifying column is out of view: ${cell.textContent}`);
+        }
       }
     } else if (document.querySelector('main table.RaDatagrid-table')) problems.push('a phone is shown a table instead of lines');
     return problems;
   }, desk);
+}
+
+/** The tables that scroll sideways in their card on a desk, to be read in the report (not a failure). */
+async function scrollingTables(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main .RaDatagrid-tableWrapper')]
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => w.scrollWidth),
+  );
 }
 
 async function walkLists(page: Page, language: 'en' | 'ru') {
@@ -130,6 +144,11 @@ async function walkLists(page: Page, language: 'en' | 'ru') {
       await page.goto(path);
       await settle(page);
       for (const p of await layoutProblems(page, label === '1280')) problems.push(`${path} at ${label} px (${language}): ${p}`);
+      if (label === '1280') {
+        for (const width of await scrollingTables(page)) {
+          console.log(`scrolls in its card at 1280 px: ${path} (${language}), ${width} px wide`);
+        }
+      }
       await snapshot(page, `lists-${path.slice(1).replaceAll('/', '-')}-${label}-${language}`);
     }
   }

@@ -96,7 +96,10 @@ function useRecordPath(record: RaRecord, rowClick: DatagridProps['rowClick']): s
   return path;
 }
 
-/** One record as a line of a phone's list: its name on top, then each other column as "label value". */
+/**
+ * One record as a line of a phone's list: its name on top, then each other column as "label value",
+ * and the row's buttons last, outside the link that opens the record.
+ */
 function RecordLine({
   record,
   primary,
@@ -110,10 +113,12 @@ function RecordLine({
 }) {
   const resource = useResourceContext();
   const path = useRecordPath(record, rowClick);
+  const values = others.filter((f) => f.props.source !== undefined);
+  const actions = others.filter((f) => f.props.source === undefined);
   const body = (
     <Box sx={{ minWidth: 0, width: '100%' }}>
       {primary ? (
-        <Typography component="div" variant="subtitle1" sx={{ fontWeight: 500, overflowWrap: 'anywhere' }}>
+        <Typography component="div" variant="subtitle1" sx={{ fontWeight: 600, overflowWrap: 'anywhere' }}>
           {primary}
         </Typography>
       ) : null}
@@ -121,7 +126,7 @@ function RecordLine({
         component="dl"
         sx={{ m: 0, display: 'grid', gridTemplateColumns: 'minmax(6rem, max-content) minmax(0, 1fr)', columnGap: 1.5, rowGap: 0.25 }}
       >
-        {others.map((field, i) => (
+        {values.map((field, i) => (
           <Box key={field.props.source ?? i} sx={{ display: 'contents' }}>
             <Typography component="dt" variant="body2" color="text.secondary">
               <FieldTitle label={field.props.label as string | undefined} source={field.props.source} resource={resource} />
@@ -140,14 +145,17 @@ function RecordLine({
   );
   return (
     <RecordContextProvider value={record}>
-      <ListItem divider disablePadding>
+      <ListItem divider disablePadding sx={{ flexDirection: 'column', alignItems: 'stretch' }}>
         {path ? (
           <ListItemButton component={Link} to={path} sx={{ alignItems: 'flex-start' }}>
             {body}
           </ListItemButton>
         ) : (
-          <Box sx={{ px: 2, py: 1, width: '100%' }}>{body}</Box>
+          <Box sx={{ px: 2, py: 1 }}>{body}</Box>
         )}
+        {actions.length ? (
+          <Box sx={{ px: 1, pb: 1, display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', gap: 0.5 }}>{actions}</Box>
+        ) : null}
       </ListItem>
     </RecordContextProvider>
   );
@@ -163,11 +171,13 @@ function LineList({
   primary,
   rowClick,
   empty,
+  label,
 }: {
   fields: Field[];
   primary: string | undefined;
   rowClick: DatagridProps['rowClick'];
   empty: ReactElement;
+  label?: string;
 }) {
   const { data, isPending } = useListContext();
   if (isPending) {
@@ -183,7 +193,7 @@ function LineList({
   const title = fields.find((f) => f.props.source === primary);
   const others = fields.filter((f) => f !== title && f.props.source !== 'id');
   return (
-    <MuiList disablePadding>
+    <MuiList disablePadding aria-label={label}>
       {data.map((record) => (
         <RecordLine key={record.id} record={record} primary={title} others={others} rowClick={rowClick} />
       ))}
@@ -250,6 +260,8 @@ export interface ListBodyProps extends Omit<DatagridProps, 'children' | 'sx' | '
   /** What an empty list shows. */
   empty: ReactElement;
   sx?: SxProps<Theme>;
+  /** The accessible name of the table (or of the phone's list). */
+  'aria-label'?: string;
   children: ReactNode;
 }
 
@@ -262,7 +274,7 @@ export function ListBody({ omit, primary, empty, sx, children, rowClick, ...prop
   const identifying = identifyingSource(children, primary);
   const fields = markColumns(fieldsOf(children), identifying);
   const shown = useShownFields(fields, omit);
-  if (narrow) return <LineList fields={shown} primary={identifying} rowClick={rowClick} empty={empty} />;
+  if (narrow) return <LineList fields={shown} primary={identifying} rowClick={rowClick} empty={empty} label={props['aria-label']} />;
   const Table = omit ? DatagridConfigurable : Datagrid;
   return (
     <Table

@@ -31,6 +31,8 @@ export interface RecordsListProps<T extends RaRecord> {
   isRowSelectable?: DatagridProps['isRowSelectable'];
   /** The column that names a record; see `ListBody`. */
   primary?: string;
+  /** The list's accessible name, when the page holds more than one list. */
+  label?: string;
   /** What an empty list shows, when not the kit's "no records yet". */
   empty?: ReactElement;
   /** The columns (react-admin fields). */
@@ -51,6 +53,7 @@ export function RecordsList<T extends RaRecord>({
   bulkActions = false,
   isRowSelectable = deletableRow,
   primary,
+  label,
   empty,
   children,
 }: RecordsListProps<T>) {
@@ -63,6 +66,7 @@ export function RecordsList<T extends RaRecord>({
           bulkActionButtons={bulkActions}
           isRowSelectable={isRowSelectable}
           primary={primary}
+          aria-label={label}
           empty={empty ?? <EmptyState />}
         >
           {children}
@@ -74,8 +78,8 @@ export function RecordsList<T extends RaRecord>({
 }
 
 /**
- * The frame of a list page whose records are not a react-admin resource's: the title, the actions on
- * the right above the list, an optional hint, and the list in a card, as `ListPage` draws it.
+ * The frame of a list page whose records are not a react-admin resource's: the title, an optional
+ * hint, the actions on the right just above the list, and the list in a card, as `ListPage` draws it.
  */
 export function RecordsListPage({
   title,
@@ -91,13 +95,14 @@ export function RecordsListPage({
   return (
     <Box sx={{ minWidth: 0 }}>
       <Title title={title} />
-      <TopToolbar sx={{ flexWrap: 'wrap', justifyContent: 'flex-end', rowGap: 0.5 }}>{actions}</TopToolbar>
       {hint ? (
-        <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
+        <Typography variant="body2" color="text.secondary" sx={{ mt: 1 }}>
           {hint}
         </Typography>
       ) : null}
-      <Card>{children}</Card>
+      <TopToolbar sx={{ flexWrap: 'wrap', justifyContent: 'flex-end', rowGap: 0.5 }}>{actions}</TopToolbar>
+      {/* Not clipped: the table's bulk actions slide over the toolbar above it, as in a list page. */}
+      <Card sx={{ overflow: 'visible' }}>{children}</Card>
     </Box>
   );
 }
