@@ -41,6 +41,7 @@ const LIST_PAGES = [
   '/webhooks',
   '/ip-blocking',
   '/integrations',
+  '/system-info',
 ] as const;
 
 const PHONE = { width: 390, height: 844 };

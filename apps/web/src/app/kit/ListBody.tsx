@@ -118,7 +118,11 @@ function RecordLine({
   const body = (
     <Box sx={{ minWidth: 0, width: '100%' }}>
       {primary ? (
-        <Typography component="div" variant="subtitle1" sx={{ fontWeight: 600, overflowWrap: 'anywhere' }}>
+        <Typography
+          component="div"
+          variant="subtitle1"
+          sx={{ fontWeight: 600, overflowWrap: 'anywhere', '& .MuiTypography-root': { fontWeight: 'inherit', fontSize: 'inherit' } }}
+        >
           {primary}
         </Typography>
       ) : null}
@@ -223,9 +227,10 @@ const TABLE_SX: SxProps<Theme> = {
   // A width of 1% shrinks a column to its content, leaving the rest of the line to the free texts.
   '& .RaDatagrid-rowCell': { whiteSpace: 'nowrap', width: '1%' },
   // A zero max-width lets a free text's column give up width instead of widening the table.
-  [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '10ch' },
+  [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '16ch' },
   [`& .RaDatagrid-rowCell.${PROSE_CELL}`]: { whiteSpace: 'normal', width: 'auto', minWidth: '16ch' },
-  [`& .RaDatagrid-rowCell.${ACTIONS_CELL}`]: { whiteSpace: 'normal', width: 'auto', textAlign: 'right' },
+  // Row buttons take the width of the widest and stack, leaving the line to the texts.
+  [`& .RaDatagrid-rowCell.${ACTIONS_CELL}`]: { whiteSpace: 'normal', textAlign: 'right' },
   // The select column keeps its checkbox's width.
   '& .RaDatagrid-headerCell.MuiTableCell-paddingCheckbox': { width: 58 },
   // A visible focus on rows (they open the record with Enter) and on the sort buttons.
