@@ -227,7 +227,7 @@ const TABLE_SX: SxProps<Theme> = {
   // A width of 1% shrinks a column to its content, leaving the rest of the line to the free texts.
   '& .RaDatagrid-rowCell': { whiteSpace: 'nowrap', width: '1%' },
   // A zero max-width lets a free text's column give up width instead of widening the table.
-  [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '16ch' },
+  [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '12ch' },
   [`& .RaDatagrid-rowCell.${PROSE_CELL}`]: { whiteSpace: 'normal', width: 'auto', minWidth: '16ch' },
   // Row buttons take the width of the widest and stack, leaving the line to the texts.
   [`& .RaDatagrid-rowCell.${ACTIONS_CELL}`]: { whiteSpace: 'normal', textAlign: 'right' },

@@ -317,8 +317,8 @@ export function SystemInfoPage() {
             [L('memory.external'), formatMb(s.memory.external)],
           ]}
         />
-        {/* Its actions need the width of two columns of cards. */}
-        <Box sx={{ gridColumn: { md: 'span 2' }, minWidth: 0 }}>
+        {/* A row of its own: the workers' names and their buttons need more than one card's width. */}
+        <Box sx={{ gridColumn: '1 / -1', minWidth: 0 }}>
           <Workers workers={s.workers} />
         </Box>
       </Box>
