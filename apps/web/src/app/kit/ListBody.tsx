@@ -121,7 +121,13 @@ function RecordLine({
         <Typography
           component="div"
           variant="subtitle1"
-          sx={{ fontWeight: 600, overflowWrap: 'anywhere', '& .MuiTypography-root': { fontWeight: 'inherit', fontSize: 'inherit' } }}
+          className={IDENTIFYING_CELL}
+          sx={{
+            fontWeight: 600,
+            overflowWrap: 'anywhere',
+            '& .MuiTypography-root': { fontWeight: 'inherit', fontSize: 'inherit' },
+            [`& .${ELLIPSIS_TEXT}`]: { whiteSpace: 'normal' },
+          }}
         >
           {primary}
         </Typography>
