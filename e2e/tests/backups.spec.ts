@@ -33,7 +33,7 @@ test('an administrator makes a backup, deletes a group and restores it, from the
   await signInFromLogin(page, ADMIN);
   await sideMenu(page).getByRole('menuitem', { name: 'Backups', exact: true }).click();
   await expect(page).toHaveURL(/\/backups$/);
-  await expect(page.getByRole('main').getByRole('heading', { name: 'Backups' })).toBeVisible();
+  await expect(page.getByRole('heading', { level: 1, name: 'Backups' })).toBeVisible();
 
   // Make: only groups, by name.
   await page.getByRole('button', { name: 'Make backup' }).click();
@@ -108,7 +108,7 @@ test('an administrator makes a backup, deletes a group and restores it, from the
   await sideMenu(page).getByRole('menuitem', { name: 'Backups', exact: true }).click();
   await row.getByRole('checkbox').check();
   await page.getByRole('button', { name: /^Delete selected/ }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
   await expect(row).toHaveCount(0);
   await admin.call('DELETE', `/domains/${group.id}`);
 });

@@ -124,17 +124,17 @@ test('an administrator connects Axxon One and an unknown card at the panel launc
 
     // In Russian too (the administrator's language is set back afterwards).
     await page.getByRole('button', { name: 'Русский' }).click();
-    await expect(main.getByRole('heading', { name: 'Интеграции' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Интеграции' })).toBeVisible();
     await expect(row).toContainText('Весь проект');
     await expect(row).toContainText('Ошибка подключения gRPC (UNAUTHENTICATED)');
     await snapshot(page, 'integrations-list-ru');
     await page.getByRole('button', { name: 'English' }).click();
-    await expect(main.getByRole('heading', { name: 'Integrations' })).toBeVisible();
+    await expect(page.getByRole('heading', { level: 1, name: 'Integrations' })).toBeVisible();
 
     // Deleted by selection.
     await row.getByRole('checkbox').check();
     await main.getByRole('button', { name: 'Delete selected' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Approve' }).click();
     await expect(row).toBeHidden();
   } finally {
     // Deleted before its simulator goes away: the group's device-status watchers (device-walk asks

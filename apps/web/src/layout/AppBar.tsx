@@ -41,7 +41,18 @@ export function AppBar() {
     >
       <Box sx={{ flex: 1, minWidth: 0, display: 'flex', alignItems: 'baseline', gap: 2, overflow: 'hidden' }}>
         {/* The page's title is its one h1 (each page sets it with react-admin's <Title>) and the browser's title. */}
-        <TitlePortal variant="h6" component="h1" sx={{ flex: '0 1 auto' }} />
+        {/* On a phone the title wraps onto a second line in a smaller size rather than being cut. */}
+        <TitlePortal
+          variant="h6"
+          component="h1"
+          sx={{
+            flex: '0 1 auto',
+            whiteSpace: { xs: 'normal', sm: 'nowrap' },
+            fontSize: { xs: '1rem', sm: '1.25rem' },
+            lineHeight: { xs: 1.2, sm: 1.6 },
+            overflowWrap: 'anywhere',
+          }}
+        />
         <DocumentTitle />
         <Breadcrumbs />
       </Box>

@@ -40,7 +40,8 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <FloatingButtonsProvider>
         <RealtimeBridge />
         <Dialer />
-        <Layout appBar={AppBar} menu={SideMenu} sx={{ '& .RaLayout-content': { p: { xs: 1, sm: 2 } } }}>
+        {/* react-admin lets the page grow as wide as its widest content; ours keeps to the screen, a wide table scrolling in its own card. */}
+        <Layout appBar={AppBar} menu={SideMenu} sx={{ minWidth: 0, '& .RaLayout-content': { p: { xs: 1, sm: 2 }, minWidth: 0 } }}>
           <LicenseWarnings />
           {children}
         </Layout>

@@ -2,12 +2,9 @@ import type { FilterOperator } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
 import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
-import type { SxProps, Theme } from '@mui/material/styles';
 import { type ReactElement, type ReactNode, useEffect, useRef, useState } from 'react';
 import {
   CreateButton,
-  Datagrid,
-  DatagridConfigurable,
   type DatagridProps,
   ExportButton,
   FilterButton,
@@ -27,6 +24,7 @@ import {
 } from 'react-admin';
 import { type AtriumDataProvider, filterSource } from '../dataProvider';
 import { reportError } from '../errors';
+import { ELLIPSIS_TEXT, ListBody } from './ListBody';
 
 /**
  * A filter input for `field` with one of the six operators (ARCHITECTURE §3), e.g.
@@ -38,8 +36,8 @@ export function textFilter(field: string, operator: FilterOperator, label: strin
 }
 
 /**
- * A text column on one line: the text ends with an ellipsis when the column is narrower than it,
- * and shows in full as the cell's tooltip (`title`). For `ListPage`'s `fit` tables.
+ * A text column on one line: a text longer than a column may be ends with an ellipsis and shows in
+ * full as the cell's tooltip (`title`); in the identifying column and on a phone's lines it is whole.
  */
 export function EllipsisField({
   source,
@@ -60,7 +58,7 @@ export function EllipsisField({
   const value = render ? render(record) : record[source];
   const text = value === null || value === undefined || value === '' ? emptyText : String(value);
   return (
-    <Typography component="span" variant="body2" noWrap title={text} sx={{ display: 'block' }}>
+    <Typography component="span" variant="body2" noWrap title={text} className={ELLIPSIS_TEXT} sx={{ display: 'block' }}>
       {text}
     </Typography>
   );
@@ -92,14 +90,6 @@ function useRowCheckboxLabels() {
   return ref;
 }
 
-/** A table that fits its page: fixed layout, so long cells end with an ellipsis instead of widening it. */
-const FIT_SX = {
-  '& .RaDatagrid-table': { tableLayout: 'fixed' },
-  // The select column, wide enough for its checkbox (the fixed layout would squeeze it).
-  '& .RaDatagrid-headerCell.MuiTableCell-paddingCheckbox': { width: 58 },
-  '& .RaDatagrid-headerCell:not(.MuiTableCell-paddingCheckbox)': { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' },
-} as const;
-
 /**
  * A row that may not be selected (e.g. one the caller may not delete) shows no checkbox: react-admin
  * would draw a disabled one without an accessible name, which says nothing and fails axe.
@@ -107,10 +97,10 @@ const FIT_SX = {
 const UNSELECTABLE_ROW_SX = { '& .RaDatagrid-row .MuiCheckbox-root.Mui-disabled': { visibility: 'hidden' } } as const;
 
 /**
- * What an empty list says: "no records yet" when nothing is filtered, otherwise that nothing
- * matches the search or filters, with a button that clears them.
+ * What an empty list says: "no records yet" (or the area's own `text`) when nothing is filtered,
+ * otherwise that nothing matches the search or filters, with a button that clears them.
  */
-function EmptyState() {
+export function EmptyState({ text }: { text?: string }) {
   const translate = useTranslate();
   const list = useListContext();
   const filtered = Object.values(list.filterValues ?? {}).some((v) => v !== undefined && v !== '' && v !== null);
@@ -118,7 +108,7 @@ function EmptyState() {
     <Box sx={{ textAlign: 'center', py: 8, color: 'text.secondary' }} role="status">
       <InboxIcon sx={{ fontSize: 64, opacity: 0.4 }} />
       <Typography variant="h6" component="p">
-        {translate(filtered ? 'kit.nothing_matches' : 'list.empty')}
+        {filtered ? translate('kit.nothing_matches') : (text ?? translate('list.empty'))}
       </Typography>
       {filtered ? (
         <Button sx={{ mt: 1 }} onClick={() => list.setFilters({}, [])}>
@@ -272,13 +262,8 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
    * and the choice is remembered.
    */
   omit?: string[];
-  /**
-   * The table keeps to the page width: columns share it (widths by `.column-<source>` in
-   * `datagridSx`), long texts end with an ellipsis (see `EllipsisField`).
-   */
-  fit?: boolean;
-  /** Styles of the table, e.g. column widths. */
-  datagridSx?: SxProps<Theme>;
+  /** The column that names a record (never cut, the title of a phone's line); see `ListBody`. */
+  primary?: string;
   /** The columns (react-admin fields). */
   children: ReactNode;
 }
@@ -288,7 +273,8 @@ export const deletableRow = (record: { can_delete?: unknown }): boolean => recor
 
 /**
  * The list page of every area: server-side paging (20 per page), sorting and filters, bulk delete
- * with confirmation, export where the area has one, empty and loading states.
+ * with confirmation, export where the area has one, empty and loading states; a table on desks and
+ * lines on phones (`ListBody`).
  */
 export function ListPage({
   filters,
@@ -301,13 +287,11 @@ export function ListPage({
   bulkActions,
   extraActions,
   omit,
-  fit,
-  datagridSx,
+  primary,
   children,
   ...props
 }: ListPageProps) {
   const resource = useResourceContext(props);
-  const Table = omit ? DatagridConfigurable : Datagrid;
   const tableRef = useRowCheckboxLabels();
   return (
     <Box ref={tableRef} sx={{ display: 'contents' }}>
@@ -329,17 +313,20 @@ export function ListPage({
           </TopToolbar>
         }
         {...props}
+        // The list's column is a flex item: without this it would widen to its table instead of keeping to the page.
+        sx={[{ '& .RaList-main': { minWidth: 0 } }, ...(Array.isArray(props.sx) ? props.sx : [props.sx ?? {}])]}
       >
-        <Table
+        <ListBody
           rowClick={rowClick}
           isRowSelectable={isRowSelectable}
           bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
           empty={<EmptyState />}
-          {...(omit ? { omit } : {})}
-          sx={[UNSELECTABLE_ROW_SX, fit ? FIT_SX : {}, ...(Array.isArray(datagridSx) ? datagridSx : [datagridSx ?? {}])]}
+          omit={omit}
+          primary={primary}
+          sx={UNSELECTABLE_ROW_SX}
         >
           {children}
-        </Table>
+        </ListBody>
       </List>
     </Box>
   );

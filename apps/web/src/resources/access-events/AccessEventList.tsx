@@ -15,6 +15,7 @@ import {
 import { Link } from 'react-router-dom';
 import { filterSource } from '../../app/dataProvider';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
+import { PROSE_CELL } from '../../app/kit/ListBody';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { useLiveRefresh } from '../../app/live';
@@ -96,7 +97,6 @@ function AccessEventListView() {
       rowClick={false}
       extraActions={<ListDownload path="/access-control/logs/download" name="access-events" />}
       omit={['id', 'value', 'direction']}
-      fit
     >
       <EllipsisField source="id" />
       <DateField source="occurred_at" showTime />
@@ -105,6 +105,7 @@ function AccessEventListView() {
       <ResultField source="granted" />
       <FunctionField
         source="reason"
+        cellClassName={PROSE_CELL}
         render={(e: AccessEvent) => (e.granted || !e.reason ? '' : translate(reasonKey(e.reason), { _: e.reason }))}
       />
       <EllipsisField source="identifier_name" sortable={false} />

@@ -83,18 +83,6 @@ function EffectField(_: { source?: string; label?: string; sortable?: boolean })
   );
 }
 
-/** Column widths of the fitted table (it keeps to the page width; long names end with an ellipsis). */
-const COLUMNS_SX = {
-  '& .column-user_name': { width: '16%' },
-  '& .column-identifier_name': { width: '15%' },
-  '& .column-identifier_type': { width: '8%' },
-  '& .column-device_name': { width: '16%' },
-  '& .column-lock_number': { width: '8%' },
-  '& .column-rule_name': { width: '14%' },
-  '& .column-prohibition': { width: '10%' },
-  '& .column-schedules': { width: '13%' },
-};
-
 function AccessMatrixListView() {
   const translate = useTranslate();
   return (
@@ -105,8 +93,6 @@ function AccessMatrixListView() {
       rowClick={false}
       pagination={<MatrixPagination />}
       extraActions={<ListDownload path="/access-matrix/download" name="access-matrix" query={matrixDownloadQuery} />}
-      fit
-      datagridSx={COLUMNS_SX}
     >
       <EllipsisField source="user_name" emptyText={translate('access_matrix.nobody')} />
       <EllipsisField source="identifier_name" sortable={false} />

@@ -34,7 +34,6 @@ function AccessRuleListView() {
       canDelete={can('can_delete_access_rules')}
       addRoute
       omit={['id', 'updated_at']}
-      fit
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

@@ -44,7 +44,6 @@ export function AmenityList() {
         canDelete={scopes('delete').some(can)}
         addRoute
         omit={['id']}
-        fit
       >
         <EllipsisField source="id" />
         <EllipsisField source="name" />

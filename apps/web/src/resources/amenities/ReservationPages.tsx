@@ -83,7 +83,6 @@ export function ReservationList() {
         canDelete={scopes('delete').some(can)}
         addRoute
         omit={['id']}
-        fit
       >
         <EllipsisField source="id" />
         <EllipsisField source="amenity" sortable={false} render={(r) => (r as Reservation).amenity.name} />

@@ -15,14 +15,6 @@ const filters = [
   <SelectInput key="status" source="status" label="resources.announces.fields.status" choices={statusChoices} />,
 ];
 
-const COLUMN_WIDTHS = {
-  '& .column-type': { width: 120 },
-  '& .column-status': { width: 150 },
-  '& .column-recipients': { width: 120 },
-  '& .column-answered': { width: 120 },
-  '& .column-created_at': { width: 180 },
-};
-
 /** A status as a coloured chip. */
 export function AnnounceStatusChip({ status }: { status: Announce['status'] }) {
   const translate = useTranslate();
@@ -49,8 +41,6 @@ export function AnnounceList() {
         canDelete={can('can_delete_announces')}
         addRoute
         omit={['id', 'subject']}
-        fit
-        datagridSx={COLUMN_WIDTHS}
       >
         <EllipsisField source="id" />
         <EllipsisField source="name" />

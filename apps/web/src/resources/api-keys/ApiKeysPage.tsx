@@ -1,44 +1,27 @@
 import type { ApiKey, CreateApiKeyBody, CreatedApiKey } from '@atrium/contract';
 import AddIcon from '@mui/icons-material/Add';
-import {
-  Alert,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Chip,
-  CircularProgress,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
   Confirm,
   DateTimeInput,
   Form,
+  FunctionField,
   required,
   SaveButton,
   SelectInput,
   TextInput,
-  Title,
   useDataProvider,
   useLocaleState,
   useTranslate,
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GroupsInput } from '../../app/kit/GroupPicker';
+import { ACTIONS_CELL } from '../../app/kit/ListBody';
+import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
+import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -59,13 +42,15 @@ export function createBody(v: { name?: string; role?: number; domains?: number[]
   };
 }
 
-/** The keys of the project as a table: name, start of the key, role, status, last use; revoke and delete. */
+/** The keys of the project as a list: name, start of the key, role, status, last use; revoke and delete. */
 export function ApiKeysTable({
   keys,
+  loading,
   onRevoke,
   onDelete,
 }: {
-  keys: ApiKey[];
+  keys: ApiKey[] | undefined;
+  loading?: boolean;
   onRevoke: (k: ApiKey) => void;
   onDelete: (k: ApiKey) => void;
 }) {
@@ -73,49 +58,40 @@ export function ApiKeysTable({
   const [locale] = useLocaleState();
   const when = (iso: string | null, none: string) => (iso ? new Date(iso).toLocaleString(locale) : translate(L(none)));
   return (
-    <TableContainer>
-      <Table size="small">
-        <TableHead>
-          <TableRow>
-            {['name', 'prefix', 'role', 'status', 'last_used_at', 'expires_at', 'created_at'].map((f) => (
-              <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
-            ))}
-            <TableCell />
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {keys.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={8}>{translate(L('empty'))}</TableCell>
-            </TableRow>
-          ) : (
-            keys.map((k) => (
-              <TableRow key={k.id} data-testid={`api-key-${k.id}`}>
-                <TableCell>{k.name}</TableCell>
-                <TableCell sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>{`${k.prefix}…`}</TableCell>
-                <TableCell>{k.role_info?.name ?? '—'}</TableCell>
-                <TableCell>
-                  <Chip size="small" color={STATUS_COLOR[k.status]} label={translate(L(`status.${k.status}`))} />
-                </TableCell>
-                <TableCell>{when(k.last_used_at, 'never')}</TableCell>
-                <TableCell>{when(k.expires_at, 'no_expiry')}</TableCell>
-                <TableCell>{when(k.created_at, 'never')}</TableCell>
-                <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                  {k.status === 'active' ? (
-                    <Button size="small" color="warning" onClick={() => onRevoke(k)}>
-                      {translate(L('revoke'))}
-                    </Button>
-                  ) : null}
-                  <Button size="small" color="error" onClick={() => onDelete(k)}>
-                    {translate(L('delete'))}
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ))
-          )}
-        </TableBody>
-      </Table>
-    </TableContainer>
+    <RecordsList records={keys} loading={loading} resource="api-keys" empty={<EmptyState text={translate(L('empty'))} />}>
+      <EllipsisField source="name" label={L('fields.name')} />
+      <FunctionField
+        source="prefix"
+        label={L('fields.prefix')}
+        render={(k: ApiKey) => <Box component="span" sx={{ fontFamily: 'monospace' }}>{`${k.prefix}…`}</Box>}
+      />
+      <EllipsisField source="role" label={L('fields.role')} render={(k) => (k as ApiKey).role_info?.name} />
+      <FunctionField
+        source="status"
+        label={L('fields.status')}
+        render={(k: ApiKey) => <Chip size="small" color={STATUS_COLOR[k.status]} label={translate(L(`status.${k.status}`))} />}
+      />
+      <FunctionField source="last_used_at" label={L('fields.last_used_at')} render={(k: ApiKey) => when(k.last_used_at, 'never')} />
+      <FunctionField source="expires_at" label={L('fields.expires_at')} render={(k: ApiKey) => when(k.expires_at, 'no_expiry')} />
+      <FunctionField source="created_at" label={L('fields.created_at')} render={(k: ApiKey) => when(k.created_at, 'never')} />
+      <FunctionField
+        label="form.actions"
+        sortable={false}
+        cellClassName={ACTIONS_CELL}
+        render={(k: ApiKey) => (
+          <>
+            {k.status === 'active' ? (
+              <Button size="small" color="warning" onClick={() => onRevoke(k)}>
+                {translate(L('revoke'))}
+              </Button>
+            ) : null}
+            <Button size="small" color="error" onClick={() => onDelete(k)}>
+              {translate(L('delete'))}
+            </Button>
+          </>
+        )}
+      />
+    </RecordsList>
   );
 }
 
@@ -190,32 +166,23 @@ export function ApiKeysPage() {
   });
   if (!mayManage) return <Alert severity="warning">{translate(L('denied'))}</Alert>;
   return (
-    <Box sx={{ p: 2 }}>
-      <Title title={translate(L('title'))} />
-      <Card variant="outlined">
-        <CardContent>
-          <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-            <Typography variant="h6" sx={{ flexGrow: 1 }}>
-              {translate(L('title'))}
-            </Typography>
-            <Button variant="contained" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
-              {translate(L('new'))}
-            </Button>
-          </Stack>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            {translate(L('hint'))}
-          </Typography>
-          {list.isLoading ? (
-            <CircularProgress size={24} />
-          ) : (
-            <ApiKeysTable
-              keys={list.data?.data ?? []}
-              onRevoke={(key) => setConfirm({ kind: 'revoke', key })}
-              onDelete={(key) => setConfirm({ kind: 'delete', key })}
-            />
-          )}
-        </CardContent>
-      </Card>
+    <>
+      <RecordsListPage
+        title={translate(L('title'))}
+        hint={translate(L('hint'))}
+        actions={
+          <Button size="small" startIcon={<AddIcon />} onClick={() => setCreating(true)}>
+            {translate(L('new'))}
+          </Button>
+        }
+      >
+        <ApiKeysTable
+          keys={list.data?.data}
+          loading={list.isLoading}
+          onRevoke={(key) => setConfirm({ kind: 'revoke', key })}
+          onDelete={(key) => setConfirm({ kind: 'delete', key })}
+        />
+      </RecordsListPage>
       <CreateDialog
         open={creating}
         onClose={() => setCreating(false)}
@@ -244,6 +211,6 @@ export function ApiKeysPage() {
         onConfirm={() => confirm && act.mutate(confirm)}
         onClose={() => setConfirm(null)}
       />
-    </Box>
+    </>
   );
 }

@@ -214,7 +214,6 @@ function AuditEventListView() {
       }}
       extraActions={<ListDownload path="/audit/items/download" name="audit-events" />}
       omit={['id', 'ip']}
-      fit
       aside={
         <Drawer anchor="right" open={open !== null} onClose={() => setOpen(null)}>
           {open !== null ? <AuditEventDetails id={open} onClose={() => setOpen(null)} /> : null}

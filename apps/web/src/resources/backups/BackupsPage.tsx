@@ -1,4 +1,4 @@
-import { BACKUP_ENTITIES, type Backup, type BackupApplyResult, type BackupEntity, type BulkDeleteResult } from '@atrium/contract';
+import { BACKUP_ENTITIES, type Backup, type BackupApplyResult, type BackupEntity } from '@atrium/contract';
 import AddIcon from '@mui/icons-material/Add';
 import DownloadIcon from '@mui/icons-material/Download';
 import RestoreIcon from '@mui/icons-material/SettingsBackupRestore';
@@ -7,8 +7,6 @@ import {
   Alert,
   Box,
   Button,
-  Card,
-  CardContent,
   Checkbox,
   CircularProgress,
   Dialog,
@@ -19,21 +17,18 @@ import {
   FormGroup,
   FormHelperText,
   Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
   TextField,
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Confirm, Title, useDataProvider, useLocaleState, useNotify, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useLocaleState, useNotify, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText, hasTranslation, type Translate } from '../../app/errors';
 import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
+import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
+import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
+import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -83,17 +78,15 @@ export const entityNames = (entities: readonly string[], translate: Translate): 
 
 export type BackupAction = 'download' | 'apply' | 'delete';
 
-/** The project's backups as a table: name, entities, size, when made and last applied; actions by permission. */
+/** The project's backups as a list: name, entities, size, when made and last applied; actions by permission. */
 export function BackupsTable({
   backups,
-  selected,
-  onSelect,
+  loading,
   onAction,
   can,
 }: {
-  backups: Backup[];
-  selected: readonly number[];
-  onSelect: (ids: number[]) => void;
+  backups: Backup[] | undefined;
+  loading?: boolean;
   onAction: (action: BackupAction, b: Backup) => void;
   can: (code: string) => boolean;
 }) {
@@ -101,75 +94,53 @@ export function BackupsTable({
   const [locale] = useLocaleState();
   const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : translate(L('never')));
   const mayDelete = can(BACKUP_PERMISSIONS.delete);
-  const allSelected = backups.length > 0 && backups.every((b) => selected.includes(b.id));
   return (
-    <TableContainer>
-      <Table size="small">
-        <TableHead>
-          <TableRow>
-            {mayDelete ? (
-              <TableCell padding="checkbox">
-                <Checkbox
-                  checked={allSelected}
-                  indeterminate={selected.length > 0 && !allSelected}
-                  onChange={() => onSelect(allSelected ? [] : backups.map((b) => b.id))}
-                  slotProps={{ input: { 'aria-label': translate(L('bulk_delete')) } }}
-                />
-              </TableCell>
-            ) : null}
-            {['name', 'entities', 'size', 'created_at', 'applied_at'].map((f) => (
-              <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
-            ))}
-            <TableCell />
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {backups.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={7}>{translate(L('empty'))}</TableCell>
-            </TableRow>
-          ) : (
-            backups.map((b) => (
-              <TableRow key={b.id} data-testid={`backup-${b.id}`} selected={selected.includes(b.id)}>
-                {mayDelete ? (
-                  <TableCell padding="checkbox">
-                    <Checkbox
-                      checked={selected.includes(b.id)}
-                      onChange={() => onSelect(selected.includes(b.id) ? selected.filter((x) => x !== b.id) : [...selected, b.id])}
-                      slotProps={{ input: { 'aria-label': b.name } }}
-                    />
-                  </TableCell>
-                ) : null}
-                <TableCell>{b.name}</TableCell>
-                <TableCell sx={{ maxWidth: 360 }}>{entityNames(b.entities, translate)}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatSize(b.size, locale)}</TableCell>
-                <TableCell>{when(b.created_at)}</TableCell>
-                <TableCell>{when(b.applied_at)}</TableCell>
-                <TableCell align="right">
-                  <Stack direction="row" sx={{ justifyContent: 'flex-end', flexWrap: 'wrap' }}>
-                    {can(BACKUP_PERMISSIONS.download) ? (
-                      <Button size="small" startIcon={<DownloadIcon />} onClick={() => onAction('download', b)}>
-                        {translate(L('download'))}
-                      </Button>
-                    ) : null}
-                    {can(BACKUP_PERMISSIONS.apply) ? (
-                      <Button size="small" color="warning" startIcon={<RestoreIcon />} onClick={() => onAction('apply', b)}>
-                        {translate(L('apply'))}
-                      </Button>
-                    ) : null}
-                    {mayDelete ? (
-                      <Button size="small" color="error" onClick={() => onAction('delete', b)}>
-                        {translate(L('delete'))}
-                      </Button>
-                    ) : null}
-                  </Stack>
-                </TableCell>
-              </TableRow>
-            ))
+    <RecordsList
+      records={backups}
+      loading={loading}
+      resource="backups"
+      sort={{ field: 'created_at', order: 'DESC' }}
+      bulkActions={mayDelete ? <BulkDeleteWithConfirm path="backups" /> : false}
+      empty={<EmptyState text={translate(L('empty'))} />}
+    >
+      <EllipsisField source="name" label={L('fields.name')} />
+      <FunctionField
+        source="entities"
+        label={L('fields.entities')}
+        sortable={false}
+        cellClassName={PROSE_CELL}
+        render={(b: Backup) => entityNames(b.entities, translate)}
+      />
+      <FunctionField source="size" label={L('fields.size')} render={(b: Backup) => formatSize(b.size, locale)} />
+      <FunctionField source="created_at" label={L('fields.created_at')} render={(b: Backup) => when(b.created_at)} />
+      <FunctionField source="applied_at" label={L('fields.applied_at')} render={(b: Backup) => when(b.applied_at)} />
+      {can(BACKUP_PERMISSIONS.download) || can(BACKUP_PERMISSIONS.apply) || mayDelete ? (
+        <FunctionField
+          label="form.actions"
+          sortable={false}
+          cellClassName={ACTIONS_CELL}
+          render={(b: Backup) => (
+            <>
+              {can(BACKUP_PERMISSIONS.download) ? (
+                <Button size="small" startIcon={<DownloadIcon />} onClick={() => onAction('download', b)}>
+                  {translate(L('download'))}
+                </Button>
+              ) : null}
+              {can(BACKUP_PERMISSIONS.apply) ? (
+                <Button size="small" color="warning" startIcon={<RestoreIcon />} onClick={() => onAction('apply', b)}>
+                  {translate(L('apply'))}
+                </Button>
+              ) : null}
+              {mayDelete ? (
+                <Button size="small" color="error" onClick={() => onAction('delete', b)}>
+                  {translate(L('delete'))}
+                </Button>
+              ) : null}
+            </>
           )}
-        </TableBody>
-      </Table>
-    </TableContainer>
+        />
+      ) : null}
+    </RecordsList>
   );
 }
 
@@ -349,7 +320,7 @@ function ApplyFileDialog({ open, onClose, onApplied }: { open: boolean; onClose:
 }
 
 /** What waits for the caller's confirmation. */
-type Pending = { kind: 'apply'; backup: Backup } | { kind: 'delete'; backup: Backup } | { kind: 'bulk'; ids: number[] };
+type Pending = { kind: 'apply'; backup: Backup } | { kind: 'delete'; backup: Backup };
 
 const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
 
@@ -364,7 +335,6 @@ export function BackupsPage() {
   const queryClient = useQueryClient();
   const [making, setMaking] = useState(false);
   const [fromFile, setFromFile] = useState(false);
-  const [selected, setSelected] = useState<number[]>([]);
   const [confirm, setConfirm] = useState<Pending | null>(null);
   const mayView = can(BACKUP_PERMISSIONS.view);
   const list = useQuery({
@@ -389,17 +359,13 @@ export function BackupsPage() {
           body: {},
           timeout: LONG_TIMEOUT_MS,
         });
-      if (c.kind === 'delete') return dp.request(`/backups/${c.backup.id}`, { method: 'DELETE' });
-      return dp.request<{ data: BulkDeleteResult }>('/backups/delete', { method: 'POST', body: { items: c.ids } });
+      return dp.request(`/backups/${c.backup.id}`, { method: 'DELETE' });
     },
     onSuccess: (res, c) => {
       setConfirm(null);
       if (c.kind === 'apply') applied((res as { data: BackupApplyResult }).data);
       else {
-        const failed = c.kind === 'bulk' ? (res as { data: BulkDeleteResult }).data.not_deleted : [];
-        if (failed.length) alert.error(failed[0]?.message);
-        else alert.done();
-        setSelected([]);
+        alert.done();
         refresh();
       }
     },
@@ -425,49 +391,36 @@ export function BackupsPage() {
           entities: entityNames(confirm.backup.entities, translate),
           date: new Date(confirm.backup.created_at).toLocaleString(locale),
         })
-      : confirm.kind === 'delete'
-        ? translate(L('delete_confirm'), { name: confirm.backup.name })
-        : translate(L('bulk_delete_confirm'), { count: confirm.ids.length });
+      : translate(L('delete_confirm'), { name: confirm.backup.name });
 
   return (
-    <Box sx={{ p: 2 }}>
-      <Title title={translate(L('title'))} />
-      <Card variant="outlined">
-        <CardContent>
-          <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap' }}>
-            <Typography variant="h6" sx={{ flexGrow: 1 }}>
-              {translate(L('title'))}
-            </Typography>
-            {selected.length && can(BACKUP_PERMISSIONS.delete) ? (
-              <Button color="error" onClick={() => setConfirm({ kind: 'bulk', ids: selected })}>
-                {`${translate(L('bulk_delete'))} (${selected.length})`}
-              </Button>
-            ) : null}
+    <>
+      <RecordsListPage
+        title={translate(L('title'))}
+        hint={translate(L('hint'))}
+        actions={
+          <>
             {can(BACKUP_PERMISSIONS.applyFile) ? (
-              <Button variant="outlined" startIcon={<UploadFileIcon />} onClick={() => setFromFile(true)}>
+              <Button size="small" startIcon={<UploadFileIcon />} onClick={() => setFromFile(true)}>
                 {translate(L('apply_file'))}
               </Button>
             ) : null}
             {can(BACKUP_PERMISSIONS.create) ? (
-              <Button variant="contained" startIcon={<AddIcon />} onClick={() => setMaking(true)}>
+              <Button size="small" startIcon={<AddIcon />} onClick={() => setMaking(true)}>
                 {translate(L('make'))}
               </Button>
             ) : null}
-          </Stack>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            {translate(L('hint'))}
-          </Typography>
-          {!mayView ? (
-            <Alert severity="warning">{translate(L('denied'))}</Alert>
-          ) : list.isLoading ? (
-            <CircularProgress size={24} />
-          ) : list.isError ? (
-            <Alert severity="error">{backupErrorText(list.error, translate)}</Alert>
-          ) : (
-            <BackupsTable backups={list.data?.data ?? []} selected={selected} onSelect={setSelected} onAction={onAction} can={can} />
-          )}
-        </CardContent>
-      </Card>
+          </>
+        }
+      >
+        {!mayView ? (
+          <Alert severity="warning">{translate(L('denied'))}</Alert>
+        ) : list.isError ? (
+          <Alert severity="error">{backupErrorText(list.error, translate)}</Alert>
+        ) : (
+          <BackupsTable backups={list.data?.data} loading={list.isLoading} onAction={onAction} can={can} />
+        )}
+      </RecordsListPage>
       <MakeDialog
         open={making}
         onClose={() => setMaking(false)}
@@ -492,6 +445,6 @@ export function BackupsPage() {
         onConfirm={() => confirm && act.mutate(confirm)}
         onClose={() => setConfirm(null)}
       />
-    </Box>
+    </>
   );
 }

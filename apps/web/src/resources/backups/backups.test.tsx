@@ -49,24 +49,12 @@ describe('backups page', () => {
   });
 
   it('lists backups with the actions the caller may take', () => {
-    const all = wrap(
-      <BackupsTable backups={[backup]} selected={[]} onSelect={() => undefined} onAction={() => undefined} can={() => true} />,
-    );
+    const all = wrap(<BackupsTable backups={[backup]} onAction={() => undefined} can={() => true} />);
     for (const s of ['Before works', 'Groups and domain types, Users', '2 KB', 'Never', 'Download', 'Apply', 'Delete'])
       expect(all).toContain(s);
-    const viewer = wrap(
-      <BackupsTable
-        backups={[backup]}
-        selected={[]}
-        onSelect={() => undefined}
-        onAction={() => undefined}
-        can={(c) => c === BACKUP_PERMISSIONS.view}
-      />,
-    );
+    const viewer = wrap(<BackupsTable backups={[backup]} onAction={() => undefined} can={(c) => c === BACKUP_PERMISSIONS.view} />);
     for (const s of ['Download', 'Apply', 'Delete', 'type="checkbox"']) expect(viewer).not.toContain(s);
-    expect(
-      wrap(<BackupsTable backups={[]} selected={[]} onSelect={() => undefined} onAction={() => undefined} can={() => true} />, 'ru'),
-    ).toContain('Резервных копий пока нет');
+    expect(wrap(<BackupsTable backups={[]} onAction={() => undefined} can={() => true} />, 'ru')).toContain('Резервных копий пока нет');
   });
 
   it('names why a file was refused, in the caller’s language', () => {

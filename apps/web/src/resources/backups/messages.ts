@@ -48,13 +48,11 @@ export const en = {
     download: 'Download',
     apply: 'Apply',
     delete: 'Delete',
-    bulk_delete: 'Delete selected',
     apply_title: 'Apply backup %{name}',
     apply_confirm:
       'The entities of this backup (%{entities}) will be brought back to the state of %{date}. Rows added since in them will be removed. This cannot be undone.',
     delete_title: 'Delete backup',
     delete_confirm: 'Delete backup %{name}? Its file is removed too.',
-    bulk_delete_confirm: 'Delete %{count} backups? Their files are removed too.',
     file_dialog: {
       title: 'Apply a backup from a file',
       hint: 'Choose a backup file (.zip) downloaded from this project. A file of another project, or a damaged one, is refused and changes nothing.',
@@ -121,13 +119,11 @@ export const ru = {
     download: 'Скачать',
     apply: 'Применить',
     delete: 'Удалить',
-    bulk_delete: 'Удалить выбранные',
     apply_title: 'Применение копии %{name}',
     apply_confirm:
       'Сущности этой копии (%{entities}) будут возвращены к состоянию на %{date}. Записи, добавленные в них позже, будут удалены. Отменить это нельзя.',
     delete_title: 'Удаление резервной копии',
     delete_confirm: 'Удалить копию %{name}? Её файл тоже будет удалён.',
-    bulk_delete_confirm: 'Удалить копии (%{count})? Их файлы тоже будут удалены.',
     file_dialog: {
       title: 'Применение резервной копии из файла',
       hint: 'Выберите файл резервной копии (.zip), скачанный из этого проекта. Файл другого проекта или повреждённый файл будет отклонён и ничего не изменит.',

@@ -37,14 +37,6 @@ function StatusField(_: { source?: string; label?: string; sortable?: boolean })
   );
 }
 
-const COLUMN_WIDTHS = {
-  '& .column-created_at': { width: 190 },
-  '& .column-direction': { width: 120 },
-  '& .column-type': { width: 120 },
-  '& .column-duration': { width: 110 },
-  '& .column-status': { width: 190 },
-};
-
 function CallHistoryListView() {
   const translate = useTranslate();
   return (
@@ -54,8 +46,6 @@ function CallHistoryListView() {
       filters={filters}
       rowClick={false}
       omit={['id', 'type', 'answered_by']}
-      fit
-      datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
       <DateField source="created_at" showTime />

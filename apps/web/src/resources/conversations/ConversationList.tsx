@@ -91,14 +91,6 @@ export function ConversationList() {
           ) : null
         }
         omit={['id', 'created_at']}
-        fit
-        datagridSx={{
-          '& .column-subject': { width: '26%' },
-          '& .column-interlocutor': { width: '17%' },
-          '& .column-last_message': { width: '29%' },
-          '& .column-last_message_at': { width: '17%' },
-          '& .column-messages_count': { width: '11%' },
-        }}
       >
         <EllipsisField source="id" />
         <FunctionField source="subject" render={(c: Conversation) => <Subject conversation={c} />} />

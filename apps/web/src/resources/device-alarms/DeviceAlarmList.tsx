@@ -51,15 +51,6 @@ export function AlarmStatusChip(_: { source?: string; label?: string; sortable?:
   );
 }
 
-const COLUMN_WIDTHS = {
-  '& .column-raised_at': { width: 160 },
-  '& .column-status': { width: 130 },
-  '& .column-kind': { width: '20%' },
-  '& .column-device_name': { width: '20%' },
-  '& .column-domain_name': { width: '14%' },
-  '& .column-processed_at': { width: 160 },
-};
-
 function DeviceAlarmListView() {
   const translate = useTranslate();
   const { can } = useSessionData();
@@ -73,8 +64,6 @@ function DeviceAlarmListView() {
       canDelete={can('can_delete_device_alarms')}
       rowClick={(id) => `/${DEVICE_ALARMS}/${id}/edit`}
       omit={['id', 'cleared_at', 'processed_by', 'comment']}
-      fit
-      datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
       <DateField source="raised_at" showTime />

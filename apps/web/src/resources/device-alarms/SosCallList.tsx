@@ -51,8 +51,6 @@ function SosCallListView() {
       filters={filters}
       rowClick={false}
       omit={['id']}
-      fit
-      datagridSx={{ '& .column-created_at': { width: 180 }, '& .column-status': { width: 180 }, '& .column-duration': { width: 100 } }}
     >
       <EllipsisField source="id" />
       <DateField source="created_at" showTime />

@@ -21,7 +21,6 @@ export function DeviceEventList() {
       filters={filters}
       rowClick={false}
       extraActions={<ListDownload path="/devices/events/download" name="device-events" />}
-      fit
     >
       <DateField source="occurred_at" showTime />
       <EllipsisField source="device_name" sortable={false} />

@@ -44,7 +44,6 @@ function DeviceListView() {
             </Button>
           ) : null
         }
-        fit
       >
         <EllipsisField source="id" />
         <EllipsisField source="name" />

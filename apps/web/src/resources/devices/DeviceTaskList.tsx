@@ -16,15 +16,6 @@ const filters = [
   <SelectInput key="type" source="type" label="resources.devices/tasks.fields.type" choices={typeChoices} />,
 ];
 
-const COLUMN_WIDTHS = {
-  '& .column-device_name': { width: '20%' },
-  '& .column-type': { width: '16%' },
-  '& .column-state': { width: 190 },
-  '& .column-created_at': { width: 190 },
-  '& .column-finished_at': { width: 190 },
-  '& .column-undefined': { width: 96 },
-};
-
 /** Run a finished task again, or initialise its device again. */
 function TaskActions(_: { label?: string }) {
   const translate = useTranslate();
@@ -79,8 +70,6 @@ export function DeviceTaskList() {
       canDelete={can('devices.edit')}
       rowClick={false}
       omit={['id', 'serial_number', 'attempts']}
-      fit
-      datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
       <EllipsisField source="device_name" sortable={false} />

@@ -23,7 +23,6 @@ function ElevatorListView() {
       canDelete={can('can_delete_elevators')}
       addRoute
       omit={['id', 'created_at']}
-      fit
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

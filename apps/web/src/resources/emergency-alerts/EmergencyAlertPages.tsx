@@ -37,8 +37,6 @@ export function EmergencyAlertList() {
         canDelete={can('can_delete_emergency_alerts')}
         addRoute
         omit={['id', 'created_at']}
-        fit
-        datagridSx={{ '& .column-name': { width: '28%' } }}
       >
         <EllipsisField source="id" />
         <EllipsisField source="name" />

@@ -13,10 +13,6 @@ const filters = [
   <GroupInput key="domain_id" source="domain_id" label="resources.forward-rules.fields.domain_id" />,
 ];
 
-const COLUMN_WIDTHS = {
-  '& .column-params\\.timeout': { width: 110 },
-};
-
 function ForwardRuleListView() {
   const translate = useTranslate();
   const texts = useSummaryTexts();
@@ -31,8 +27,6 @@ function ForwardRuleListView() {
       canDelete={can('can_delete_forward_rules')}
       addRoute
       omit={['id', 'created_at']}
-      fit
-      datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

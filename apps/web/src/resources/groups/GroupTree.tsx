@@ -9,6 +9,7 @@ import {
   IconButton,
   InputAdornment,
   LinearProgress,
+  Link,
   Paper,
   Stack,
   Table,
@@ -23,7 +24,7 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { useDataProvider, useTranslate } from 'react-admin';
-import { useNavigate } from 'react-router-dom';
+import { Link as RouterLink, useNavigate } from 'react-router-dom';
 import { groupAccess } from '../../app/action-rules';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
@@ -33,6 +34,8 @@ import { useActions } from '../../app/kit/useActions';
 import { buildTree, pathOf, searchTree, type TreeItem, visibleRows } from './tree';
 
 const PAGE = 200;
+/** Columns a phone leaves out: the tree's names and types take its width. */
+const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
 
 /** The groups a user sees, as an indented expandable table with search (`GET /domains/completely`). */
 export function GroupTree() {
@@ -120,8 +123,12 @@ export function GroupTree() {
             <TableRow>
               <TableCell>{translate('resources.groups.fields.name')}</TableCell>
               <TableCell>{translate('resources.groups.fields.domain_type_id')}</TableCell>
-              <TableCell align="right">{translate('resources.groups.fields.logic_address')}</TableCell>
-              <TableCell align="right">{translate('resources.groups.fields.id')}</TableCell>
+              <TableCell align="right" sx={WIDE_ONLY}>
+                {translate('resources.groups.fields.logic_address')}
+              </TableCell>
+              <TableCell align="right" sx={WIDE_ONLY}>
+                {translate('resources.groups.fields.id')}
+              </TableCell>
               <TableCell sx={{ width: 56 }} />
             </TableRow>
           </TableHead>
@@ -148,7 +155,17 @@ export function GroupTree() {
                       ) : (
                         <Box sx={{ width: 34 }} />
                       )}
-                      <Typography sx={{ fontWeight: hit ? 600 : 400 }}>{n.name}</Typography>
+                      {/* The name is the row's link, so the keyboard opens a group as the mouse does. */}
+                      <Link
+                        component={RouterLink}
+                        to={`/groups/${n.id}`}
+                        color="inherit"
+                        underline="hover"
+                        sx={{ fontWeight: hit ? 600 : 400 }}
+                        onClick={(e) => e.stopPropagation()}
+                      >
+                        {n.name}
+                      </Link>
                       {n.children.length ? (
                         <Typography variant="caption" color="text.secondary" sx={{ ml: 1 }}>
                           ({n.children.length})
@@ -159,8 +176,12 @@ export function GroupTree() {
                   <TableCell>
                     {n.domain_type_id ? (typeName.get(n.domain_type_id) ?? n.domain_type_id) : translate('groups.no_type')}
                   </TableCell>
-                  <TableCell align="right">{n.logic_address ?? '—'}</TableCell>
-                  <TableCell align="right">{n.id}</TableCell>
+                  <TableCell align="right" sx={WIDE_ONLY}>
+                    {n.logic_address ?? '—'}
+                  </TableCell>
+                  <TableCell align="right" sx={WIDE_ONLY}>
+                    {n.id}
+                  </TableCell>
                   <TableCell>
                     {mayAddChild(n.id) ? (
                       <Tooltip title={translate('groups.add_child')}>

@@ -13,9 +13,6 @@ import { passesLeft } from './transform';
 const ROUTES = { 'guest-access': { path: 'identifiers', queryParams: ['onlyGuest', 'search'] } };
 const ONLY_GUESTS = { onlyGuest: '1' };
 
-// The period says two instants: it gets the room.
-const COLUMNS = { '& .column-period': { width: '30%' } };
-
 const filters = [<TextInput key="search" source="search" label="resources.guest-access.fields.search" resettable alwaysOn />];
 
 /** The spec's edit route is `/guest-access/:id/edit`. */
@@ -53,8 +50,6 @@ function GuestListView() {
           </Button>
         ) : null
       }
-      fit
-      datagridSx={COLUMNS}
     >
       <EllipsisField source="name" />
       <FunctionField

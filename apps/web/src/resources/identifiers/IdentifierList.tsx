@@ -58,7 +58,6 @@ function IdentifierListView() {
       }
       addRoute
       omit={['id']}
-      fit
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

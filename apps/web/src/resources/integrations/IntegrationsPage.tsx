@@ -15,8 +15,6 @@ import {
   Autocomplete,
   Box,
   Button,
-  Card,
-  CardContent,
   Checkbox,
   Chip,
   CircularProgress,
@@ -35,7 +33,6 @@ import {
   Table,
   TableBody,
   TableCell,
-  TableContainer,
   TableHead,
   TableRow,
   TextField,
@@ -43,9 +40,12 @@ import {
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Confirm, Title, useDataProvider, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useTranslate } from 'react-admin';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { ACTIONS_CELL } from '../../app/kit/ListBody';
+import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
+import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -731,8 +731,7 @@ export function IntegrationsPage({ open, presetDomainId }: { open?: 'new' | numb
   const navigate = useNavigate();
   const location = useLocation();
   const back = (location.state as BackState | null)?.back;
-  const [selected, setSelected] = useState<number[]>([]);
-  const [confirm, setConfirm] = useState<{ ids: number[]; name: string } | null>(null);
+  const [confirm, setConfirm] = useState<{ id: number; name: string } | null>(null);
   const mayOpen = INTEGRATIONS_PERMISSIONS.some((p) => can(p));
   const list = useQuery({
     queryKey: KEY,
@@ -760,115 +759,98 @@ export function IntegrationsPage({ open, presetDomainId }: { open?: 'new' | numb
   const edit = (i: Integration | null) => navigate(i ? `/integration/${i.id}/edit` : '/integration/add', { state: { back } });
   const closeForm = () => navigate(back ?? '/integrations');
   const remove = useMutation({
-    mutationFn: (ids: number[]) =>
-      ids.length === 1
-        ? dp.request(`/integrations/${ids[0]}`, { method: 'DELETE' })
-        : dp.request('/integrations/delete', { method: 'POST', body: { items: ids } }),
+    mutationFn: (id: number) => dp.request(`/integrations/${id}`, { method: 'DELETE' }),
     onSuccess: () => {
       setConfirm(null);
-      setSelected([]);
       alert.done();
       refresh();
     },
     onError: (e) => alert.error(e),
   });
   if (!mayOpen) return <Alert severity="warning">{translate('errors.http.action prohibited')}</Alert>;
-  const rows = list.data ?? [];
-  const toggle = (id: number) => setSelected(selected.includes(id) ? selected.filter((x) => x !== id) : [...selected, id]);
   return (
-    <Box sx={{ p: 2 }}>
-      <Title title={translate(L('title'))} />
-      <Card variant="outlined">
-        <CardContent>
-          <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-            <Typography variant="h6" sx={{ flexGrow: 1 }}>
-              {translate(L('title'))}
-            </Typography>
-            {selected.length ? (
+    <>
+      <RecordsListPage
+        title={translate(L('title'))}
+        hint={translate(L('hint'))}
+        actions={
+          <Button size="small" startIcon={<AddIcon />} onClick={() => edit(null)}>
+            {translate(L('new'))}
+          </Button>
+        }
+      >
+        <RecordsList
+          records={list.data}
+          loading={list.isLoading}
+          resource="integrations"
+          sort={{ field: 'name', order: 'ASC' }}
+          rowClick={(id) => `/integration/${id}/edit`}
+          bulkActions={<BulkDeleteWithConfirm path="integrations" />}
+          empty={<EmptyState text={translate(L('empty'))} />}
+        >
+          <FunctionField
+            source="name"
+            label={L('fields.name')}
+            render={(i: Integration) => (
+              <>
+                {i.name}
+                <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
+                  {translate(L(`types.${i.type}`))}
+                </Typography>
+              </>
+            )}
+          />
+          <EllipsisField
+            source="domain_id"
+            label={L('fields.domain_id')}
+            render={(r) => {
+              const i = r as unknown as Integration;
+              return i.domain_id === null ? translate(L('scope_project')) : (groups.data?.get(i.domain_id) ?? `#${i.domain_id}`);
+            }}
+          />
+          <EllipsisField
+            source="url"
+            label={L('fields.url')}
+            sortable={false}
+            render={(r) => (r as unknown as Integration).axxon_one_settings.url}
+          />
+          <FunctionField
+            source="certificate"
+            label={L('fields.certificate')}
+            sortable={false}
+            render={(i: Integration) => translate(L(i.axxon_one_settings.has_certificate ? 'tls' : 'plain'))}
+          />
+          <FunctionField
+            source="status"
+            label={L('fields.status')}
+            sortable={false}
+            render={(i: Integration) => <StatusChip id={i.id} />}
+          />
+          <FunctionField
+            source="macro_rules"
+            label={L('fields.macro_rules')}
+            sortable={false}
+            render={(i: Integration) => translate(L('rules.count'), { smart_count: i.macro_rules.length })}
+          />
+          <FunctionField
+            label="form.actions"
+            sortable={false}
+            cellClassName={ACTIONS_CELL}
+            render={(i: Integration) => (
               <Button
+                size="small"
                 color="error"
-                onClick={() =>
-                  setConfirm({
-                    ids: selected,
-                    name: rows
-                      .filter((i) => selected.includes(i.id))
-                      .map((i) => i.name)
-                      .join(', '),
-                  })
-                }
+                onClick={(e) => {
+                  e.stopPropagation();
+                  setConfirm({ id: i.id, name: i.name });
+                }}
               >
-                {translate(L('delete_selected'))}
+                {translate(L('actions.delete'))}
               </Button>
-            ) : null}
-            <Button variant="contained" startIcon={<AddIcon />} onClick={() => edit(null)}>
-              {translate(L('new'))}
-            </Button>
-          </Stack>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            {translate(L('hint'))}
-          </Typography>
-          {list.isLoading ? (
-            <CircularProgress size={24} />
-          ) : (
-            <TableContainer>
-              <Table size="small">
-                <TableHead>
-                  <TableRow>
-                    <TableCell padding="checkbox" />
-                    {['name', 'domain_id', 'url', 'certificate', 'status', 'macro_rules'].map((f) => (
-                      <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
-                    ))}
-                    <TableCell />
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {rows.length === 0 ? (
-                    <TableRow>
-                      <TableCell colSpan={8}>{translate(L('empty'))}</TableCell>
-                    </TableRow>
-                  ) : (
-                    rows.map((i) => (
-                      <TableRow key={i.id} data-testid={`integration-${i.id}`}>
-                        <TableCell padding="checkbox">
-                          <Checkbox
-                            size="small"
-                            checked={selected.includes(i.id)}
-                            onChange={() => toggle(i.id)}
-                            slotProps={{ input: { 'aria-label': i.name } }}
-                          />
-                        </TableCell>
-                        <TableCell>
-                          {i.name}
-                          <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
-                            {translate(L(`types.${i.type}`))}
-                          </Typography>
-                        </TableCell>
-                        <TableCell>
-                          {i.domain_id === null ? translate(L('scope_project')) : (groups.data?.get(i.domain_id) ?? `#${i.domain_id}`)}
-                        </TableCell>
-                        <TableCell sx={{ overflowWrap: 'anywhere', minWidth: 120 }}>{i.axxon_one_settings.url}</TableCell>
-                        <TableCell>{translate(L(i.axxon_one_settings.has_certificate ? 'tls' : 'plain'))}</TableCell>
-                        <TableCell>
-                          <StatusChip id={i.id} />
-                        </TableCell>
-                        <TableCell>{translate(L('rules.count'), { smart_count: i.macro_rules.length })}</TableCell>
-                        <TableCell align="right">
-                          <Button size="small" onClick={() => edit(i)}>
-                            {translate(L('actions.edit'))}
-                          </Button>
-                          <Button size="small" color="error" onClick={() => setConfirm({ ids: [i.id], name: i.name })}>
-                            {translate(L('actions.delete'))}
-                          </Button>
-                        </TableCell>
-                      </TableRow>
-                    ))
-                  )}
-                </TableBody>
-              </Table>
-            </TableContainer>
-          )}
-        </CardContent>
-      </Card>
+            )}
+          />
+        </RecordsList>
+      </RecordsListPage>
       <IntegrationDialog
         {...(presetDomainId ? { presetDomainId } : {})}
         open={opened !== undefined}
@@ -888,14 +870,11 @@ export function IntegrationsPage({ open, presetDomainId }: { open?: 'new' | numb
       <Confirm
         isOpen={confirm !== null}
         loading={remove.isPending}
-        title={translate(L(confirm && confirm.ids.length > 1 ? 'actions.bulk_title' : 'actions.delete_title'))}
-        content={translate(L(confirm && confirm.ids.length > 1 ? 'actions.bulk_confirm' : 'actions.delete_confirm'), {
-          name: confirm?.name ?? '',
-          smart_count: confirm?.ids.length ?? 0,
-        })}
-        onConfirm={() => confirm && remove.mutate(confirm.ids)}
+        title={translate(L('actions.delete_title'))}
+        content={translate(L('actions.delete_confirm'), { name: confirm?.name ?? '' })}
+        onConfirm={() => confirm && remove.mutate(confirm.id)}
         onClose={() => setConfirm(null)}
       />
-    </Box>
+    </>
   );
 }

@@ -8,7 +8,6 @@ export const en = {
     hint: 'Axxon One video servers Atrium talks to over gRPC. Upload the server’s TLS certificate (or its CA) to connect securely; without one the connection is plain text. Access events of the integration’s devices can launch an Axxon One macro.',
     new: 'New integration',
     empty: 'No integrations yet',
-    delete_selected: 'Delete selected',
     fields: {
       name: 'Name',
       domain_id: 'Group',
@@ -81,8 +80,6 @@ export const en = {
       delete: 'Delete',
       delete_title: 'Delete integration',
       delete_confirm: 'Delete the integration %{name}?',
-      bulk_title: 'Delete integrations',
-      bulk_confirm: 'Delete %{smart_count} integration? |||| Delete %{smart_count} integrations?',
       save: 'Save',
       close: 'Close',
     },
@@ -99,7 +96,6 @@ export const ru: typeof en = {
     hint: 'Видеосерверы Axxon One, с которыми Atrium работает по gRPC. Загрузите TLS-сертификат сервера (или его CA), чтобы подключаться защищённо; без него соединение не шифруется. События доступа на устройствах интеграции могут запускать макрос Axxon One.',
     new: 'Новая интеграция',
     empty: 'Интеграций пока нет',
-    delete_selected: 'Удалить выбранные',
     fields: {
       name: 'Название',
       domain_id: 'Группа',
@@ -172,8 +168,6 @@ export const ru: typeof en = {
       delete: 'Удалить',
       delete_title: 'Удаление интеграции',
       delete_confirm: 'Удалить интеграцию %{name}?',
-      bulk_title: 'Удаление интеграций',
-      bulk_confirm: 'Удалить %{smart_count} интеграцию? |||| Удалить %{smart_count} интеграции? |||| Удалить %{smart_count} интеграций?',
       save: 'Сохранить',
       close: 'Закрыть',
     },

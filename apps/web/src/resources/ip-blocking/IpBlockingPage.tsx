@@ -30,9 +30,12 @@ import {
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Confirm, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { PROSE_CELL } from '../../app/kit/ListBody';
+import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -272,48 +275,55 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
           ) : null}
         </Stack>
         {bans.isError ? <Alert severity="error">{errorText(bans.error, translate)}</Alert> : null}
-        <TableContainer>
-          <Table size="small" aria-label={translate(L('banned.title'))}>
-            <TableHead>
-              <TableRow>
-                {['ip', 'service', 'cause', 'last_attempt', 'banned_at', 'expires_at'].map((c) => (
-                  <TableCell key={c}>{translate(L(`banned.${c}`))}</TableCell>
-                ))}
-                {mayEdit ? <TableCell /> : null}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {rows.length === 0 ? (
-                <TableRow>
-                  <TableCell colSpan={7}>{bans.isPending ? <CircularProgress size={20} /> : translate(L('banned.empty'))}</TableCell>
-                </TableRow>
-              ) : (
-                rows.map((b) => (
-                  <TableRow key={`${b.service} ${b.ip}`}>
-                    <TableCell sx={{ fontFamily: 'monospace' }}>{b.ip}</TableCell>
-                    <TableCell>{translate(L(`services.names.${b.service}`))}</TableCell>
-                    <TableCell>
-                      <Typography variant="body2">{translate(L(`banned.causes.${b.cause}`))}</Typography>
-                      <Typography variant="caption" color="text.secondary">
-                        {translate(L('banned.failures'), { failures: b.info.failures, minutes: Math.round(b.info.window_seconds / 60) })}
-                      </Typography>
-                    </TableCell>
-                    <TableCell sx={{ overflowWrap: 'anywhere' }}>{b.info.last_attempt ?? '—'}</TableCell>
-                    <TableCell>{when(b.banned_at)}</TableCell>
-                    <TableCell>{when(b.expires_at)}</TableCell>
-                    {mayEdit ? (
-                      <TableCell>
-                        <Button size="small" disabled={unban.isPending} onClick={() => unban.mutate(b)}>
-                          {translate(L('banned.unban'))}
-                        </Button>
-                      </TableCell>
-                    ) : null}
-                  </TableRow>
-                ))
+        <RecordsList
+          records={bans.data?.data.map((b) => ({ ...b, id: `${b.service} ${b.ip}` }))}
+          loading={bans.isPending}
+          resource="ip-blocking/banned"
+          perPage={size}
+          primary="ip"
+          label={translate(L('banned.title'))}
+          empty={<EmptyState text={translate(L('banned.empty'))} />}
+        >
+          <FunctionField source="ip" label={L('banned.ip')} sortable={false} render={(b: IpBan) => <Mono>{b.ip}</Mono>} />
+          <FunctionField
+            source="service"
+            label={L('banned.service')}
+            sortable={false}
+            render={(b: IpBan) => translate(L(`services.names.${b.service}`))}
+          />
+          <FunctionField
+            source="cause"
+            label={L('banned.cause')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(b: IpBan) => (
+              <>
+                <Typography variant="body2">{translate(L(`banned.causes.${b.cause}`))}</Typography>
+                <Typography variant="caption" color="text.secondary">
+                  {translate(L('banned.failures'), { failures: b.info.failures, minutes: Math.round(b.info.window_seconds / 60) })}
+                </Typography>
+              </>
+            )}
+          />
+          <EllipsisField
+            source="last_attempt"
+            label={L('banned.last_attempt')}
+            sortable={false}
+            render={(b) => (b as unknown as IpBan).info.last_attempt}
+          />
+          <FunctionField source="banned_at" label={L('banned.banned_at')} sortable={false} render={(b: IpBan) => when(b.banned_at)} />
+          <FunctionField source="expires_at" label={L('banned.expires_at')} sortable={false} render={(b: IpBan) => when(b.expires_at)} />
+          {mayEdit ? (
+            <FunctionField
+              label="form.actions"
+              render={(b: IpBan) => (
+                <Button size="small" disabled={unban.isPending} onClick={() => unban.mutate(b)}>
+                  {translate(L('banned.unban'))}
+                </Button>
               )}
-            </TableBody>
-          </Table>
-        </TableContainer>
+            />
+          ) : null}
+        </RecordsList>
         <TablePagination
           component="div"
           count={bans.data?.meta.total ?? 0}
@@ -342,6 +352,13 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
     </Card>
   );
 }
+
+/** An address as typed, in a fixed-width font. */
+const Mono = ({ children }: { children: string }) => (
+  <Box component="span" sx={{ fontFamily: 'monospace' }}>
+    {children}
+  </Box>
+);
 
 /** Whitelist: add addresses and ranges to a service, remove them. */
 function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => string }) {
@@ -380,7 +397,6 @@ function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) =>
     setInvalid(parsed.invalid);
     if (!parsed.invalid.length && parsed.ips.length) add.mutate(parsed.ips);
   };
-  const rows = list.data?.data ?? [];
   return (
     <Card variant="outlined">
       <CardContent>
@@ -419,40 +435,32 @@ function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) =>
             </Button>
           </Stack>
         ) : null}
-        <TableContainer>
-          <Table size="small" aria-label={translate(L('whitelist.title'))}>
-            <TableHead>
-              <TableRow>
-                <TableCell>{translate(L('whitelist.ip'))}</TableCell>
-                <TableCell>{translate(L('whitelist.service'))}</TableCell>
-                <TableCell>{translate(L('whitelist.created_at'))}</TableCell>
-                {mayEdit ? <TableCell /> : null}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {rows.length === 0 ? (
-                <TableRow>
-                  <TableCell colSpan={4}>{list.isPending ? <CircularProgress size={20} /> : translate(L('whitelist.empty'))}</TableCell>
-                </TableRow>
-              ) : (
-                rows.map((e) => (
-                  <TableRow key={`${e.service} ${e.ip}`}>
-                    <TableCell sx={{ fontFamily: 'monospace' }}>{e.ip}</TableCell>
-                    <TableCell>{translate(L(`services.names.${e.service}`))}</TableCell>
-                    <TableCell>{when(e.created_at)}</TableCell>
-                    {mayEdit ? (
-                      <TableCell>
-                        <Button size="small" color="error" disabled={remove.isPending} onClick={() => remove.mutate(e)}>
-                          {translate(L('whitelist.remove'))}
-                        </Button>
-                      </TableCell>
-                    ) : null}
-                  </TableRow>
-                ))
+        <RecordsList
+          records={list.data?.data.map((e) => ({ ...e, id: `${e.service} ${e.ip}` }))}
+          loading={list.isPending}
+          resource="ip-blocking/whitelist"
+          primary="ip"
+          label={translate(L('whitelist.title'))}
+          empty={<EmptyState text={translate(L('whitelist.empty'))} />}
+        >
+          <FunctionField source="ip" label={L('whitelist.ip')} render={(e: IpWhitelistEntry) => <Mono>{e.ip}</Mono>} />
+          <FunctionField
+            source="service"
+            label={L('whitelist.service')}
+            render={(e: IpWhitelistEntry) => translate(L(`services.names.${e.service}`))}
+          />
+          <FunctionField source="created_at" label={L('whitelist.created_at')} render={(e: IpWhitelistEntry) => when(e.created_at)} />
+          {mayEdit ? (
+            <FunctionField
+              label="form.actions"
+              render={(e: IpWhitelistEntry) => (
+                <Button size="small" color="error" disabled={remove.isPending} onClick={() => remove.mutate(e)}>
+                  {translate(L('whitelist.remove'))}
+                </Button>
               )}
-            </TableBody>
-          </Table>
-        </TableContainer>
+            />
+          ) : null}
+        </RecordsList>
       </CardContent>
     </Card>
   );

@@ -46,7 +46,6 @@ export function MarkerList({ embedded = false }: { embedded?: boolean }) {
         canDelete={can('can_delete_markers')}
         addRoute
         omit={['id']}
-        fit
       >
         <EllipsisField source="id" />
         <FunctionField source="name" render={(m: Marker) => <MarkerChip marker={m} />} />

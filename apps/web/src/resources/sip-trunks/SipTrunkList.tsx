@@ -19,7 +19,6 @@ function SipTrunkListView() {
       canDelete={trunkScopes('delete').some(can)}
       addRoute
       omit={['id', 'created_at']}
-      fit
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

@@ -1,33 +1,21 @@
 import {
   type ControllableWorker,
+  type RouteMetric,
   SYSTEM_WORKERS_PERMISSION,
   type SystemInfo,
   type SystemMetrics,
   type SystemWorker,
   type WorkerAction,
 } from '@atrium/contract';
-import {
-  Alert,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Chip,
-  CircularProgress,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, Chip, CircularProgress, Stack, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { FunctionField, NumberField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { ACTIONS_CELL } from '../../app/kit/ListBody';
+import { EmptyState } from '../../app/kit/ListPage';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { RecentLogs } from './RecentLogs';
@@ -135,47 +123,47 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('workers.hint'))}
         </Typography>
-        <TableContainer>
-          <Table size="small">
-            <TableHead>
-              <TableRow>
-                <TableCell>{translate(L('workers.name'))}</TableCell>
-                <TableCell>{translate(L('workers.state'))}</TableCell>
-                <TableCell>{translate(L('workers.actions'))}</TableCell>
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {workers.map((w) => (
-                <TableRow key={w.name}>
-                  <TableCell>{translate(L(`workers.names.${w.name}`))}</TableCell>
-                  <TableCell>
-                    <State ok={w.is_running} yes={L('workers.running')} no={L('workers.stopped')} />
-                  </TableCell>
-                  <TableCell>
-                    {w.controllable && mayControl ? (
-                      <Stack direction="row" spacing={1}>
-                        {(['start', 'stop', 'restart'] as const).map((action) => (
-                          <Button
-                            key={action}
-                            size="small"
-                            disabled={act.isPending || (action === 'start' && w.is_running) || (action === 'stop' && !w.is_running)}
-                            onClick={() => act.mutate({ name: w.name as ControllableWorker, action })}
-                          >
-                            {translate(L(`workers.${action}`))}
-                          </Button>
-                        ))}
-                      </Stack>
-                    ) : w.controllable ? null : (
-                      <Typography variant="body2" color="text.secondary">
-                        {translate(L('workers.follows_process'))}
-                      </Typography>
-                    )}
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
-        </TableContainer>
+        <RecordsList
+          records={workers.map((w) => ({ ...w, id: w.name }))}
+          resource="system-info/workers"
+          sort={{ field: 'id', order: 'ASC' }}
+        >
+          <FunctionField
+            source="name"
+            label={L('workers.name')}
+            sortable={false}
+            render={(w: SystemWorker) => translate(L(`workers.names.${w.name}`))}
+          />
+          <FunctionField
+            source="is_running"
+            label={L('workers.state')}
+            sortable={false}
+            render={(w: SystemWorker) => <State ok={w.is_running} yes={L('workers.running')} no={L('workers.stopped')} />}
+          />
+          <FunctionField
+            label={L('workers.actions')}
+            sortable={false}
+            cellClassName={ACTIONS_CELL}
+            render={(w: SystemWorker) =>
+              w.controllable && mayControl ? (
+                (['start', 'stop', 'restart'] as const).map((action) => (
+                  <Button
+                    key={action}
+                    size="small"
+                    disabled={act.isPending || (action === 'start' && w.is_running) || (action === 'stop' && !w.is_running)}
+                    onClick={() => act.mutate({ name: w.name as ControllableWorker, action })}
+                  >
+                    {translate(L(`workers.${action}`))}
+                  </Button>
+                ))
+              ) : w.controllable ? null : (
+                <Typography variant="body2" color="text.secondary" component="span">
+                  {translate(L('workers.follows_process'))}
+                </Typography>
+              )
+            }
+          />
+        </RecordsList>
       </CardContent>
     </Card>
   );
@@ -183,7 +171,6 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
 
 function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (iso: string) => string }) {
   const translate = useTranslate();
-  const columns = ['method', 'route', 'count', 'client_errors', 'server_errors', 'avg_ms', 'p95_ms', 'max_ms'] as const;
   return (
     <Card variant="outlined">
       <CardContent>
@@ -196,41 +183,39 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
             {translate(L('metrics.dropped'), { count: metrics.dropped })}
           </Alert>
         ) : null}
-        <TableContainer sx={{ maxHeight: 520 }}>
-          <Table size="small" stickyHeader>
-            <TableHead>
-              <TableRow>
-                {columns.map((c) => (
-                  <TableCell key={c} align={c === 'method' || c === 'route' ? 'left' : 'right'}>
-                    {translate(L(`metrics.${c}`))}
-                  </TableCell>
-                ))}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {metrics.routes.length === 0 ? (
-                <TableRow>
-                  <TableCell colSpan={columns.length}>{translate(L('metrics.empty'))}</TableCell>
-                </TableRow>
-              ) : (
-                metrics.routes.map((r) => (
-                  <TableRow key={`${r.method} ${r.route}`}>
-                    <TableCell>{r.method}</TableCell>
-                    <TableCell sx={{ fontFamily: 'monospace' }}>{r.route}</TableCell>
-                    <TableCell align="right">{r.count}</TableCell>
-                    <TableCell align="right">{r.client_errors}</TableCell>
-                    <TableCell align="right" sx={r.server_errors ? { color: 'error.main' } : undefined}>
-                      {r.server_errors}
-                    </TableCell>
-                    <TableCell align="right">{r.avg_ms}</TableCell>
-                    <TableCell align="right">{r.p95_ms ?? '>10000'}</TableCell>
-                    <TableCell align="right">{r.max_ms}</TableCell>
-                  </TableRow>
-                ))
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
+        <RecordsList
+          records={metrics.routes.map((r) => ({ ...r, id: `${r.method} ${r.route}` }))}
+          resource="system-info/routes"
+          sort={{ field: 'count', order: 'DESC' }}
+          primary="route"
+          empty={<EmptyState text={translate(L('metrics.empty'))} />}
+        >
+          <FunctionField source="method" label={L('metrics.method')} render={(r: RouteMetric) => r.method} />
+          <FunctionField
+            source="route"
+            label={L('metrics.route')}
+            render={(r: RouteMetric) => (
+              <Box component="span" sx={{ fontFamily: 'monospace' }}>
+                {r.route}
+              </Box>
+            )}
+          />
+          <NumberField source="count" label={L('metrics.count')} />
+          <NumberField source="client_errors" label={L('metrics.client_errors')} />
+          <FunctionField
+            source="server_errors"
+            label={L('metrics.server_errors')}
+            textAlign="right"
+            render={(r: RouteMetric) => (
+              <Box component="span" sx={r.server_errors ? { color: 'error.main' } : undefined}>
+                {r.server_errors}
+              </Box>
+            )}
+          />
+          <NumberField source="avg_ms" label={L('metrics.avg_ms')} />
+          <FunctionField source="p95_ms" label={L('metrics.p95_ms')} textAlign="right" render={(r: RouteMetric) => r.p95_ms ?? '>10000'} />
+          <NumberField source="max_ms" label={L('metrics.max_ms')} />
+        </RecordsList>
       </CardContent>
     </Card>
   );
@@ -332,7 +317,10 @@ export function SystemInfoPage() {
             [L('memory.external'), formatMb(s.memory.external)],
           ]}
         />
-        <Workers workers={s.workers} />
+        {/* Its actions need the width of two columns of cards. */}
+        <Box sx={{ gridColumn: { md: 'span 2' }, minWidth: 0 }}>
+          <Workers workers={s.workers} />
+        </Box>
       </Box>
       {metrics.data ? <RouteMetricsTable metrics={metrics.data} when={(iso) => when(iso)} /> : null}
       {metrics.isError ? <Alert severity="error">{errorText(metrics.error, translate)}</Alert> : null}

@@ -25,8 +25,6 @@ function TimeRuleListView() {
       canDelete={can('can_delete_time_rules')}
       addRoute
       omit={['id', 'updated_at']}
-      fit
-      datagridSx={{ '& .column-summary': { width: '35%' } }}
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

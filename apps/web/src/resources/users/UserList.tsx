@@ -35,17 +35,6 @@ const DEFAULT_HIDDEN = ['id', 'is_group_admin'];
 /** Groups named in a row; the others are counted ("+3") and all are in the cell's tooltip. */
 const SHOWN_GROUPS = 1;
 
-/** Column widths of the fitted table; the groups take what is left. */
-const COLUMN_WIDTHS = {
-  '& .column-id': { width: 72 },
-  '& .column-login': { width: '16%' },
-  '& .column-name': { width: '18%' },
-  '& .column-email': { width: '20%' },
-  '& .column-role': { width: '13%' },
-  '& .column-is_group_admin': { width: 120 },
-  '& .column-activated': { width: 104 },
-};
-
 function UserListView() {
   const translate = useTranslate();
   const { can } = useActions();
@@ -63,8 +52,6 @@ function UserListView() {
         // At 1280 px the table fits the page: the ID and group-admin columns are offered by the column
         // chooser, long texts end with an ellipsis (the full text is the cell's tooltip).
         omit={DEFAULT_HIDDEN}
-        fit
-        datagridSx={COLUMN_WIDTHS}
         extraActions={
           <>
             {can('users.export') ? (

@@ -14,13 +14,6 @@ const filters = [
   <NullableBooleanInput key="is_active" source="is_active" label="resources.virtual-numbers.fields.is_active" />,
 ];
 
-const COLUMN_WIDTHS = {
-  '& .column-number': { width: '12%' },
-  '& .column-forward_mode': { width: '16%' },
-  '& .column-is_active': { width: 100 },
-  '& .column-is_reserved': { width: 160 },
-};
-
 function VirtualNumberListView() {
   const translate = useTranslate();
   const { can } = useSessionData();
@@ -34,8 +27,6 @@ function VirtualNumberListView() {
       canDelete={can('can_delete_virtual_numbers')}
       addRoute
       omit={['id', 'purpose', 'created_at']}
-      fit
-      datagridSx={COLUMN_WIDTHS}
     >
       <EllipsisField source="id" />
       <EllipsisField source="number" />

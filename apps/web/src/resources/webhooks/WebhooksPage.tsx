@@ -11,8 +11,6 @@ import {
   Alert,
   Box,
   Button,
-  Card,
-  CardContent,
   Checkbox,
   Chip,
   CircularProgress,
@@ -37,9 +35,12 @@ import {
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
-import { Confirm, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
+import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
+import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -310,71 +311,70 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook | null; onC
   );
 }
 
-/** The endpoints as a table: name, URL, events, on/off, last delivery, and what can be done with each. */
+/** The endpoints as a list: name, URL, events, on/off, last delivery, and what can be done with each. */
 export function WebhooksTable({
   hooks,
+  loading,
   onAction,
 }: {
-  hooks: Webhook[];
+  hooks: Webhook[] | undefined;
+  loading?: boolean;
   onAction: (kind: 'edit' | 'log' | 'ping' | 'rotate' | 'toggle' | 'delete', w: Webhook) => void;
 }) {
   const translate = useTranslate();
   return (
-    <TableContainer>
-      <Table size="small">
-        <TableHead>
-          <TableRow>
-            {['name', 'url', 'event_types', 'enabled', 'last_delivery_status'].map((f) => (
-              <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
-            ))}
-            <TableCell />
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {hooks.length === 0 ? (
-            <TableRow>
-              <TableCell colSpan={6}>{translate(L('empty'))}</TableCell>
-            </TableRow>
-          ) : (
-            hooks.map((w) => (
-              <TableRow key={w.id} data-testid={`webhook-${w.id}`}>
-                <TableCell>{w.name}</TableCell>
-                <TableCell sx={{ overflowWrap: 'anywhere', minWidth: 200, maxWidth: 320 }}>{w.url}</TableCell>
-                <TableCell sx={{ maxWidth: 320 }}>{w.event_types.map((t) => translate(L(`events.${t}`), { _: t })).join(', ')}</TableCell>
-                <TableCell>
-                  <Switch
-                    size="small"
-                    checked={w.enabled}
-                    onChange={() => onAction('toggle', w)}
-                    slotProps={{ input: { 'aria-label': translate(L(w.enabled ? 'actions.disable' : 'actions.enable')) } }}
-                  />
-                </TableCell>
-                <TableCell>
-                  <StatusChip status={w.last_delivery_status} />
-                </TableCell>
-                <TableCell align="right" sx={{ width: 300 }}>
-                  <Button size="small" onClick={() => onAction('log', w)}>
-                    {translate(L('actions.deliveries'))}
-                  </Button>
-                  <Button size="small" onClick={() => onAction('ping', w)}>
-                    {translate(L('actions.ping'))}
-                  </Button>
-                  <Button size="small" onClick={() => onAction('edit', w)}>
-                    {translate(L('actions.edit'))}
-                  </Button>
-                  <Button size="small" onClick={() => onAction('rotate', w)}>
-                    {translate(L('actions.rotate'))}
-                  </Button>
-                  <Button size="small" color="error" onClick={() => onAction('delete', w)}>
-                    {translate(L('actions.delete'))}
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ))
-          )}
-        </TableBody>
-      </Table>
-    </TableContainer>
+    <RecordsList records={hooks} loading={loading} resource="webhooks" empty={<EmptyState text={translate(L('empty'))} />}>
+      <EllipsisField source="name" label={L('fields.name')} />
+      <EllipsisField source="url" label={L('fields.url')} />
+      <FunctionField
+        source="event_types"
+        label={L('fields.event_types')}
+        sortable={false}
+        cellClassName={PROSE_CELL}
+        render={(w: Webhook) => w.event_types.map((t) => translate(L(`events.${t}`), { _: t })).join(', ')}
+      />
+      <FunctionField
+        source="enabled"
+        label={L('fields.enabled')}
+        render={(w: Webhook) => (
+          <Switch
+            size="small"
+            checked={w.enabled}
+            onChange={() => onAction('toggle', w)}
+            slotProps={{ input: { 'aria-label': translate(L(w.enabled ? 'actions.disable' : 'actions.enable')) } }}
+          />
+        )}
+      />
+      <FunctionField
+        source="last_delivery_status"
+        label={L('fields.last_delivery_status')}
+        render={(w: Webhook) => <StatusChip status={w.last_delivery_status} />}
+      />
+      <FunctionField
+        label="form.actions"
+        sortable={false}
+        cellClassName={ACTIONS_CELL}
+        render={(w: Webhook) => (
+          <>
+            <Button size="small" onClick={() => onAction('log', w)}>
+              {translate(L('actions.deliveries'))}
+            </Button>
+            <Button size="small" onClick={() => onAction('ping', w)}>
+              {translate(L('actions.ping'))}
+            </Button>
+            <Button size="small" onClick={() => onAction('edit', w)}>
+              {translate(L('actions.edit'))}
+            </Button>
+            <Button size="small" onClick={() => onAction('rotate', w)}>
+              {translate(L('actions.rotate'))}
+            </Button>
+            <Button size="small" color="error" onClick={() => onAction('delete', w)}>
+              {translate(L('actions.delete'))}
+            </Button>
+          </>
+        )}
+      />
+    </RecordsList>
   );
 }
 
@@ -414,36 +414,27 @@ export function WebhooksPage() {
   });
   if (!mayManage) return <Alert severity="warning">{translate(L('denied'))}</Alert>;
   return (
-    <Box sx={{ p: 2 }}>
-      <Title title={translate(L('title'))} />
-      <Card variant="outlined">
-        <CardContent>
-          <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-            <Typography variant="h6" sx={{ flexGrow: 1 }}>
-              {translate(L('title'))}
-            </Typography>
-            <Button variant="contained" startIcon={<AddIcon />} onClick={() => setForm({ editing: null })}>
-              {translate(L('new'))}
-            </Button>
-          </Stack>
-          <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-            {translate(L('hint'))}
-          </Typography>
-          {list.isLoading ? (
-            <CircularProgress size={24} />
-          ) : (
-            <WebhooksTable
-              hooks={list.data?.data ?? []}
-              onAction={(kind, hook) => {
-                if (kind === 'edit') setForm({ editing: hook });
-                else if (kind === 'log') setLog(hook);
-                else if (kind === 'rotate' || kind === 'delete') setConfirm({ kind, hook });
-                else act.mutate({ kind, hook });
-              }}
-            />
-          )}
-        </CardContent>
-      </Card>
+    <>
+      <RecordsListPage
+        title={translate(L('title'))}
+        hint={translate(L('hint'))}
+        actions={
+          <Button size="small" startIcon={<AddIcon />} onClick={() => setForm({ editing: null })}>
+            {translate(L('new'))}
+          </Button>
+        }
+      >
+        <WebhooksTable
+          hooks={list.data?.data}
+          loading={list.isLoading}
+          onAction={(kind, hook) => {
+            if (kind === 'edit') setForm({ editing: hook });
+            else if (kind === 'log') setLog(hook);
+            else if (kind === 'rotate' || kind === 'delete') setConfirm({ kind, hook });
+            else act.mutate({ kind, hook });
+          }}
+        />
+      </RecordsListPage>
       <WebhookDialog
         open={form !== null}
         editing={form?.editing ?? null}
@@ -475,6 +466,6 @@ export function WebhooksPage() {
         onConfirm={() => confirm && act.mutate(confirm)}
         onClose={() => setConfirm(null)}
       />
-    </Box>
+    </>
   );
 }

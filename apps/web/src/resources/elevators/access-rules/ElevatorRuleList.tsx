@@ -19,7 +19,6 @@ function ElevatorRuleListView() {
       canDelete={can('can_delete_elevator_access_rules')}
       addRoute
       omit={['id', 'description']}
-      fit
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" />

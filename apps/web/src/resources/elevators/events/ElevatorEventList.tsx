@@ -38,7 +38,6 @@ export function ElevatorEventList() {
       filters={filters}
       rowClick={false}
       extraActions={<ListDownload path="/elevators/events/download" name="elevator-events" />}
-      fit
     >
       <DateField source="occurred_at" showTime />
       <EllipsisField source="device_name" sortable={false} />

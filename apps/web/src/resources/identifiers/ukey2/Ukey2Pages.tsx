@@ -64,7 +64,7 @@ function Ukey2ListView() {
   const format = useIdentifierFormat();
   const period = usePeriodText();
   return (
-    <ListPage title={translate('ukey2.title')} sort={{ field: 'name', order: 'ASC' }} filters={filters} canDelete={false} fit>
+    <ListPage title={translate('ukey2.title')} sort={{ field: 'name', order: 'ASC' }} filters={filters} canDelete={false}>
       <EllipsisField source="name" />
       <EllipsisField source="value" render={(r) => displayValue(r.type, r.value, format)} />
       <EllipsisField

@@ -1,0 +1,216 @@
+import type { Page } from '@playwright/test';
+import { ADMIN, Api, expect, signInFromLogin, snapshot, test } from './support/console';
+
+// Every list page of the console, as a person sees it on a phone held upright (390×844) and on a
+// desk (1280×800), in English and in Russian: nothing wider than the screen, the title and the
+// records' names whole, and a screenshot of each for a human to look at (e2e/screenshots/lists-*).
+
+const LIST_PAGES = [
+  '/users',
+  '/roles',
+  '/groups',
+  '/guest-access',
+  '/schedules',
+  '/access-rules',
+  '/identifiers',
+  '/ukey2',
+  '/access-matrix',
+  '/access-control/events',
+  '/conversations',
+  '/announces',
+  '/announces/response',
+  '/amenities',
+  '/amenities/reservations',
+  '/devices',
+  '/devices/events',
+  '/devices/tasks',
+  '/devices/alarms',
+  '/devices/alarms-calls',
+  '/elevators',
+  '/elevators/events',
+  '/elevators/access-rules',
+  '/emergency-alerts',
+  '/virtual-numbers',
+  '/forward-rules',
+  '/call-history',
+  '/sip-trunks',
+  '/audit-events',
+  '/outbox',
+  '/backups',
+  '/api-keys',
+  '/webhooks',
+  '/ip-blocking',
+  '/integrations',
+  '/system-info',
+] as const;
+
+const PHONE = { width: 390, height: 844 };
+const DESK = { width: 1280, height: 800 };
+
+/** Records with long names, so a list that cuts the column naming a record shows it. */
+async function seed(admin: Api) {
+  const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
+  const group = profile.domains[0];
+  if (!group) throw new Error('the administrator has no group');
+  const stamp = Date.now().toString(36).toUpperCase();
+  const resident = await admin.call<{ id: number }>('PUT', '/users', {
+    login: `lists-${stamp.toLowerCase()}`,
+    name: `Anna Petrova-Vodkina ${stamp}`,
+    domains: [group.id],
+    send_registration_link: false,
+  });
+  const door = await admin.call<{ id: number }>('PUT', '/devices', {
+    name: `Entrance panel B2 ${stamp}`,
+    model: 'AP-200',
+    serial_number: `SN-${stamp}-0001`,
+    domain_id: group.id,
+  });
+  const card = await admin.call<{ id: number }>('PUT', '/identifiers', {
+    name: `Card of Anna Petrova-Vodkina ${stamp}`,
+    value: `04A1B2${Date.now().toString(16).toUpperCase().slice(-4)}`,
+    owner_id: resident.id,
+  });
+  await admin.call('PUT', '/access-rules', {
+    name: `Residents of building 2, all doors ${stamp}`,
+    devices: [{ id: door.id, lock_number: 1 }],
+    identifiers: [card.id],
+  });
+  await admin.call('PUT', '/webhooks', {
+    name: `Door events to the building's journal ${stamp}`,
+    url: 'https://journal.example.com/atrium/hooks/doors',
+    event_types: ['device.online'],
+  });
+  const roles = await admin.call<{ id: number }[]>('GET', '/roles?size=1');
+  if (roles[0]) await admin.call('PUT', '/api-keys', { name: `Accounting export, nightly ${stamp}`, role: roles[0].id });
+  await admin.call('POST', '/backups/make', { name: `Before the lobby works ${stamp}`, entities: ['users', 'groups'] });
+  return { residentId: resident.id, residentName: `Anna Petrova-Vodkina ${stamp}` };
+}
+
+/** The page has drawn its list (or its empty state): its title is there and nothing is loading. */
+async function settle(page: Page) {
+  await expect(page.locator('h1')).not.toBeEmpty();
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  await expect(page.locator('main .MuiSkeleton-root, main [role="progressbar"]')).toHaveCount(0);
+}
+
+/** What on the page is wider than it should be: the page itself, the title, chips, the identifying column. */
+async function layoutProblems(page: Page, desk: boolean): Promise<string[]> {
+  return page.evaluate((onDesk) => {
+    const problems: string[] = [];
+    const cut = (el: Element) => el.scrollWidth > el.clientWidth + 1;
+    const doc = document.scrollingElement ?? document.documentElement;
+    if (doc.scrollWidth > window.innerWidth + 1) problems.push(`the page scrolls sideways (${doc.scrollWidth} > ${window.innerWidth})`);
+    const h1 = document.querySelector('h1');
+    if (h1 && cut(h1)) problems.push(`the title is cut: ${h1.textContent}`);
+    for (const chip of document.querySelectorAll('main .MuiChip-label')) {
+      if (cut(chip)) problems.push(`a chip is cut: ${chip.textContent}`);
+    }
+    for (const cell of document.querySelectorAll('main .kit-identifying, main .kit-identifying *')) {
+      if (cut(cell)) problems.push(`the identifying column is cut: ${cell.textContent}`);
+    }
+    for (const header of document.querySelectorAll('main thead th, main thead th *')) {
+      if (cut(header)) problems.push(`a column header is cut: ${header.textContent}`);
+    }
+    if (onDesk) {
+      // A table wider than its card scrolls inside it; the column naming the records must still be in view.
+      for (const wrapper of document.querySelectorAll('main .RaDatagrid-tableWrapper')) {
+        const box = wrapper.getBoundingClientRect();
+        for (const cell of wrapper.querySelectorAll('td.kit-identifying')) {
+          if (cell.getBoundingClientRect().right > box.right + 1)
+            problems.push(`the identifying column is out of view: ${cell.textContent}`);
+        }
+      }
+    } else if (document.querySelector('main table.RaDatagrid-table')) problems.push('a phone is shown a table instead of lines');
+    return problems;
+  }, desk);
+}
+
+/** The tables that scroll sideways in their card on a desk, to be read in the report (not a failure). */
+async function scrollingTables(page: Page): Promise<number[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('main .RaDatagrid-tableWrapper')]
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => w.scrollWidth),
+  );
+}
+
+async function walkLists(page: Page, language: 'en' | 'ru') {
+  const problems: string[] = [];
+  for (const path of LIST_PAGES) {
+    for (const [label, size] of [
+      ['390', PHONE],
+      ['1280', DESK],
+    ] as const) {
+      await page.setViewportSize(size);
+      await page.goto(path);
+      await settle(page);
+      for (const p of await layoutProblems(page, label === '1280')) problems.push(`${path} at ${label} px (${language}): ${p}`);
+      if (label === '1280') {
+        for (const width of await scrollingTables(page)) {
+          console.log(`scrolls in its card at 1280 px: ${path} (${language}), ${width} px wide`);
+        }
+      }
+      await snapshot(page, `lists-${path.slice(1).replaceAll('/', '-')}-${label}-${language}`);
+    }
+  }
+  expect(problems).toEqual([]);
+}
+
+test.describe('every list fits its screen', () => {
+  test.describe.configure({ timeout: 300_000 });
+
+  test('in English, at 390 px and at 1280 px', async ({ page, request }) => {
+    const admin = await Api.signIn(request, ADMIN);
+    await seed(admin);
+    await signInFromLogin(page, ADMIN);
+    await walkLists(page, 'en');
+  });
+
+  test('in Russian, at 390 px and at 1280 px', async ({ page, request }) => {
+    const admin = await Api.signIn(request, ADMIN);
+    await admin.call('PATCH', '/profile', { locale: 'ru' });
+    try {
+      await signInFromLogin(page, ADMIN);
+      await walkLists(page, 'ru');
+    } finally {
+      await admin.call('PATCH', '/profile', { locale: 'en' });
+    }
+  });
+});
+
+test('an operator opens a person from the list with the keyboard alone', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const { residentId, residentName } = await seed(admin);
+  await signInFromLogin(page, ADMIN);
+  await page.setViewportSize(DESK);
+  await page.goto(`/users?filter=${encodeURIComponent(JSON.stringify({ search: residentName }))}`);
+  const row = page.getByRole('row').filter({ hasText: residentName });
+  await expect(row).toBeVisible();
+
+  // From the search box, Tab walks the list's toolbar and reaches the person's row in a few steps.
+  await page.getByRole('textbox', { name: 'Search' }).focus();
+  let steps = 0;
+  while (steps < 15 && !(await row.evaluate((el) => el === document.activeElement))) {
+    await page.keyboard.press('Tab');
+    steps++;
+  }
+  await expect(row).toBeFocused();
+  // The focus shows: an outline is drawn around the row.
+  expect(await row.evaluate((el) => getComputedStyle(el).outlineStyle)).not.toBe('none');
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/users/${residentId}(/edit)?$`));
+});
+
+test('on a phone the list is lines, and a person opens from it with the keyboard', async ({ page, request }) => {
+  const admin = await Api.signIn(request, ADMIN);
+  const { residentId, residentName } = await seed(admin);
+  await page.setViewportSize(PHONE);
+  await signInFromLogin(page, ADMIN);
+  await page.goto(`/users?filter=${encodeURIComponent(JSON.stringify({ search: residentName }))}`);
+  const line = page.getByRole('link', { name: new RegExp(residentName) });
+  await expect(line).toBeVisible();
+  await expect(page.locator('main table')).toHaveCount(0);
+  await line.focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/users/${residentId}(/edit)?$`));
+});
