@@ -13,5 +13,9 @@ test('an administrator reads the system information', async ({ page }) => {
   await expect(main.getByText('Embedded', { exact: true }).first()).toBeVisible();
   // The route metrics list the calls this console made, by route pattern.
   await expect(main.getByText('/api/v0/profile').first()).toBeVisible();
+  // The instances on this database: one here, marked as the one that answered, also named in the hint.
+  await expect(main.getByText('One Atrium instance on this database')).toBeVisible();
+  await expect(main.getByText('This one', { exact: true })).toBeVisible();
+  await expect(main.getByText(/values are those of the instance that answered: \S+/)).toBeVisible();
   await snapshot(page, 'system-info');
 });

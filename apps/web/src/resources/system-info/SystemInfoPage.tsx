@@ -7,9 +7,21 @@ import {
   type SystemWorker,
   type WorkerAction,
 } from '@atrium/contract';
-import { Alert, Box, Button, Card, CardContent, Chip, CircularProgress, Stack, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Card,
+  CardContent,
+  Chip,
+  CircularProgress,
+  MenuItem,
+  TextField as MuiTextField,
+  Stack,
+  Typography,
+} from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { FunctionField, NumberField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
@@ -18,6 +30,7 @@ import { EmptyState } from '../../app/kit/ListPage';
 import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
+import { Instances } from './Instances';
 import { RecentLogs } from './RecentLogs';
 
 const REFRESH_MS = 10_000;
@@ -100,8 +113,13 @@ function State({ ok, yes = L('yes'), no = L('no') }: { ok: boolean | null; yes?:
   return <Chip size="small" color={ok ? 'success' : 'default'} label={translate(ok ? yes : no)} />;
 }
 
-function Workers({ workers }: { workers: SystemWorker[] }) {
+/** The workers of one instance (this one first; another chosen when several share the database), with their actions. */
+function Workers({ info }: { info: SystemInfo }) {
   const translate = useTranslate();
+  const [chosen, choose] = useState(info.instance.id);
+  const target = info.instances.find((i) => i.id === chosen && !i.self);
+  // An instance that left the list since it was chosen: back to this one.
+  const workers = target ? target.workers : info.workers;
   const dp = useDataProvider<AtriumDataProvider>();
   const alert = useAlert();
   const queryClient = useQueryClient();
@@ -109,7 +127,7 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
   const mayControl = can(SYSTEM_WORKERS_PERMISSION);
   const act = useMutation({
     mutationFn: ({ name, action }: { name: ControllableWorker; action: WorkerAction }) =>
-      dp.request(`/system/workers/${name}/${action}`, { method: 'POST' }),
+      dp.request(`/system/workers/${name}/${action}${target ? `?instance=${encodeURIComponent(target.id)}` : ''}`, { method: 'POST' }),
     onSuccess: () => {
       alert.done();
       void queryClient.invalidateQueries({ queryKey: ['system', 'info'] });
@@ -123,6 +141,22 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('workers.hint'))}
         </Typography>
+        {info.instances.length > 1 ? (
+          <MuiTextField
+            select
+            size="small"
+            label={translate(L('instances.choose'))}
+            value={target ? target.id : info.instance.id}
+            onChange={(e) => choose(e.target.value)}
+            sx={{ mb: 1, minWidth: 240 }}
+          >
+            {info.instances.map((i) => (
+              <MenuItem key={i.id} value={i.id}>
+                {i.self ? `${i.name} (${translate(L('instances.self'))})` : i.name}
+              </MenuItem>
+            ))}
+          </MuiTextField>
+        ) : null}
         <RecordsList
           records={workers.map((w) => ({ ...w, id: w.name }))}
           resource="system-info/workers"
@@ -252,7 +286,7 @@ export function SystemInfoPage() {
     <Box sx={{ p: 2 }}>
       {title}
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-        {translate(L('refreshed'))}
+        {translate(L('refreshed'), { name: s.instance.name })}
       </Typography>
       <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr', lg: '1fr 1fr 1fr' }, mb: 2 }}>
         <InfoCard
@@ -319,8 +353,11 @@ export function SystemInfoPage() {
         />
         {/* A row of its own: the workers' names and their buttons need more than one card's width. */}
         <Box sx={{ gridColumn: '1 / -1', minWidth: 0 }}>
-          <Workers workers={s.workers} />
+          <Workers info={s} />
         </Box>
+      </Box>
+      <Box sx={{ mb: 2 }}>
+        <Instances instances={s.instances} when={(iso) => when(iso)} />
       </Box>
       {metrics.data ? <RouteMetricsTable metrics={metrics.data} when={(iso) => when(iso)} /> : null}
       {metrics.isError ? <Alert severity="error">{errorText(metrics.error, translate)}</Alert> : null}
