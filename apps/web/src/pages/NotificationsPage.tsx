@@ -6,6 +6,7 @@ import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Title, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { formatDateTime } from '../app/format';
 import { http } from '../app/http';
 import { fetchNotifications, NOTIFICATIONS_KEY, notificationTarget, notificationText } from '../app/notifications';
 import { PageLoader } from '../layout/PageLoader';
@@ -84,7 +85,7 @@ export function NotificationsPage() {
                     </ListItemIcon>
                     <ListItemText
                       primary={notificationText(n, translate)}
-                      secondary={new Date(n.created_at).toLocaleString(locale)}
+                      secondary={formatDateTime(n.created_at, locale)}
                       slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
                     />
                   </ListItemButton>

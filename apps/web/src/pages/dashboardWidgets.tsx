@@ -3,6 +3,7 @@ import { Card, CardActionArea, CardContent, Grid, List, ListItem, ListItemText, 
 import type { ReactNode } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
+import { formatDateTime } from '../app/format';
 import { menuIcon } from '../layout/menu-icons';
 
 /**
@@ -63,7 +64,7 @@ function RecentChanges({ changes }: { changes: Dashboard['recent_changes'] }) {
                     id: c.entity_id ?? '',
                     action: translate(`dashboard.actions.${c.action}`, { _: c.action }),
                   })}
-                  secondary={`${new Date(c.created_at).toLocaleString(locale)} · ${c.user_name ?? translate('dashboard.system')}`}
+                  secondary={`${formatDateTime(c.created_at, locale)} · ${c.user_name ?? translate('dashboard.system')}`}
                 />
               </ListItem>
             ))}

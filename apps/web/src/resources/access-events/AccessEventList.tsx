@@ -3,7 +3,6 @@ import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import { Button, Chip } from '@mui/material';
 import {
   AutocompleteInput,
-  DateField,
   DateTimeInput,
   FunctionField,
   ReferenceInput,
@@ -14,9 +13,11 @@ import {
 } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { filterSource } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
 import { reasonKey } from './explain';
 
@@ -77,7 +78,7 @@ function WhyField(_: { label?: string; sortable?: boolean }) {
       startIcon={<HelpOutlineIcon />}
       component={Link}
       to={to}
-      aria-label={translate('access_events.why_label', { time: new Date(e.occurred_at).toLocaleString(locale) })}
+      aria-label={translate('access_events.why_label', { time: formatDateTime(e.occurred_at, locale) })}
     >
       {translate('access_events.why')}
     </Button>
@@ -99,7 +100,7 @@ function AccessEventListView() {
       fit
     >
       <EllipsisField source="id" />
-      <DateField source="occurred_at" showTime />
+      <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
       <EllipsisField source="lock_number" />
       <ResultField source="granted" />

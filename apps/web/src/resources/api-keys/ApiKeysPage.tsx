@@ -37,6 +37,7 @@ import {
   useTranslate,
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { GroupsInput } from '../../app/kit/GroupPicker';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
 import { useSessionData } from '../../app/SessionContext';
@@ -71,7 +72,7 @@ export function ApiKeysTable({
 }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
-  const when = (iso: string | null, none: string) => (iso ? new Date(iso).toLocaleString(locale) : translate(L(none)));
+  const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso, locale) : translate(L(none)));
   return (
     <TableContainer>
       <Table size="small">

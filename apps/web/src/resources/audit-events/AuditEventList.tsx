@@ -6,7 +6,6 @@ import { alpha } from '@mui/material/styles';
 import { useState } from 'react';
 import {
   AutocompleteInput,
-  DateField,
   DateTimeInput,
   FunctionField,
   ReferenceInput,
@@ -18,9 +17,11 @@ import {
   useTranslate,
 } from 'react-admin';
 import { filterSource } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { authorOf, changedKeys, jsonLines } from './diff';
 
 /** The menu's /audit-events is the API's /audit/items. */
@@ -119,7 +120,7 @@ function AuditEventDetails({ id, onClose }: { id: number; onClose: () => void })
   const changed = e ? changedKeys(e.before, e.after) : new Set<string>();
   const facts: [string, string | null][] = e
     ? [
-        [`${F}.created_at`, new Date(e.created_at).toLocaleString(locale)],
+        [`${F}.created_at`, formatDateTime(e.created_at, locale)],
         [`${F}.user`, author(e)],
         [`${F}.entity`, e.entity],
         [`${F}.entity_id`, e.entity_id],
@@ -188,7 +189,7 @@ function OpenField({ onOpen }: { onOpen: (id: number) => void; label?: string; s
   return (
     <IconButton
       size="small"
-      aria-label={translate('audit_events.open', { time: new Date(e.created_at).toLocaleString(locale) })}
+      aria-label={translate('audit_events.open', { time: formatDateTime(e.created_at, locale) })}
       onClick={(event) => {
         event.stopPropagation();
         onOpen(e.id);
@@ -222,7 +223,7 @@ function AuditEventListView() {
       }
     >
       <EllipsisField source="id" />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
       <EllipsisField source="user" sortable={false} render={(e) => author(e as unknown as AuditEvent)} />
       <EllipsisField source="entity" sortable={false} />
       <EllipsisField source="entity_id" sortable={false} />

@@ -33,6 +33,7 @@ import { useState } from 'react';
 import { Confirm, Title, useDataProvider, useLocaleState, useNotify, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText, hasTranslation, type Translate } from '../../app/errors';
+import { formatBytes, formatDateTime } from '../../app/format';
 import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
@@ -49,18 +50,6 @@ export const BACKUP_PERMISSIONS = {
   applyFile: 'can_apply_backups_from_file',
   download: 'can_download_backups',
 } as const;
-
-/** A size in bytes as people read it. */
-export function formatSize(bytes: number, locale: string): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: i ? 1 : 0 }).format(v)} ${units[i]}`;
-}
 
 /**
  * The text of a failed call: the spec's display rule, and for a refused backup the reason the
@@ -99,7 +88,7 @@ export function BackupsTable({
 }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : translate(L('never')));
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : translate(L('never')));
   const mayDelete = can(BACKUP_PERMISSIONS.delete);
   const allSelected = backups.length > 0 && backups.every((b) => selected.includes(b.id));
   return (
@@ -142,7 +131,7 @@ export function BackupsTable({
                 ) : null}
                 <TableCell>{b.name}</TableCell>
                 <TableCell sx={{ maxWidth: 360 }}>{entityNames(b.entities, translate)}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatSize(b.size, locale)}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatBytes(b.size, locale)}</TableCell>
                 <TableCell>{when(b.created_at)}</TableCell>
                 <TableCell>{when(b.applied_at)}</TableCell>
                 <TableCell align="right">
@@ -233,7 +222,7 @@ function MakeDialog({ open, onClose, onMade }: { open: boolean; onClose: () => v
     mutationFn: () =>
       dp.request<{ data: Backup }>('/backups/make', {
         method: 'POST',
-        body: { name: name.trim() || translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) }), entities },
+        body: { name: name.trim() || translate(L('make_dialog.name_default'), { date: formatDateTime(new Date(), locale) }), entities },
         timeout: LONG_TIMEOUT_MS,
       }),
     onSuccess: () => {
@@ -254,7 +243,7 @@ function MakeDialog({ open, onClose, onMade }: { open: boolean; onClose: () => v
           label={translate(L('fields.name'))}
           value={name}
           onChange={(e) => setName(e.target.value)}
-          placeholder={translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) })}
+          placeholder={translate(L('make_dialog.name_default'), { date: formatDateTime(new Date(), locale) })}
           slotProps={{ htmlInput: { maxLength: 100 } }}
           fullWidth
           sx={{ mb: 2 }}
@@ -423,7 +412,7 @@ export function BackupsPage() {
     : confirm.kind === 'apply'
       ? translate(L('apply_confirm'), {
           entities: entityNames(confirm.backup.entities, translate),
-          date: new Date(confirm.backup.created_at).toLocaleString(locale),
+          date: formatDateTime(confirm.backup.created_at, locale),
         })
       : confirm.kind === 'delete'
         ? translate(L('delete_confirm'), { name: confirm.backup.name })

@@ -26,6 +26,7 @@ import { type FormEvent, type MouseEvent, useCallback, useEffect, useRef, useSta
 import { useGetOne, useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorText } from '../../app/errors';
+import { formatTime, useFormat } from '../../app/format';
 import { http } from '../../app/http';
 import { RealtimeClient, realtimeUrl } from '../../app/realtime';
 import { sessionStore } from '../../app/session';
@@ -101,6 +102,7 @@ function Refused({ title, text, onClose }: { title: string; text: string; onClos
 
 function RemoteConsole({ device, onClose }: { device: Device; onClose: () => void }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const [session, setSession] = useState<Session | null>(null);
   const [needsLogin, setNeedsLogin] = useState(Boolean(device.device_login));
   const [login, setLogin] = useState(device.device_login ?? '');
@@ -208,9 +210,7 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
           </Typography>
           <Typography variant="body2" color="text.secondary">
             {device.serial_number}
-            {session && !ended
-              ? ` · ${translate('devices.remote.until', { time: new Date(session.expires_at).toLocaleTimeString() })}`
-              : ''}
+            {session && !ended ? ` · ${translate('devices.remote.until', { time: formatTime(session.expires_at, locale) })}` : ''}
           </Typography>
         </Box>
         <Button variant="outlined" startIcon={<CloseIcon />} onClick={onClose}>

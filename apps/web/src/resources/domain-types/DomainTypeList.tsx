@@ -6,7 +6,6 @@ import { Button } from '@mui/material';
 import { useState } from 'react';
 import {
   FunctionField,
-  NumberField,
   NumberInput,
   ReferenceField,
   TextField,
@@ -19,6 +18,7 @@ import {
 import { FormDialog } from '../../app/kit/FormDialog';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { domainTypeBody } from './transform';
@@ -95,7 +95,7 @@ export function DomainTypeList() {
           ) : null
         }
       >
-        <NumberField source="type" />
+        <LocaleNumberField code source="type" />
         <TextField source="name" />
         <ReferenceField source="domain_id" reference={GROUPS_API} link={false} emptyText={translate('domain_types.project_wide')}>
           <TextField source="name" />

@@ -1,6 +1,7 @@
 import type { Role, RoleBulkDeleteResult } from '@atrium/contract';
-import { BooleanField, DateField, FunctionField, NumberField, TextField, useTranslate } from 'react-admin';
+import { BooleanField, FunctionField, TextField, useTranslate } from 'react-admin';
 import { BulkDeleteWithConfirm, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
 import { describeDependencies } from './transform';
 
@@ -28,7 +29,7 @@ export function RoleList() {
         />
       }
     >
-      <NumberField source="id" />
+      <LocaleNumberField code source="id" />
       <TextField source="name" />
       <TextField source="description" emptyText="—" />
       <FunctionField
@@ -36,10 +37,10 @@ export function RoleList() {
         sortable={false}
         render={(r: Role) => translate('roles.permissions_count', { smart_count: r.permissions.length })}
       />
-      <NumberField source="users_count" sortable={false} emptyText="—" />
+      <LocaleNumberField source="users_count" sortable={false} emptyText="—" />
       <BooleanField source="is_builtin" />
       <FunctionField source="created_by_user" sortable={false} render={(r: Role) => r.created_by_user?.name ?? '—'} />
-      <DateField source="updated_at" showTime />
+      <DateTimeField source="updated_at" />
     </ListPage>
   );
 }

@@ -7,7 +7,6 @@ export const en = {
     refreshed: 'Refreshed every 10 seconds; values are those of the instance that answered.',
     yes: 'Yes',
     no: 'No',
-    seconds: 's',
     none: '—',
     server: {
       title: 'Server',
@@ -138,7 +137,6 @@ export const ru: typeof en = {
     refreshed: 'Обновляется каждые 10 секунд; значения — того экземпляра сервера, который ответил.',
     yes: 'Да',
     no: 'Нет',
-    seconds: 'с',
     none: '—',
     server: {
       title: 'Сервер',

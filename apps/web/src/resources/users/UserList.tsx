@@ -8,7 +8,6 @@ import {
   BooleanInput,
   FunctionField,
   NullableBooleanInput,
-  NumberField,
   ReferenceInput,
   SelectInput,
   TextInput,
@@ -17,6 +16,7 @@ import {
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
 import { USER_ROUTES } from './routes';
@@ -80,7 +80,7 @@ function UserListView() {
           </>
         }
       >
-        <NumberField source="id" />
+        <LocaleNumberField code source="id" />
         <EllipsisField source="login" />
         <EllipsisField source="name" />
         <EllipsisField source="email" />

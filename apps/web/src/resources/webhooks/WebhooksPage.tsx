@@ -39,6 +39,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { Confirm, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
@@ -208,7 +209,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook | null; onC
     },
     onError: (e) => alert.error(e),
   });
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : '—');
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : '—');
   const rows = list.data?.data ?? [];
   return (
     <Dialog open={webhook !== null} onClose={onClose} maxWidth="lg" fullWidth>
