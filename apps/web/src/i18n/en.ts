@@ -4,6 +4,11 @@
  * arrive (lower case, see spec core §8).
  */
 export const en = {
+  /** Names of the rows every project starts with (app/seeded.ts). */
+  seeded: {
+    domain_types: { 1: 'Complex', 2: 'Building', 3: 'Entrance', 4: 'Floor', 5: 'Service area', 6: 'Apartment' },
+    roles: { administrator: 'Administrator' },
+  },
   app: {
     name: 'Atrium',
     loading: 'Loading…',

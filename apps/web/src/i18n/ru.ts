@@ -2,6 +2,10 @@ import type { Messages } from './en';
 
 /** Russian texts of the console: the same keys as `en.ts`. */
 export const ru: Messages = {
+  seeded: {
+    domain_types: { 1: 'Комплекс', 2: 'Здание', 3: 'Подъезд', 4: 'Этаж', 5: 'Служебная зона', 6: 'Квартира' },
+    roles: { administrator: 'Администратор' },
+  },
   app: {
     name: 'Atrium',
     loading: 'Загрузка…',
@@ -35,7 +39,7 @@ export const ru: Messages = {
     invite_hint: 'Задайте пароль для %{login}, чтобы завершить регистрацию.',
     name: 'Имя',
     login: 'Логин',
-    email: 'E-mail',
+    email: 'Эл. почта',
     password: 'Пароль',
     confirm_password: 'Повторите пароль',
     generate_password: 'Сгенерировать пароль',
@@ -54,7 +58,7 @@ export const ru: Messages = {
     title: 'Самостоятельная регистрация',
     user_name: 'Ваше имя',
     user_country: 'Страна',
-    user_email: 'E-mail',
+    user_email: 'Эл. почта',
     user_type: 'Тип учётной записи',
     user_types: { private: 'Частный клиент', company: 'Компания' },
     user_phone: 'Телефон',
@@ -72,7 +76,7 @@ export const ru: Messages = {
   recovery: {
     title: 'Восстановление пароля',
     hint: 'Введите e-mail учётной записи, и мы пришлём ссылку для установки нового пароля.',
-    email: 'E-mail',
+    email: 'Эл. почта',
     submit: 'Отправить ссылку',
     sent: 'Если адрес принадлежит учётной записи, ссылка для сброса пароля уже отправлена.',
     reset_title: 'Новый пароль',
@@ -234,7 +238,7 @@ export const ru: Messages = {
     main: 'Учётная запись',
     name: 'Имя',
     login: 'Логин',
-    email: 'E-mail',
+    email: 'Эл. почта',
     locale: 'Язык',
     role: 'Роль',
     avatar: 'Аватар',

@@ -321,7 +321,7 @@ export const ru: typeof en = {
       manual: 'Задать SIP вручную',
       enabled: 'Включено',
       proxy_address: 'Адрес прокси',
-      realm_address: 'Realm',
+      realm_address: 'Домен SIP (realm)',
       stun_address: 'Адрес STUN',
       stun_port: 'Порт STUN',
       login: 'Логин',

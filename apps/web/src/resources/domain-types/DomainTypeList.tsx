@@ -20,6 +20,7 @@ import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
 import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
+import { domainTypeName } from '../../app/seeded';
 import { useAlert } from '../../app/useAlert';
 import { domainTypeBody } from './transform';
 
@@ -96,7 +97,7 @@ export function DomainTypeList() {
         }
       >
         <LocaleNumberField code source="type" />
-        <TextField source="name" />
+        <FunctionField source="name" render={(t: DomainType) => domainTypeName(t, translate)} />
         <ReferenceField source="domain_id" reference={GROUPS_API} link={false} emptyText={translate('domain_types.project_wide')}>
           <TextField source="name" />
         </ReferenceField>

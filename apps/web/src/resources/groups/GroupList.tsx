@@ -15,6 +15,7 @@ import { ListPage, textFilter } from '../../app/kit/ListPage';
 import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
+import { domainTypeName } from '../../app/seeded';
 import { GenerateDialog } from './GenerateDialog';
 import { GroupTree } from './GroupTree';
 import { GROUP_ROUTES } from './routes';
@@ -111,7 +112,10 @@ export function GroupList() {
           >
             <LocaleNumberField code source="id" />
             <TextField source="name" />
-            <FunctionField source="domain_type_id" render={(g: Group) => g.domain_type?.name ?? translate('groups.no_type')} />
+            <FunctionField
+              source="domain_type_id"
+              render={(g: Group) => (g.domain_type ? domainTypeName(g.domain_type, translate) : translate('groups.no_type'))}
+            />
             <LocaleNumberField code source="logic_address" emptyText="—" />
             <FunctionField source="parent_id" sortable={false} render={(g: Group) => g.parent?.name ?? translate('groups.root')} />
             <TextField source="description" emptyText="—" sortable={false} />

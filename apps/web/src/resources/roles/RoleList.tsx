@@ -3,6 +3,7 @@ import { BooleanField, FunctionField, TextField, useTranslate } from 'react-admi
 import { BulkDeleteWithConfirm, ListPage, textFilter } from '../../app/kit/ListPage';
 import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
+import { roleName } from '../../app/seeded';
 import { describeDependencies } from './transform';
 
 const GENTLY = [{ name: 'gently', label: 'roles.gently', defaultValue: true }] as const;
@@ -30,7 +31,7 @@ export function RoleList() {
       }
     >
       <LocaleNumberField code source="id" />
-      <TextField source="name" />
+      <FunctionField source="name" render={(r: Role) => roleName(r, translate)} />
       <TextField source="description" emptyText="—" />
       <FunctionField
         source="permissions"

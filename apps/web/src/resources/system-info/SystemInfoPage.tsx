@@ -55,10 +55,7 @@ export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }
       title={L('device_events.title')}
       rows={[
         [L('device_events.backlog'), n(events.backlog)],
-        [
-          L('device_events.oldest'),
-          events.backlog ? formatMilliseconds(events.oldest_unstored_ms, locale) : translate(L('none')),
-        ],
+        [L('device_events.oldest'), events.backlog ? formatMilliseconds(events.oldest_unstored_ms, locale) : translate(L('none'))],
         [L('device_events.awaiting_ack'), n(events.awaiting_ack)],
         [L('device_events.stored'), n(events.stored)],
         [L('device_events.acknowledged'), n(events.acknowledged)],

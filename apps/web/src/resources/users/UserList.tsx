@@ -19,6 +19,7 @@ import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
+import { roleName } from '../../app/seeded';
 import { USER_ROUTES } from './routes';
 
 const filters = [
@@ -84,7 +85,10 @@ function UserListView() {
         <EllipsisField source="login" />
         <EllipsisField source="name" />
         <EllipsisField source="email" />
-        <EllipsisField source="role" render={(u) => (u as User).role_info?.name ?? translate('users.no_role')} />
+        <EllipsisField
+          source="role"
+          render={(u) => ((u as User).role_info ? roleName((u as User).role_info, translate) : translate('users.no_role'))}
+        />
         <FunctionField
           source="domains"
           sortable={false}
