@@ -3,6 +3,7 @@ import { Card, CardActionArea, CardContent, Grid, List, ListItem, ListItemText, 
 import type { ReactNode } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
+import { auditSentence } from '../app/audit-sentence';
 import { formatDateTime } from '../app/format';
 import { menuIcon } from '../layout/menu-icons';
 
@@ -59,12 +60,8 @@ function RecentChanges({ changes }: { changes: Dashboard['recent_changes'] }) {
             {changes.map((c) => (
               <ListItem key={c.id} disableGutters>
                 <ListItemText
-                  primary={translate('dashboard.change', {
-                    entity: translate(`dashboard.entities.${c.entity}`, { _: c.entity }),
-                    id: c.entity_id ?? '',
-                    action: translate(`dashboard.actions.${c.action}`, { _: c.action }),
-                  })}
-                  secondary={`${formatDateTime(c.created_at, locale)} · ${c.user_name ?? translate('dashboard.system')}`}
+                  primary={auditSentence({ ...c, author: c.user_name }, translate)}
+                  secondary={formatDateTime(c.created_at, locale)}
                 />
               </ListItem>
             ))}

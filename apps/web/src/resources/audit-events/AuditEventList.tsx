@@ -16,6 +16,7 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
+import { auditSentence } from '../../app/audit-sentence';
 import { filterSource } from '../../app/dataProvider';
 import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
@@ -115,11 +116,13 @@ function AuditEventDetails({ id, onClose }: { id: number; onClose: () => void })
   const translate = useTranslate();
   const [locale] = useLocaleState();
   const author = useAuthor();
+  const sentence = useSentence();
   const { setFilters, filterValues } = useListContext();
   const { data: e, isPending } = useGetOne<AuditEvent>(AUDIT_EVENTS, { id });
   const changed = e ? changedKeys(e.before, e.after) : new Set<string>();
   const facts: [string, string | null][] = e
     ? [
+        [`${F}.change`, sentence(e)],
         [`${F}.created_at`, formatDateTime(e.created_at, locale)],
         [`${F}.user`, author(e)],
         [`${F}.entity`, e.entity],
@@ -200,9 +203,23 @@ function OpenField({ onOpen }: { onOpen: (id: number) => void; label?: string; s
   );
 }
 
+/** The event as a sentence in the reader's language. */
+function useSentence() {
+  const translate = useTranslate();
+  return (e: AuditEvent) =>
+    auditSentence(
+      {
+        ...e,
+        // A failed sign-in has no author; a deleted author keeps only an id (both worded by the sentence).
+        author: e.user ? e.user.name || e.user.login : null,
+      },
+      translate,
+    );
+}
+
 function AuditEventListView() {
   const translate = useTranslate();
-  const author = useAuthor();
+  const sentence = useSentence();
   const [open, setOpen] = useState<number | null>(null);
   return (
     <ListPage
@@ -224,10 +241,8 @@ function AuditEventListView() {
     >
       <EllipsisField source="id" />
       <DateTimeField source="created_at" />
-      <EllipsisField source="user" sortable={false} render={(e) => author(e as unknown as AuditEvent)} />
-      <EllipsisField source="entity" sortable={false} />
+      <FunctionField source="change" sortable={false} render={(e: AuditEvent) => sentence(e)} />
       <EllipsisField source="entity_id" sortable={false} />
-      <EllipsisField source="action" sortable={false} />
       <EllipsisField source="request_id" sortable={false} />
       <FunctionField source="ip" sortable={false} render={(e: AuditEvent) => e.ip ?? '—'} />
       <OpenField label="" sortable={false} onOpen={setOpen} />
