@@ -71,7 +71,8 @@ export function NotificationsPage() {
             {translate('notifications.empty')}
           </Typography>
         ) : (
-          <List aria-label={translate(`notifications.tabs.${type}`)}>
+          // Each line names records (devices, people): data, beside texts from the catalogue.
+          <List aria-label={translate(`notifications.tabs.${type}`)} data-user-content>
             {items.map((n) => {
               const target = notificationTarget(n);
               // Each entry an item of the list (a button alone in a list is no list item to a screen reader).

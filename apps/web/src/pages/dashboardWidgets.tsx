@@ -56,7 +56,7 @@ function RecentChanges({ changes }: { changes: Dashboard['recent_changes'] }) {
         {changes.length === 0 ? (
           <Typography color="text.secondary">{translate('dashboard.no_changes')}</Typography>
         ) : (
-          <List dense>
+          <List dense data-user-content>
             {changes.map((c) => (
               <ListItem key={c.id} disableGutters>
                 <ListItemText
