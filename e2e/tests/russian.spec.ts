@@ -52,6 +52,7 @@ async function englishOn(page: Page, known: string[]): Promise<string[]> {
     for (const k of known) rest = rest.split(k).join('');
     return /[A-Za-z]{2,}/.test(rest);
   });
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text keeps cells apart, so a date is not glued to its neighbour
   const body = await page.locator('body').innerText();
   const dates = body.match(/\b\d{1,2}\/\d{1,2}\/\d{4}\b|\b\d{1,2}:\d{2}(:\d{2})? ?[AP]M\b/g) ?? [];
   return [...new Set([...found, ...dates.map((d) => `date ${d}`)])];

@@ -1,4 +1,4 @@
-import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent } from '@atrium/contract';
+import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent, formatIdentifierValue } from '@atrium/contract';
 import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import { Button, Chip } from '@mui/material';
 import {
@@ -19,6 +19,7 @@ import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
+import { useSessionData } from '../../app/SessionContext';
 import { reasonKey } from './explain';
 
 /** The menu's /access-control/events is the API's /access-control/logs. */
@@ -85,8 +86,18 @@ function WhyField(_: { label?: string; sortable?: boolean }) {
   );
 }
 
+/**
+ * The number a device reported, as the viewer reads card numbers (their profile's format, as the
+ * identifiers list shows them) when it is a known identifier's; an unknown one as the device sent it.
+ */
+function useEventValue() {
+  const format = useSessionData().profile.profile?.identifier_format === 'hex' ? 'hex' : 'dec';
+  return (e: AccessEvent) => (e.value && e.identifier_type ? formatIdentifierValue(e.identifier_type, e.value, format) : (e.value ?? ''));
+}
+
 function AccessEventListView() {
   const translate = useTranslate();
+  const eventValue = useEventValue();
   // New decisions of the doors show up as they happen.
   useLiveRefresh(ACCESS_REALTIME.eventsTopic);
   return (
@@ -108,9 +119,14 @@ function AccessEventListView() {
         source="reason"
         render={(e: AccessEvent) => (e.granted || !e.reason ? '' : translate(reasonKey(e.reason), { _: e.reason }))}
       />
-      <EllipsisField source="identifier_name" sortable={false} />
+      {/* A refused number no identifier has is still shown: it is what an operator looks for. */}
+      <EllipsisField
+        source="identifier_name"
+        sortable={false}
+        render={(e) => (e as unknown as AccessEvent).identifier_name ?? eventValue(e as unknown as AccessEvent)}
+      />
       <EllipsisField source="user_name" sortable={false} />
-      <EllipsisField source="value" />
+      <EllipsisField source="value" render={(e) => eventValue(e as unknown as AccessEvent)} />
       <EllipsisField source="direction" sortable={false} />
       <WhyField label="resources.access-control/events.fields.why" sortable={false} />
     </ListPage>
