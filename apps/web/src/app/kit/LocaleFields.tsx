@@ -4,7 +4,7 @@ import { useFormat } from '../format';
 
 /**
  * A list's or a page's date in the console's language (react-admin's `DateField` follows the
- * browser's), on one line: a moment with its time, or a calendar day with `date`.
+ * browser's): a moment with its time, or a calendar day with `date`.
  */
 export function DateTimeField(props: FieldProps & { date?: boolean }) {
   const value = useFieldValue(props);
@@ -14,7 +14,7 @@ export function DateTimeField(props: FieldProps & { date?: boolean }) {
       format.date(value as string, { utc: /^\d{4}-\d{2}-\d{2}$/.test(String(value)) })
     : format.dateTime(value as string);
   return (
-    <Typography component="span" variant="body2" sx={{ whiteSpace: 'nowrap' }}>
+    <Typography component="span" variant="body2">
       {text}
     </Typography>
   );
