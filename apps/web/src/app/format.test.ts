@@ -13,6 +13,8 @@ describe('the console formats in the chosen language, not the browser’s', () =
     expect(plain(formatDateTime(moment.toISOString(), 'ru', { seconds: false }))).toBe('27.11.2026, 16:43');
     expect(plain(formatDate('2026-11-27', 'ru', { utc: true }))).toBe('27.11.2026');
     expect(plain(formatDate(moment, 'ru', { long: true }))).toBe('27 ноября 2026 г.');
+    // Russian writes the hour with two digits, as the browser's own toLocaleString does.
+    expect(plain(formatDateTime(new Date(2026, 10, 5, 9, 5, 7), 'ru'))).toBe('05.11.2026, 09:05:07');
     expect(plain(formatDateTime(null, 'ru'))).toBe('');
     expect(plain(formatDateTime('not a date', 'ru'))).toBe('');
   });

@@ -30,8 +30,8 @@ const dateTimeFormat = (locale: string, options: Intl.DateTimeFormatOptions) =>
   cached(`dt:${locale}:${JSON.stringify(options)}`, () => new Intl.DateTimeFormat(locale, options));
 
 const DATE: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'numeric', day: 'numeric' };
-const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit', second: '2-digit' };
-const SHORT_TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+const TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: 'numeric', second: 'numeric' };
+const SHORT_TIME: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: 'numeric' };
 
 /** A moment: `27.11.2026, 16:43:05` / `11/27/2026, 4:43:05 PM`; '' when there is none. */
 export function formatDateTime(value: Input, locale: string, options: { seconds?: boolean } = {}): string {
