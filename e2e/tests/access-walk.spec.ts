@@ -109,6 +109,10 @@ test('schedules, an access rule and a card in the console decide what the simula
     await expect(rows).toHaveCount(1);
     expect(await sim.present('CAFE01', { lock: 1, at: OUTSIDE })).toMatchObject({ granted: false, reason: 'schedule' });
     await expect(rows).toHaveCount(2);
+    // A card no identifier has is refused, and its number stays on the screen: what an operator looks for.
+    expect(await sim.present('04A1B2C3D4', { lock: 1, at: INSIDE })).toMatchObject({ granted: false, reason: 'unknown' });
+    await expect(rows).toHaveCount(3);
+    await expect(rows.filter({ hasText: '04A1B2C3D4' })).toHaveCount(1);
     await snapshot(page, 'access-events');
 
     // Why was it refused? The schedule, step by step.

@@ -22,13 +22,14 @@ test('an administrator renames a group and reads the change in the audit log, be
   await sideMenu(page).getByRole('menuitem', { name: 'Audit log' }).click();
   await expect(page).toHaveURL(/\/audit-events/);
   await page.getByRole('textbox', { name: 'What' }).fill('group');
+  // Each change is a sentence, not the codes it is stored under.
   const row = page
     .getByRole('row')
-    .filter({ hasText: String(group.id) })
-    .filter({ hasText: 'update' })
+    .filter({ hasText: `Administrator changed the group West annex ${tag}` })
     .first();
   await expect(row).toBeVisible();
   await expect(page.getByRole('row').filter({ hasText: 'session' })).toHaveCount(0);
+  await expect(page.getByRole('table')).not.toContainText(/\bdomains?\b|\bupdate\b/);
   await snapshot(page, 'audit-events-list');
 
   await row.click();
@@ -56,4 +57,24 @@ test('an administrator renames a group and reads the change in the audit log, be
   // Only what the list shows: groups.
   expect(lines.slice(1).every((l) => l.split(',')[5] === 'group')).toBe(true);
   expect(csv).toContain(`""name"":""West annex ${tag}""`);
+
+  // Home's recent changes tell the same sentence, in Russian as in English.
+  await page.goto('/home');
+  const recent = page
+    .getByRole('listitem')
+    .filter({ hasText: `West annex ${tag}` })
+    .first();
+  await expect(recent).toContainText(`Administrator changed the group West annex ${tag}`);
+  await page.getByRole('button', { name: 'Русский' }).click();
+  await expect(recent).toContainText(`Пользователь Administrator изменил группу West annex ${tag}`);
+  await snapshot(page, 'home-recent-changes-ru');
+  await page.goto('/audit-events');
+  await expect(
+    page
+      .getByRole('row')
+      .filter({ hasText: `Пользователь Administrator изменил группу West annex ${tag}` })
+      .first(),
+  ).toBeVisible();
+  await snapshot(page, 'audit-events-list-ru');
+  await page.getByRole('button', { name: 'English' }).click();
 });

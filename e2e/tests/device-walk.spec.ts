@@ -98,6 +98,8 @@ test('an installer finds, initialises, configures and remotely controls a panel,
     const before = Number(await screen.getAttribute('data-seq'));
     await page.getByRole('button', { name: 'Open the door' }).click();
     await expect.poll(() => sim.opened.map((o) => o.by)).toEqual(['remote']);
+    // The button says what became of the door once the device reports it open.
+    await expect(page.getByRole('status').filter({ hasText: 'Lock 1 is open' })).toBeVisible();
     await expect.poll(async () => Number(await screen.getAttribute('data-seq'))).toBeGreaterThan(before);
     await page.getByRole('group', { name: 'Keypad' }).getByRole('button', { name: '5' }).click();
     await expect.poll(() => sim.session?.keys ?? []).toEqual(['5']);

@@ -8,10 +8,10 @@ import { createDataProvider } from './app/dataProvider';
 import { errorText, formErrors } from './app/errors';
 import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
-import { i18nProvider, reloadMessages } from './app/locale';
+import { i18nProvider, reloadMessages, useAppLocale } from './app/locale';
 import './i18n/areas';
 import { raStore } from './app/ra-store';
-import { darkTheme, lightTheme } from './app/theme';
+import { darkTheme, lightTheme, localisedTheme } from './app/theme';
 import { AppLayout, AppNotification } from './layout/AppLayout';
 
 // The areas' texts came with this chunk (i18n/areas): the provider takes them in before the console renders.
@@ -78,6 +78,9 @@ export function App() {
       )),
     [],
   );
+  const locale = useAppLocale();
+  const light = useMemo(() => localisedTheme(lightTheme, locale), [locale]);
+  const dark = useMemo(() => localisedTheme(darkTheme, locale), [locale]);
   return (
     <Admin
       disableTelemetry
@@ -87,8 +90,8 @@ export function App() {
       i18nProvider={i18nProvider}
       store={raStore}
       queryClient={queryClient}
-      theme={lightTheme}
-      darkTheme={darkTheme}
+      theme={light}
+      darkTheme={dark}
       layout={AppLayout}
       loginPage={false}
       catchAll={NotFoundPage}

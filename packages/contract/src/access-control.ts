@@ -228,6 +228,8 @@ export const AccessEventSchema = z.object({
   value: z.string().nullable(),
   identifier_id: z.number().nullable(),
   identifier_name: z.string().nullable(),
+  /** The known identifier's type, so its number reads as it does everywhere else; null when the device's value matched none. */
+  identifier_type: z.enum(IDENTIFIER_TYPES).nullable(),
   user_id: z.number().nullable(),
   user_name: z.string().nullable(),
   rule_id: z.number().nullable(),

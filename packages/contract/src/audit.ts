@@ -62,3 +62,22 @@ export const AUDIT_EXPORT_COLUMNS = [
   'ip',
   'request_id',
 ] as const;
+
+/** Fields that name a record, in the order an audit sentence prefers them. */
+const AUDIT_NAME_FIELDS = ['name', 'number', 'login', 'title', 'serial_number', 'value', 'subject', 'kind'] as const;
+
+/**
+ * What an audit event's record is called, from what the change recorded (after, else before): its
+ * name, number, login… so a sentence reads "created the virtual number 1001", not "sip_number 7".
+ * Null when nothing names it; the record's id stands in then.
+ */
+export function auditSubject(before: unknown, after: unknown): string | null {
+  for (const side of [after, before]) {
+    if (!side || typeof side !== 'object' || Array.isArray(side)) continue;
+    for (const field of AUDIT_NAME_FIELDS) {
+      const v = (side as Record<string, unknown>)[field];
+      if ((typeof v === 'string' && v.trim() !== '') || typeof v === 'number') return String(v);
+    }
+  }
+  return null;
+}

@@ -32,3 +32,20 @@ export const LOGIN_FAILURE_WINDOW_SECONDS = 15 * 60;
  */
 export const LOGIN_ADDRESS_MAX_FAILURES = 50;
 export const LOGIN_ACCOUNT_MAX_FAILURES = 100;
+
+/**
+ * The domain types every new project starts with; the group hierarchy rules speak of them. They are
+ * stored in English and shown in the reader's language while their name is still this one (the
+ * console's catalogue keys them by `type`); a name the operator changed is shown as written.
+ */
+export const DEFAULT_DOMAIN_TYPES = [
+  { type: 1, name: 'Complex' },
+  { type: 2, name: 'Building' },
+  { type: 3, name: 'Entrance' },
+  { type: 4, name: 'Floor' },
+  { type: 5, name: 'Service area' },
+  { type: 6, name: 'Apartment' },
+] as const;
+
+/** The built-in role every new project starts with, shown in the reader's language while so named. */
+export const BUILTIN_ROLE_NAME = 'Administrator';

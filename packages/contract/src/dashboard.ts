@@ -11,6 +11,8 @@ export const RecentChangeSchema = z.object({
   action: z.string(),
   user_id: z.number().int().nullable(),
   user_name: z.string().nullable(),
+  /** What the record is called (its name, number, login…), for a sentence a person reads; null if nothing names it. */
+  subject: z.string().nullable(),
   created_at: z.string(),
 });
 export type RecentChange = z.infer<typeof RecentChangeSchema>;

@@ -319,6 +319,8 @@ export const DEVICE_REALTIME = {
     searchDone: 'DeviceSearchDone',
     screen: 'DeviceScreenFrame',
     sessionEnded: 'RemoteControlEnded',
+    /** The device reports a door opened from a remote-control screen: `{ session, lock, at }`. */
+    doorOpened: 'RemoteDoorOpened',
   },
 } as const;
 

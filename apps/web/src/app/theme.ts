@@ -1,3 +1,4 @@
+import { enUS, ruRU } from '@mui/material/locale';
 import type { ThemeOptions } from '@mui/material/styles';
 
 /** Width of the side menu, and of its minified (icons only) mode. */
@@ -37,3 +38,13 @@ export const darkTheme: ThemeOptions = {
     background: { default: '#12151c', paper: '#1b2029' },
   },
 };
+
+/**
+ * A theme speaking the console's language: MUI's own hidden labels (pagination's "Go to previous
+ * page", an autocomplete's "Open" and "Clear", an alert's "Close") come from its locale pack, not
+ * from react-admin's catalogue.
+ */
+export function localisedTheme(options: ThemeOptions, locale: string): ThemeOptions {
+  const pack = locale === 'ru' ? ruRU : enUS;
+  return { ...options, components: { ...pack.components, ...options.components } };
+}

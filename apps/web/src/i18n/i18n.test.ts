@@ -1,5 +1,6 @@
 import { ERROR_MESSAGES, PERMISSIONS, VALIDATION_MESSAGES } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
+import * as kitMessages from '../app/kit/messages';
 import { MENU, SECTION_CODES } from '../app/menu-rules';
 import { AREA_MESSAGES } from './areas';
 import { en } from './en';
@@ -68,5 +69,25 @@ describe('translations', () => {
   });
   it('the permission catalogue carries both labels', () => {
     expect(PERMISSIONS.filter((p) => !p.en || !p.ru).map((p) => p.code)).toEqual([]);
+  });
+
+  it('no Russian text is left in English, beyond proper names and codes', () => {
+    // Names and codes a Russian reader meets as they are (products, protocols, standards), the language
+    // names each written in its own language, and texts that are nothing but placeholders or signs.
+    const proper =
+      /Atrium|Axxon One|Apple Wallet|App Store|Google Play|Pass Type ID|Team ID|Node\.js|PostgreSQL|SSL\/TLS|STARTTLS|UKEY2?|MQTT|HTTP|SIP|SOS|TLS|API|iOS|Android|Excel|xlsx|iPhone|ID|English|\bpass\b|\d+xx/g;
+    const residue = (text: string) =>
+      text
+        .replace(/%\{\w+\}/g, '')
+        .replace(proper, '')
+        .replace(/[^A-Za-z]/g, '');
+    const english: string[] = [];
+    for (const [e, r] of [[en, ru], [kitMessages.en, kitMessages.ru], ...AREA_MESSAGES.map((m) => [m.en, m.ru] as const)] as const) {
+      const russian = new Map(leaves(r));
+      for (const [key, text] of leaves(e)) {
+        if (typeof text === 'string' && russian.get(key) === text && residue(text) !== '') english.push(`${key}: ${text}`);
+      }
+    }
+    expect(english).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@ import { Badge, Box, Button, Divider, IconButton, ListItemText, Menu, MenuItem, 
 import { useState } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
+import { formatDateTime } from '../app/format';
 import { notificationTarget, notificationText, useMarkRead, useUnread } from '../app/notifications';
 
 /** The bell: unread badge, the latest 5 unread, 'see all' beyond 5, 'no new notifications'. */
@@ -64,7 +65,7 @@ export function NotificationBell() {
             >
               <ListItemText
                 primary={notificationText(n, translate)}
-                secondary={new Date(n.created_at).toLocaleString(locale)}
+                secondary={formatDateTime(n.created_at, locale)}
                 slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
               />
             </MenuItem>

@@ -7,6 +7,7 @@ import { isAvailable } from '../app/areas';
 import type { AtriumDataProvider } from '../app/dataProvider';
 import { visibleMenu } from '../app/menu-rules';
 import { useSessionData } from '../app/SessionContext';
+import { roleName } from '../app/seeded';
 import { menuIcon } from '../layout/menu-icons';
 import { DASHBOARD_WIDGETS } from './dashboardWidgets';
 
@@ -53,7 +54,7 @@ export function HomePage() {
               </Typography>
               <Typography color="text.secondary">
                 {translate('home.project')}: {profile.project.name} · {translate('home.role')}:{' '}
-                {profile.role?.name ?? translate('home.no_role')}
+                {profile.role ? roleName(profile.role, translate) : translate('home.no_role')}
               </Typography>
             </Box>
           </Stack>

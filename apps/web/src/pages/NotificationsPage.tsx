@@ -6,6 +6,7 @@ import { useInfiniteQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { Title, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { formatDateTime } from '../app/format';
 import { http } from '../app/http';
 import { fetchNotifications, NOTIFICATIONS_KEY, notificationTarget, notificationText } from '../app/notifications';
 import { PageLoader } from '../layout/PageLoader';
@@ -70,7 +71,8 @@ export function NotificationsPage() {
             {translate('notifications.empty')}
           </Typography>
         ) : (
-          <List aria-label={translate(`notifications.tabs.${type}`)}>
+          // Each line names records (devices, people): data, beside texts from the catalogue.
+          <List aria-label={translate(`notifications.tabs.${type}`)} data-user-content>
             {items.map((n) => {
               const target = notificationTarget(n);
               // Each entry an item of the list (a button alone in a list is no list item to a screen reader).
@@ -84,7 +86,7 @@ export function NotificationsPage() {
                     </ListItemIcon>
                     <ListItemText
                       primary={notificationText(n, translate)}
-                      secondary={new Date(n.created_at).toLocaleString(locale)}
+                      secondary={formatDateTime(n.created_at, locale)}
                       slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
                     />
                   </ListItemButton>

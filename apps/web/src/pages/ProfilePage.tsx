@@ -15,6 +15,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import {
   Form,
+  FunctionField,
   Labeled,
   PasswordInput,
   SaveButton,
@@ -31,6 +32,7 @@ import { FormDialog } from '../app/kit/FormDialog';
 import { TimeZoneInput } from '../app/kit/TimeZoneInput';
 import { useActions } from '../app/kit/useActions';
 import { useSessionData } from '../app/SessionContext';
+import { roleName } from '../app/seeded';
 import { useAlert } from '../app/useAlert';
 import { APP_LOCALES, isAppLocale } from '../i18n';
 import { AvatarEditor } from './AvatarEditor';
@@ -138,7 +140,11 @@ export function ProfilePage() {
                     <TextField source="email" record={profile} emptyText="—" />
                   </Labeled>
                   <Labeled label={translate('profile.role')}>
-                    <TextField source="role.name" record={profile} emptyText="—" />
+                    <FunctionField
+                      source="role.name"
+                      record={profile}
+                      render={() => (profile.role ? roleName(profile.role, translate) : '—')}
+                    />
                   </Labeled>
                   {profile.profile.sip_number ? (
                     <Labeled label={translate('profile.sip_number')}>

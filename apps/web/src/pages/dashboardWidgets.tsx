@@ -3,6 +3,8 @@ import { Card, CardActionArea, CardContent, Grid, List, ListItem, ListItemText, 
 import type { ReactNode } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
+import { auditSentence } from '../app/audit-sentence';
+import { formatDateTime } from '../app/format';
 import { menuIcon } from '../layout/menu-icons';
 
 /**
@@ -54,16 +56,12 @@ function RecentChanges({ changes }: { changes: Dashboard['recent_changes'] }) {
         {changes.length === 0 ? (
           <Typography color="text.secondary">{translate('dashboard.no_changes')}</Typography>
         ) : (
-          <List dense>
+          <List dense data-user-content>
             {changes.map((c) => (
               <ListItem key={c.id} disableGutters>
                 <ListItemText
-                  primary={translate('dashboard.change', {
-                    entity: translate(`dashboard.entities.${c.entity}`, { _: c.entity }),
-                    id: c.entity_id ?? '',
-                    action: translate(`dashboard.actions.${c.action}`, { _: c.action }),
-                  })}
-                  secondary={`${new Date(c.created_at).toLocaleString(locale)} · ${c.user_name ?? translate('dashboard.system')}`}
+                  primary={auditSentence({ ...c, author: c.user_name }, translate)}
+                  secondary={formatDateTime(c.created_at, locale)}
                 />
               </ListItem>
             ))}

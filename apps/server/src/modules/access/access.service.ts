@@ -948,6 +948,7 @@ export class AccessService {
         value: (e.value as string | null) ?? null,
         identifier_id: e.identifier_id === null ? null : Number(e.identifier_id),
         identifier_name: (e.identifier_name as string | null) ?? null,
+        identifier_type: (e.identifier_type as AccessEvent['identifier_type']) ?? null,
         user_id: e.user_id === null ? null : Number(e.user_id),
         user_name: (e.user_name as string | null) ?? null,
         rule_id: e.rule_id === null ? null : Number(e.rule_id),

@@ -28,7 +28,13 @@ export async function authRoutes(app: AppInstance): Promise<void> {
   app.post(
     '/refresh',
     { config: { public: true }, schema: { tags: ['session'], body: RefreshBodySchema, response: { 200: RefreshResponseSchema } } },
-    async (req) => ({ data: { session: await auth.refresh(req.body.token, req.ip, String(req.id)) } }),
+    async (req) => ({
+      data: {
+        session: await auth.refresh(req.body.token, req.ip, String(req.id), (who) =>
+          req.log.info({ user_id: who.userId, session_family: who.sessionFamily }, 'session refreshed'),
+        ),
+      },
+    }),
   );
 
   app.post(

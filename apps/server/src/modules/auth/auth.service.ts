@@ -115,8 +115,10 @@ export class AuthService {
   /**
    * Rotates a refresh token. A token that was already rotated is a replay (stolen or duplicated):
    * its whole family is revoked, the event is audited, and the caller must sign in again.
+   * An ordinary rotation happens every few minutes of every open console: it is not a change anyone
+   * made, so it goes to the server's log (`onRotated`), not the audit log people read.
    */
-  async refresh(token: string, ip: string, requestId: string) {
+  async refresh(token: string, ip: string, requestId: string, onRotated?: (who: { userId: number; sessionFamily: string }) => void) {
     const tokenHash = hashToken(token);
     const outcome = await this.db.transaction(async (tx) => {
       const row = await this.repo.refreshForUpdate(tx, tokenHash);
@@ -135,10 +137,10 @@ export class AuthService {
         return { ok: false as const };
       }
       await this.repo.markRotated(tx, tokenHash);
-      await audit('refresh');
       return { ok: true as const, userId: row.userId, familyId: row.familyId, projectId };
     });
     if (!outcome.ok) throw new AppError('invalid_token');
+    onRotated?.({ userId: outcome.userId, sessionFamily: outcome.familyId });
     return this.issue(outcome.userId, outcome.projectId, outcome.familyId);
   }
 

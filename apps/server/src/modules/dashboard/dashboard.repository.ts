@@ -10,6 +10,8 @@ export interface RecentChangeRow {
   action: string;
   userId: number | null;
   userName: string | null;
+  before: unknown;
+  after: unknown;
   createdAt: Date;
 }
 
@@ -27,6 +29,8 @@ export class DashboardRepository {
         action: auditEvents.action,
         userId: auditEvents.userId,
         userName: users.name,
+        before: auditEvents.before,
+        after: auditEvents.after,
         createdAt: auditEvents.createdAt,
       })
       .from(auditEvents)

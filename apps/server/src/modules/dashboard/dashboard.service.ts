@@ -1,4 +1,11 @@
-import { DASHBOARD_RECENT_CHANGES, type Dashboard, GroupListQuerySchema, type ListMeta, ListQuerySchema } from '@atrium/contract';
+import {
+  auditSubject,
+  DASHBOARD_RECENT_CHANGES,
+  type Dashboard,
+  GroupListQuerySchema,
+  type ListMeta,
+  ListQuerySchema,
+} from '@atrium/contract';
 import type { Actor } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import type { DashboardRepository } from './dashboard.repository.js';
@@ -54,6 +61,7 @@ export class DashboardService {
         action: r.action,
         user_id: r.userId,
         user_name: r.userName,
+        subject: auditSubject(r.before, r.after),
         created_at: r.createdAt.toISOString(),
       })),
     };

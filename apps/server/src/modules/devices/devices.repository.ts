@@ -952,6 +952,15 @@ export class DevicesRepository {
     return r;
   }
 
+  /** The remote-control sessions of a device that have not run out, with who opened each. */
+  async liveRemoteSessions(deviceId: number) {
+    return queryRows<{ session: string; created_by: number | null }>(
+      this.db,
+      sql`SELECT payload->>'session' AS session, created_by FROM device_tasks
+        WHERE device_id = ${deviceId} AND type = 'remote_control' AND (payload->>'expires_at')::timestamptz > now()`,
+    );
+  }
+
   /** A remote-control session of a device by its id, with who opened it. */
   async deviceSession(deviceId: number, session: string) {
     const [r] = await queryRows<{ id: number; created_by: number | null; expires_at: string }>(

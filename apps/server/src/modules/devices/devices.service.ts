@@ -353,6 +353,29 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       brokerSendSeconds: 300,
       ...opts,
     };
+    this.onEvents((events) => this.relayRemoteDoorOpenings(events));
+  }
+
+  /**
+   * A door a remote-control screen opened, as its device reports it (`door_opened` by `remote`), told
+   * to the operators watching that device's screen: the button's "opening…" becomes "open" only
+   * when the door is. The device does not name the session, so every live session of it hears.
+   */
+  private async relayRemoteDoorOpenings(events: readonly NewEvent[]): Promise<void> {
+    for (const e of events) {
+      if (e.type !== 'door_opened' || e.data.by !== 'remote') continue;
+      const lock = Number(e.data.lock ?? 1) || 1;
+      for (const s of await this.repo.liveRemoteSessions(e.deviceId)) {
+        if (s.created_by === null) continue;
+        await this.announce(
+          e.projectId,
+          DEVICE_REALTIME.screenTopic(s.session),
+          DEVICE_REALTIME.events.doorOpened,
+          { session: s.session, lock, at: e.occurredAt.toISOString() },
+          { users: [s.created_by] },
+        );
+      }
+    }
   }
 
   /** The gateway registers itself once connected to the broker; tasks wait until then. */

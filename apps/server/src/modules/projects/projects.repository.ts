@@ -43,7 +43,7 @@ export class ProjectsRepository {
     return p;
   }
 
-  async createDomainTypes(tx: DbOrTx, projectId: number, types: { type: number; name: string }[]) {
+  async createDomainTypes(tx: DbOrTx, projectId: number, types: readonly { type: number; name: string }[]) {
     return tx
       .insert(domainTypes)
       .values(types.map((t) => ({ ...t, projectId })))

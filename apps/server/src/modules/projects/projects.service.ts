@@ -1,18 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { PERMISSION_CODES } from '@atrium/contract';
+import { BUILTIN_ROLE_NAME, DEFAULT_DOMAIN_TYPES, PERMISSION_CODES } from '@atrium/contract';
 import { hashPassword, randomPassword } from '../../core/auth/password.js';
 import type { Db, Tx } from '../../core/db/client.js';
 import type { ProjectsRepository } from './projects.repository.js';
-
-/** The domain types every new project starts with; the group hierarchy rules speak of them. */
-export const DEFAULT_DOMAIN_TYPES = [
-  { type: 1, name: 'Complex' },
-  { type: 2, name: 'Building' },
-  { type: 3, name: 'Entrance' },
-  { type: 4, name: 'Floor' },
-  { type: 5, name: 'Service area' },
-  { type: 6, name: 'Apartment' },
-];
 
 export interface BootstrapResult {
   created: boolean;
@@ -59,7 +49,7 @@ export class ProjectsService {
     const types = await this.repo.createDomainTypes(tx, project.id, DEFAULT_DOMAIN_TYPES);
     const complex = types.find((t) => t.type === 1)?.id ?? null;
     const rootGroupId = await this.repo.createRootGroup(tx, project.id, v.rootGroupName ?? v.name, complex);
-    const roleId = await this.repo.createBuiltinRole(tx, project.id, 'Administrator', [...PERMISSION_CODES]);
+    const roleId = await this.repo.createBuiltinRole(tx, project.id, BUILTIN_ROLE_NAME, [...PERMISSION_CODES]);
     const adminId = await this.repo.createAdmin(tx, {
       projectId: project.id,
       login: v.adminLogin,

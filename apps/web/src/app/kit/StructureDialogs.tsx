@@ -22,6 +22,7 @@ import { useMemo, useState } from 'react';
 import { Form, SelectInput, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../dataProvider';
 import { errorText } from '../errors';
+import { domainTypeName, roleName } from '../seeded';
 import { useAlert } from '../useAlert';
 import { downloadFile, LONG_TIMEOUT_MS, tzOffsetMinutes } from './download';
 import { FormDialog } from './FormDialog';
@@ -32,10 +33,12 @@ const AVAILABLE_ROLES = ['roles', 'available'];
 /** The roles the caller may assign (`GET /roles/available`), for pickers. */
 export function useAvailableRoles() {
   const dp = useDataProvider<AtriumDataProvider>();
+  const translate = useTranslate();
   return useQuery({
     queryKey: AVAILABLE_ROLES,
     queryFn: async () => (await dp.request<{ data: { id: number; name: string }[] }>('/roles/available')).data,
     staleTime: 60_000,
+    select: (roles) => roles.map((r) => ({ ...r, name: roleName(r, translate) })),
   });
 }
 
@@ -51,11 +54,13 @@ export function useAvailableRolesRefresh() {
 /** The domain types, for pickers. */
 export function useDomainTypes() {
   const dp = useDataProvider<AtriumDataProvider>();
+  const translate = useTranslate();
   return useQuery({
     queryKey: ['domain-types', 'all'],
     queryFn: async () =>
       (await dp.request<{ data: { id: number; type: number; name: string }[] }>('/domain-types', { query: { size: 1000 } })).data,
     staleTime: 60_000,
+    select: (types) => types.map((t) => ({ ...t, name: domainTypeName(t, translate) })),
   });
 }
 

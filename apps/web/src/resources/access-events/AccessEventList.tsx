@@ -1,9 +1,8 @@
-import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent } from '@atrium/contract';
+import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent, formatIdentifierValue } from '@atrium/contract';
 import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import { Button, Chip } from '@mui/material';
 import {
   AutocompleteInput,
-  DateField,
   DateTimeInput,
   FunctionField,
   ReferenceInput,
@@ -14,11 +13,14 @@ import {
 } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { filterSource } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { PROSE_CELL } from '../../app/kit/ListBody';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
+import { useSessionData } from '../../app/SessionContext';
 import { reasonKey } from './explain';
 
 /** The menu's /access-control/events is the API's /access-control/logs. */
@@ -78,15 +80,25 @@ function WhyField(_: { label?: string; sortable?: boolean }) {
       startIcon={<HelpOutlineIcon />}
       component={Link}
       to={to}
-      aria-label={translate('access_events.why_label', { time: new Date(e.occurred_at).toLocaleString(locale) })}
+      aria-label={translate('access_events.why_label', { time: formatDateTime(e.occurred_at, locale) })}
     >
       {translate('access_events.why')}
     </Button>
   );
 }
 
+/**
+ * The number a device reported, as the viewer reads card numbers (their profile's format, as the
+ * identifiers list shows them) when it is a known identifier's; an unknown one as the device sent it.
+ */
+function useEventValue() {
+  const format = useSessionData().profile.profile?.identifier_format === 'hex' ? 'hex' : 'dec';
+  return (e: AccessEvent) => (e.value && e.identifier_type ? formatIdentifierValue(e.identifier_type, e.value, format) : (e.value ?? ''));
+}
+
 function AccessEventListView() {
   const translate = useTranslate();
+  const eventValue = useEventValue();
   // New decisions of the doors show up as they happen.
   useLiveRefresh(ACCESS_REALTIME.eventsTopic);
   return (
@@ -99,7 +111,7 @@ function AccessEventListView() {
       omit={['id', 'value', 'direction']}
     >
       <EllipsisField source="id" />
-      <DateField source="occurred_at" showTime />
+      <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
       <EllipsisField source="lock_number" />
       <ResultField source="granted" />
@@ -108,9 +120,14 @@ function AccessEventListView() {
         cellClassName={PROSE_CELL}
         render={(e: AccessEvent) => (e.granted || !e.reason ? '' : translate(reasonKey(e.reason), { _: e.reason }))}
       />
-      <EllipsisField source="identifier_name" sortable={false} />
+      {/* A refused number no identifier has is still shown: it is what an operator looks for. */}
+      <EllipsisField
+        source="identifier_name"
+        sortable={false}
+        render={(e) => (e as unknown as AccessEvent).identifier_name ?? eventValue(e as unknown as AccessEvent)}
+      />
       <EllipsisField source="user_name" sortable={false} />
-      <EllipsisField source="value" />
+      <EllipsisField source="value" render={(e) => eventValue(e as unknown as AccessEvent)} />
       <EllipsisField source="direction" sortable={false} />
       <WhyField label="resources.access-control/events.fields.why" sortable={false} />
     </ListPage>

@@ -38,6 +38,7 @@ import {
 import { useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 import { explainQuery, type Line, namedIds, questionOf, searchOf, stepLines, verdictLine, type Wording } from './explain';
 
 const byName = (q: string) => (q ? { 'name@has': q } : {});
@@ -82,7 +83,7 @@ function Answer({ answer }: { answer: Explain }) {
       rule: quoted(rules),
       schedule: quoted(schedules),
       identifier: quoted(identifiers),
-      date: (iso) => new Date(iso).toLocaleString(locale),
+      date: (iso) => formatDateTime(iso, locale),
     };
   }, [translate, locale, rules, schedules, identifiers]);
   const verdict = verdictLine(answer, wording);

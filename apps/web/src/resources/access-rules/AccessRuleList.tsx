@@ -1,16 +1,8 @@
 import type { AccessRule } from '@atrium/contract';
-import {
-  ChipField,
-  DateField,
-  FunctionField,
-  NullableBooleanInput,
-  ReferenceArrayField,
-  SingleFieldList,
-  TextInput,
-  useTranslate,
-} from 'react-admin';
+import { ChipField, FunctionField, NullableBooleanInput, ReferenceArrayField, SingleFieldList, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { ACCESS_RULE_ROUTES } from './routes';
 import { FlagsField, ProhibitionChip } from './shared';
@@ -59,7 +51,7 @@ function AccessRuleListView() {
         }
       />
       <FlagsField source="flags" sortable={false} />
-      <DateField source="updated_at" showTime />
+      <DateTimeField source="updated_at" />
     </ListPage>
   );
 }

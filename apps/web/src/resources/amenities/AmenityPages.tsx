@@ -1,7 +1,8 @@
 import { type Amenity, slotsOfDay, WEEK_DAYS } from '@atrium/contract';
-import { DateField, FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
+import { FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { AmenityForm } from './AmenityForm';
@@ -61,7 +62,7 @@ export function AmenityList() {
           render={() => <SlotsSummary />}
         />
         <EllipsisField source="live_reservations" sortable={false} />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>
   );

@@ -19,7 +19,6 @@ import QRCode from 'qrcode';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import {
   AutocompleteInput,
-  DateField,
   DateInput,
   FunctionField,
   NumberInput,
@@ -35,9 +34,11 @@ import {
   useTranslate,
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime, useFormat } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { FormSection } from '../../app/kit/FormSection';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { SlotPicker } from './SlotPicker';
@@ -87,11 +88,11 @@ export function ReservationList() {
         <EllipsisField source="id" />
         <EllipsisField source="amenity" sortable={false} render={(r) => (r as Reservation).amenity.name} />
         <EllipsisField source="user" sortable={false} render={(r) => (r as Reservation).user?.name ?? ''} />
-        <DateField source="date" sortBy="starts_at" />
+        <DateTimeField date source="date" sortBy="starts_at" />
         <FunctionField source="time" sortable={false} render={(r: Reservation) => spanText(r.time_slots)} />
         <EllipsisField source="number_of_persons" sortable={false} />
         <FunctionField source="status" render={(r: Reservation) => <StatusChip status={r.status} />} />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>
   );
@@ -173,6 +174,7 @@ export function ReservationCreate() {
 
 function QrBlock({ r }: { r: Reservation }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const [src, setSrc] = useState<string | null>(null);
   const value = r.identifier?.value;
   useEffect(() => {
@@ -186,7 +188,7 @@ function QrBlock({ r }: { r: Reservation }) {
     };
   }, [value]);
   if (!value || !['reserved', 'active'].includes(r.status)) return null;
-  const when = (iso: string) => new Date(iso).toLocaleString();
+  const when = (iso: string) => formatDateTime(iso, locale);
   return (
     <Box sx={{ display: 'flex', gap: 2, alignItems: 'center', mb: 2 }} data-testid="reservation-qr">
       <Box sx={{ width: 140, height: 140, bgcolor: '#fff', borderRadius: 1, lineHeight: 0 }}>
@@ -207,6 +209,7 @@ function QrBlock({ r }: { r: Reservation }) {
 
 function ReservationLogs({ r }: { r: Reservation }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const dp = useDataProvider<AtriumDataProvider>();
   const { can } = useSessionData();
   const allowed = scopes('view', 'amenity_reservation_logs').some(can);
@@ -232,7 +235,7 @@ function ReservationLogs({ r }: { r: Reservation }) {
         <List dense disablePadding>
           {data.map((l) => (
             <ListItem key={l.id} disableGutters>
-              <ListItemText primary={l.translated_info} secondary={new Date(l.created_at).toLocaleString()} />
+              <ListItemText primary={l.translated_info} secondary={formatDateTime(l.created_at, locale)} />
             </ListItem>
           ))}
         </List>

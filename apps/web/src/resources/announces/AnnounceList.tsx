@@ -1,8 +1,9 @@
 import type { Announce } from '@atrium/contract';
 import { Chip } from '@mui/material';
-import { DateField, FunctionField, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { FunctionField, SelectInput, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { STATUS_COLORS } from './poll';
 import { ANNOUNCE_ROUTES } from './routes';
@@ -59,7 +60,7 @@ export function AnnounceList() {
           sortable={false}
           render={(a: Announce) => (a.type === 'poll' ? String(a.stats.answered) : '')}
         />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>
   );

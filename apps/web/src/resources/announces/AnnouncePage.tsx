@@ -20,6 +20,7 @@ import { useTranslate } from 'ra-core';
 import { type FormEvent, useCallback, useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { errorText } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 import { http } from '../../app/http';
 import { reloadMessages, useAppLocale } from '../../app/locale';
 import { registerAreaMessages } from '../../i18n';
@@ -202,7 +203,7 @@ export function AnnouncePage() {
           {announce.answered_at ? (
             <Stack spacing={2}>
               <Alert icon={<CheckCircleIcon />} severity="success">
-                {translate('announces.page_answered', { when: new Date(announce.answered_at).toLocaleString(locale) })}
+                {translate('announces.page_answered', { when: formatDateTime(announce.answered_at, locale) })}
               </Alert>
               <GivenAnswers a={announce} />
             </Stack>

@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { Confirm, useDataProvider, useLocaleState, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { patchTransform } from '../../app/kit/patch';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
@@ -100,7 +101,7 @@ function DeliveryPanel() {
             <AnnounceStatusChip status={record.status} />
             {record.execute_at ? (
               <Typography variant="body2" color="text.secondary">
-                {translate('resources.announces.fields.execute_at')}: {new Date(record.execute_at).toLocaleString(locale)}
+                {translate('resources.announces.fields.execute_at')}: {formatDateTime(record.execute_at, locale)}
               </Typography>
             ) : null}
           </Stack>
@@ -150,7 +151,7 @@ function DeliveryPanel() {
         title={translate('announces.start_confirm_title')}
         content={translate(later ? 'announces.start_confirm_later' : 'announces.start_confirm', {
           recipients: recipientsText,
-          when: record.execute_at ? new Date(record.execute_at).toLocaleString(locale) : '',
+          when: record.execute_at ? formatDateTime(record.execute_at, locale) : '',
         })}
         confirm={translate('announces.start')}
         onConfirm={() => run.mutate('start')}

@@ -22,6 +22,7 @@ import { useState } from 'react';
 import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
 import { useAlert } from '../../app/useAlert';
 import { AnnounceStatusChip } from './AnnounceList';
@@ -76,7 +77,7 @@ function Responses({ poll }: { poll: Announce }) {
             {data.data.map((r) => (
               <TableRow key={r.id}>
                 <TableCell>{r.user?.name ?? translate('announces.hidden_user')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(r.answered_at).toLocaleString(locale)}</TableCell>
+                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.answered_at, locale)}</TableCell>
                 <TableCell>{answersText(poll, r)}</TableCell>
               </TableRow>
             ))}

@@ -160,7 +160,7 @@ export const ru: typeof en = {
     edit_title: 'Объявление %{name}',
     types: { info: 'Информация', poll: 'Опрос' },
     statuses: { new: 'Черновик', scheduled: 'Запланировано', sending: 'Отправляется', sent: 'Отправлено', stopped: 'Остановлено' },
-    send_via: { email: 'E-mail', app: 'Приложение (уведомление)', email_app: 'E-mail и приложение' },
+    send_via: { email: 'Эл. почта', app: 'Приложение (уведомление)', email_app: 'E-mail и приложение' },
     section_message: 'Сообщение',
     section_recipients: 'Получатели',
     recipients_hint: 'Объявление получат пользователи группы и всех групп ниже неё. Выберите хотя бы одного пользователя или группу.',

@@ -17,6 +17,7 @@ import {
   useTranslate,
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { GroupsInput } from '../../app/kit/GroupPicker';
 import { ACTIONS_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
@@ -56,7 +57,7 @@ export function ApiKeysTable({
 }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
-  const when = (iso: string | null, none: string) => (iso ? new Date(iso).toLocaleString(locale) : translate(L(none)));
+  const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso, locale) : translate(L(none)));
   return (
     <RecordsList records={keys} loading={loading} resource="api-keys" empty={<EmptyState text={translate(L('empty'))} />}>
       <EllipsisField source="name" label={L('fields.name')} />

@@ -6,7 +6,6 @@ import { alpha } from '@mui/material/styles';
 import { useState } from 'react';
 import {
   AutocompleteInput,
-  DateField,
   DateTimeInput,
   FunctionField,
   ReferenceInput,
@@ -17,10 +16,13 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
+import { auditSentence } from '../../app/audit-sentence';
 import { filterSource } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { authorOf, changedKeys, jsonLines } from './diff';
 
 /** The menu's /audit-events is the API's /audit/items. */
@@ -114,12 +116,14 @@ function AuditEventDetails({ id, onClose }: { id: number; onClose: () => void })
   const translate = useTranslate();
   const [locale] = useLocaleState();
   const author = useAuthor();
+  const sentence = useSentence();
   const { setFilters, filterValues } = useListContext();
   const { data: e, isPending } = useGetOne<AuditEvent>(AUDIT_EVENTS, { id });
   const changed = e ? changedKeys(e.before, e.after) : new Set<string>();
   const facts: [string, string | null][] = e
     ? [
-        [`${F}.created_at`, new Date(e.created_at).toLocaleString(locale)],
+        [`${F}.change`, sentence(e)],
+        [`${F}.created_at`, formatDateTime(e.created_at, locale)],
         [`${F}.user`, author(e)],
         [`${F}.entity`, e.entity],
         [`${F}.entity_id`, e.entity_id],
@@ -188,7 +192,7 @@ function OpenField({ onOpen }: { onOpen: (id: number) => void; label?: string; s
   return (
     <IconButton
       size="small"
-      aria-label={translate('audit_events.open', { time: new Date(e.created_at).toLocaleString(locale) })}
+      aria-label={translate('audit_events.open', { time: formatDateTime(e.created_at, locale) })}
       onClick={(event) => {
         event.stopPropagation();
         onOpen(e.id);
@@ -199,9 +203,23 @@ function OpenField({ onOpen }: { onOpen: (id: number) => void; label?: string; s
   );
 }
 
+/** The event as a sentence in the reader's language. */
+function useSentence() {
+  const translate = useTranslate();
+  return (e: AuditEvent) =>
+    auditSentence(
+      {
+        ...e,
+        // A failed sign-in has no author; a deleted author keeps only an id (both worded by the sentence).
+        author: e.user ? e.user.name || e.user.login : null,
+      },
+      translate,
+    );
+}
+
 function AuditEventListView() {
   const translate = useTranslate();
-  const author = useAuthor();
+  const sentence = useSentence();
   const [open, setOpen] = useState<number | null>(null);
   return (
     <ListPage
@@ -221,11 +239,9 @@ function AuditEventListView() {
       }
     >
       <EllipsisField source="id" />
-      <DateField source="created_at" showTime />
-      <EllipsisField source="user" sortable={false} render={(e) => author(e as unknown as AuditEvent)} />
-      <EllipsisField source="entity" sortable={false} />
+      <DateTimeField source="created_at" />
+      <FunctionField source="change" sortable={false} render={(e: AuditEvent) => sentence(e)} />
       <EllipsisField source="entity_id" sortable={false} />
-      <EllipsisField source="action" sortable={false} />
       <EllipsisField source="request_id" sortable={false} />
       <FunctionField source="ip" sortable={false} render={(e: AuditEvent) => e.ip ?? '—'} />
       <OpenField label="" sortable={false} onOpen={setOpen} />

@@ -25,6 +25,7 @@ import { useState } from 'react';
 import { Confirm, FunctionField, useDataProvider, useLocaleState, useNotify, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText, hasTranslation, type Translate } from '../../app/errors';
+import { formatBytes, formatDateTime } from '../../app/format';
 import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
 import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
@@ -44,18 +45,6 @@ export const BACKUP_PERMISSIONS = {
   applyFile: 'can_apply_backups_from_file',
   download: 'can_download_backups',
 } as const;
-
-/** A size in bytes as people read it. */
-export function formatSize(bytes: number, locale: string): string {
-  const units = ['B', 'KB', 'MB', 'GB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${new Intl.NumberFormat(locale, { maximumFractionDigits: i ? 1 : 0 }).format(v)} ${units[i]}`;
-}
 
 /**
  * The text of a failed call: the spec's display rule, and for a refused backup the reason the
@@ -92,7 +81,7 @@ export function BackupsTable({
 }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : translate(L('never')));
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : translate(L('never')));
   const mayDelete = can(BACKUP_PERMISSIONS.delete);
   return (
     <RecordsList
@@ -111,7 +100,7 @@ export function BackupsTable({
         cellClassName={PROSE_CELL}
         render={(b: Backup) => entityNames(b.entities, translate)}
       />
-      <FunctionField source="size" label={L('fields.size')} render={(b: Backup) => formatSize(b.size, locale)} />
+      <FunctionField source="size" label={L('fields.size')} render={(b: Backup) => formatBytes(b.size, locale)} />
       <FunctionField source="created_at" label={L('fields.created_at')} render={(b: Backup) => when(b.created_at)} />
       <FunctionField source="applied_at" label={L('fields.applied_at')} render={(b: Backup) => when(b.applied_at)} />
       {can(BACKUP_PERMISSIONS.download) || can(BACKUP_PERMISSIONS.apply) || mayDelete ? (
@@ -204,7 +193,7 @@ function MakeDialog({ open, onClose, onMade }: { open: boolean; onClose: () => v
     mutationFn: () =>
       dp.request<{ data: Backup }>('/backups/make', {
         method: 'POST',
-        body: { name: name.trim() || translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) }), entities },
+        body: { name: name.trim() || translate(L('make_dialog.name_default'), { date: formatDateTime(new Date(), locale) }), entities },
         timeout: LONG_TIMEOUT_MS,
       }),
     onSuccess: () => {
@@ -225,7 +214,7 @@ function MakeDialog({ open, onClose, onMade }: { open: boolean; onClose: () => v
           label={translate(L('fields.name'))}
           value={name}
           onChange={(e) => setName(e.target.value)}
-          placeholder={translate(L('make_dialog.name_default'), { date: new Date().toLocaleString(locale) })}
+          placeholder={translate(L('make_dialog.name_default'), { date: formatDateTime(new Date(), locale) })}
           slotProps={{ htmlInput: { maxLength: 100 } }}
           fullWidth
           sx={{ mb: 2 }}
@@ -389,7 +378,7 @@ export function BackupsPage() {
     : confirm.kind === 'apply'
       ? translate(L('apply_confirm'), {
           entities: entityNames(confirm.backup.entities, translate),
-          date: new Date(confirm.backup.created_at).toLocaleString(locale),
+          date: formatDateTime(confirm.backup.created_at, locale),
         })
       : translate(L('delete_confirm'), { name: confirm.backup.name });
 

@@ -1,9 +1,10 @@
 import { CALL_OUTCOMES, CALL_TYPES, type CallHistoryItem } from '@atrium/contract';
 import { Chip } from '@mui/material';
-import { DateField, DateTimeInput, FunctionField, NullableBooleanInput, SelectInput, useRecordContext, useTranslate } from 'react-admin';
+import { DateTimeInput, FunctionField, NullableBooleanInput, SelectInput, useRecordContext, useTranslate } from 'react-admin';
 import { filterSource } from '../../app/dataProvider';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { durationText, partyText } from './transform';
 
 /** The menu's /call-history is the API's /calls/history/items. */
@@ -48,7 +49,7 @@ function CallHistoryListView() {
       omit={['id', 'type', 'answered_by']}
     >
       <EllipsisField source="id" />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
       <EllipsisField source="from" sortable={false} render={(r) => partyText((r as CallHistoryItem).from)} />
       <EllipsisField source="to" sortable={false} render={(r) => partyText((r as CallHistoryItem).to)} />
       <FunctionField

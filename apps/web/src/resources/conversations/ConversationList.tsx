@@ -2,9 +2,10 @@ import { CONVERSATION_EVENTS, type Conversation, topics } from '@atrium/contract
 import AddIcon from '@mui/icons-material/Add';
 import { Box, Button, Chip, Typography } from '@mui/material';
 import { useMemo, useState } from 'react';
-import { BooleanInput, DateField, FunctionField, TextInput, useRefresh, useTranslate } from 'react-admin';
+import { BooleanInput, FunctionField, TextInput, useRefresh, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveTopic } from '../../app/live';
 import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
@@ -110,9 +111,9 @@ export function ConversationList() {
             return `${who}: ${m.message.replace(/\s+/g, ' ')}`;
           }}
         />
-        <DateField source="last_message_at" showTime />
+        <DateTimeField source="last_message_at" />
         <EllipsisField source="messages_count" />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="created_at" />
       </ListPage>
       {starting ? <StartConversationDialog onClose={() => setStarting(false)} /> : null}
     </ApiRoutes>

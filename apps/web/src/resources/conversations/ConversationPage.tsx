@@ -32,6 +32,7 @@ import { type KeyboardEvent, useCallback, useEffect, useLayoutEffect, useRef, us
 import { Title, useLocaleState, useNotify, useTranslate } from 'react-admin';
 import { Link as RouterLink, useNavigate, useParams } from 'react-router-dom';
 import { errorText } from '../../app/errors';
+import { formatDate, formatDateTime, formatTime } from '../../app/format';
 import { ApiError, http } from '../../app/http';
 import { useLiveTopic } from '../../app/live';
 import { useSessionData } from '../../app/SessionContext';
@@ -49,7 +50,7 @@ const FOLLOW_MARGIN_PX = 120;
 
 function Bubble({ message, mine, locale }: { message: ConversationMessage; mine: boolean; locale: string }) {
   const translate = useTranslate();
-  const time = new Date(message.created_at).toLocaleTimeString(locale, { hour: '2-digit', minute: '2-digit' });
+  const time = formatTime(message.created_at, locale);
   return (
     <Box sx={{ display: 'flex', justifyContent: mine ? 'flex-end' : 'flex-start', px: 1 }} data-testid="message" data-mine={mine}>
       <Paper
@@ -72,7 +73,7 @@ function Bubble({ message, mine, locale }: { message: ConversationMessage; mine:
           {message.message}
         </Typography>
         <Typography variant="caption" component="div" sx={{ textAlign: 'right', opacity: 0.75 }}>
-          <time dateTime={message.created_at} title={new Date(message.created_at).toLocaleString(locale)}>
+          <time dateTime={message.created_at} title={formatDateTime(message.created_at, locale)}>
             {time}
           </time>
         </Typography>
@@ -302,7 +303,7 @@ export function ConversationPage() {
             <Box key={m.id}>
               {starts.has(i) ? (
                 <Divider sx={{ my: 1, typography: 'caption', color: 'text.secondary' }}>
-                  {new Date(m.created_at).toLocaleDateString(locale, { day: 'numeric', month: 'long', year: 'numeric' })}
+                  {formatDate(m.created_at, locale, { long: true })}
                 </Divider>
               ) : null}
               <Bubble message={m} mine={m.author?.id === profile.id} locale={locale} />

@@ -31,6 +31,7 @@ import { type FormEvent, useId, useState } from 'react';
 import { useDataProvider, useLocaleState, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import { Link, useNavigate } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EditPage } from '../../app/kit/RecordPage';
 import { useLiveTopic } from '../../app/live';
@@ -47,7 +48,7 @@ const LOG_ICONS = {
 
 function useWhen() {
   const [locale] = useLocaleState();
-  return (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : '—');
+  return (iso: string | null) => (iso ? formatDateTime(iso, locale) : '—');
 }
 
 function Row({ label, children }: { label: string; children: React.ReactNode }) {

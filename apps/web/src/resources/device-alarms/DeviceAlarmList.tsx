@@ -2,7 +2,6 @@ import { ALARM_REALTIME, ALARM_STATUSES, type DeviceAlarm } from '@atrium/contra
 import { Chip } from '@mui/material';
 import {
   AutocompleteInput,
-  DateField,
   DateTimeInput,
   FunctionField,
   ReferenceInput,
@@ -14,6 +13,7 @@ import {
 import { filterSource } from '../../app/dataProvider';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
 import { useSessionData } from '../../app/SessionContext';
 import { alarmTitle, STATUS_COLORS } from './transform';
@@ -66,13 +66,13 @@ function DeviceAlarmListView() {
       omit={['id', 'cleared_at', 'processed_by', 'comment']}
     >
       <EllipsisField source="id" />
-      <DateField source="raised_at" showTime />
+      <DateTimeField source="raised_at" />
       <AlarmStatusChip source="status" />
       <EllipsisField source="kind" render={(r) => alarmTitle(r as DeviceAlarm, translate)} />
       <EllipsisField source="device_name" sortable={false} />
       <EllipsisField source="domain_name" sortable={false} />
-      <DateField source="cleared_at" showTime />
-      <DateField source="processed_at" showTime />
+      <DateTimeField source="cleared_at" />
+      <DateTimeField source="processed_at" />
       <EllipsisField source="processed_by" sortable={false} render={(r) => (r as DeviceAlarm).processed_by?.name} />
       <FunctionField source="comment" sortable={false} render={(r: DeviceAlarm) => r.comment ?? ''} />
     </ListPage>

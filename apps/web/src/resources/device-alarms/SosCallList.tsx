@@ -1,9 +1,10 @@
 import { CALL_OUTCOMES, type CallHistoryItem } from '@atrium/contract';
 import { Chip } from '@mui/material';
-import { DateField, DateTimeInput, FunctionField, SelectInput, useRecordContext, useTranslate } from 'react-admin';
+import { DateTimeInput, FunctionField, SelectInput, useRecordContext, useTranslate } from 'react-admin';
 import { filterSource } from '../../app/dataProvider';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { callDuration } from './transform';
 
 /** The menu's /devices/alarms-calls is the API's /alarms/calls. */
@@ -53,7 +54,7 @@ function SosCallListView() {
       omit={['id']}
     >
       <EllipsisField source="id" />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
       <EllipsisField source="from" sortable={false} render={(r) => party((r as CallHistoryItem).from)} />
       <EllipsisField source="to" sortable={false} render={(r) => party((r as CallHistoryItem).to)} />
       <OutcomeField source="status" />

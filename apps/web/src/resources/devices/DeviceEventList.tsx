@@ -1,8 +1,9 @@
 import { DEVICE_EVENT_TYPES, type DeviceEvent } from '@atrium/contract';
-import { DateField, DateTimeInput, FunctionField, SelectInput, useTranslate } from 'react-admin';
+import { DateTimeInput, FunctionField, SelectInput, useTranslate } from 'react-admin';
 import { filterSource } from '../../app/dataProvider';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 
 const typeChoices = DEVICE_EVENT_TYPES.map((id) => ({ id, name: `devices.events.types.${id}` }));
 const filters = [
@@ -22,7 +23,7 @@ export function DeviceEventList() {
       rowClick={false}
       extraActions={<ListDownload path="/devices/events/download" name="device-events" />}
     >
-      <DateField source="occurred_at" showTime />
+      <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
       <FunctionField source="type" render={(e: DeviceEvent) => translate(`devices.events.types.${e.type}`, { _: e.type })} />
       <EllipsisField source="identifier" />

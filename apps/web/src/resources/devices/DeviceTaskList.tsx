@@ -3,9 +3,10 @@ import RefreshIcon from '@mui/icons-material/Replay';
 import RestartIcon from '@mui/icons-material/RestartAlt';
 import { IconButton, Stack, Tooltip } from '@mui/material';
 import { useState } from 'react';
-import { DateField, FunctionField, SelectInput, useDataProvider, useRecordContext, useRefresh, useTranslate } from 'react-admin';
+import { FunctionField, SelectInput, useDataProvider, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { DEVICE_TOPICS, stateChoices, TaskStateField, useLiveRefresh } from './shared';
@@ -78,8 +79,8 @@ export function DeviceTaskList() {
       <TaskStateField source="state" />
       <EllipsisField source="error" sortable={false} />
       <EllipsisField source="attempts" sortable={false} />
-      <DateField source="created_at" showTime />
-      <DateField source="finished_at" showTime sortable={false} />
+      <DateTimeField source="created_at" />
+      <DateTimeField source="finished_at" sortable={false} />
       <TaskActions label="" />
     </ListPage>
   );

@@ -26,6 +26,7 @@ import { type FormEvent, type MouseEvent, useCallback, useEffect, useRef, useSta
 import { useGetOne, useTranslate } from 'react-admin';
 import { useNavigate, useSearchParams } from 'react-router-dom';
 import { errorText } from '../../app/errors';
+import { formatTime, useFormat } from '../../app/format';
 import { http } from '../../app/http';
 import { RealtimeClient, realtimeUrl } from '../../app/realtime';
 import { sessionStore } from '../../app/session';
@@ -40,6 +41,8 @@ interface Session {
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '*', '0', '#'] as const;
 /** The session is kept alive this long before it would end (it lasts REMOTE_CONTROL_SESSION_SECONDS). */
 const KEEPALIVE_MS = (REMOTE_CONTROL_SESSION_SECONDS / 2) * 1000;
+/** How long a door opening waits for its device to report it before saying it was not confirmed. */
+const DOOR_CONFIRM_MS = 10_000;
 
 /** Why remote control cannot start, in the words of spec entities §2 (closed with Close). */
 function refusal(device: Device): 'not_mqtt' | 'offline' | null {
@@ -101,6 +104,7 @@ function Refused({ title, text, onClose }: { title: string; text: string; onClos
 
 function RemoteConsole({ device, onClose }: { device: Device; onClose: () => void }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const [session, setSession] = useState<Session | null>(null);
   const [needsLogin, setNeedsLogin] = useState(Boolean(device.device_login));
   const [login, setLogin] = useState(device.device_login ?? '');
@@ -109,6 +113,24 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
   const [frame, setFrame] = useState<ScreenFrameEvent | null>(null);
   const [ended, setEnded] = useState(false);
   const [busy, setBusy] = useState(false);
+  // What became of each door opened from here: asked, confirmed by the device, or not confirmed in time.
+  const [doors, setDoors] = useState<Record<number, 'opening' | 'opened' | 'unconfirmed'>>({});
+  const doorTimers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
+  useEffect(() => {
+    const timers = doorTimers.current;
+    return () => {
+      for (const t of timers.values()) clearTimeout(t);
+    };
+  }, []);
+  const doorIs = useCallback((lock: number, state: 'opening' | 'opened' | 'unconfirmed') => {
+    clearTimeout(doorTimers.current.get(lock));
+    setDoors((d) => ({ ...d, [lock]: state }));
+    if (state === 'opening')
+      doorTimers.current.set(
+        lock,
+        setTimeout(() => setDoors((d) => (d[lock] === 'opening' ? { ...d, [lock]: 'unconfirmed' } : d)), DOOR_CONFIRM_MS),
+      );
+  }, []);
   const locks = Math.max(1, deviceModel(device.type, device.model)?.capabilities.locks ?? 1);
 
   const open = useCallback(
@@ -154,6 +176,7 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
         if (m.topic !== topic) return;
         if (m.event === DEVICE_REALTIME.events.screen) setFrame(m.data as ScreenFrameEvent);
         if (m.event === DEVICE_REALTIME.events.sessionEnded) setEnded(true);
+        if (m.event === DEVICE_REALTIME.events.doorOpened) doorIs(Number((m.data as { lock?: number }).lock ?? 1), 'opened');
       },
       onRejected: () => http.refresh(),
     });
@@ -174,14 +197,19 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
       // Leaving the page ends the session: the device stops streaming at once.
       void http.request(`/devices/remote-control/${session.session}`, { method: 'DELETE' }).catch(() => undefined);
     };
-  }, [session, translate]);
+  }, [session, translate, doorIs]);
 
   const send = async (input: RemoteInputBody) => {
     if (!session || ended) return;
     try {
+      if (input.kind === 'open_door') doorIs(input.lock, 'opening');
       await http.data(`/devices/remote-control/${session.session}/input`, { method: 'POST', body: input });
       if (input.kind === 'open_door') setProblem(null);
     } catch (e) {
+      if (input.kind === 'open_door') {
+        clearTimeout(doorTimers.current.get(input.lock));
+        setDoors(({ [input.lock]: _, ...rest }) => rest);
+      }
       setProblem(errorText(e, translate));
     }
   };
@@ -208,9 +236,7 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
           </Typography>
           <Typography variant="body2" color="text.secondary">
             {device.serial_number}
-            {session && !ended
-              ? ` · ${translate('devices.remote.until', { time: new Date(session.expires_at).toLocaleTimeString() })}`
-              : ''}
+            {session && !ended ? ` · ${translate('devices.remote.until', { time: formatTime(session.expires_at, locale) })}` : ''}
           </Typography>
         </Box>
         <Button variant="outlined" startIcon={<CloseIcon />} onClick={onClose}>
@@ -323,16 +349,27 @@ function RemoteConsole({ device, onClose }: { device: Device; onClose: () => voi
               ))}
             </Box>
             {Array.from({ length: locks }, (_, i) => i + 1).map((lock) => (
-              <Button
-                key={lock}
-                variant="contained"
-                color="success"
-                startIcon={<DoorIcon />}
-                disabled={!session || ended}
-                onClick={() => void send({ kind: 'open_door', lock })}
-              >
-                {locks > 1 ? translate('devices.remote.open_lock', { lock }) : translate('devices.remote.open_door')}
-              </Button>
+              <Stack key={lock} spacing={0.5}>
+                <Button
+                  variant="contained"
+                  color="success"
+                  startIcon={<DoorIcon />}
+                  disabled={!session || ended}
+                  onClick={() => void send({ kind: 'open_door', lock })}
+                >
+                  {locks > 1 ? translate('devices.remote.open_lock', { lock }) : translate('devices.remote.open_door')}
+                </Button>
+                <Typography
+                  role="status"
+                  variant="body2"
+                  sx={{
+                    minHeight: 20,
+                    color: doors[lock] === 'opened' ? 'success.main' : doors[lock] === 'unconfirmed' ? 'warning.main' : 'text.secondary',
+                  }}
+                >
+                  {doors[lock] ? translate(`devices.remote.door.${doors[lock]}`, { lock }) : ''}
+                </Typography>
+              </Stack>
             ))}
             <Typography variant="caption" color="text.secondary" sx={{ maxWidth: 240 }}>
               {translate('devices.remote.hint')}

@@ -167,6 +167,11 @@ export const en = {
       keypad: 'Keypad',
       open_door: 'Open the door',
       open_lock: 'Open lock %{lock}',
+      door: {
+        opening: 'Opening lock %{lock}…',
+        opened: 'Lock %{lock} is open',
+        unconfirmed: 'The device has not confirmed that lock %{lock} opened',
+      },
       hint: 'Taps, keys and door openings go to the device at once; the session stays open while this page is open.',
     },
     protocol_dialog: {
@@ -322,7 +327,7 @@ export const ru: typeof en = {
       manual: 'Задать SIP вручную',
       enabled: 'Включено',
       proxy_address: 'Адрес прокси',
-      realm_address: 'Realm',
+      realm_address: 'Домен SIP (realm)',
       stun_address: 'Адрес STUN',
       stun_port: 'Порт STUN',
       login: 'Логин',
@@ -402,6 +407,11 @@ export const ru: typeof en = {
       keypad: 'Клавиатура',
       open_door: 'Открыть дверь',
       open_lock: 'Открыть замок %{lock}',
+      door: {
+        opening: 'Замок %{lock} открывается…',
+        opened: 'Замок %{lock} открыт',
+        unconfirmed: 'Устройство не подтвердило, что замок %{lock} открылся',
+      },
       hint: 'Касания, клавиши и открытие двери сразу передаются устройству; сеанс открыт, пока открыта эта страница.',
     },
     protocol_dialog: {

@@ -1,6 +1,7 @@
 import { DEVICE_REALTIME, DEVICE_TASK_STATES, DEVICE_TYPES, type DeviceTaskState } from '@atrium/contract';
 import { Chip } from '@mui/material';
 import { useRecordContext, useTranslate } from 'react-admin';
+import { formatDateTime, useFormat } from '../../app/format';
 import { useLiveRefresh } from '../../app/live';
 
 export const typeChoices = DEVICE_TYPES.map((id) => ({ id, name: `devices.types.${id}` }));
@@ -11,9 +12,10 @@ export { useLiveRefresh };
 /** The live online/offline status of a device row. */
 export function OnlineField(_: { source?: string; label?: string; sortable?: boolean }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const record = useRecordContext<{ online: boolean; last_seen_at: string | null }>();
   if (!record) return null;
-  const title = record.last_seen_at ? new Date(record.last_seen_at).toLocaleString() : translate('devices.never_seen');
+  const title = record.last_seen_at ? formatDateTime(record.last_seen_at, locale) : translate('devices.never_seen');
   return (
     <Chip
       size="small"

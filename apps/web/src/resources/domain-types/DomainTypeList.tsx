@@ -6,7 +6,6 @@ import { Button } from '@mui/material';
 import { useState } from 'react';
 import {
   FunctionField,
-  NumberField,
   NumberInput,
   ReferenceField,
   TextField,
@@ -19,7 +18,9 @@ import {
 import { FormDialog } from '../../app/kit/FormDialog';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
+import { domainTypeName } from '../../app/seeded';
 import { useAlert } from '../../app/useAlert';
 import { domainTypeBody } from './transform';
 
@@ -95,8 +96,8 @@ export function DomainTypeList() {
           ) : null
         }
       >
-        <NumberField source="type" />
-        <TextField source="name" />
+        <LocaleNumberField code source="type" />
+        <FunctionField source="name" render={(t: DomainType) => domainTypeName(t, translate)} />
         <ReferenceField source="domain_id" reference={GROUPS_API} link={false} emptyText={translate('domain_types.project_wide')}>
           <TextField source="name" />
         </ReferenceField>

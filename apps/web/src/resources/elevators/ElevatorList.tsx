@@ -1,8 +1,9 @@
 import type { Elevator } from '@atrium/contract';
-import { DateField, FunctionField, ReferenceField, TextField, TextInput, useTranslate } from 'react-admin';
+import { FunctionField, ReferenceField, TextField, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GROUPS_API } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { ELEVATOR_ROUTES } from './routes';
 
@@ -41,7 +42,7 @@ function ElevatorListView() {
         sortable={false}
         render={(e: Elevator) => translate('elevators.floors_count', { smart_count: floorCount(e) })}
       />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
     </ListPage>
   );
 }

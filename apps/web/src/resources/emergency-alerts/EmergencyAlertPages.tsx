@@ -1,8 +1,9 @@
 import type { EmergencyAlert } from '@atrium/contract';
 import { Chip } from '@mui/material';
-import { BooleanField, DateField, FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
+import { BooleanField, FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { EmergencyAlertForm } from './EmergencyAlertForm';
@@ -45,8 +46,8 @@ export function EmergencyAlertList() {
         <BooleanField source="open_locks" />
         <FunctionField source="filename" sortable={false} render={(a: EmergencyAlert) => a.filename ?? translate('emergency.sound.none')} />
         <FunctionField source="status" sortable={false} render={(a: EmergencyAlert) => <AlertStatus alert={a} />} />
-        <DateField source="started_at" showTime sortable={false} />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="started_at" sortable={false} />
+        <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>
   );

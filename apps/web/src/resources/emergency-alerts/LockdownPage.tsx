@@ -21,6 +21,7 @@ import { useState } from 'react';
 import { Confirm, Form, TextInput, Title, useDataProvider, useGetOne, useTranslate } from 'react-admin';
 import { useWatch } from 'react-hook-form';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime, useFormat } from '../../app/format';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { NotAllowed } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
@@ -29,7 +30,7 @@ import { TaskChip } from './PlaybackPanel';
 import { EMERGENCY_API, lockdownInMotion } from './shared';
 
 const KEY = ['emergency', 'lockdowns'];
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+const when = (iso: string | null, locale: string) => (iso ? formatDateTime(iso, locale) : '');
 
 function StartLockdown({ onStarted }: { onStarted: () => void }) {
   const translate = useTranslate();
@@ -92,6 +93,7 @@ function SubmitLock({ disabled }: { disabled: boolean }) {
 
 function LockdownCard({ lockdown, mayAct, onChanged }: { lockdown: Lockdown; mayAct: boolean; onChanged: () => void }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const dp = useDataProvider<AtriumDataProvider>();
   const notice = useAlert();
   // Lifting asks twice: the first confirmation, then a second one.
@@ -123,10 +125,10 @@ function LockdownCard({ lockdown, mayAct, onChanged }: { lockdown: Lockdown; may
             </Typography>
             <Typography variant="body2" color="text.secondary">
               {lockdown.active
-                ? translate('emergency.lockdown.since', { at: when(lockdown.started_at), by: lockdown.started_by_name ?? '' })
+                ? translate('emergency.lockdown.since', { at: when(lockdown.started_at, locale), by: lockdown.started_by_name ?? '' })
                 : translate('emergency.lockdown.ended', {
-                    from: when(lockdown.started_at),
-                    to: when(lockdown.ended_at),
+                    from: when(lockdown.started_at, locale),
+                    to: when(lockdown.ended_at, locale),
                     by: lockdown.ended_by_name ?? '',
                   })}
             </Typography>

@@ -18,6 +18,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Form, NumberInput, Title, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime, useFormat } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { NotAllowed } from '../../app/kit/RecordPage';
@@ -40,6 +41,7 @@ const printStyles = (
 /** /emergency-muster: who is inside a group's buildings, for an evacuation; printable and downloadable. */
 export function MusterPage() {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const dp = useDataProvider<AtriumDataProvider>();
   const notice = useAlert();
   const { can } = useSessionData();
@@ -53,7 +55,7 @@ export function MusterPage() {
   });
   if (!allowed) return <NotAllowed />;
   const m = muster.data;
-  const when = (iso: string) => new Date(iso).toLocaleString();
+  const when = (iso: string) => formatDateTime(iso, locale);
   return (
     <Box sx={{ p: 2, display: 'grid', gap: 2 }}>
       {printStyles}

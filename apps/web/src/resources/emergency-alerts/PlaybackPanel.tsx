@@ -19,6 +19,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { Confirm, useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime, useFormat } from '../../app/format';
 import { useLiveTopic } from '../../app/live';
 import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
@@ -57,6 +58,7 @@ export function TaskChip({ state, error, label }: { state: DeviceTaskState; erro
  */
 export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const dp = useDataProvider<AtriumDataProvider>();
   const refresh = useRefresh();
   const notice = useAlert();
@@ -90,7 +92,7 @@ export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
   const p = playback.data;
   const playing = p ? !p.stopped_at : false;
   const mayPlay = alert.can_play && can('can_playback_emergency_alerts');
-  const when = (iso: string) => new Date(iso).toLocaleString();
+  const when = (iso: string) => formatDateTime(iso, locale);
   return (
     <Card variant="outlined" sx={{ m: 2 }} component="section" aria-labelledby="emergency-playback-title">
       <CardContent>

@@ -1,8 +1,9 @@
 import { DAY_SECONDS, type ForwardGroup } from '@atrium/contract';
-import { DateField, NumberField, TextInput, useTranslate } from 'react-admin';
+import { TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { daysText, hhmm } from '../time-rules/schedule';
 import { useSummaryTexts } from '../time-rules/shared';
@@ -42,7 +43,7 @@ function ForwardRuleListView() {
         sortable={false}
         render={(r) => (r as ForwardGroup).params.numbers.join(', ')}
       />
-      <NumberField source="params.timeout" label="resources.forward-rules.fields.timeout" sortable={false} />
+      <LocaleNumberField source="params.timeout" label="resources.forward-rules.fields.timeout" sortable={false} />
       <EllipsisField
         source="params.days"
         label="forward_rules.when"
@@ -59,7 +60,7 @@ function ForwardRuleListView() {
         sortable={false}
         render={(r) => (r as ForwardGroup).params.trunk_numbers.join(', ')}
       />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
     </ListPage>
   );
 }

@@ -45,6 +45,7 @@ import {
 } from 'react-admin';
 import { useWatch } from 'react-hook-form';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDate, formatDateTime, useFormat } from '../../app/format';
 import { FormSection } from '../../app/kit/FormSection';
 import { IMAGE_TYPES, ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { TimeZoneInput } from '../../app/kit/TimeZoneInput';
@@ -420,6 +421,7 @@ export function GeneralTab() {
 /** What the running SIP server listens on and which instances run it: read from the server, not editable. */
 function SipRuntimeInfo({ s }: { s: SipSettings }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   return (
     <Box sx={{ mb: 2 }} data-testid="sip-runtime">
       <Typography variant="subtitle2">{translate(S('interfaces'))}</Typography>
@@ -439,7 +441,7 @@ function SipRuntimeInfo({ s }: { s: SipSettings }) {
             <Chip
               key={`${n.type}-${n.address}`}
               color={n.state === 'running' ? 'success' : 'error'}
-              label={translate(S(`node_${n.state}`), { address: n.address, time: new Date(n.started_at).toLocaleString() })}
+              label={translate(S(`node_${n.state}`), { address: n.address, time: formatDateTime(n.started_at, locale) })}
             />
           ))
         ) : (
@@ -615,6 +617,7 @@ export function PushTab() {
 
 function BrokerStatusCard() {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const readOnly = useReadOnly();
   const dp = useDataProvider<AtriumDataProvider>();
   const alert = useAlert();
@@ -657,7 +660,7 @@ function BrokerStatusCard() {
       ) : null}
       {s.started_at ? (
         <Typography variant="body2" color="text.secondary">
-          {translate(B('started_at'), { time: new Date(s.started_at).toLocaleString() })}
+          {translate(B('started_at'), { time: formatDateTime(s.started_at, locale) })}
         </Typography>
       ) : null}
       {readOnly ? null : (
@@ -701,6 +704,7 @@ function FilePick({ label, file, onFile, disabled }: { label: string; file: File
 
 export function BrokerTab() {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const readOnly = useReadOnly();
   const { query, dp, alert, set } = useSettings<BrokerSettings>('/settings/broker');
   const queryClient = useQueryClient();
@@ -727,7 +731,7 @@ export function BrokerTab() {
           {translate(B('current'), {
             subject: s.certificate.subject,
             issuer: s.certificate.issuer,
-            valid_to: new Date(s.certificate.valid_to).toLocaleDateString(),
+            valid_to: formatDate(s.certificate.valid_to, locale),
           })}
           {s.has_key ? ` ${translate(B('key_kept'))}` : ''}
         </Alert>

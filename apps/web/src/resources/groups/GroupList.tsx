@@ -8,12 +8,14 @@ import TableRowsIcon from '@mui/icons-material/TableRows';
 import UploadIcon from '@mui/icons-material/Upload';
 import { Button, Stack, ToggleButton, ToggleButtonGroup, Typography } from '@mui/material';
 import { useState } from 'react';
-import { FunctionField, NumberField, TextField, TextInput, Title, useStore, useTranslate } from 'react-admin';
+import { FunctionField, TextField, TextInput, Title, useStore, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
+import { domainTypeName } from '../../app/seeded';
 import { GenerateDialog } from './GenerateDialog';
 import { GroupTree } from './GroupTree';
 import { GROUP_ROUTES } from './routes';
@@ -108,10 +110,13 @@ export function GroupList() {
             addRoute
             extraActions={<Actions onOpen={setDialog} />}
           >
-            <NumberField source="id" />
+            <LocaleNumberField code source="id" />
             <TextField source="name" />
-            <FunctionField source="domain_type_id" render={(g: Group) => g.domain_type?.name ?? translate('groups.no_type')} />
-            <NumberField source="logic_address" emptyText="—" />
+            <FunctionField
+              source="domain_type_id"
+              render={(g: Group) => (g.domain_type ? domainTypeName(g.domain_type, translate) : translate('groups.no_type'))}
+            />
+            <LocaleNumberField code source="logic_address" emptyText="—" />
             <FunctionField source="parent_id" sortable={false} render={(g: Group) => g.parent?.name ?? translate('groups.root')} />
             <TextField source="description" emptyText="—" sortable={false} />
           </ListPage>

@@ -1,4 +1,5 @@
-import { BooleanField, Datagrid, NumberField, Pagination, ReferenceManyField, TextField } from 'react-admin';
+import { BooleanField, Datagrid, Pagination, ReferenceManyField, TextField } from 'react-admin';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 
 /** The users of a group (related list of the edit page), paged and sorted on the server. */
 export function GroupUsers({ groupId }: { groupId: number }) {
@@ -13,7 +14,7 @@ export function GroupUsers({ groupId }: { groupId: number }) {
       pagination={<Pagination rowsPerPageOptions={[10, 25, 50]} />}
     >
       <Datagrid rowClick={(id) => `/users/${id}`} bulkActionButtons={false} empty={<span />}>
-        <NumberField source="id" />
+        <LocaleNumberField code source="id" />
         <TextField source="login" label="resources.users.fields.login" />
         <TextField source="name" label="resources.users.fields.name" />
         <TextField source="email" label="resources.users.fields.email" emptyText="—" />

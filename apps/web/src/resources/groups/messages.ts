@@ -121,10 +121,10 @@ export const ru: typeof en = {
         internal_subnetworks: 'Внутренние подсети',
         search: 'Поиск',
         whitelabel_settings: {
-          is_enabled: 'White label включён',
+          is_enabled: 'Показывать данные управляющей компании',
           name: 'Название компании',
           address: 'Адрес',
-          email: 'E-mail',
+          email: 'Эл. почта',
           phone: 'Телефон',
           logo: 'Логотип',
         },
@@ -174,7 +174,7 @@ export const ru: typeof en = {
     path: 'Расположение',
     tabs: {
       general: 'Основное',
-      white_label: 'White label',
+      white_label: 'Управляющая компания',
       guest_access: 'Гостевой доступ',
       notifications: 'Уведомления',
       licenses: 'Лицензии',

@@ -5,6 +5,7 @@ import { useTranslate } from 'ra-core';
 import { useCallback, useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
 import { errorText } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 import { http } from '../../app/http';
 import { reloadMessages, setAppLocale, useAppLocale } from '../../app/locale';
 import { raStore } from '../../app/ra-store';
@@ -113,7 +114,7 @@ export function GuestKeyPage() {
   const onOpened = useCallback((passesLeft: number | null) => {
     setInfo((prev) => (prev ? { ...prev, passes_left: passesLeft } : prev));
   }, []);
-  const when = (iso: string) => new Date(iso).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' });
+  const when = (iso: string) => formatDateTime(iso, locale, { seconds: false });
   return (
     <PublicPage title={info?.name && info.name !== GUEST_IDENTIFIER_NAME ? info.name : translate('guest_access.key_title')}>
       {error ? (

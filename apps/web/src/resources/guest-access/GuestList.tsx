@@ -1,10 +1,11 @@
 import type { Identifier } from '@atrium/contract';
 import AddIcon from '@mui/icons-material/Add';
 import { Button } from '@mui/material';
-import { DateField, FunctionField, TextInput, useTranslate } from 'react-admin';
+import { FunctionField, TextInput, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { BulkDeleteWithConfirm, EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { RevokeRowButton } from '../identifiers/Revoke';
 import { RevokedField, useCanGrant, useDateTimeText, useGuestRights } from './shared';
 import { passesLeft } from './transform';
@@ -69,7 +70,7 @@ function GuestListView() {
         }}
       />
       <RevokedField source="is_revoked" />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
       <RevokeRowButton label=" " sortable={false} path={revokePath} allowed={rights.revoke} />
     </ListPage>
   );

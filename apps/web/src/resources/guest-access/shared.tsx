@@ -3,6 +3,7 @@ import { Chip } from '@mui/material';
 import { useState } from 'react';
 import { useLocaleState, useNotify, useRecordContext, useTranslate } from 'react-admin';
 import { errorText, type Translate } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 import { useSessionData } from '../../app/SessionContext';
 
 /** Who may grant guests (server guest-access.ts); they edit the guests they granted. */
@@ -27,7 +28,7 @@ export function useGuestRights(): { revoke: (i: Identifier) => boolean; remove: 
 /** An instant in the viewer's language and local time. */
 export function useDateTimeText(): (iso: string | null | undefined) => string {
   const [locale] = useLocaleState();
-  return (iso) => (iso ? new Date(iso).toLocaleString(locale) : '');
+  return (iso) => (iso ? formatDateTime(iso, locale) : '');
 }
 
 const LIMITS = ERRORS.guest_limits.message;

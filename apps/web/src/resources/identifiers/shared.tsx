@@ -1,6 +1,7 @@
 import { IDENTIFIER_TYPES, type Identifier } from '@atrium/contract';
 import { Chip } from '@mui/material';
 import { useLocaleState, useRecordContext, useTranslate } from 'react-admin';
+import { formatDateTime } from '../../app/format';
 import { useSessionData } from '../../app/SessionContext';
 import { formatOf, type IdentifierFormat } from './value';
 
@@ -14,7 +15,7 @@ export function useIdentifierFormat(): IdentifierFormat {
 /** An instant in the viewer's language and local time. */
 export function useDateTimeText(): (iso: string | null | undefined) => string {
   const [locale] = useLocaleState();
-  return (iso) => (iso ? new Date(iso).toLocaleString(locale) : '');
+  return (iso) => (iso ? formatDateTime(iso, locale) : '');
 }
 
 /** Permission codes of identifiers (server access.service); one record's edit and delete come with it (`can_edit`, `can_delete`). */

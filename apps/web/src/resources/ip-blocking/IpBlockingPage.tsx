@@ -33,6 +33,7 @@ import { useEffect, useState } from 'react';
 import { Confirm, FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 import { PROSE_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { RecordsList } from '../../app/kit/RecordsList';
@@ -478,7 +479,7 @@ export function IpBlockingPage() {
     queryFn: async () => (await dp.request<{ data: IpBlockingService[] }>('/ip-blocking/status')).data,
     refetchInterval: REFRESH_MS,
   });
-  const when = (iso: string) => new Date(iso).toLocaleString(locale);
+  const when = (iso: string) => formatDateTime(iso, locale);
   const title = <Title title={translate(L('title'))} />;
   if (status.isPending) return <CircularProgress aria-label={translate('app.loading')} />;
   if (status.isError)

@@ -26,6 +26,7 @@ import { useState } from 'react';
 import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDate } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
 import { useAlert } from '../../app/useAlert';
 import { chartRange, linear, niceMax, periodBar, polyline } from './charts';
@@ -205,7 +206,7 @@ function PeriodTable({ rows }: { rows: LicensePeriodRow[] }) {
   const translate = useTranslate();
   const typeText = useTypeText();
   const [locale] = useLocaleState();
-  const day = (s: number) => (s <= 0 || s >= 999_999_999_999 ? '…' : new Date(s * 1000).toLocaleDateString(locale, { timeZone: 'UTC' }));
+  const day = (s: number) => (s <= 0 || s >= 999_999_999_999 ? '…' : formatDate(s * 1000, locale, { utc: true }));
   return (
     <TableContainer>
       <Table size="small">

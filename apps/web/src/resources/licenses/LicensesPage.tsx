@@ -41,6 +41,7 @@ import { type ChangeEvent, useRef, useState } from 'react';
 import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDate } from '../../app/format';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { countText, enabledFeatures, periodDay, usedPercent } from './format';
@@ -71,7 +72,7 @@ function InEffect({ state }: { state: LicenseFeaturesState }) {
   const [locale] = useLocaleState();
   const rows: [string, string][] = [
     [L('source'), translate(L(`sources.${state.source}`))],
-    [L('expires_at'), state.expires_at ? new Date(state.expires_at).toLocaleDateString(locale) : translate(L('unlimited'))],
+    [L('expires_at'), state.expires_at ? formatDate(state.expires_at, locale) : translate(L('unlimited'))],
     [L('instance_id'), state.instance_id],
     [L('project_uid'), state.project_uid],
   ];
@@ -262,7 +263,7 @@ function LicenseRows({ list, mayManage }: { list: LicenseList; mayManage: boolea
                       .join(' / ')}
                   </TableCell>
                   <TableCell>{translate(L(`file_sources.${l.source}`))}</TableCell>
-                  <TableCell>{l.issued_at ? new Date(l.issued_at).toLocaleDateString(locale) : ''}</TableCell>
+                  <TableCell>{l.issued_at ? formatDate(l.issued_at, locale) : ''}</TableCell>
                   {mayManage && (
                     <TableCell>
                       <Tooltip title={translate(L('remove'))}>

@@ -1,9 +1,10 @@
 import { LICENSE_FEATURES, type LicenseFeature, type LicenseInfo, UNLIMITED_PERIOD } from '@atrium/contract';
+import { formatDate } from '../../app/format';
 
 /** A licence date (Unix seconds) as the day it falls on, or null for an unlimited end or start. */
 export function periodDay(seconds: number, locale: string): string | null {
   if (seconds <= UNLIMITED_PERIOD.from || seconds >= UNLIMITED_PERIOD.to) return null;
-  return new Date(seconds * 1000).toLocaleDateString(locale, { timeZone: 'UTC' });
+  return formatDate(seconds * 1000, locale, { utc: true });
 }
 
 /** "used of limit" fraction for a progress bar (0–100), 0 without a limit. */

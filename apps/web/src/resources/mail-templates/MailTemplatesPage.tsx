@@ -106,7 +106,8 @@ export function MailTemplatesPage() {
               <TableRow key={`${t.kind}-${t.locale}`} data-testid={`template-${t.kind}-${t.locale}`}>
                 <TableCell>{translate(L(`kinds.${t.kind}`))}</TableCell>
                 <TableCell>{translate(L(`locales.${t.locale}`))}</TableCell>
-                <TableCell>{t.subject}</TableCell>
+                {/* The mail's own words, in the mail's language whatever the console's: marked so for readers and checks. */}
+                <TableCell lang={t.locale}>{t.subject}</TableCell>
                 <TableCell>
                   <Chip
                     size="small"

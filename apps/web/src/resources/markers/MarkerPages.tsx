@@ -1,8 +1,9 @@
 import type { Marker } from '@atrium/contract';
 import { Box, Typography } from '@mui/material';
-import { DateField, FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
+import { FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { MarkerForm } from './MarkerForm';
@@ -51,7 +52,7 @@ export function MarkerList({ embedded = false }: { embedded?: boolean }) {
         <FunctionField source="name" render={(m: Marker) => <MarkerChip marker={m} />} />
         <EllipsisField source="color" />
         <EllipsisField source="users_count" />
-        <DateField source="created_at" showTime />
+        <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>
   );

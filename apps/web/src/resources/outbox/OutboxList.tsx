@@ -3,9 +3,10 @@ import DeleteIcon from '@mui/icons-material/Delete';
 import ReplayIcon from '@mui/icons-material/Replay';
 import { Button, Stack } from '@mui/material';
 import { useState } from 'react';
-import { DateField, FunctionField, NumberField, TextField, useDataProvider, useRefresh, useTranslate } from 'react-admin';
+import { FunctionField, TextField, useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useAlert } from '../../app/useAlert';
 
 /** Retry and delete of one mail, in its row. */
@@ -76,10 +77,10 @@ export function OutboxList() {
     >
       <TextField source="to" />
       <TextField source="subject" />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
       <FunctionField source="status" render={(m: OutboxMail) => translate(`outbox.status.${m.status}`)} />
       <TextField source="error" sortable={false} emptyText="—" />
-      <NumberField source="attempts" />
+      <LocaleNumberField source="attempts" />
       <FunctionField label="outbox.actions" render={(m: OutboxMail) => <MailActions mail={m} />} />
     </ListPage>
   );

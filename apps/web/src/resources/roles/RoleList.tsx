@@ -1,7 +1,9 @@
 import type { Role, RoleBulkDeleteResult } from '@atrium/contract';
-import { BooleanField, DateField, FunctionField, NumberField, TextField, useTranslate } from 'react-admin';
+import { BooleanField, FunctionField, TextField, useTranslate } from 'react-admin';
 import { BulkDeleteWithConfirm, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
+import { roleName } from '../../app/seeded';
 import { describeDependencies } from './transform';
 
 const GENTLY = [{ name: 'gently', label: 'roles.gently', defaultValue: true }] as const;
@@ -28,18 +30,18 @@ export function RoleList() {
         />
       }
     >
-      <NumberField source="id" />
-      <TextField source="name" />
+      <LocaleNumberField code source="id" />
+      <FunctionField source="name" render={(r: Role) => roleName(r, translate)} />
       <TextField source="description" emptyText="—" />
       <FunctionField
         source="permissions"
         sortable={false}
         render={(r: Role) => translate('roles.permissions_count', { smart_count: r.permissions.length })}
       />
-      <NumberField source="users_count" sortable={false} emptyText="—" />
+      <LocaleNumberField source="users_count" sortable={false} emptyText="—" />
       <BooleanField source="is_builtin" />
       <FunctionField source="created_by_user" sortable={false} render={(r: Role) => r.created_by_user?.name ?? '—'} />
-      <DateField source="updated_at" showTime />
+      <DateTimeField source="updated_at" />
     </ListPage>
   );
 }

@@ -1,7 +1,8 @@
-import { ChipField, DateField, ReferenceArrayField, SingleFieldList, TextInput, useTranslate } from 'react-admin';
+import { ChipField, ReferenceArrayField, SingleFieldList, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GROUPS_API } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { SIP_TRUNK_ROUTES, trunkScopes } from './routes';
 
@@ -30,7 +31,7 @@ function SipTrunkListView() {
           <ChipField source="name" size="small" />
         </SingleFieldList>
       </ReferenceArrayField>
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
     </ListPage>
   );
 }

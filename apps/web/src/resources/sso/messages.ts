@@ -72,7 +72,7 @@ export const ru: typeof en = {
       default_role: 'Роль создаваемых пользователей',
       default_group: 'Группа создаваемых пользователей',
     },
-    match_fields: { email: 'E-mail', login: 'Логин' },
+    match_fields: { email: 'Эл. почта', login: 'Логин' },
     hints: {
       name: 'Показывается на кнопке входа',
       issuer: 'Документ обнаружения читается из <issuer>/.well-known/openid-configuration',

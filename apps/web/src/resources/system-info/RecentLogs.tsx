@@ -22,6 +22,7 @@ import { useEffect, useState } from 'react';
 import { useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDateTime } from '../../app/format';
 
 const L = (k: string) => `system_info.logs.${k}`;
 const LIVE_MS = 3000;
@@ -132,7 +133,7 @@ export function RecentLogs() {
               ) : (
                 items.map((e) => (
                   <TableRow key={e.seq}>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{new Date(e.time).toLocaleString(locale)}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(e.time, locale)}</TableCell>
                     <TableCell>
                       <Chip size="small" color={COLOR[e.level]} label={translate(L(`levels.${e.level}`))} />
                     </TableCell>

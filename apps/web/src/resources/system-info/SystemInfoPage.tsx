@@ -25,6 +25,7 @@ import { type ReactNode, useState } from 'react';
 import { FunctionField, NumberField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
+import { formatDateTime, formatDuration, formatMegabytes, formatMilliseconds, formatNumber } from '../../app/format';
 import { ACTIONS_CELL } from '../../app/kit/ListBody';
 import { EmptyState } from '../../app/kit/ListPage';
 import { RecordsList } from '../../app/kit/RecordsList';
@@ -36,7 +37,6 @@ import { RecentLogs } from './RecentLogs';
 const REFRESH_MS = 10_000;
 const L = (k: string) => `system_info.${k}`;
 
-/** 93784 s → "1d 2h 3m". */
 /**
  * The device event intake: what waits to be stored (and so to be acknowledged to its device), how
  * long the oldest has waited, and what was delayed or refused, by reason.
@@ -44,7 +44,7 @@ const L = (k: string) => `system_info.${k}`;
 export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }) {
   const translate = useTranslate();
   const [locale] = useLocaleState();
-  const n = (v: number) => v.toLocaleString(locale);
+  const n = (v: number) => formatNumber(v, locale);
   const byReason = (counts: Record<string, number>) => {
     const named = Object.entries(counts).filter(([, v]) => v > 0);
     return named.length
@@ -56,10 +56,7 @@ export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }
       title={L('device_events.title')}
       rows={[
         [L('device_events.backlog'), n(events.backlog)],
-        [
-          L('device_events.oldest'),
-          events.backlog ? `${n(Math.round(events.oldest_unstored_ms / 100) / 10)} ${translate(L('seconds'))}` : translate(L('none')),
-        ],
+        [L('device_events.oldest'), events.backlog ? formatMilliseconds(events.oldest_unstored_ms, locale) : translate(L('none'))],
         [L('device_events.awaiting_ack'), n(events.awaiting_ack)],
         [L('device_events.stored'), n(events.stored)],
         [L('device_events.acknowledged'), n(events.acknowledged)],
@@ -70,18 +67,6 @@ export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }
     />
   );
 }
-
-export function formatUptime(seconds: number): string {
-  const d = Math.floor(seconds / 86_400);
-  const h = Math.floor((seconds % 86_400) / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  if (d) return `${d}d ${h}h ${m}m`;
-  if (h) return `${h}h ${m}m`;
-  return m ? `${m}m ${Math.floor(seconds % 60)}s` : `${Math.floor(seconds)}s`;
-}
-
-/** Bytes in MB, one decimal. */
-export const formatMb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /** One card: a title and label–value rows. */
 function InfoCard({ title, rows }: { title: string; rows: [string, ReactNode][] }) {
@@ -270,7 +255,7 @@ export function SystemInfoPage() {
     queryFn: async () => (await dp.request<{ data: SystemMetrics }>('/system/metrics')).data,
     refetchInterval: REFRESH_MS,
   });
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : translate(L('none')));
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : translate(L('none')));
   const title = <Title title={translate(L('title'))} />;
   if (info.isPending) return <CircularProgress aria-label={translate('app.loading')} />;
   if (info.isError)
@@ -295,7 +280,7 @@ export function SystemInfoPage() {
             [L('server.version'), s.version],
             [L('server.node_version'), s.node_version],
             [L('server.started_at'), when(s.started_at)],
-            [L('server.uptime'), formatUptime(s.uptime_seconds)],
+            [L('server.uptime'), formatDuration(s.uptime_seconds, locale)],
           ]}
         />
         <InfoCard
@@ -311,7 +296,7 @@ export function SystemInfoPage() {
                 no={L('database.statuses.unavailable')}
               />,
             ],
-            [L('database.latency'), s.database.latency_ms === null ? none : `${s.database.latency_ms} ms`],
+            [L('database.latency'), s.database.latency_ms === null ? none : formatMilliseconds(s.database.latency_ms, locale)],
             [L('database.change_feed'), <State key="feed" ok={s.database.change_feed_live} />],
           ]}
         />
@@ -334,9 +319,9 @@ export function SystemInfoPage() {
             [L('sip.tls_port'), s.sip.tls_port ?? none],
             ...(s.sip.edge
               ? ([
-                  [L('sip.malformed'), s.sip.edge.malformed.toLocaleString(locale)],
-                  [L('sip.send_failures'), s.sip.edge.send_failures.toLocaleString(locale)],
-                  [L('sip.worker_crashes'), s.sip.edge.worker_crashes.toLocaleString(locale)],
+                  [L('sip.malformed'), formatNumber(s.sip.edge.malformed, locale)],
+                  [L('sip.send_failures'), formatNumber(s.sip.edge.send_failures, locale)],
+                  [L('sip.worker_crashes'), formatNumber(s.sip.edge.worker_crashes, locale)],
                 ] as [string, ReactNode][])
               : []),
           ]}
@@ -345,10 +330,10 @@ export function SystemInfoPage() {
         <InfoCard
           title={L('memory.title')}
           rows={[
-            [L('memory.rss'), formatMb(s.memory.rss)],
-            [L('memory.heap_used'), formatMb(s.memory.heap_used)],
-            [L('memory.heap_total'), formatMb(s.memory.heap_total)],
-            [L('memory.external'), formatMb(s.memory.external)],
+            [L('memory.rss'), formatMegabytes(s.memory.rss, locale)],
+            [L('memory.heap_used'), formatMegabytes(s.memory.heap_used, locale)],
+            [L('memory.heap_total'), formatMegabytes(s.memory.heap_total, locale)],
+            [L('memory.external'), formatMegabytes(s.memory.external, locale)],
           ]}
         />
         {/* A row of its own: the workers' names and their buttons need more than one card's width. */}

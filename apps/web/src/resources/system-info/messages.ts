@@ -7,7 +7,6 @@ export const en = {
     refreshed: 'Refreshed every 10 seconds; values are those of the instance that answered: %{name}.',
     yes: 'Yes',
     no: 'No',
-    seconds: 's',
     none: '—',
     server: {
       title: 'Server',
@@ -149,7 +148,6 @@ export const ru: typeof en = {
     refreshed: 'Обновляется каждые 10 секунд; значения — того экземпляра сервера, который ответил: %{name}.',
     yes: 'Да',
     no: 'Нет',
-    seconds: 'с',
     none: '—',
     server: {
       title: 'Сервер',

@@ -2,7 +2,6 @@ import { LOG_LEVELS, SYSTEM_WORKERS } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
 import { en, ru } from './messages';
 import { formatFields } from './RecentLogs';
-import { formatMb, formatUptime } from './SystemInfoPage';
 
 /** Every leaf's dotted path with its text. */
 const leaves = (o: object, prefix = ''): [string, unknown][] =>
@@ -15,14 +14,6 @@ describe('system info page', () => {
     for (const [k, v] of [...e, ...r]) expect(v, k).toMatch(/\S/);
     for (const name of SYSTEM_WORKERS) expect(en.system_info.workers.names[name], name).toBeTypeOf('string');
     for (const level of LOG_LEVELS) expect(en.system_info.logs.levels[level], level).toBeTypeOf('string');
-  });
-
-  it('formats uptime and memory', () => {
-    expect(formatUptime(5)).toBe('5s');
-    expect(formatUptime(125)).toBe('2m 5s');
-    expect(formatUptime(3 * 3600 + 60)).toBe('3h 1m');
-    expect(formatUptime(93_784)).toBe('1d 2h 3m');
-    expect(formatMb(1024 * 1024 * 1.5)).toBe('1.5 MB');
   });
 
   it('shows the fields of a log line compactly', () => {

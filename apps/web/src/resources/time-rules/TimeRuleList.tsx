@@ -1,7 +1,8 @@
-import { DateField, ReferenceField, TextInput, useTranslate } from 'react-admin';
+import { ReferenceField, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { scheduleSummary } from './schedule';
 import { OpenNowField, SCHEDULE_ROUTES, useSummaryTexts } from './shared';
@@ -34,7 +35,7 @@ function TimeRuleListView() {
       <ReferenceField source="domain_id" reference={GROUPS_API} link={false} sortable={false} emptyText="—">
         <EllipsisField source="name" />
       </ReferenceField>
-      <DateField source="updated_at" showTime />
+      <DateTimeField source="updated_at" />
     </ListPage>
   );
 }

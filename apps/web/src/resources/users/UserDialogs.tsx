@@ -21,6 +21,7 @@ import {
 import { useState } from 'react';
 import { Confirm, PasswordInput, useDataProvider, useInput, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime, useFormat } from '../../app/format';
 import { FormDialog } from '../../app/kit/FormDialog';
 import { croppedImageForm, ImageCropDialog, ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { useAlert } from '../../app/useAlert';
@@ -74,11 +75,16 @@ export function ChangePasswordDialog({ user, open, onClose }: { user: User; open
 }
 
 /** How a mobile client's field reads: the platform by name, the sign-in time in local time, a dash for nothing. */
-function clientField(c: MobileClientInfo, f: (typeof MOBILE_CLIENT_FIELDS)[number], translate: (k: string) => string): string {
+function clientField(
+  c: MobileClientInfo,
+  f: (typeof MOBILE_CLIENT_FIELDS)[number],
+  translate: (k: string) => string,
+  locale: string,
+): string {
   const v = c[f];
   if (v === null || v === undefined || v === '') return '—';
   if (f === 'platform') return translate(`users.mobile.platforms.${v}`);
-  if (f === 'auth_at') return new Date(String(v)).toLocaleString();
+  if (f === 'auth_at') return formatDateTime(String(v), locale);
   return String(v);
 }
 
@@ -90,6 +96,7 @@ const MOBILE_CLIENT_FIELDS = ['mobile_client_id', 'platform', 'info', 'auth_at',
  */
 export function MobileClientList({ clients, onRemove }: { clients: MobileClientInfo[]; onRemove?: (c: MobileClientInfo) => void }) {
   const translate = useTranslate();
+  const { locale } = useFormat();
   if (clients.length === 0) return <Typography color="text.secondary">{translate('users.mobile.none')}</Typography>;
   return (
     <>
@@ -102,7 +109,7 @@ export function MobileClientList({ clients, onRemove }: { clients: MobileClientI
                   <TableCell component="th" sx={{ width: 180, fontWeight: 500 }}>
                     {translate(`users.mobile.${f}`)}
                   </TableCell>
-                  <TableCell>{clientField(c, f, translate)}</TableCell>
+                  <TableCell>{clientField(c, f, translate, locale)}</TableCell>
                 </TableRow>
               ))}
             </TableBody>

@@ -7,6 +7,7 @@ import { Button, Chip, Stack } from '@mui/material';
 import { useCallback, useState } from 'react';
 import { TopToolbar, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDate, useFormat } from '../../app/format';
 import { EditPage } from '../../app/kit/RecordPage';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
@@ -82,6 +83,7 @@ function UserActions() {
 
 function UserHeader() {
   const translate = useTranslate();
+  const { locale } = useFormat();
   const record = useRecordContext<User>();
   const access = useUserAccess();
   if (!record) return null;
@@ -93,7 +95,7 @@ function UserHeader() {
         variant="outlined"
         label={
           record.activated && record.activated_at
-            ? translate('users.activated_on', { date: new Date(record.activated_at).toLocaleDateString() })
+            ? translate('users.activated_on', { date: formatDate(record.activated_at, locale) })
             : translate('users.not_activated')
         }
       />

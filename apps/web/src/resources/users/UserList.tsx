@@ -8,7 +8,6 @@ import {
   BooleanInput,
   FunctionField,
   NullableBooleanInput,
-  NumberField,
   ReferenceInput,
   SelectInput,
   TextInput,
@@ -17,8 +16,10 @@ import {
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { StructureExportDialog, StructureImportDialog } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
+import { roleName } from '../../app/seeded';
 import { USER_ROUTES } from './routes';
 
 const filters = [
@@ -67,11 +68,14 @@ function UserListView() {
           </>
         }
       >
-        <NumberField source="id" />
+        <LocaleNumberField code source="id" />
         <EllipsisField source="login" />
         <EllipsisField source="name" />
         <EllipsisField source="email" />
-        <EllipsisField source="role" render={(u) => (u as User).role_info?.name ?? translate('users.no_role')} />
+        <EllipsisField
+          source="role"
+          render={(u) => ((u as User).role_info ? roleName((u as User).role_info, translate) : translate('users.no_role'))}
+        />
         <FunctionField
           source="domains"
           sortable={false}

@@ -97,7 +97,7 @@ export const ru: typeof en = {
         login: 'Логин',
         name: 'Имя',
         description: 'Описание',
-        email: 'E-mail',
+        email: 'Эл. почта',
         role: 'Роль',
         domains: 'Группы',
         avatar_url: 'Аватар',

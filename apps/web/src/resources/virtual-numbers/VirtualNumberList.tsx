@@ -1,8 +1,9 @@
 import type { SipNumber } from '@atrium/contract';
-import { BooleanField, DateField, FunctionField, NullableBooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { BooleanField, FunctionField, NullableBooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { SIP_NUMBER_WITH, VIRTUAL_NUMBER_ROUTES } from './routes';
 
@@ -54,7 +55,7 @@ function VirtualNumberListView() {
       />
       <BooleanField source="is_active" sortable={false} />
       <BooleanField source="is_reserved" sortable={false} />
-      <DateField source="created_at" showTime />
+      <DateTimeField source="created_at" />
     </ListPage>
   );
 }

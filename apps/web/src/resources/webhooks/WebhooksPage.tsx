@@ -37,6 +37,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { Confirm, FunctionField, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { formatDateTime } from '../../app/format';
 import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
@@ -209,7 +210,7 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook | null; onC
     },
     onError: (e) => alert.error(e),
   });
-  const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(locale) : '—');
+  const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : '—');
   const rows = list.data?.data ?? [];
   return (
     <Dialog open={webhook !== null} onClose={onClose} maxWidth="lg" fullWidth>

@@ -1,7 +1,8 @@
 import type { ElevatorRule } from '@atrium/contract';
-import { DateField, FunctionField, TextInput, useTranslate } from 'react-admin';
+import { FunctionField, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../../app/kit/ListPage';
+import { DateTimeField } from '../../../app/kit/LocaleFields';
 import { useSessionData } from '../../../app/SessionContext';
 import { ELEVATOR_ROUTES } from '../routes';
 
@@ -38,7 +39,7 @@ function ElevatorRuleListView() {
           })
         }
       />
-      <DateField source="updated_at" showTime sortable={false} />
+      <DateTimeField source="updated_at" sortable={false} />
     </ListPage>
   );
 }

@@ -1,8 +1,9 @@
 import { DEVICE_EVENT_TYPES, type DeviceEvent } from '@atrium/contract';
-import { AutocompleteInput, DateField, DateTimeInput, FunctionField, ReferenceInput, SelectInput, useTranslate } from 'react-admin';
+import { AutocompleteInput, DateTimeInput, FunctionField, ReferenceInput, SelectInput, useTranslate } from 'react-admin';
 import { filterSource } from '../../../app/dataProvider';
 import { ListDownload } from '../../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../../app/kit/ListPage';
+import { DateTimeField } from '../../../app/kit/LocaleFields';
 
 const typeChoices = DEVICE_EVENT_TYPES.map((id) => ({ id, name: `devices.events.types.${id}` }));
 const byName = (q: string) => (q ? { 'name@has': q } : {});
@@ -39,7 +40,7 @@ export function ElevatorEventList() {
       rowClick={false}
       extraActions={<ListDownload path="/elevators/events/download" name="elevator-events" />}
     >
-      <DateField source="occurred_at" showTime />
+      <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
       <FunctionField source="type" render={(e: DeviceEvent) => translate(`devices.events.types.${e.type}`, { _: e.type })} />
       <EllipsisField source="identifier" />
