@@ -50,7 +50,7 @@ describe('backups page', () => {
 
   it('lists backups with the actions the caller may take', () => {
     const all = wrap(<BackupsTable backups={[backup]} onAction={() => undefined} can={() => true} />);
-    for (const s of ['Before works', 'Groups and domain types, Users', '2 KB', 'Never', 'Download', 'Apply', 'Delete'])
+    for (const s of ['Before works', 'Groups and domain types, Users', '2 kB', 'Never', 'Download', 'Apply', 'Delete'])
       expect(all).toContain(s);
     const viewer = wrap(<BackupsTable backups={[backup]} onAction={() => undefined} can={(c) => c === BACKUP_PERMISSIONS.view} />);
     for (const s of ['Download', 'Apply', 'Delete', 'type="checkbox"']) expect(viewer).not.toContain(s);
