@@ -115,6 +115,7 @@ export const en = {
       ukey2: 'UKEY2',
       access_matrix: 'Access matrix',
       access_control_events: 'Access control events',
+      explain: 'Why was I refused?',
       conversations: 'Conversations',
       announces: 'Announces and polls',
       announces_response: 'Poll responses',

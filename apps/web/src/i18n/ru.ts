@@ -114,6 +114,7 @@ export const ru: Messages = {
       ukey2: 'UKEY2',
       access_matrix: 'Матрица доступа',
       access_control_events: 'События СКУД',
+      explain: 'Почему мне отказано?',
       conversations: 'Обращения',
       announces: 'Объявления и опросы',
       announces_response: 'Ответы на опросы',
