@@ -1,7 +1,7 @@
 import { emptyLicenseInfo, isPermissionCode, type LicenseFeature, type LicenseInfo } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
-import { evaluate, findMenuEntry, MENU, type MenuItem, type RuleContext, SECTION_CODES, visibleMenu } from './menu-rules';
 import { isAvailable } from './areas';
+import { evaluate, findMenuEntry, MENU, type MenuItem, type RuleContext, SECTION_CODES, visibleMenu } from './menu-rules';
 
 const licenseWith = (...features: LicenseFeature[]): LicenseInfo => {
   const info = emptyLicenseInfo();

@@ -510,6 +510,8 @@ export const en = {
       'a row has more than {max} cells': 'A row has more than %{max} cells',
       'the user holds a role with more permissions than your own': 'This user holds a role with more permissions than your own',
       'file must be an xlsx spreadsheet': 'The file must be an xlsx spreadsheet',
+      'file must be an xlsx or csv spreadsheet': 'The file must be an xlsx spreadsheet or a CSV file in UTF-8',
+      'a quoted csv field is not closed': 'A quoted field of the CSV file is not closed',
       'only an administrator may change this field': 'Only an administrator can change this',
       'registration mail is not available': 'Registration mail is not available',
       'mail already sent': 'The mail was already sent',

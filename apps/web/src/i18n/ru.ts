@@ -514,6 +514,8 @@ export const ru: Messages = {
       'a row has more than {max} cells': 'В строке больше %{max} ячеек',
       'the user holds a role with more permissions than your own': 'У этого пользователя роль с бóльшими правами, чем у вас',
       'file must be an xlsx spreadsheet': 'Файл должен быть таблицей xlsx',
+      'file must be an xlsx or csv spreadsheet': 'Файл должен быть таблицей xlsx или файлом CSV в UTF-8',
+      'a quoted csv field is not closed': 'В файле CSV не закрыто поле в кавычках',
       'only an administrator may change this field': 'Изменить может только администратор',
       'registration mail is not available': 'Письмо для регистрации недоступно',
       'mail already sent': 'Письмо уже отправлено',
