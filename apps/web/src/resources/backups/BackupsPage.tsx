@@ -427,7 +427,7 @@ export function BackupsPage() {
         })
       : confirm.kind === 'delete'
         ? translate(L('delete_confirm'), { name: confirm.backup.name })
-        : translate(L('bulk_delete_confirm'), { count: confirm.ids.length });
+        : translate(L('bulk_delete_confirm'), { smart_count: confirm.ids.length });
 
   return (
     <Box sx={{ p: 2 }}>

@@ -193,7 +193,7 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
         </Typography>
         {metrics.dropped ? (
           <Alert severity="warning" sx={{ mb: 1 }}>
-            {translate(L('metrics.dropped'), { count: metrics.dropped })}
+            {translate(L('metrics.dropped'), { smart_count: metrics.dropped })}
           </Alert>
         ) : null}
         <TableContainer sx={{ maxHeight: 520 }}>
