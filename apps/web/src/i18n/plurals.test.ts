@@ -1,4 +1,5 @@
-import Polyglot from 'node-polyglot';
+import polyglotI18nProvider from 'ra-i18n-polyglot';
+import type { TranslationMessages } from 'react-admin';
 import { describe, expect, it } from 'vitest';
 import { AREA_MESSAGES } from './areas';
 import { en } from './en';
@@ -32,7 +33,10 @@ describe('plurals', () => {
 
   it('asks to delete one backup, two backups, in both languages', () => {
     const say = (locale: 'en' | 'ru', key: string, n: number) =>
-      new Polyglot({ locale, phrases: { k: text(locale === 'en' ? english : russian, key) } }).t('k', { smart_count: n });
+      polyglotI18nProvider(
+        () => ({ k: text(locale === 'en' ? english : russian, key) }) as unknown as TranslationMessages,
+        locale,
+      ).translate('k', { smart_count: n });
     expect(say('en', 'backups.bulk_delete_confirm', 1)).toBe('Delete 1 backup? Its file is removed too.');
     expect(say('en', 'backups.bulk_delete_confirm', 2)).toBe('Delete 2 backups? Their files are removed too.');
     expect(say('ru', 'backups.bulk_delete_confirm', 1)).toMatch(/^Удалить 1 копию\?/);
