@@ -24,6 +24,7 @@ const NotificationSettingsPage = lazyNamed(() => import('./pages/NotificationSet
 const NotFoundPage = lazyNamed(() => import('./pages/NotFoundPage'), 'NotFoundPage');
 const ExplainPage = lazyNamed(() => import('./resources/access-events/ExplainPage'), 'ExplainPage');
 const RemoteControlPage = lazyNamed(() => import('./resources/devices/RemoteControlPage'), 'RemoteControlPage');
+const DeviceSearchPage = lazyNamed(() => import('./resources/devices/DeviceSearchPage'), 'DeviceSearchPage');
 // conversations (issue 13): one conversation, at the spec's /conversation/:id
 const ConversationPage = lazyNamed(() => import('./resources/conversations/ConversationPage'), 'ConversationPage');
 // announces (issue 13): the spec's /announces/:id/edit leads to the edit page at /announces/:id
@@ -100,6 +101,8 @@ export function App() {
         <Route path="/notifications" element={<NotificationsPage />} />
         <Route path="/notifications/settings" element={<NotificationSettingsPage />} />
         <Route path="/access-control/explain" element={<ExplainPage />} />
+        {/* The spec's IP search page; a static path, so it is not taken for a device id. */}
+        <Route path="/devices/search" element={<DeviceSearchPage />} />
         <Route path="/conversation/:id" element={<ConversationPage />} />
         <Route path="/announces/:id/edit" element={<AnnounceEditRedirect />} />
         <Route path="/integration/add" element={<IntegrationRoute />} />

@@ -163,6 +163,7 @@ export const en = {
     breadcrumbs: 'Breadcrumbs',
     add: 'New',
     edit: 'Edit',
+    search: 'Search',
     toggle_menu: 'Toggle the menu',
     dark_mode: 'Dark mode',
   },

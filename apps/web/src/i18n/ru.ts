@@ -162,6 +162,7 @@ export const ru: Messages = {
     breadcrumbs: 'Навигационная цепочка',
     add: 'Создание',
     edit: 'Изменение',
+    search: 'Поиск',
     toggle_menu: 'Свернуть или развернуть меню',
     dark_mode: 'Тёмная тема',
   },

@@ -82,7 +82,7 @@ export function EllipsisField({
  * the checkbox input itself unnamed (axe: aria-prohibited-attr and label). This moves the label to
  * the input for every row drawn inside the returned ref, new pages and rows included.
  */
-function useRowCheckboxLabels() {
+export function useRowCheckboxLabels() {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = ref.current;
