@@ -90,3 +90,30 @@ test('a schedule used by access rules says so before it is deleted; a selection 
   await expect(page).toHaveURL(/\/schedules(\?.*)?$/);
   await expect(rows).toHaveCount(1);
 });
+
+test('a page change shows a loading bar until the page has its data', async ({ page }) => {
+  await signInFromLogin(page, ADMIN);
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  await page.route(/\/api\/v0\/users\?/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();
+  await expect(page.getByTestId('loading-bar')).toBeVisible();
+  await expect(page.getByRole('progressbar', { name: 'Loading…' }).first()).toBeVisible();
+  release();
+  await expect(page.getByRole('row').nth(1)).toBeVisible();
+  await expect(page.getByTestId('loading-bar')).toBeHidden();
+});
+
+test('a required field says so before anything is sent', async ({ page }) => {
+  await signInFromLogin(page, ADMIN);
+  await page.goto('/schedules/add');
+  // The label's asterisk (react-admin marks a field whose rules include "required").
+  await expect(page.locator('label').filter({ hasText: /^Name\s*\*$/ })).toBeVisible();
+  await expect(page.locator('label').filter({ hasText: /^Group\s*\*$/ })).toBeVisible();
+  await snapshot(page, 'required-marks');
+});

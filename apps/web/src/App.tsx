@@ -9,6 +9,7 @@ import { errorText, formErrors } from './app/errors';
 import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
 import { i18nProvider, reloadMessages } from './app/locale';
+import { trackLoad } from './app/pending-loads';
 import './i18n/areas';
 import { raStore } from './app/ra-store';
 import { darkTheme, lightTheme } from './app/theme';
@@ -35,7 +36,7 @@ const IntegrationRoute = lazyNamed(() => import('./resources/integrations/Integr
 const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
   area.parts.includes(name)
     ? lazy(async () => {
-        const component = (await area.load()).default[name];
+        const component = (await trackLoad(area.load())).default[name];
         if (!component) throw new Error(`${area.name} has no ${name}`);
         return { default: component };
       })

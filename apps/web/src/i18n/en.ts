@@ -7,6 +7,7 @@ export const en = {
   app: {
     name: 'Atrium',
     loading: 'Loading…',
+    floating_buttons: 'Quick actions',
     reload: 'Reload',
     chunk_error: 'Error occurred while preparing web interface',
     chunk_error_hint: 'The console could not load part of its code. Check the connection and reload the page.',
