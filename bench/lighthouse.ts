@@ -31,7 +31,8 @@ async function measure(port: number, url: string, form: Run['form'], signedIn: b
   const result = await lighthouse(url, flags, form === 'desktop' ? desktopConfig : undefined);
   if (!result) throw new Error(`no Lighthouse result for ${url}`);
   const lhr = result.lhr;
-  const requests = (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? [];
+  const requests =
+    (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? [];
   const scripts = requests.filter((r) => r.resourceType === 'Script');
   return {
     page: new URL(url).pathname,

@@ -76,7 +76,7 @@ export function RecentLogs() {
     <Card variant="outlined" sx={{ mt: 2 }}>
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('title'))}
           </Typography>
           <TextField

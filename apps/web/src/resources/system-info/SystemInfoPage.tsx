@@ -88,7 +88,7 @@ function InfoCard({ title, rows }: { title: string; rows: [string, ReactNode][] 
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           {translate(title)}
         </Typography>
         {rows.map(([label, value]) => (
@@ -131,7 +131,9 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('workers.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('workers.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('workers.hint'))}
         </Typography>
@@ -187,7 +189,9 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('metrics.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('metrics.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('metrics.since'), { since: when(metrics.since) })}
         </Typography>
