@@ -177,13 +177,17 @@ export interface BulkDeleteWithConfirmProps {
  * with their count in the bulk toolbar.
  */
 function ForgetSelectionOnLeave() {
-  const { onUnselectItems } = useListContext();
+  const { selectedIds, onUnselectItems, isPending } = useListContext();
   const forget = useRef(onUnselectItems);
   forget.current = onUnselectItems;
+  const shown = useRef(false);
   useEffect(() => {
-    forget.current();
-    return () => forget.current();
-  }, []);
+    // Once a visit, when its rows first show: nobody has ticked anything on them yet.
+    if (shown.current || isPending) return;
+    shown.current = true;
+    if (selectedIds.length) onUnselectItems(true);
+  }, [isPending, selectedIds, onUnselectItems]);
+  useEffect(() => () => forget.current(true), []);
   return null;
 }
 

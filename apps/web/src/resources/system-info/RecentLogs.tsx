@@ -115,7 +115,8 @@ export function RecentLogs() {
           {translate(L('hint'), { held: logs.data?.held ?? 0, capacity: logs.data?.capacity ?? 0 })}
         </Typography>
         {logs.isError ? <Alert severity="error">{errorText(logs.error, translate)}</Alert> : null}
-        <TableContainer sx={{ maxHeight: 520 }}>
+        {/* A scrolling region is reached and scrolled by keyboard too (focusable, named). */}
+        <TableContainer sx={{ maxHeight: 520 }} tabIndex={0} role="region" aria-label={translate(L('title'))}>
           <Table size="small" stickyHeader aria-label={translate(L('title'))}>
             <TableHead>
               <TableRow>

@@ -137,7 +137,8 @@ function Workers({ workers }: { workers: SystemWorker[] }) {
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('workers.hint'))}
         </Typography>
-        <TableContainer>
+        {/* A table wider than a phone scrolls sideways: reached and scrolled by keyboard too (focusable, named). */}
+        <TableContainer tabIndex={0} role="region" aria-label={translate(L('workers.title'))}>
           <Table size="small">
             <TableHead>
               <TableRow>
@@ -200,7 +201,7 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
             {translate(L('metrics.dropped'), { smart_count: metrics.dropped })}
           </Alert>
         ) : null}
-        <TableContainer sx={{ maxHeight: 520 }}>
+        <TableContainer sx={{ maxHeight: 520 }} tabIndex={0} role="region" aria-label={translate(L('metrics.title'))}>
           <Table size="small" stickyHeader>
             <TableHead>
               <TableRow>
