@@ -264,7 +264,11 @@ export function BulkDeleteWithConfirm({ flags, describe, path, warning }: BulkDe
       >
         <DialogTitle id="bulk-delete-title">{translate('list.confirm_delete_title')}</DialogTitle>
         <DialogContent>
-          {translate('list.confirm_delete', { smart_count: selectedIds.length })}
+          {/* A resource may say what deleting its records means (a backup's file goes too); else the kit's words. */}
+          {translate(`${resource}.bulk_delete_confirm`, {
+            smart_count: selectedIds.length,
+            _: translate('list.confirm_delete', { smart_count: selectedIds.length }),
+          })}
           {warned ? (
             <Alert severity="warning" variant="outlined" sx={{ mt: 2 }}>
               {warned}

@@ -53,6 +53,8 @@ export const en = {
       'The entities of this backup (%{entities}) will be brought back to the state of %{date}. Rows added since in them will be removed. This cannot be undone.',
     delete_title: 'Delete backup',
     delete_confirm: 'Delete backup %{name}? Its file is removed too.',
+    bulk_delete_confirm:
+      'Delete %{smart_count} backup? Its file is removed too. |||| Delete %{smart_count} backups? Their files are removed too.',
     file_dialog: {
       title: 'Apply a backup from a file',
       hint: 'Choose a backup file (.zip) downloaded from this project. A file of another project, or a damaged one, is refused and changes nothing.',
@@ -124,6 +126,8 @@ export const ru = {
       'Сущности этой копии (%{entities}) будут возвращены к состоянию на %{date}. Записи, добавленные в них позже, будут удалены. Отменить это нельзя.',
     delete_title: 'Удаление резервной копии',
     delete_confirm: 'Удалить копию %{name}? Её файл тоже будет удалён.',
+    bulk_delete_confirm:
+      'Удалить %{smart_count} копию? Её файл тоже будет удалён. |||| Удалить %{smart_count} копии? Их файлы тоже будут удалены. |||| Удалить %{smart_count} копий? Их файлы тоже будут удалены.',
     file_dialog: {
       title: 'Применение резервной копии из файла',
       hint: 'Выберите файл резервной копии (.zip), скачанный из этого проекта. Файл другого проекта или повреждённый файл будет отклонён и ничего не изменит.',
