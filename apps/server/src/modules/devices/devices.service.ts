@@ -660,11 +660,13 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         targets.map((deviceId) => ({ deviceId, type: 'broker_settings' as const, payload })),
         userId,
       );
+      let sendId: number | null = null;
       if (ids.length) {
         const deadline = new Date(Date.now() + this.opts.brokerSendSeconds * 1000);
-        const sendId = await this.repo.insertBrokerSend(tx, { projectId, userId, taskIds: ids, deadline });
-        await recordAudit(tx, ctx, { entity: 'device_broker_send', entityId: sendId, action: 'create', after: { devices: ids.length } });
+        sendId = await this.repo.insertBrokerSend(tx, { projectId, userId, taskIds: ids, deadline });
       }
+      // Asked with no device to reach is still asked: the log says so, with the count (0).
+      await recordAudit(tx, ctx, { entity: 'device_broker_send', entityId: sendId, action: 'create', after: { devices: ids.length } });
       return ids;
     });
     // The superseded sending may now be complete.
