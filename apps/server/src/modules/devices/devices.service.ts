@@ -713,7 +713,9 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         ?.notify(send.projectId, send.userId, {
           type: 'device_broker_settings_sent',
           data,
-          significance: data.has_error ? 'important' : 'other',
+          // A popup only when a device refused them: one away at the deadline gets its task when it
+          // is back, so a timeout alone is news for the bell, not an interruption.
+          significance: data.failed > 0 ? 'important' : 'other',
         })
         .catch(() => undefined);
     }

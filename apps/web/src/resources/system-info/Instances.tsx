@@ -14,7 +14,9 @@ export function Instances({ instances, when }: { instances: SystemInstance[]; wh
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('hint'), { smart_count: instances.length })}
         </Typography>
