@@ -110,8 +110,7 @@ export const en = {
     metrics: {
       title: 'Route metrics',
       since: 'Since %{since}',
-      dropped:
-        '%{smart_count} call was not counted: the table of routes is full |||| %{smart_count} calls were not counted: the table of routes is full',
+      dropped: '%{count} calls were not counted: the table of routes is full',
       method: 'Method',
       route: 'Route',
       count: 'Calls',
@@ -252,7 +251,7 @@ export const ru: typeof en = {
     metrics: {
       title: 'Метрики маршрутов',
       since: 'С %{since}',
-      dropped: 'Не учтено вызовов: %{smart_count} — таблица маршрутов заполнена',
+      dropped: 'Не учтено вызовов: %{count} — таблица маршрутов заполнена',
       method: 'Метод',
       route: 'Маршрут',
       count: 'Вызовов',
