@@ -282,6 +282,11 @@ async function openPostgres(
   });
   let sent = 0;
   pool.on('connect', (client) => {
+    // pg-pool listens for a client's errors only while it is idle: one whose connection is cut while
+    // checked out (a database restart in the middle of a transaction) would emit an error nobody
+    // hears, and that ends the process. Its query fails with the error anyway, and the pool drops a
+    // client that is no longer queryable when it comes back.
+    client.on('error', () => undefined);
     // Every statement of the pool goes through its clients' query (pool.query included).
     const query = client.query.bind(client) as (...a: unknown[]) => unknown;
     (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
@@ -420,8 +425,11 @@ async function openPostgres(
       live = false;
       marks.fail();
       await listener?.end().catch(() => undefined);
-      await copyWriter.close();
-      await pool.end();
+      // Each bounded: a connection cut in the middle of its work (the database restarted) may never
+      // be handed back to the pool, and pool.end() waits for every connection out; closing goes on.
+      const writerClosed = await finishesWithin(copyWriter.close(), 5000);
+      const poolEnded = await finishesWithin(pool.end(), 5000);
+      if (!writerClosed || !poolEnded) console.warn('database: connections still out after 5 s were left to close with the process');
     },
   };
 }

@@ -126,10 +126,7 @@ describe('API keys', () => {
     // Written straight to the database, not through the API: an instance sees it once the change feed
     // brings it (milliseconds on PostgreSQL, but after this UPDATE has returned).
     await t.database.db.execute(`UPDATE roles SET permissions = '{can_change_project_settings}' WHERE id = ${managerRole}`);
-    let status = 0;
-    for (const until = Date.now() + 5000; Date.now() < until; await new Promise((r) => setTimeout(r, 50)))
-      if ((status = (await withKey(key.key, '/users')).statusCode) === 403) break;
-    expect(status).toBe(403);
+    await expect.poll(async () => (await withKey(key.key, '/users')).statusCode, { timeout: 5000, interval: 50 }).toBe(403);
     // And without the management permission, keys are not listed either.
     const plain = await makeUser(db, { projectId: pid, roleId: keyRole, groupIds: [branch] });
     expect((await client(t.app, await login(t.app, plain.login, plain.password)).get('/api-keys')).statusCode).toBe(403);

@@ -96,6 +96,9 @@ class DatabaseSink implements EventSink {
     });
     // A connection lost while idle (the database restarted) is replaced at the next batch.
     this.pool.on('error', () => undefined);
+    // And one lost while checked out: pg-pool hears a client's errors only while it is idle, and an
+    // unheard error would end the thread; the batch's statement fails and is written again.
+    this.pool.on('connect', (client) => client.on('error', () => undefined));
   }
 
   async store(batch: readonly IntakeEvent[]): Promise<void> {
