@@ -271,7 +271,8 @@ export function SystemInfoPage() {
     <Box sx={{ p: 2 }}>
       {title}
       <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
-        {translate(L('refreshed'), { name: s.instance.name })}
+        {translate(L('refreshed'))} {/* The name is the operator's (INSTANCE_NAME) or the host's: data, not text to translate. */}
+        <span data-user-content>{s.instance.name}</span>
       </Typography>
       <Box sx={{ display: 'grid', gap: 2, gridTemplateColumns: { xs: '1fr', md: '1fr 1fr', lg: '1fr 1fr 1fr' }, mb: 2 }}>
         <InfoCard

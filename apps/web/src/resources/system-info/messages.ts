@@ -4,7 +4,7 @@ export const en = {
   },
   system_info: {
     title: 'System information',
-    refreshed: 'Refreshed every 10 seconds; values are those of the instance that answered: %{name}.',
+    refreshed: 'Refreshed every 10 seconds; values are those of the instance that answered:',
     yes: 'Yes',
     no: 'No',
     none: '—',
@@ -145,7 +145,7 @@ export const ru: typeof en = {
   },
   system_info: {
     title: 'Информация о системе',
-    refreshed: 'Обновляется каждые 10 секунд; значения — того экземпляра сервера, который ответил: %{name}.',
+    refreshed: 'Обновляется каждые 10 секунд; значения — того экземпляра сервера, который ответил:',
     yes: 'Да',
     no: 'Нет',
     none: '—',
