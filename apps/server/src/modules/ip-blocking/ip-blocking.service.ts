@@ -58,8 +58,9 @@ const toBan = (r: BanRow): IpBan => ({
  */
 export class IpBlockingService {
   private state: State = emptyState();
-  private reloading: Promise<void> | null = null;
-  private again = false;
+  /** The read under way, and the one queued after it (shared by every call made meanwhile). */
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(
     private readonly db: Db,
@@ -76,36 +77,45 @@ export class IpBlockingService {
     await this.reload();
   }
 
-  /** Reads the state again; calls while one runs make one more run after it. */
+  /**
+   * Reads the state again, resolving once a read that began after this call has ended: a write's
+   * own reload must see the write. Calls while a read runs share one read queued after it, so a
+   * burst of changes costs two reads, not one each.
+   */
   reload(): Promise<void> {
-    if (this.reloading) {
-      this.again = true;
-      return this.reloading;
+    if (this.queued) return this.queued;
+    const previous = this.running ?? Promise.resolve();
+    const next: Promise<void> = previous
+      .catch(() => undefined)
+      .then(async () => {
+        this.queued = null;
+        this.running = next;
+        await this.readState();
+      })
+      .finally(() => {
+        if (this.running === next) this.running = null;
+      });
+    this.queued = next;
+    return next;
+  }
+
+  private async readState(): Promise<void> {
+    const snap = await this.repo.snapshot();
+    const next = emptyState();
+    for (const s of snap.services) {
+      if (!(IP_BLOCKING_SERVICES as readonly string[]).includes(s.name)) continue;
+      next.rules[s.name as IpBlockingServiceName] = {
+        is_enabled: s.isEnabled,
+        max_failures: s.maxFailures,
+        window_seconds: s.windowSeconds,
+        ban_seconds: s.banSeconds,
+      };
     }
-    this.reloading = (async () => {
-      do {
-        this.again = false;
-        const snap = await this.repo.snapshot();
-        const next = emptyState();
-        for (const s of snap.services) {
-          if (!(IP_BLOCKING_SERVICES as readonly string[]).includes(s.name)) continue;
-          next.rules[s.name as IpBlockingServiceName] = {
-            is_enabled: s.isEnabled,
-            max_failures: s.maxFailures,
-            window_seconds: s.windowSeconds,
-            ban_seconds: s.banSeconds,
-          };
-        }
-        for (const b of snap.bans) next.bans.set(banKey(b.service, b.ip), new Date(b.expiresAt).getTime());
-        for (const service of IP_BLOCKING_SERVICES) {
-          next.whitelist[service] = new AddressSet(snap.whitelist.filter((w) => w.service === service).map((w) => w.ip));
-        }
-        this.state = next;
-      } while (this.again);
-    })().finally(() => {
-      this.reloading = null;
-    });
-    return this.reloading;
+    for (const b of snap.bans) next.bans.set(banKey(b.service, b.ip), new Date(b.expiresAt).getTime());
+    for (const service of IP_BLOCKING_SERVICES) {
+      next.whitelist[service] = new AddressSet(snap.whitelist.filter((w) => w.service === service).map((w) => w.ip));
+    }
+    this.state = next;
   }
 
   // --- enforcement (memory only) -------------------------------------------------------------------
