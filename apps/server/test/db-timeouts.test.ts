@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/core/db/client.js';
 import { adminClient, buildTestApp, freshDatabase, type TestApp } from './helpers.js';
 
-// Issue 9: with the database blocked, a call answers a clear 503 within the time-outs instead of
+// With the database blocked, a call answers a clear 503 within the time-outs instead of
 // queueing; /info says how the database is. Blocking needs a second connection: PostgreSQL only.
 
 const url = process.env.TEST_DATABASE_URL;
@@ -48,5 +48,12 @@ describe.skipIf(!url)('a blocked database (PostgreSQL)', () => {
     expect(Date.now() - started).toBeLessThan(8000);
     await blocker.query('ROLLBACK');
     expect((await admin.get('/users')).statusCode).toBe(200);
+  });
+
+  it('hands a connection back when its transaction could not even begin', async () => {
+    // More failed BEGINs than the pool has connections: each connection kept would leave every later call waiting.
+    for (let i = 0; i < 12; i++)
+      await expect(t.database.db.transaction(async () => undefined, { isolationLevel: 'no such level' as never })).rejects.toThrow();
+    expect(await queryRows(t.database.db, sql`SELECT 1 AS one`)).toEqual([{ one: 1 }]);
   });
 });

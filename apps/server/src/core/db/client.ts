@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
@@ -295,6 +295,7 @@ async function openPostgres(
     };
   });
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  releaseWhenBeginFails(db, pool);
   const lockClient = await pool.connect();
   try {
     // Waiting for another instance's migrations may take longer than any request may.
@@ -431,6 +432,49 @@ async function openPostgres(
       const poolEnded = await finishesWithin(pool.end(), 5000);
       if (!writerClosed || !poolEnded) console.warn('database: connections still out after 5 s were left to close with the process');
     },
+  };
+}
+
+/**
+ * drizzle's node-postgres transaction (0.45) sends BEGIN before its try: when BEGIN fails (the
+ * connection was cut, the database restarted) the connection is never handed back, and the pool
+ * is one smaller for good — after a few such failures every request waits for a connection that
+ * never comes. The same transaction with BEGIN inside, and a connection that failed released as
+ * broken (the pool closes it rather than reusing it).
+ */
+function releaseWhenBeginFails(db: Db, pool: pg.Pool): void {
+  // The session's own fields, private in drizzle's types.
+  type Session = {
+    transaction: unknown;
+    dialect: ConstructorParameters<typeof NodePgSession>[1];
+    schema: ConstructorParameters<typeof NodePgSession>[2];
+    options: ConstructorParameters<typeof NodePgSession>[3];
+  };
+  const session = (db as unknown as { session: Session }).session;
+  session.transaction = async <T>(transaction: (tx: NodePgTransaction<typeof schema, never>) => Promise<T>, config?: unknown) => {
+    const client = await pool.connect();
+    let failed: Error | undefined;
+    try {
+      const own = new NodePgSession(client, session.dialect, session.schema, session.options);
+      const tx = new NodePgTransaction(session.dialect, own, session.schema as never);
+      const configSql = (tx as unknown as { getTransactionConfigSQL(c: unknown): SQL }).getTransactionConfigSQL;
+      const settings = config ? sql` ${configSql.call(tx, config)}` : undefined;
+      await tx.execute(sql`begin${settings}`);
+      try {
+        const result = await transaction(tx as never);
+        await tx.execute(sql`commit`);
+        return result;
+      } catch (error) {
+        await tx.execute(sql`rollback`);
+        throw error;
+      }
+    } catch (error) {
+      failed = error as Error;
+      throw error;
+    } finally {
+      // A failed transaction's connection is returned broken only when it can no longer be used.
+      client.release(failed && !(client as unknown as { _queryable: boolean })._queryable ? failed : undefined);
+    }
   };
 }
 
