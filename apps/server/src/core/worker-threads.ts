@@ -158,3 +158,230 @@ export class SpareWorkers {
     await spare?.worker.terminate();
   }
 }
+
+/** What the supervisor itself reads from a worker; the plane's own messages go to its handler. */
+type CommonMessage =
+  | { type: 'loaded' }
+  | { type: 'ready' }
+  | { type: 'failed'; error: WireError }
+  | { type: 'log'; level: LogLevel; obj: object; msg?: string }
+  | ({ type: 'answer' } & Answer);
+
+export interface SupervisorSpec<Ready, Message extends { type: string }> {
+  /** The plane's name in log lines and errors ("sip worker", "device plane"). */
+  what: string;
+  log: ThreadLogger;
+  /** Where workers come from; `ownsSpares`: closed with the supervisor (and when the first start fails). */
+  spares: SpareWorkers;
+  ownsSpares: boolean;
+  /**
+   * Starts a taken worker (posts its start message) and answers the handler of the plane's own
+   * messages from it (those the supervisor does not read), and what to do when it exits.
+   */
+  begin(w: Worker): { message(msg: Message): void; exit?(): void };
+  /** The worker serves: its ready message. */
+  ready(msg: Ready): void;
+  /** What dies with a worker (open calls, counters), before its replacement starts. */
+  died(): void;
+  /** Fields of the supervisor's log lines (ports, registrations). */
+  logFields?(): object;
+}
+
+/**
+ * A plane's worker thread kept running: a worker that dies (an uncaught exception, out of memory,
+ * terminated) is replaced at once, then ever later if it keeps dying (restartDelay); control calls
+ * of the main thread are answered by the worker serving now and fail when it dies.
+ */
+export class WorkerSupervisor<Ready extends { type: 'ready' }, Message extends { type: string }, Control extends string> {
+  crashes = 0;
+  running = false;
+  /** The one serving now (or the dead one until its replacement serves); set once the first serves. */
+  worker = null as unknown as Worker;
+  private failuresInARow = 0;
+  private closing = false;
+  private waiters: Array<() => void> = [];
+  private controlId = 1;
+  private readonly controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+
+  constructor(private readonly spec: SupervisorSpec<Ready, Message>) {}
+
+  /** The first worker; rejects as the plane's start would (EADDRINUSE and all). */
+  async start(): Promise<void> {
+    try {
+      this.worker = await this.spawn();
+    } catch (e) {
+      if (this.spec.ownsSpares) await this.spec.spares.close();
+      throw e;
+    }
+    this.running = true;
+  }
+
+  control(method: Control, args: unknown[]): Promise<unknown> {
+    if (!this.running) return Promise.reject(new Error(`the ${this.spec.what} is starting again`));
+    const id = this.controlId++;
+    return new Promise((resolve, reject) => {
+      this.controls.set(id, { resolve, reject });
+      this.worker.postMessage({ type: 'control', id, method, args });
+    });
+  }
+
+  /** Resolves once the worker after the next crash (or the current one) serves. */
+  whenRunning(): Promise<void> {
+    return this.running ? Promise.resolve() : new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Asks the worker to close itself (its 'close' control, waited for at most `graceMs`), then ends its thread. */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    const w = this.worker;
+    if (this.running) {
+      const closed = this.control('close' as Control, []).catch(() => undefined);
+      await Promise.race([closed, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    }
+    this.running = false;
+    await w.terminate();
+    if (this.spec.ownsSpares) await this.spec.spares.close();
+    this.settle();
+  }
+
+  /** One worker: resolves once it serves, rejects when it could not start. */
+  private spawn(): Promise<Worker> {
+    const live = Date.now();
+    const w = this.spec.spares.take();
+    const own = this.spec.begin(w);
+    return new Promise<Worker>((resolve, reject) => {
+      let ready = false;
+      w.on('message', (msg: CommonMessage | Ready | Message) => {
+        switch (msg.type) {
+          case 'loaded':
+            return;
+          case 'ready':
+            ready = true;
+            this.spec.ready(msg as Ready);
+            resolve(w);
+            return;
+          case 'failed':
+            reject(fromWireError((msg as { error: WireError }).error));
+            void w.terminate();
+            return;
+          case 'log': {
+            const line = msg as { level: LogLevel; obj: object; msg?: string };
+            this.spec.log[line.level](line.obj, line.msg);
+            return;
+          }
+          case 'answer': {
+            const a = msg as Answer;
+            const c = this.controls.get(a.id);
+            if (!c) return;
+            this.controls.delete(a.id);
+            if (a.ok) c.resolve(a.value);
+            else c.reject(fromWireError(a.error));
+            return;
+          }
+          default:
+            own.message(msg as Message);
+        }
+      });
+      let error: unknown = null;
+      w.on('error', (e) => {
+        error = e;
+      });
+      w.on('exit', (code) => {
+        own.exit?.();
+        if (!ready) {
+          reject(error ?? new Error(`${this.spec.what} exited with code ${code} before it served`));
+          return;
+        }
+        if (w === this.worker) this.died(error, code, Date.now() - live);
+      });
+    });
+  }
+
+  private settle(): void {
+    const ws = this.waiters;
+    this.waiters = [];
+    for (const resolve of ws) resolve();
+  }
+
+  private died(error: unknown, code: number, uptimeMs: number): void {
+    this.running = false;
+    for (const [, c] of this.controls) c.reject(new Error(`the ${this.spec.what} died`));
+    this.controls.clear();
+    if (this.closing) return;
+    this.crashes++;
+    this.spec.log.error({ err: error, code, crashes: this.crashes }, `${this.spec.what} died; starting it again`);
+    this.spec.died();
+    this.failuresInARow = uptimeMs >= STABLE_MS ? 1 : this.failuresInARow + 1;
+    void this.respawn();
+  }
+
+  private async respawn(): Promise<void> {
+    for (let attempt = 0; !this.closing; attempt++) {
+      const delay = restartDelay(this.failuresInARow, attempt);
+      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (this.closing) return;
+      try {
+        const next = await this.spawn();
+        if (this.closing) {
+          await next.terminate();
+          return;
+        }
+        this.worker = next;
+        this.running = true;
+        this.spec.log.info({ crashes: this.crashes, ...this.spec.logFields?.() }, `${this.spec.what} serving again`);
+        this.settle();
+        return;
+      } catch (err) {
+        this.spec.log.error({ err, ...this.spec.logFields?.() }, `${this.spec.what} could not start again; retrying`);
+      }
+    }
+  }
+}
+
+/**
+ * A worker's calls on the main thread waiting for their answers. A call not answered within
+ * `timeoutMs` fails alone (the request that made it), never the worker; `timeoutMs` undefined: it
+ * waits as long as the main thread takes.
+ */
+export class PendingCalls {
+  private readonly pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout | undefined }>();
+  private nextId = 1;
+
+  /** A new call's id and its answer; `sent(id)` posts it. */
+  add(label: string, timeoutMs: number | undefined, post: (id: number) => void): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.pending.delete(id);
+              reject(new Error(`${label}: no answer within ${timeoutMs} ms`));
+            }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      post(id);
+    });
+  }
+
+  /** An id for a call answered some other way (a synchronous one). */
+  nextCallId(): number {
+    return this.nextId++;
+  }
+
+  answered(a: Answer): void {
+    const p = this.pending.get(a.id);
+    if (!p) return;
+    this.pending.delete(a.id);
+    clearTimeout(p.timer);
+    if (a.ok) p.resolve(a.value);
+    else p.reject(fromWireError(a.error));
+  }
+}
+
+/** Answers a control call of the main thread with what `run` gives or throws. */
+export function answerControl(send: (msg: { type: 'answer' } & Answer) => void, id: number, run: () => Promise<unknown>): void {
+  run().then(
+    (value) => send({ type: 'answer', id, ok: true, value }),
+    (e: unknown) => send({ type: 'answer', id, ok: false, error: toWireError(e) }),
+  );
+}

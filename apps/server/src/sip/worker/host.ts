@@ -1,5 +1,5 @@
 import { MessageChannel, type ResourceLimits, type Worker } from 'node:worker_threads';
-import { fromWireError, levelsOf, restartDelay, SpareWorkers, STABLE_MS, toWireError } from '../../core/worker-threads.js';
+import { levelsOf, SpareWorkers, toWireError, WorkerSupervisor } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServer, SipServerOptions } from '../server.js';
@@ -89,16 +89,6 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
   /** Calls told 'created' and not yet 'ended': the records a worker's death must close. */
   const open = new Map<string, { answered: boolean }>();
 
-  let crashes = 0;
-  let failuresInARow = 0;
-  let closing = false;
-  let running = false;
-  let waiters: Array<() => void> = [];
-  let controlId = 1;
-  const controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  // Set once the first worker listens; the one serving now (or the dead one until its replacement serves).
-  let worker = null as unknown as Worker;
-
   const onRegistration = (contact: SipContact, change: 'added' | 'refreshed' | 'removed' | 'expired') => {
     const list = (contacts.get(contact.number) ?? []).filter((c) => c.uri !== contact.uri);
     if (change === 'added' || change === 'refreshed') list.unshift(contact);
@@ -130,158 +120,82 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     }
   };
 
-  /** One worker: resolves once it listens, rejects when it could not start. */
-  const spawn = (): Promise<Worker> => {
-    const live = Date.now();
-    const w = spares.take();
-    const seed = [...contacts.values()].flat().filter((c) => c.expiresAt > live);
-    const channel = new MessageChannel();
-    const syncFlag = new SharedArrayBuffer(4);
-    const flag = new Int32Array(syncFlag);
-    const data: SipWorkerData = {
-      options: {
-        ...base,
-        udpPort: ports.udp,
-        tcpPort: ports.tcp,
-        wsPort: ports.ws,
-        ...(ports.tls === undefined ? {} : { tlsPort: ports.tls }),
-        ...(network ? { network } : {}),
-        registrar: { ...base.registrar, contacts: seed },
-      },
-      directoryMethods,
-      syncPort: channel.port2,
-      syncFlag,
-      callTimeoutMs,
-      syncTimeoutMs: syncCallTimeoutMs,
-      logLevels,
-    };
-    const post = (msg: ToWorker) => w.postMessage(msg);
-    w.postMessage({ type: 'start', data } satisfies ToWorker, [channel.port2]);
-    return new Promise<Worker>((resolve, reject) => {
-      let ready = false;
-      w.on('message', (msg: FromWorker) => {
-        switch (msg.type) {
-          case 'loaded':
-            return;
-          case 'ready':
-            ready = true;
-            ports = msg.ports;
-            network = msg.network;
-            resolve(w);
-            return;
-          case 'failed':
-            reject(fromWireError(msg.error));
-            void w.terminate();
-            return;
-          case 'call':
-            void answerOf(msg.method, msg.args, msg.id).then((answer) => {
-              if (msg.sync) {
-                channel.port1.postMessage(answer);
-                Atomics.add(flag, 0, 1);
-                Atomics.notify(flag, 0);
-              } else post({ type: 'answer', ...answer });
-            });
-            return;
-          case 'notify':
-            notify(msg.method, msg.args);
-            return;
-          case 'calls':
-            calls = msg.calls;
-            return;
-          case 'counters':
-            current = msg.counters;
-            return;
-          case 'log':
-            log[msg.level](msg.obj, msg.msg);
-            return;
-          case 'answer': {
-            const c = controls.get(msg.id);
-            if (!c) return;
-            controls.delete(msg.id);
-            if (msg.ok) c.resolve(msg.value);
-            else c.reject(fromWireError(msg.error));
-            return;
+  type Ready = Extract<FromWorker, { type: 'ready' }>;
+  type Own = Exclude<FromWorker, { type: 'ready' | 'loaded' | 'failed' | 'log' | 'answer' }>;
+  const supervisor = new WorkerSupervisor<Ready, Own, ControlMethod>({
+    what: 'sip worker',
+    log,
+    spares,
+    ownsSpares: !given,
+    begin: (w) => {
+      const live = Date.now();
+      const seed = [...contacts.values()].flat().filter((c) => c.expiresAt > live);
+      const channel = new MessageChannel();
+      const syncFlag = new SharedArrayBuffer(4);
+      const flag = new Int32Array(syncFlag);
+      const data: SipWorkerData = {
+        options: {
+          ...base,
+          udpPort: ports.udp,
+          tcpPort: ports.tcp,
+          wsPort: ports.ws,
+          ...(ports.tls === undefined ? {} : { tlsPort: ports.tls }),
+          ...(network ? { network } : {}),
+          registrar: { ...base.registrar, contacts: seed },
+        },
+        directoryMethods,
+        syncPort: channel.port2,
+        syncFlag,
+        callTimeoutMs,
+        syncTimeoutMs: syncCallTimeoutMs,
+        logLevels,
+      };
+      w.postMessage({ type: 'start', data } satisfies ToWorker, [channel.port2]);
+      return {
+        message: (msg) => {
+          switch (msg.type) {
+            case 'call':
+              void answerOf(msg.method, msg.args, msg.id).then((answer) => {
+                if (msg.sync) {
+                  channel.port1.postMessage(answer);
+                  Atomics.add(flag, 0, 1);
+                  Atomics.notify(flag, 0);
+                } else w.postMessage({ type: 'answer', ...answer } satisfies ToWorker);
+              });
+              return;
+            case 'notify':
+              notify(msg.method, msg.args);
+              return;
+            case 'calls':
+              calls = msg.calls;
+              return;
+            case 'counters':
+              current = msg.counters;
+              return;
           }
-        }
-      });
-      let error: unknown = null;
-      w.on('error', (e) => {
-        error = e;
-      });
-      w.on('exit', (code) => {
-        channel.port1.close();
-        if (!ready) {
-          reject(error ?? new Error(`sip worker exited with code ${code} before it listened`));
-          return;
-        }
-        if (w === worker) died(error, code, Date.now() - live);
-      });
-    });
-  };
-
-  function settle(): void {
-    const ws = waiters;
-    waiters = [];
-    for (const resolve of ws) resolve();
-  }
-
-  /** What died with the worker goes from the mirrors (and, for the records, from the observer); then a new one. */
-  function died(error: unknown, code: number, uptimeMs: number): void {
-    running = false;
-    for (const [, c] of controls) c.reject(new Error('the sip worker died'));
-    controls.clear();
-    if (closing) return;
-    crashes++;
-    log.error({ err: error, code, crashes }, 'sip worker died; starting it again');
-    const at = Date.now();
-    for (const [callId, call] of open)
-      onCallEvent({ type: 'ended', callId, outcome: call.answered ? 'answered' : 'failed', status: null, at });
-    calls = [];
-    for (const k of Object.keys(counted) as (keyof TransportCounters)[]) counted[k] += current[k];
-    current = zero();
-    for (const list of [...contacts.values()]) for (const c of list) if (STREAM.has(c.transport)) onRegistration(c, 'removed');
-    failuresInARow = uptimeMs >= STABLE_MS ? 1 : failuresInARow + 1;
-    void respawn();
-  }
-
-  async function respawn(): Promise<void> {
-    for (let attempt = 0; !closing; attempt++) {
-      const delay = restartDelay(failuresInARow, attempt);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      if (closing) return;
-      try {
-        const next = await spawn();
-        if (closing) {
-          await next.terminate();
-          return;
-        }
-        worker = next;
-        running = true;
-        log.info({ ports, crashes, contacts: [...contacts.values()].flat().length }, 'sip worker serving again');
-        settle();
-        return;
-      } catch (err) {
-        log.error({ err, ports }, 'sip worker could not start again; retrying');
-      }
-    }
-  }
-
-  try {
-    worker = await spawn();
-  } catch (e) {
-    if (!given) await spares.close();
-    throw e;
-  }
-  running = true;
-
-  const control = (method: ControlMethod, args: unknown[]): Promise<unknown> => {
-    if (!running) return Promise.reject(new Error('the sip worker is starting again'));
-    const id = controlId++;
-    return new Promise((resolve, reject) => {
-      controls.set(id, { resolve, reject });
-      worker.postMessage({ type: 'control', id, method, args } satisfies ToWorker);
-    });
-  };
+        },
+        exit: () => channel.port1.close(),
+      };
+    },
+    ready: (msg) => {
+      ports = msg.ports;
+      network = msg.network;
+    },
+    // What died with the worker goes from the mirrors (and, for the records, from the observer).
+    died: () => {
+      const at = Date.now();
+      for (const [callId, call] of open)
+        onCallEvent({ type: 'ended', callId, outcome: call.answered ? 'answered' : 'failed', status: null, at });
+      calls = [];
+      for (const k of Object.keys(counted) as (keyof TransportCounters)[]) counted[k] += current[k];
+      current = zero();
+      for (const list of [...contacts.values()]) for (const c of list) if (STREAM.has(c.transport)) onRegistration(c, 'removed');
+    },
+    logFields: () => ({ ports, contacts: [...contacts.values()].flat().length }),
+  });
+  await supervisor.start();
+  const running = () => supervisor.running;
+  const control = (method: ControlMethod, args: unknown[]) => supervisor.control(method, args);
 
   return {
     get ports() {
@@ -297,7 +211,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
       for (const list of contacts.values()) n += list.filter((c) => c.expiresAt > now).length;
       return n;
     },
-    endCall: async (callId) => (running ? ((await control('endCall', [callId])) as boolean) : false),
+    endCall: async (callId) => (running() ? ((await control('endCall', [callId])) as boolean) : false),
     activeCalls: () => calls,
     counters: () => ({
       malformed: counted.malformed + current.malformed,
@@ -307,7 +221,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     configure: (next) => {
       // Applied here at once (what `network` reads), and in the worker; a worker started again gets it too.
       network = { ...(network as SipNetworkSettings), ...next };
-      if (running)
+      if (running())
         control('configure', [next]).catch((err: unknown) =>
           log.warn({ err }, 'sip network settings: the worker died before it applied them'),
         );
@@ -316,29 +230,19 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
       return network as SipNetworkSettings;
     },
     get crashes() {
-      return crashes;
+      return supervisor.crashes;
     },
     get running() {
-      return running;
+      return supervisor.running;
     },
     get worker() {
-      return worker;
+      return supervisor.worker;
     },
     spares,
-    whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    crashForTest: (how, message = 'crash asked by a test') => worker.postMessage({ type: 'crash', how, message } satisfies ToWorker),
-    close: async () => {
-      closing = true;
-      const w = worker;
-      if (running) {
-        // The worker closes its sockets itself (its BYEs and final answers go out), then goes.
-        const closed = control('close', []).catch(() => undefined);
-        await Promise.race([closed, new Promise((r) => setTimeout(r, 5000).unref())]);
-      }
-      running = false;
-      await w.terminate();
-      if (!given) await spares.close();
-      settle();
-    },
+    whenRunning: () => supervisor.whenRunning(),
+    crashForTest: (how, message = 'crash asked by a test') =>
+      supervisor.worker.postMessage({ type: 'crash', how, message } satisfies ToWorker),
+    // The worker closes its sockets itself (its BYEs and final answers go out), then goes.
+    close: () => supervisor.close(5000),
   };
 }

@@ -5,7 +5,7 @@
  * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
  */
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
-import { forwardingLog } from '../../core/worker-threads.js';
+import { answerControl, forwardingLog, PendingCalls } from '../../core/worker-threads.js';
 import { type SipServer, startSipServer } from '../server.js';
 import type { SipLogger } from '../server-types.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
@@ -25,20 +25,11 @@ if (!port) throw new Error('thread.ts runs as a worker thread');
 let data = null as unknown as SipWorkerData;
 const send = (msg: FromWorker) => port.postMessage(msg);
 
-const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }>();
-let nextId = 1;
+const pending = new PendingCalls();
 
+// A main thread that does not answer fails this one SIP transaction (the server answers 500), not the worker.
 function callAsync(method: string, args: unknown[]): Promise<unknown> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    // A main thread that does not answer fails this one SIP transaction (the server answers 500), not the worker.
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      reject(new Error(`sip directory ${method}: no answer within ${data.callTimeoutMs} ms`));
-    }, data.callTimeoutMs);
-    pending.set(id, { resolve, reject, timer });
-    send({ type: 'call', id, method, args, sync: false });
-  });
+  return pending.add(`sip directory ${method}`, data.callTimeoutMs, (id) => send({ type: 'call', id, method, args, sync: false }));
 }
 
 let flag: Int32Array<ArrayBufferLike> = new Int32Array(0);
@@ -49,7 +40,7 @@ let flag: Int32Array<ArrayBufferLike> = new Int32Array(0);
  * earlier may still arrive and are dropped.
  */
 function callSync(method: string, args: unknown[]): unknown {
-  const id = nextId++;
+  const id = pending.nextCallId();
   send({ type: 'call', id, method, args, sync: true });
   const deadline = Date.now() + data.syncTimeoutMs;
   for (;;) {
@@ -157,20 +148,11 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
 
 port.on('message', (msg: ToWorker) => {
   switch (msg.type) {
-    case 'answer': {
-      const p = pending.get(msg.id);
-      if (!p) return;
-      pending.delete(msg.id);
-      clearTimeout(p.timer);
-      if (msg.ok) p.resolve(msg.value);
-      else p.reject(fromWireError(msg.error));
+    case 'answer':
+      pending.answered(msg);
       return;
-    }
     case 'control':
-      control(msg.method, msg.args).then(
-        (value) => send({ type: 'answer', id: msg.id, ok: true, value }),
-        (e: unknown) => send({ type: 'answer', id: msg.id, ok: false, error: toWireError(e) }),
-      );
+      answerControl(send, msg.id, () => control(msg.method, msg.args));
       return;
     case 'start':
       if (started) throw new Error('sip worker: started twice');

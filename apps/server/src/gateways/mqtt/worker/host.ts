@@ -1,14 +1,5 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import {
-  type Answer,
-  fromWireError,
-  levelsOf,
-  restartDelay,
-  SpareWorkers,
-  STABLE_MS,
-  type ThreadLogger,
-  toWireError,
-} from '../../../core/worker-threads.js';
+import { type Answer, levelsOf, SpareWorkers, type ThreadLogger, toWireError, WorkerSupervisor } from '../../../core/worker-threads.js';
 import {
   type DeviceAccounts,
   type DeviceGateway,
@@ -128,15 +119,6 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
   let intakeCounted = zeroIntake();
   let intake = zeroIntake();
 
-  let crashes = 0;
-  let failuresInARow = 0;
-  let closing = false;
-  let running = false;
-  let waiters: Array<() => void> = [];
-  let controlId = 1;
-  const controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  let worker = null as unknown as Worker;
-
   /** Answers of one turn go back together. */
   const answerOf = async (c: PlaneCall): Promise<Answer> => {
     try {
@@ -165,138 +147,63 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
     };
   };
 
-  const spawn = (): Promise<Worker> => {
-    const live = Date.now();
-    const w = spares.take();
-    const data: DevicePlaneData = {
-      ...base,
-      broker: base.broker.kind === 'embedded' ? { ...base.broker, port: port ?? base.broker.port, tls } : base.broker,
-    };
-    w.postMessage({ type: 'start', data } satisfies ToPlane);
-    const answer = answerer(w);
-    return new Promise<Worker>((resolve, reject) => {
-      let ready = false;
-      w.on('message', (msg: FromPlane) => {
-        switch (msg.type) {
-          case 'loaded':
-            return;
-          case 'ready':
-            ready = true;
-            port = msg.port;
-            tlsPort = msg.tlsPort;
-            resolve(w);
-            return;
-          case 'failed':
-            reject(fromWireError(msg.error));
-            void w.terminate();
-            return;
-          case 'calls':
-            for (const c of msg.calls) void answerOf(c).then(answer);
-            return;
-          case 'stored':
-            services.eventsStored(msg.events);
-            return;
-          case 'counters':
-            current = msg.gateway;
-            intake = msg.intake;
-            tlsPort = msg.tlsPort;
-            return;
-          case 'log':
-            log[msg.level](msg.obj, msg.msg);
-            return;
-          case 'answer': {
-            const c = controls.get(msg.id);
-            if (!c) return;
-            controls.delete(msg.id);
-            if (msg.ok) c.resolve(msg.value);
-            else c.reject(fromWireError(msg.error));
-            return;
+  type Ready = Extract<FromPlane, { type: 'ready' }>;
+  type Own = Exclude<FromPlane, { type: 'ready' | 'loaded' | 'failed' | 'log' | 'answer' }>;
+  const supervisor = new WorkerSupervisor<Ready, Own, PlaneControl>({
+    what: 'device plane',
+    log,
+    spares,
+    ownsSpares: !opts.spares,
+    begin: (w) => {
+      const data: DevicePlaneData = {
+        ...base,
+        broker: base.broker.kind === 'embedded' ? { ...base.broker, port: port ?? base.broker.port, tls } : base.broker,
+      };
+      w.postMessage({ type: 'start', data } satisfies ToPlane);
+      const answer = answerer(w);
+      return {
+        message: (msg) => {
+          switch (msg.type) {
+            case 'calls':
+              for (const c of msg.calls) void answerOf(c).then(answer);
+              return;
+            case 'stored':
+              services.eventsStored(msg.events);
+              return;
+            case 'counters':
+              current = msg.gateway;
+              intake = msg.intake;
+              tlsPort = msg.tlsPort;
+              return;
           }
-        }
-      });
-      let error: unknown = null;
-      w.on('error', (e) => {
-        error = e;
-      });
-      w.on('exit', (code) => {
-        if (!ready) {
-          reject(error ?? new Error(`device plane worker exited with code ${code} before it served`));
-          return;
-        }
-        if (w === worker) died(error, code, Date.now() - live);
-      });
-    });
-  };
-
-  function settle(): void {
-    const ws = waiters;
-    waiters = [];
-    for (const resolve of ws) resolve();
-  }
-
-  function died(error: unknown, code: number, uptimeMs: number): void {
-    running = false;
-    for (const [, c] of controls) c.reject(new Error('the device plane died'));
-    controls.clear();
-    if (closing) return;
-    crashes++;
-    log.error({ err: error, code, crashes }, 'device plane worker died; starting it again');
-    for (const k of ['received', 'handled', 'tasksSent', 'acknowledged', 'acksOfClosedConnections', 'readPaused'] as const)
-      counted[k] += current[k];
-    for (const [reason, n] of Object.entries(current.dropped)) counted.dropped[reason as keyof GatewayStats['dropped']] += n;
-    current = zeroStats();
-    // What it held unstored was never acknowledged: its devices send it again.
-    intakeCounted = {
-      ...intakeCounted,
-      stored: intakeCounted.stored + intake.stored,
-      writeRetries: intakeCounted.writeRetries + intake.writeRetries,
-      intakeFull: intakeCounted.intakeFull + intake.intakeFull,
-      unstoredAtStop: intakeCounted.unstoredAtStop + intake.unstoredAtStop + intake.backlog,
-    };
-    intake = zeroIntake();
-    failuresInARow = uptimeMs >= STABLE_MS ? 1 : failuresInARow + 1;
-    void respawn();
-  }
-
-  async function respawn(): Promise<void> {
-    for (let attempt = 0; !closing; attempt++) {
-      const delay = restartDelay(failuresInARow, attempt);
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      if (closing) return;
-      try {
-        const next = await spawn();
-        if (closing) {
-          await next.terminate();
-          return;
-        }
-        worker = next;
-        running = true;
-        startedAt = new Date();
-        log.info({ port, crashes }, 'device plane serving again');
-        settle();
-        return;
-      } catch (err) {
-        log.error({ err, port }, 'device plane could not start again; retrying');
-      }
-    }
-  }
-
-  try {
-    worker = await spawn();
-  } catch (e) {
-    if (!opts.spares) await spares.close();
-    throw e;
-  }
-  running = true;
-
-  const control = (method: PlaneControl, args: unknown[]): Promise<unknown> => {
-    if (!running) return Promise.reject(new Error('the device plane is starting again'));
-    const id = controlId++;
-    return new Promise((resolve, reject) => {
-      controls.set(id, { resolve, reject });
-      worker.postMessage({ type: 'control', id, method, args } satisfies ToPlane);
-    });
-  };
+        },
+      };
+    },
+    ready: (msg) => {
+      port = msg.port;
+      tlsPort = msg.tlsPort;
+      startedAt = new Date();
+    },
+    died: () => {
+      for (const k of ['received', 'handled', 'tasksSent', 'acknowledged', 'acksOfClosedConnections', 'readPaused'] as const)
+        counted[k] += current[k];
+      for (const [reason, n] of Object.entries(current.dropped)) counted.dropped[reason as keyof GatewayStats['dropped']] += n;
+      current = zeroStats();
+      // What it held unstored was never acknowledged: its devices send it again.
+      intakeCounted = {
+        ...intakeCounted,
+        stored: intakeCounted.stored + intake.stored,
+        writeRetries: intakeCounted.writeRetries + intake.writeRetries,
+        intakeFull: intakeCounted.intakeFull + intake.intakeFull,
+        unstoredAtStop: intakeCounted.unstoredAtStop + intake.unstoredAtStop + intake.backlog,
+      };
+      intake = zeroIntake();
+    },
+    logFields: () => ({ port }),
+  });
+  await supervisor.start();
+  const running = () => supervisor.running;
+  const control = (method: PlaneControl, args: unknown[]) => supervisor.control(method, args);
   const endSessions = async (serial: string) => {
     if (opts.broker.kind === 'embedded') await control('endSessions', [serial]);
   };
@@ -306,7 +213,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
       return port;
     },
     get connected() {
-      return running;
+      return supervisor.running;
     },
     get stats(): GatewayStats {
       const dropped = { ...counted.dropped };
@@ -351,7 +258,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
       endSessions,
     },
     brokerControl: (tlsOf, configuredTlsPort) => ({
-      status: () => ({ is_running: running, started_at: running ? startedAt.toISOString() : null, tls_port: tlsPort }),
+      status: () => ({ is_running: running(), started_at: running() ? startedAt.toISOString() : null, tls_port: tlsPort }),
       restart: async () => {
         tls = await tlsOf();
         tlsPort = (await control('restartBroker', [tls])) as number | null;
@@ -365,28 +272,18 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
       },
     }),
     get crashes() {
-      return crashes;
+      return supervisor.crashes;
     },
     get running() {
-      return running;
+      return supervisor.running;
     },
     get worker() {
-      return worker;
+      return supervisor.worker;
     },
-    whenRunning: () => (running ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    crashForTest: (message = 'crash asked by a test') => worker.postMessage({ type: 'crash', how: 'throw', message } satisfies ToPlane),
-    close: async () => {
-      closing = true;
-      const w = worker;
-      if (running) {
-        // The plane stores what it took and hands over last-seen times, then closes its sockets.
-        const closed = control('close', []).catch(() => undefined);
-        await Promise.race([closed, new Promise((r) => setTimeout(r, 15_000).unref())]);
-      }
-      running = false;
-      await w.terminate();
-      if (!opts.spares) await spares.close();
-      settle();
-    },
+    whenRunning: () => supervisor.whenRunning(),
+    crashForTest: (message = 'crash asked by a test') =>
+      supervisor.worker.postMessage({ type: 'crash', how: 'throw', message } satisfies ToPlane),
+    // The plane stores what it took and hands over last-seen times, then closes its sockets.
+    close: () => supervisor.close(15_000),
   };
 }

@@ -9,7 +9,7 @@
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { type Answer, forwardingLog, fromWireError, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
+import { answerControl, forwardingLog, PendingCalls, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
 import {
   type DeviceMessageHandlers,
   type EventReport,
@@ -34,23 +34,14 @@ const log: ThreadLogger = forwardingLog(send, () => levels);
 
 // --- calls on the main thread, those of one turn in one message ---------------------------------
 
-const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout | undefined }>();
+const pending = new PendingCalls();
 let outgoing: PlaneCall[] = [];
-let nextId = 1;
 
 function call(method: PlaneCallMethod, args: unknown[], timeout = true): Promise<unknown> {
-  const id = nextId++;
-  return new Promise((resolve, reject) => {
-    // A main thread that does not answer fails this one call (a sign-in refused, a status not
-    // recorded), not the plane. A batch of events is never timed out: sent twice, its events without
-    // an event id would be stored twice; it waits for as long as the database does.
-    const timer = timeout
-      ? setTimeout(() => {
-          pending.delete(id);
-          reject(new Error(`devices ${method}: no answer within ${data.callTimeoutMs} ms`));
-        }, data.callTimeoutMs)
-      : undefined;
-    pending.set(id, { resolve, reject, timer });
+  // A main thread that does not answer fails this one call (a sign-in refused, a status not
+  // recorded), not the plane. A batch of events is never timed out: sent twice, its events without
+  // an event id would be stored twice; it waits for as long as the database does.
+  return pending.add(`devices ${method}`, timeout ? data.callTimeoutMs : undefined, (id) => {
     if (!outgoing.length) setImmediate(flushCalls);
     outgoing.push({ id, method, args });
   });
@@ -60,17 +51,6 @@ function flushCalls(): void {
   const calls = outgoing;
   outgoing = [];
   if (calls.length) send({ type: 'calls', calls });
-}
-
-function answered(answers: readonly Answer[]): void {
-  for (const a of answers) {
-    const p = pending.get(a.id);
-    if (!p) continue;
-    pending.delete(a.id);
-    clearTimeout(p.timer);
-    if (a.ok) p.resolve(a.value);
-    else p.reject(fromWireError(a.error));
-  }
 }
 
 // --- where events go ----------------------------------------------------------------------------
@@ -347,13 +327,10 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
 port.on('message', (msg: ToPlane) => {
   switch (msg.type) {
     case 'answers':
-      answered(msg.answers);
+      for (const a of msg.answers) pending.answered(a);
       return;
     case 'control':
-      control(msg.method, msg.args).then(
-        (value) => send({ type: 'answer', id: msg.id, ok: true, value }),
-        (e: unknown) => send({ type: 'answer', id: msg.id, ok: false, error: toWireError(e) }),
-      );
+      answerControl(send, msg.id, () => control(msg.method, msg.args));
       return;
     case 'start':
       if (started) throw new Error('device plane: started twice');
