@@ -10,8 +10,9 @@ import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
 import { i18nProvider, reloadMessages, useAppLocale } from './app/locale';
 import './i18n/areas';
+import { localisedTheme } from './app/mui-locale';
 import { raStore } from './app/ra-store';
-import { darkTheme, lightTheme, localisedTheme } from './app/theme';
+import { darkTheme, lightTheme } from './app/theme';
 import { AppLayout, AppNotification } from './layout/AppLayout';
 
 // The areas' texts came with this chunk (i18n/areas): the provider takes them in before the console renders.

@@ -37,15 +37,3 @@ export const darkTheme: ThemeOptions = {
     background: { default: '#12151c', paper: '#1b2029' },
   },
 };
-
-/**
- * A theme speaking the console's language: MUI's own hidden labels (pagination's "Go to previous
- * page", an autocomplete's "Open" and "Clear", an alert's "Close") come from its locale pack, not
- * from react-admin's catalogue.
- */
-export function localisedTheme(options: ThemeOptions, locale: string): ThemeOptions {
-  // MUI's own locale packs come as one module of every language, which put the sign-in page over its
-  // 250 KB budget; the few MUI labels the console shows are given through react-admin's catalogue.
-  void locale;
-  return options;
-}

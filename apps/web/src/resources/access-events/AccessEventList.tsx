@@ -1,4 +1,4 @@
-import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent, formatIdentifierValue } from '@atrium/contract';
+import { ACCESS_REALTIME, ACCESS_REFUSALS, type AccessEvent } from '@atrium/contract';
 import HelpOutlineIcon from '@mui/icons-material/HelpOutlineOutlined';
 import { Button, Chip } from '@mui/material';
 import {
@@ -14,13 +14,13 @@ import {
 import { Link } from 'react-router-dom';
 import { filterSource } from '../../app/dataProvider';
 import { formatDateTime } from '../../app/format';
+import { displayValue, useIdentifierFormat } from '../../app/identifier-value';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { PROSE_CELL } from '../../app/kit/ListBody';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
-import { useSessionData } from '../../app/SessionContext';
 import { reasonKey } from './explain';
 
 /** The menu's /access-control/events is the API's /access-control/logs. */
@@ -92,8 +92,8 @@ function WhyField(_: { label?: string; sortable?: boolean }) {
  * identifiers list shows them) when it is a known identifier's; an unknown one as the device sent it.
  */
 function useEventValue() {
-  const format = useSessionData().profile.profile?.identifier_format === 'hex' ? 'hex' : 'dec';
-  return (e: AccessEvent) => (e.value && e.identifier_type ? formatIdentifierValue(e.identifier_type, e.value, format) : (e.value ?? ''));
+  const format = useIdentifierFormat();
+  return (e: AccessEvent) => (e.identifier_type ? displayValue(e.identifier_type, e.value, format) : (e.value ?? ''));
 }
 
 function AccessEventListView() {

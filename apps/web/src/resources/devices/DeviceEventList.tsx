@@ -1,6 +1,7 @@
 import { DEVICE_EVENT_TYPES, type DeviceEvent } from '@atrium/contract';
 import { DateTimeInput, FunctionField, SelectInput, useTranslate } from 'react-admin';
 import { filterSource } from '../../app/dataProvider';
+import { displayValue, useIdentifierFormat } from '../../app/identifier-value';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
@@ -15,6 +16,7 @@ const filters = [
 
 export function DeviceEventList() {
   const translate = useTranslate();
+  const format = useIdentifierFormat();
   return (
     <ListPage
       title={translate('devices.events.title')}
@@ -26,7 +28,11 @@ export function DeviceEventList() {
       <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
       <FunctionField source="type" render={(e: DeviceEvent) => translate(`devices.events.types.${e.type}`, { _: e.type })} />
-      <EllipsisField source="identifier" />
+      {/* A card's number as the viewer reads card numbers everywhere else (the device sends it in hex). */}
+      <EllipsisField
+        source="identifier"
+        render={(e) => displayValue((e as unknown as DeviceEvent).data.kind, (e as unknown as DeviceEvent).identifier, format)}
+      />
     </ListPage>
   );
 }

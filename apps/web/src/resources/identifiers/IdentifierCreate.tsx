@@ -1,8 +1,9 @@
 import { useCallback } from 'react';
 import { useTranslate } from 'react-admin';
+import { useIdentifierFormat } from '../../app/identifier-value';
 import { CreatePage } from '../../app/kit/RecordPage';
 import { IdentifierForm } from './IdentifierForm';
-import { useIdentifierFormat, useIdentifierRights } from './shared';
+import { useIdentifierRights } from './shared';
 import { identifierBody } from './transform';
 
 export function IdentifierCreate() {

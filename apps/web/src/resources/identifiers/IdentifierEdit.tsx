@@ -4,11 +4,11 @@ import { Button } from '@mui/material';
 import { useCallback } from 'react';
 import { TopToolbar, useRecordContext, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
+import { useIdentifierFormat } from '../../app/identifier-value';
 import { EditPage } from '../../app/kit/RecordPage';
 import { IdentifierForm } from './IdentifierForm';
 import { QrPreviewButton } from './QrPreview';
 import { RevokeButton } from './Revoke';
-import { useIdentifierFormat } from './shared';
 import { identifierBody } from './transform';
 
 function IdentifierTitle() {

@@ -16,10 +16,10 @@ import {
   useRecordContext,
   useTranslate,
 } from 'react-admin';
+import { type IdentifierFormat, isIdentifierType, storedValue, useIdentifierFormat } from '../../app/identifier-value';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
-import { typeChoices, useDateTimeText, useIdentifierFormat } from './shared';
+import { typeChoices, useDateTimeText } from './shared';
 import { isoOrNull, newIdentifierRecord, toFormValues, VALUE_TEXT } from './transform';
-import { type IdentifierFormat, isIdentifierType, storedValue } from './value';
 
 const Grid = ({ children }: { children: ReactNode }) => (
   <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>{children}</Box>

@@ -23,11 +23,10 @@ import {
 import { useId, useState } from 'react';
 import { useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { displayValue, useIdentifierFormat } from '../../app/identifier-value';
 import { useAlert } from '../../app/useAlert';
 import { useIdentifierExport } from './IdentifierExport';
-import { useIdentifierFormat } from './shared';
 import { changedAnything, importSummary, NO_TIMEOUT_MS, rowErrorLines } from './transfer';
-import { displayValue } from './value';
 
 type Action = 'skip' | 'replace' | 'cancel';
 

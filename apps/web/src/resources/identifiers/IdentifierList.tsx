@@ -1,13 +1,13 @@
 import type { Identifier } from '@atrium/contract';
 import { Chip } from '@mui/material';
 import { FunctionField, NullableBooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { displayValue, useIdentifierFormat } from '../../app/identifier-value';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { BulkDeleteWithConfirm, EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { IdentifierExportButton } from './IdentifierExport';
 import { IdentifierImportButton } from './IdentifierImport';
 import { BulkRevokeButton, RevokeRowButton } from './Revoke';
-import { RevokedField, typeChoices, useDateTimeText, useIdentifierFormat, useIdentifierRights } from './shared';
-import { displayValue } from './value';
+import { RevokedField, typeChoices, useDateTimeText, useIdentifierRights } from './shared';
 
 // Name, number or owner contains the text: a plain `search` parameter, not a filter rule.
 const ROUTES = { identifiers: { queryParams: ['search'] } };

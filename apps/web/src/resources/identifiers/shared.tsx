@@ -3,14 +3,8 @@ import { Chip } from '@mui/material';
 import { useLocaleState, useRecordContext, useTranslate } from 'react-admin';
 import { formatDateTime } from '../../app/format';
 import { useSessionData } from '../../app/SessionContext';
-import { formatOf, type IdentifierFormat } from './value';
 
 export const typeChoices = IDENTIFIER_TYPES.map((id) => ({ id, name: `identifiers.types.${id}` }));
-
-/** The viewer's way of reading card numbers, from their profile. */
-export function useIdentifierFormat(): IdentifierFormat {
-  return formatOf(useSessionData().profile.profile?.identifier_format);
-}
 
 /** An instant in the viewer's language and local time. */
 export function useDateTimeText(): (iso: string | null | undefined) => string {

@@ -1,5 +1,5 @@
 import type { CreateIdentifierBody, Identifier, UpdateIdentifierBody } from '@atrium/contract';
-import { displayValue, type IdentifierFormat, storedValue } from './value';
+import { displayValue, type IdentifierFormat, storedValue } from '../../app/identifier-value';
 
 /** The form edits the value as the viewer reads it, in `value_text`; `value` stays as stored. */
 export const VALUE_TEXT = 'value_text';

@@ -17,11 +17,11 @@ import {
 import type { ReactNode } from 'react';
 import { FunctionField, TextInput, Title, useGetOne, useTranslate } from 'react-admin';
 import { Link, useParams } from 'react-router-dom';
+import { displayValue, type IdentifierFormat, useIdentifierFormat } from '../../../app/identifier-value';
 import { ApiRoutes } from '../../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../../app/kit/ListPage';
 import { RecordError } from '../../../app/kit/RecordPage';
-import { RevokedField, useDateTimeText, useIdentifierFormat } from '../shared';
-import { displayValue, type IdentifierFormat } from '../value';
+import { RevokedField, useDateTimeText } from '../shared';
 
 // UKEY2 keys (spec entities §2: /ukey2 and /ukey2/:id/edit, view only). The server answers them as
 // identifiers of type ukey2 (GET /ukey2, GET /ukey2/{id}, can_view_ukey2); they are issued and revoked

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { displayValue, formatOf, storedValue } from './value';
+import { displayValue, formatOf, storedValue } from './identifier-value';
 
 describe('identifier numbers as the viewer reads them', () => {
   it('shows hex types in pairs or in decimal, by the profile; other types as stored', () => {

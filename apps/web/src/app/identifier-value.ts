@@ -5,11 +5,17 @@ import {
   type IdentifierType,
   normalizeIdentifierValue,
 } from '@atrium/contract';
+import { useSessionData } from './SessionContext';
 
 /** How the viewer reads card numbers (their profile's `identifier_format`; dec by default, spec entities §9). */
 export type IdentifierFormat = 'hex' | 'dec';
 
 export const formatOf = (profileFormat: unknown): IdentifierFormat => (profileFormat === 'hex' ? 'hex' : 'dec');
+
+/** The viewer's way of reading card numbers, from their profile. */
+export function useIdentifierFormat(): IdentifierFormat {
+  return formatOf(useSessionData().profile.profile?.identifier_format);
+}
 
 export const isIdentifierType = (t: unknown): t is IdentifierType => (IDENTIFIER_TYPES as readonly unknown[]).includes(t);
 
