@@ -55,7 +55,7 @@ export interface PlaneCall {
 }
 
 /** What the main thread asks of the running plane. */
-export type PlaneControl = 'sendTask' | 'sendInput' | 'endSessions' | 'setTls' | 'restartBroker' | 'close';
+export type PlaneControl = 'sendTask' | 'sendInput' | 'endSessions' | 'setTls' | 'restartBroker' | 'holdsOnline' | 'close';
 
 export type ToPlane =
   /** The first message a worker gets (its code is loaded by then). */

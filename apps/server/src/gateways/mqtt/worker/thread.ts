@@ -314,6 +314,8 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
       }
     case 'sendInput':
       return g.sendInput(args[0] as string, args[1] as Parameters<MqttGateway['sendInput']>[1]);
+    case 'holdsOnline':
+      return (args[0] as string[]).filter((serial) => g.isOnline(serial));
     case 'endSessions':
       return broker?.accounts.endSessions(args[0] as string);
     case 'setTls':
