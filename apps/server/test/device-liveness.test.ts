@@ -283,7 +283,7 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
       await waitFor(
         () => psql(`SELECT count(*) FROM device_status WHERE instance_id = '${dId}' AND online`) === String(devs.length),
         () =>
-          `the devices taken over by the surviving instance (${dId}): ${psql('SELECT device_id, online, instance_id FROM device_status')}\n${d.output().slice(-3000)}`,
+          `the devices taken over by the surviving instance (${dId}): ${psql('SELECT device_id, online, instance_id FROM device_status')}\n${d?.output().slice(-3000)}`,
         20_000,
       );
       for (const x of devs) expect(await onlineIn(api, x.id)).toBe(true);

@@ -276,6 +276,8 @@ async function start(given: DevicePlaneData): Promise<void> {
       broker = await startBroker(null);
     }
     gateway = MqttGateway.start({ local: broker.local, handlers, log });
+  } else if (b.kind === 'amqp') {
+    gateway = MqttGateway.start({ amqp: b.url, handlers, log });
   } else {
     const url = new URL(b.url);
     const username = url.username ? decodeURIComponent(url.username) : undefined;
