@@ -25,7 +25,9 @@ const dirs: string[] = [];
 const sims: SimDevice[] = [];
 let dbName = '';
 let databaseUrl = '';
-let node: RabbitNode | null = null;
+let node: (RabbitNode & { cookie: string; epmdPort: number }) | null = null;
+let second: RabbitNode | null = null;
+let authUrl = '';
 
 async function waitFor(check: () => Promise<boolean> | boolean, what: () => string, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -115,7 +117,8 @@ describe.runIf(PG && rabbitmqAvailable())('devices on RabbitMQ (AMQP_URL)', { ti
     databaseUrl = url.toString();
     const [portA, portB] = [await freePort(), await freePort()];
     // RabbitMQ asks the instance that stays (in a deployment: the proxy in front of them all).
-    node = await startRabbitNode({ authUrl: `http://127.0.0.1:${portB}/api/v0/broker-auth/rabbitmq` });
+    authUrl = `http://127.0.0.1:${portB}/api/v0/broker-auth/rabbitmq`;
+    node = await startRabbitNode({ authUrl });
     const env = { AMQP_URL: node.amqpUrl, MQTT_URL: node.mqttUrl };
     a = await startInstance('rabbit-a', portA, env);
     b = await startInstance('rabbit-b', portB, env);
@@ -130,6 +133,7 @@ describe.runIf(PG && rabbitmqAvailable())('devices on RabbitMQ (AMQP_URL)', { ti
         await exited;
       }
     }
+    await second?.stop();
     await node?.stop();
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     if (dbName) {
@@ -219,4 +223,33 @@ describe.runIf(PG && rabbitmqAvailable())('devices on RabbitMQ (AMQP_URL)', { ti
     console.log(`RabbitMQ: ${total} events, stored ${counts()} (rows/distinct) across a kill -9 of one of two consuming instances`);
     expect(Number(psql(`SELECT count(*) FROM device_events WHERE event_id = 'x'`))).toBe(0);
   });
+
+  it('two clustered nodes, a device on each: the second node’s device signs in, runs its init task and its events are stored', async () => {
+    const first = node as RabbitNode & { cookie: string; epmdPort: number };
+    second = await startRabbitNode({ authUrl, joinOf: first });
+    const members = await first.ctl('cluster_status', '--formatter', 'json');
+    expect(members).toContain(second.name);
+    const api = await signIn(b.base);
+    const root = ((await api('GET', '/domains')).data as unknown as { id: number }[])[0]!.id;
+    const created = await api('PUT', '/devices', { name: 'Second node gate', model: 'AP-100', serial_number: 'RABBIT-3', domain_id: root });
+    expect(created.status).toBe(200);
+    const id = created.data.id as number;
+    const init = (await api('POST', `/devices/${id}/init/apply`, {})).data as { password: string; task: { id: number } };
+    // Atrium reads from the first node; this device is on the second: the cluster routes both ways.
+    const sim = new SimDevice({ url: second.mqttUrl, serial: 'RABBIT-3', password: init.password, heartbeatMs: 500 });
+    sims.push(sim);
+    await sim.start();
+    await waitFor(
+      () => sim.initialized,
+      () => 'init task delivered through the other node',
+      30_000,
+    );
+    for (let i = 0; i < 50; i++) await sim.event({ type: 'door_opened', identifier: null, data: { lock: 1, by: 'button', n: i } });
+    const counts = () => psql(`SELECT count(*) || '/' || count(DISTINCT event_id) FROM device_events WHERE device_id = ${id}`);
+    await waitFor(
+      () => counts() === '50/50',
+      () => `events of the second node’s device stored ${counts()}`,
+      30_000,
+    );
+  }, 240_000);
 });
