@@ -17,6 +17,9 @@ import { connectSocket } from './realtime-client.js';
 const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const PG = process.env.TEST_DATABASE_URL;
 const ADMIN = { login: 'admin', password: 'liveness-admin-pass-1' };
+if (!PG) console.warn('device-liveness.test: skipped, needs TEST_DATABASE_URL (PostgreSQL: two instances share it)');
+else if (!mosquittoAvailable())
+  console.warn('device-liveness.test: the shared-broker case skipped, no mosquitto (Debian package mosquitto)');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
