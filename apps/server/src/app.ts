@@ -76,6 +76,7 @@ import { BackupsService } from './modules/backups/backups.service.js';
 // conversations (issue 13)
 import { conversationsRoutes } from './modules/conversations/conversations.routes.js';
 import { dashboardRoutes } from './modules/dashboard/dashboard.routes.js';
+import { brokerAuthRoutes } from './modules/devices/broker-auth.routes.js';
 import { DeviceMailNotices } from './modules/devices/device-notices.js';
 import { DevicesRepository } from './modules/devices/devices.repository.js';
 import { devicesRoutes } from './modules/devices/devices.routes.js';
@@ -759,6 +760,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(rolesRoutes);
       await typed.register(registrationRoutes);
       await typed.register(devicesRoutes);
+      // RabbitMQ asks who may sign in to its MQTT plugin (AMQP_URL).
+      if (config.amqpUrl) await typed.register(brokerAuthRoutes);
       await typed.register(accessRoutes);
       await typed.register(markersRoutes);
       await typed.register(mailTemplatesRoutes); // mail templates (issue 14)

@@ -79,6 +79,8 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']),
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
+  // RabbitMQ as the devices' broker: Atrium reads and writes over AMQP; MQTT_URL is then the MQTT listener devices use.
+  AMQP_URL: url('AMQP_URL', ['amqp:', 'amqps:']),
   MQTT_PORT: port('MQTT_PORT', 1883),
   // MQTT over TLS of the embedded broker, opened when the broker tab has own certificates (0: any free port).
   MQTTS_PORT: port('MQTTS_PORT', 8883, 0),
@@ -162,6 +164,12 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
   mqttUrl: string | undefined;
+  /**
+   * RabbitMQ (AMQP_URL): the devices use its MQTT plugin (MQTT_URL names that listener, for them),
+   * Atrium reads their messages over AMQP as one of the competing consumers of a durable queue, and
+   * RabbitMQ asks Atrium who may sign in (/broker-auth/rabbitmq).
+   */
+  amqpUrl: string | undefined;
   mqttPort: number;
   /** MQTT over TLS of the embedded broker with the project's own certificate (MQTTS_PORT). */
   mqttsPort: number;
@@ -261,6 +269,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (Boolean(e.SIP_TLS_CERT) !== Boolean(e.SIP_TLS_KEY)) {
     throw new ConfigError('Invalid configuration:\n  SIP_TLS_CERT and SIP_TLS_KEY go together: the certificate and its key, as PEM files');
   }
+  if (e.AMQP_URL && (!e.MQTT_URL || e.MQTT_DYNSEC === 'true')) {
+    throw new ConfigError(
+      'Invalid configuration:\n  AMQP_URL (RabbitMQ) needs MQTT_URL: the MQTT listener of that RabbitMQ the devices connect to (without MQTT_DYNSEC: RabbitMQ asks Atrium through its HTTP auth backend)',
+    );
+  }
   if (e.MQTT_DYNSEC === 'true' && !e.MQTT_URL) {
     throw new ConfigError(
       'Invalid configuration:\n  MQTT_DYNSEC=true needs MQTT_URL: the Mosquitto broker, with its dynamic-security admin account in it',
@@ -282,6 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
+    amqpUrl: e.AMQP_URL,
     mqttPort: e.MQTT_PORT,
     mqttsPort: e.MQTTS_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,

@@ -18,7 +18,10 @@ import { type SipRuntime, startSip, takenSipPort } from './modules/telephony/sip
  */
 async function startDevicePlaneIfFree(config: Config, app: AppInstance, tls: BrokerTls | null): Promise<DevicePlane | null> {
   let broker: PlaneBroker;
-  if (config.mqttUrl) {
+  if (config.amqpUrl) {
+    // RabbitMQ: the devices on its MQTT plugin, every instance a competing consumer over AMQP.
+    broker = { kind: 'amqp', url: config.amqpUrl };
+  } else if (config.mqttUrl) {
     // Several instances share an external broker: each device message reaches one of them.
     broker = {
       kind: 'external',
@@ -160,7 +163,7 @@ async function main(): Promise<void> {
   const where = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
   const lines = [``, `Atrium is running at ${config.publicUrl}`, `  database: ${where}`];
   lines.push(
-    `  MQTT: ${config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : plane ? `embedded broker on ${config.mqttHost}:${plane?.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
+    `  MQTT: ${config.amqpUrl && config.mqttUrl ? `${new URL(config.mqttUrl).host} (RabbitMQ; Atrium reads over AMQP at ${new URL(config.amqpUrl).host})` : config.mqttUrl ? `${new URL(config.mqttUrl).host}${config.mqttDynsec ? ' (Mosquitto; Atrium manages its dynamic security)' : ''}` : plane ? `embedded broker on ${config.mqttHost}:${plane?.port} (devices sign in with their serial number and device password)` : 'not running (see above)'}`,
   );
   lines.push(
     `  SIP: ${

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** Root of Atrium's versioned MQTT topic tree (docs/device-protocol.md). */
 export const MQTT_ROOT = 'atrium/v1';
 
@@ -81,3 +83,22 @@ export function parseDeviceTopic(topic: string): { serial: string; leaf: DeviceT
   if (!TOPIC_LEAVES.has(leaf) || !TOPIC_SAFE_SERIAL.test(serial)) return null;
   return { serial, leaf: leaf as DeviceTopicLeaf };
 }
+
+/**
+ * What RabbitMQ's HTTP auth backend sends Atrium (form fields; docs/device-protocol.md, "RabbitMQ"):
+ * a sign-in, a virtual host, a resource (exchange or queue) or a topic (a routing key on amq.topic).
+ */
+export const RabbitAuthUserSchema = z.object({ username: z.string().max(200), password: z.string().max(1000) });
+export const RabbitAuthVhostSchema = z.object({
+  username: z.string().max(200),
+  vhost: z.string().max(200),
+  ip: z.string().max(100).optional(),
+});
+export const RabbitAuthResourceSchema = z.object({
+  username: z.string().max(200),
+  vhost: z.string().max(200),
+  resource: z.enum(['exchange', 'queue', 'topic']),
+  name: z.string().max(300),
+  permission: z.enum(['configure', 'write', 'read']),
+});
+export const RabbitAuthTopicSchema = RabbitAuthResourceSchema.extend({ routing_key: z.string().max(1000) }).passthrough();

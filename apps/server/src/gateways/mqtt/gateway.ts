@@ -12,6 +12,7 @@ import {
   TaskMessageSchema,
   TOPIC_SAFE_SERIAL,
 } from '@atrium/contract';
+import amqp from 'amqplib';
 import mqtt, { type MqttClient } from 'mqtt';
 import { finishesWithin } from '../../core/settle.js';
 import {
@@ -46,6 +47,11 @@ export interface MqttGatewayOptions {
   url?: string;
   /** The embedded broker's in-process link: used instead of an MQTT connection. */
   local?: LocalBrokerLink;
+  /**
+   * `amqp://user:password@host:port/vhost` of a RabbitMQ whose MQTT plugin the devices use: Atrium
+   * reads their messages over AMQP (see linkAmqp) instead of as an MQTT client.
+   */
+  amqp?: string;
   username?: string | undefined;
   password?: string | undefined;
   handlers: GatewayHandlers;
@@ -160,7 +166,7 @@ export class MqttGateway implements DeviceGateway {
   private readonly flushTimer: NodeJS.Timeout;
   private presenceTimer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local' | 'clientId'>>;
+  private readonly opts: Required<Omit<MqttGatewayOptions, 'username' | 'password' | 'log' | 'url' | 'local' | 'clientId' | 'amqp'>>;
 
   private constructor(options: MqttGatewayOptions) {
     this.opts = {
@@ -176,6 +182,7 @@ export class MqttGateway implements DeviceGateway {
     };
     this.log = options.log ?? silentLog;
     if (options.local) this.link = this.linkLocal(options.local);
+    else if (options.amqp) this.link = this.linkAmqp(options.amqp);
     else if (options.url) this.link = this.connectClient(options.url, options.username, options.password, options.clientId);
     else throw new Error('the MQTT gateway needs a broker URL or the embedded broker');
     this.flushTimer = setInterval(() => void this.flush(), this.opts.flushMs);
@@ -334,6 +341,136 @@ export class MqttGateway implements DeviceGateway {
         closed = true;
         release();
         await unsubscribe?.().catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * RabbitMQ (its MQTT plugin for the devices; Atrium over AMQP). The plugin publishes what devices
+   * send to `amq.topic` with the topic as routing key (`/` becomes `.`), and delivers to a device what
+   * is published there for its subscription. Atrium instances read:
+   *
+   * - the devices' events, task results, sync answers and requests, screens from one durable quorum
+   *   queue (AMQP_QUEUE) as competing consumers: each message reaches one instance, and an event is
+   *   acknowledged only once committed; what an instance took and did not acknowledge when it died
+   *   goes to another (stored once per device and event id);
+   * - status and heartbeats from a queue of their own (exclusive, gone with the connection): every
+   *   instance judges presence, as with MQTT.
+   *
+   * Tasks and remote inputs are published to `amq.topic` persistent, with publisher confirms, and the
+   * QoS 1 header the MQTT plugin reads. RabbitMQ before 3.13 has no MQTT 5 and no shared
+   * subscriptions: this is how several instances share the devices' messages there.
+   */
+  private linkAmqp(url: string): Link {
+    const exchange = 'amq.topic';
+    const queue = process.env.AMQP_QUEUE ?? 'atrium.devices';
+    const toKey = (filter: string) => filter.replaceAll('/', '.').replaceAll('+', '*');
+    const toTopic = (key: string) => key.replaceAll('.', '/');
+    let connection: amqp.ChannelModel | null = null;
+    let publisher: amqp.ConfirmChannel | null = null;
+    let closed = false;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async () => {
+      const conn = await amqp.connect(url, { timeout: this.opts.connectTimeoutMs });
+      const lost = () => {
+        if (connection !== conn) return;
+        connection = null;
+        publisher = null;
+        if (!closed) {
+          this.log.warn({}, 'amqp gateway: broker connection lost, retrying');
+          retry = setTimeout(() => void attempt(), this.opts.reconnectMs);
+        }
+      };
+      conn.on('error', (e: Error) => this.log.warn({ err: e.message }, 'amqp gateway: broker connection error'));
+      conn.on('close', lost);
+      try {
+        const shared = await conn.createChannel();
+        shared.on('error', () => undefined);
+        await shared.assertQueue(queue, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
+        for (const leaf of DEVICE_UP_LEAVES.filter((l) => l !== 'status' && l !== 'heartbeat'))
+          await shared.bindQueue(queue, exchange, toKey(mqttTopics.allDevices(leaf)));
+        // As many unacknowledged as the intake batches at once: the rest waits in the queue.
+        await shared.prefetch(2000);
+        const confirms = await conn.createConfirmChannel();
+        confirms.on('error', () => undefined);
+        publisher = confirms;
+        connection = conn;
+        const mine = await conn.createChannel();
+        mine.on('error', () => undefined);
+        const presence = await mine.assertQueue('', { exclusive: true, autoDelete: true, durable: false });
+        for (const leaf of ['status', 'heartbeat'] as const)
+          await mine.bindQueue(presence.queue, exchange, toKey(mqttTopics.allDevices(leaf)));
+        await mine.consume(presence.queue, (msg) => msg && this.receive(toTopic(msg.fields.routingKey), msg.content, false), {
+          noAck: true,
+        });
+        await shared.consume(queue, (msg) => {
+          if (!msg) return;
+          const topic = toTopic(msg.fields.routingKey);
+          if (!topic.endsWith('/events')) {
+            shared.ack(msg);
+            this.receive(topic, msg.content, false);
+            return;
+          }
+          this.stats.awaitingAck++;
+          let answered = false;
+          this.receive(topic, msg.content, false, (notTaken) => {
+            if (answered) return;
+            answered = true;
+            this.stats.awaitingAck--;
+            // A channel gone meanwhile: the broker gives the event to another consumer (stored once by its id).
+            if (connection !== conn) {
+              this.stats.acksOfClosedConnections++;
+              return;
+            }
+            if (notTaken) shared.nack(msg, false, true);
+            else {
+              this.stats.acknowledged++;
+              shared.ack(msg);
+            }
+          });
+        });
+        this.log.info({ queue }, 'amqp gateway: connected and consuming');
+        this.firstSettled = true;
+        this.settleFirst.resolve();
+      } catch (e) {
+        await conn.close().catch(() => undefined);
+        throw e;
+      }
+    };
+    const attempt = async () => {
+      if (closed) return;
+      try {
+        await connect();
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message }, 'amqp gateway: broker unreachable, retrying');
+        if (!closed) retry = setTimeout(() => void attempt(), this.opts.reconnectMs);
+      }
+    };
+    void attempt();
+    return {
+      get connected() {
+        return connection !== null && publisher !== null;
+      },
+      publish: async (topic, payload, qos) => {
+        const ch = publisher;
+        if (!ch) throw new Error('not connected to the AMQP broker');
+        await new Promise<void>((resolve, reject) =>
+          ch.publish(
+            exchange,
+            toKey(topic),
+            Buffer.from(payload),
+            { persistent: true, headers: { 'x-mqtt-publish-qos': { '!': 'byte', value: qos } } },
+            (err: unknown) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve()),
+          ),
+        );
+      },
+      close: async () => {
+        closed = true;
+        clearTimeout(retry);
+        const conn = connection;
+        connection = null;
+        publisher = null;
+        await conn?.close().catch(() => undefined);
       },
     };
   }

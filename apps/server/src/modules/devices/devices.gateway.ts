@@ -24,6 +24,11 @@ export interface DeviceGateway {
   sendTask(serial: string, task: DeviceTaskMessage): Promise<void>;
   /** Publishes a remote-control input (tap, key, open door, keep-alive, end) to the device. */
   sendInput(serial: string, input: DeviceInputMessage): Promise<void>;
+  /**
+   * Of these serial numbers, those whose device this gateway hears now (its status and heartbeats):
+   * the liveness sweep takes over those of a dead instance instead of declaring them offline.
+   */
+  holdsOnline?(serials: readonly string[]): Promise<string[]>;
   /** Whether the gateway is connected to its broker now (absent: always, as a test's fake). */
   readonly connected?: boolean;
   /** Its counters of device messages (absent: a test's fake). */
@@ -82,8 +87,11 @@ export interface PresenceReport {
   model?: string | undefined;
   firmware?: string | undefined;
   capabilities?: Record<string, unknown> | undefined;
-  /** Why it went offline, when Atrium itself ended its session (`reinit`: initialised again). */
-  reason?: 'reinit' | undefined;
+  /**
+   * Why it went offline when no will or silence of its own said so: `reinit`, Atrium ended its
+   * session (initialised again); `instance_gone`, the instance that heard it died and no other hears it.
+   */
+  reason?: 'reinit' | 'instance_gone' | undefined;
 }
 
 export interface TaskUpdateReport {

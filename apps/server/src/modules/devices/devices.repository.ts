@@ -49,6 +49,11 @@ export const DEVICE_LIST: ListSpec = {
   tiebreak: sql`${D.id} ASC`,
 };
 
+/** A database session's name that says its instance (instances.id) is alive. */
+export const INSTANCE_SESSION_PREFIX = 'atrium-instance:';
+/** device_status.instance_id of a device declared offline because its instance died. */
+const GONE_PREFIX = 'gone:';
+
 /** A device belongs to its one group. */
 const target: AclTarget = {
   inGroups: (cond) => sql`EXISTS (SELECT 1 FROM groups g WHERE g.id = ${D.groupId} AND ${cond})`,
@@ -908,6 +913,8 @@ export class DevicesRepository {
    */
   async setPresenceMany(
     reports: readonly { deviceId: number; online: boolean; firmware?: string | null; capabilities?: Record<string, unknown> | null }[],
+    /** The instance whose gateway heard the reports: an online device is its to judge from then on. */
+    instanceId: string | null = null,
   ): Promise<Set<number>> {
     const changed = new Set<number>();
     if (!reports.length) return changed;
@@ -929,6 +936,7 @@ export class DevicesRepository {
     const rows = await queryRows<{ device_id: number; was: boolean; online: boolean }>(
       this.db,
       sql`UPDATE device_status s SET online = x.online, last_seen_at = now(),
+          instance_id = CASE WHEN x.online THEN coalesce(${instanceId}::text, s.instance_id) ELSE s.instance_id END,
           firmware = CASE WHEN x.set_firmware THEN x.firmware ELSE s.firmware END,
           capabilities = CASE WHEN x.set_capabilities THEN x.capabilities ELSE s.capabilities END
         FROM jsonb_to_recordset(${json}::jsonb) AS x(device_id int, online boolean, set_firmware boolean, firmware text,
@@ -941,6 +949,66 @@ export class DevicesRepository {
     );
     for (const r of rows) if (r.was !== r.online) changed.add(Number(r.device_id));
     return changed;
+  }
+
+  /**
+   * Online devices whose instance is not alive (no fresh row in `instances`, or, with `sessions`, no
+   * database session of its own: a killed process loses it at once), other than `me`'s.
+   */
+  async orphanedOnline(me: string, sessions: boolean, goneMs: number, limit = 5000) {
+    const alive = sessions
+      ? sql`EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = ${INSTANCE_SESSION_PREFIX} || s.instance_id)`
+      : sql`TRUE`;
+    return queryRows<{ device_id: number; serial: string; instance_id: string | null }>(
+      this.db,
+      sql`SELECT s.device_id, d.serial_number AS serial, s.instance_id FROM device_status s JOIN devices d ON d.id = s.device_id
+        WHERE s.online AND s.instance_id IS DISTINCT FROM ${me}
+          AND NOT (EXISTS (SELECT 1 FROM instances i WHERE i.id = s.instance_id
+              AND i.seen_at > now() - make_interval(secs => ${goneMs / 1000})) AND ${alive})
+        ORDER BY s.device_id LIMIT ${limit}`,
+    );
+  }
+
+  /** Takes over devices still held by `from` (a dead instance) that `me`'s gateway hears. */
+  async takeOver(deviceIds: readonly number[], from: string | null, me: string): Promise<void> {
+    if (!deviceIds.length) return;
+    await this.db.execute(
+      sql`UPDATE device_status SET instance_id = ${me}
+        WHERE device_id IN (${sql.join(
+          deviceIds.map((id) => sql`${id}`),
+          sql`, `,
+        )}) AND instance_id IS NOT DISTINCT FROM ${from}::text`,
+    );
+  }
+
+  /**
+   * Declares offline the devices still held by `from` (a dead instance), marked as taken from it;
+   * answers those whose state this statement changed (one instance of many tells people).
+   */
+  async offlineOrphans(deviceIds: readonly number[], from: string | null): Promise<Set<number>> {
+    const changed = new Set<number>();
+    if (!deviceIds.length) return changed;
+    const rows = await queryRows<{ device_id: number }>(
+      this.db,
+      sql`UPDATE device_status s SET online = FALSE, instance_id = ${GONE_PREFIX} || coalesce(s.instance_id, '')
+        FROM (SELECT device_id FROM device_status WHERE device_id IN (${sql.join(
+          deviceIds.map((id) => sql`${id}`),
+          sql`, `,
+        )}) ORDER BY device_id FOR UPDATE) p
+        WHERE s.device_id = p.device_id AND s.online AND s.instance_id IS NOT DISTINCT FROM ${from}::text
+        RETURNING s.device_id`,
+    );
+    for (const r of rows) changed.add(Number(r.device_id));
+    return changed;
+  }
+
+  /** Devices another instance declared offline because it thought `me` dead. */
+  async takenFrom(me: string, limit = 5000) {
+    return queryRows<{ serial: string }>(
+      this.db,
+      sql`SELECT d.serial_number AS serial FROM device_status s JOIN devices d ON d.id = s.device_id
+        WHERE NOT s.online AND s.instance_id = ${GONE_PREFIX + me} LIMIT ${limit}`,
+    );
   }
 
   async remoteSession(projectId: number, session: string) {

@@ -262,6 +262,10 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     { serial: string; projectId: number; operator: number | null; expiresAt: number; checkedUntil: number }
   >();
   private sweepTimer: NodeJS.Timeout | undefined;
+  /** This instance among the others (InstanceRegistry), once known: devices it hears online are its to judge. */
+  private instance: { id: string; sessions: boolean; goneMs: number } | null = null;
+  private livenessTimer: NodeJS.Timeout | undefined;
+  private livenessRunning: Promise<void> | null = null;
   private pending: NewEvent[] = [];
   /** For each pending event, what acknowledges it to its device once stored (undefined: nothing to). */
   private pendingAcks: (EventStored | undefined)[] = [];
@@ -434,6 +438,75 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       this.sweepTimer = setInterval(() => void this.sweep(), this.opts.sweepMs);
       this.sweepTimer.unref();
     }
+  }
+
+  /**
+   * Names this instance (instances.id) and starts looking, every `everyMs`, for online devices whose
+   * instance died: those this instance's gateway hears are taken over, the others declared offline
+   * (status event, notifications, mail). `sessions`: an instance is alive only while its database
+   * session is (PostgreSQL), so a killed one is seen at the next look, not after `goneMs`.
+   * See docs/decisions.md, "Device liveness judged by any instance".
+   */
+  startLiveness(instance: { id: string; sessions: boolean; goneMs: number }, everyMs = 3000, graceMs = 10_000): void {
+    this.instance = instance;
+    if (this.livenessTimer) return;
+    // A fresh instance first lets its broker's devices reconnect, so that it takes them over rather
+    // than declaring them offline for a moment.
+    const started = Date.now();
+    this.livenessTimer = setInterval(() => {
+      if (Date.now() - started < graceMs || this.livenessRunning) return;
+      this.livenessRunning = this.checkLiveness()
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .finally(() => {
+          this.livenessRunning = null;
+        });
+    }, everyMs);
+    this.livenessTimer.unref();
+  }
+
+  /** One look for devices of dead instances (startLiveness); answers how many it declared offline. */
+  async checkLiveness(): Promise<number> {
+    const me = this.instance;
+    if (!me) return 0;
+    const orphans = await this.repo.orphanedOnline(me.id, me.sessions, me.goneMs);
+    const serials = [...new Set(orphans.map((o) => o.serial))];
+    const heard = new Set(this.gateway?.holdsOnline ? await this.gateway.holdsOnline(serials) : []);
+    const byOwner = new Map<string | null, { claim: number[]; offline: number[] }>();
+    for (const o of orphans) {
+      const group = byOwner.get(o.instance_id) ?? { claim: [], offline: [] };
+      byOwner.set(o.instance_id, group);
+      (heard.has(o.serial) ? group.claim : group.offline).push(Number(o.device_id));
+    }
+    let declared = 0;
+    for (const [owner, { claim, offline }] of byOwner) {
+      await this.repo.takeOver(claim, owner, me.id);
+      const changed = await this.repo.offlineOrphans(offline, owner);
+      if (!changed.size) continue;
+      declared += changed.size;
+      const found = orphans.filter((o) => changed.has(Number(o.device_id)));
+      const devices = await this.repo.bySerials(found.map((o) => o.serial));
+      const report: PresenceReport = { online: false, reason: 'instance_gone' };
+      await this.presenceChanged(
+        [...devices.values()].map((d) => ({ d, report })),
+        changed,
+      );
+    }
+    // Devices another instance took from this one while it seemed dead, and that it still hears: back online.
+    const taken = await this.repo.takenFrom(me.id);
+    if (taken.length && this.gateway?.holdsOnline) {
+      for (const serial of await this.gateway.holdsOnline(taken.map((t) => t.serial))) void this.onPresence(serial, { online: true });
+    }
+    return declared;
+  }
+
+  /** Stops the looks of startLiveness (the instance closes). */
+  async stopLiveness(): Promise<void> {
+    if (this.livenessTimer) clearInterval(this.livenessTimer);
+    this.livenessTimer = undefined;
+    await this.livenessRunning;
   }
 
   async stop(): Promise<void> {
@@ -1267,7 +1340,17 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         ...(report.firmware !== undefined ? { firmware: report.firmware } : {}),
         ...(report.capabilities !== undefined ? { capabilities: report.capabilities } : {}),
       })),
+      this.instance?.id ?? null,
     );
+    await this.presenceChanged(found, changed);
+    return accepted;
+  }
+
+  /** What follows presence written: the consoles told of each change, tasks handed over, notices of devices gone offline. */
+  private async presenceChanged(
+    found: readonly { d: DeviceOfSerial; report: PresenceReport }[],
+    changed: ReadonlySet<number>,
+  ): Promise<void> {
     await this.announceMany(
       found
         .filter(({ d }) => changed.has(d.id))
@@ -1297,7 +1380,6 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         await this.mailAdmin(d.projectId, { kind: 'device_offline', deviceId: d.id, at: new Date() });
       }
     }
-    return accepted;
   }
 
   /** Last-seen times of a gateway flush, in one statement. */

@@ -69,6 +69,11 @@ export const deviceStatus = pgTable('device_status', {
   firmware: text('firmware'),
   capabilities: jsonb('capabilities').$type<Record<string, unknown>>(),
   lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+  /**
+   * The instance (instances.id) whose gateway last heard the device come online; `gone:<id>` once
+   * another instance declared it offline because that instance died (it takes it back if it lives).
+   */
+  instanceId: text('instance_id'),
   /** What the device refused of its last sync: identifiers and schedules, each with a reason. */
   syncErrors: jsonb('sync_errors').$type<{ entity: string; id: number; message: string }[]>(),
 });

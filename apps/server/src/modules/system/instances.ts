@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { ControllableWorker, SystemWorker, WorkerAction } from '@atrium/contract';
 import { and, asc, eq, gt, isNull, lt, sql } from 'drizzle-orm';
+import pg from 'pg';
 import type { Database } from '../../core/db/client.js';
+import { INSTANCE_SESSION_PREFIX } from '../devices/devices.repository.js';
 import { instanceCommands, instances } from './instances.table.js';
 
 /** How often an instance refreshes its row; three missed refreshes and it counts as gone. */
@@ -60,13 +62,42 @@ export class InstanceRegistry {
       workers: () => SystemWorker[];
       controls: Record<ControllableWorker, WorkerControl>;
       log?: { warn(obj: object, msg: string): void };
+      /**
+       * PostgreSQL's URL: the instance keeps a database session named after it for as long as it
+       * runs, and the others read it as "alive" (a killed process's session ends at once).
+       */
+      sessionUrl?: string | undefined;
     },
   ) {
     this.id = randomBytes(8).toString('hex');
     this.name = opts.name ?? `${os.hostname()}:${process.pid}`;
   }
 
+  /** The session that says this instance is alive (PostgreSQL). */
+  private session: pg.Client | null = null;
+  private stopped = false;
+
+  /** Opens the named session, and opens it again whenever it is lost. */
+  private async openSession(url: string): Promise<void> {
+    const c = new pg.Client({ connectionString: url, application_name: `${INSTANCE_SESSION_PREFIX}${this.id}` });
+    const again = () => {
+      if (this.session !== c) return;
+      this.session = null;
+      if (!this.stopped) setTimeout(() => void this.openSession(url).catch(again), 1000).unref();
+    };
+    c.on('error', again);
+    c.on('end', again);
+    this.session = c;
+    await c.connect();
+  }
+
   async start(): Promise<void> {
+    // Alive before it is listed: the others must never see its row without its session.
+    if (this.opts.sessionUrl) {
+      await this.openSession(this.opts.sessionUrl).catch((err) =>
+        this.opts.log?.warn({ err }, 'instance: its named database session could not open; retrying'),
+      );
+    }
     await this.database.listen((payload) => {
       if (payload === `${WAKE_PREFIX}${this.id}`) this.drainCommands();
     });
@@ -78,6 +109,10 @@ export class InstanceRegistry {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    const session = this.session;
+    this.session = null;
+    await session?.end().catch(() => undefined);
     clearInterval(this.timer);
     this.timer = undefined;
     await this.draining?.catch(() => undefined);

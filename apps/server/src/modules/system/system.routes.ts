@@ -25,7 +25,7 @@ import { databaseAnswers } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
-import { actOnWorker, InstanceRegistry } from './instances.js';
+import { actOnWorker, INSTANCE_GONE_MS, InstanceRegistry } from './instances.js';
 import type { LogRing } from './log-ring.js';
 import { labels, RouteMetrics } from './route-metrics.js';
 
@@ -145,10 +145,16 @@ export function registerInstance(app: AppInstance): void {
     workers: () => workersOf(app),
     controls: controls(app),
     log: app.log,
+    sessionUrl: app.database.kind === 'postgres' ? app.config.databaseUrl : undefined,
   });
   app.decorate('instances', registry);
+  // Devices this instance hears are its to judge; those of a dead instance are judged by the others.
+  app.services.devices.startLiveness({ id: registry.id, sessions: app.database.kind === 'postgres', goneMs: INSTANCE_GONE_MS });
   app.addHook('onReady', () => registry.start());
-  app.addHook('onClose', () => registry.stop());
+  app.addHook('onClose', async () => {
+    await app.services.devices.stopLiveness();
+    await registry.stop();
+  });
 }
 
 /** System info (spec comms §7): GET /system/info, GET /system/metrics, workers' start, stop and restart. */

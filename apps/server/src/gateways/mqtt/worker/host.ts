@@ -250,6 +250,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
     sendInput: async (serial: string, input: DeviceInputMessage) => {
       await control('sendInput', [serial, input]);
     },
+    holdsOnline: async (serials: readonly string[]) => (serials.length ? ((await control('holdsOnline', [serials])) as string[]) : []),
     accounts: {
       upsertDevice: async () => undefined,
       enableDevice: async () => undefined,

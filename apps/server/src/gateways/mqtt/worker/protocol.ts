@@ -14,7 +14,9 @@ export type { Answer } from '../../../core/worker-threads.js';
 /** Where devices connect: the embedded broker in the plane's thread, or an external one Atrium is a client of. */
 export type PlaneBroker =
   | { kind: 'embedded'; port: number; host: string; internal: InternalCredential; tls: BrokerTls | null }
-  | { kind: 'external'; url: string; clientId?: string; shared: boolean };
+  | { kind: 'external'; url: string; clientId?: string; shared: boolean }
+  /** RabbitMQ: devices on its MQTT plugin, Atrium over AMQP (competing consumers of one durable queue). */
+  | { kind: 'amqp'; url: string };
 
 export interface DevicePlaneData {
   broker: PlaneBroker;
@@ -55,7 +57,7 @@ export interface PlaneCall {
 }
 
 /** What the main thread asks of the running plane. */
-export type PlaneControl = 'sendTask' | 'sendInput' | 'endSessions' | 'setTls' | 'restartBroker' | 'close';
+export type PlaneControl = 'sendTask' | 'sendInput' | 'endSessions' | 'setTls' | 'restartBroker' | 'holdsOnline' | 'close';
 
 export type ToPlane =
   /** The first message a worker gets (its code is loaded by then). */

@@ -256,6 +256,8 @@ async function start(given: DevicePlaneData): Promise<void> {
       broker = await startBroker(null);
     }
     gateway = MqttGateway.start({ local: broker.local, handlers, log });
+  } else if (b.kind === 'amqp') {
+    gateway = MqttGateway.start({ amqp: b.url, handlers, log });
   } else {
     const url = new URL(b.url);
     const username = url.username ? decodeURIComponent(url.username) : undefined;
@@ -294,6 +296,8 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
       }
     case 'sendInput':
       return g.sendInput(args[0] as string, args[1] as Parameters<MqttGateway['sendInput']>[1]);
+    case 'holdsOnline':
+      return (args[0] as string[]).filter((serial) => g.isOnline(serial));
     case 'endSessions':
       return broker?.accounts.endSessions(args[0] as string);
     case 'setTls':

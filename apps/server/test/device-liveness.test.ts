@@ -1,0 +1,303 @@
+// Device liveness judged by any instance: two Atrium processes (src/main.ts) on one PostgreSQL
+// database. On a shared Mosquitto, killing one (-9) leaves its devices online, taken over by the
+// other, which hears them too. With an embedded broker each, a device of the killed instance goes
+// offline in the other's API within seconds (its database session ended with it), with the status
+// event and the device-offline notification; back on the other's broker, it is online again.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEVICE_REALTIME } from '@atrium/contract';
+import { SimDevice } from '@atrium/device-sim';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mosquittoAvailable, type RunningMosquitto, startMosquitto } from '../src/gateways/mqtt/mosquitto.test-broker.js';
+import { connectSocket } from './realtime-client.js';
+
+const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
+const PG = process.env.TEST_DATABASE_URL;
+const ADMIN = { login: 'admin', password: 'liveness-admin-pass-1' };
+if (!PG) console.warn('device-liveness.test: skipped, needs TEST_DATABASE_URL (PostgreSQL: two instances share it)');
+else if (!mosquittoAvailable())
+  console.warn('device-liveness.test: the shared-broker case skipped, no mosquitto (Debian package mosquitto)');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+const sims: SimDevice[] = [];
+let dbName = '';
+let databaseUrl = '';
+let mosquitto: RunningMosquitto | null = null;
+
+async function waitFor(check: () => Promise<boolean> | boolean, what: () => string, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what()}: not in time`);
+}
+
+interface Instance {
+  child: ChildProcess;
+  name: string;
+  base: string;
+  mqttPort: number;
+  output(): string;
+}
+
+/** Starts main.ts; a port another process took meanwhile is chosen again. */
+async function startInstance(name: string, env: Record<string, string> = {}): Promise<Instance> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(name, env);
+    } catch (e) {
+      if (attempt >= 3 || !String(e).includes('EADDRINUSE')) throw e;
+    }
+  }
+}
+
+async function startOnce(name: string, env: Record<string, string>): Promise<Instance> {
+  const port = await freePort();
+  const mqttPort = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), `atrium-liveness-${name}-`));
+  dirs.push(dataDir);
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      INSTANCE_NAME: name,
+      MQTT_PORT: String(mqttPort),
+      SIP_ENABLED: 'false',
+      LOG_LEVEL: 'error',
+      JWT_SECRET: 'liveness-test-secret-liveness-test-secret-1',
+      ADMIN_LOGIN: ADMIN.login,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += String(d);
+  });
+  child.stderr?.on('data', (d) => {
+    out += String(d);
+  });
+  await waitFor(
+    () => {
+      if (child.exitCode !== null) throw new Error(`instance ${name} exited\n${out}`);
+      return out.includes('Atrium is running');
+    },
+    () => `instance ${name} start\n${out}`,
+    150_000,
+  );
+  return { child, name, base: `http://127.0.0.1:${port}`, mqttPort, output: () => out };
+}
+
+async function kill9(i: Instance): Promise<void> {
+  const exited = new Promise((r) => i.child.once('exit', r));
+  i.child.kill('SIGKILL');
+  await exited;
+}
+
+const psql = (sqlText: string) => execFileSync('psql', [databaseUrl, '-Atqc', sqlText]).toString().trim();
+
+async function signIn(base: string) {
+  const res = await fetch(`${base}/api/v0/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  expect(res.status).toBe(200);
+  const token = ((await res.json()) as { data: { sessions: { token: string }[] } }).data.sessions[0]!.token;
+  const api = async (method: string, url: string, payload?: unknown) => {
+    const r = await fetch(`${base}/api/v0${url}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    });
+    return { status: r.status, data: ((await r.json()) as { data: unknown }).data as Record<string, unknown> };
+  };
+  return { token, api };
+}
+
+type Api = Awaited<ReturnType<typeof signIn>>['api'];
+
+/** A device made and initialised through `api`, and its simulator signed in at `url`. */
+async function device(api: Api, url: string, serial: string, groupId: number) {
+  const created = await api('PUT', '/devices', { name: serial, model: 'AP-100', serial_number: serial, domain_id: groupId });
+  expect(created.status).toBe(200);
+  const id = created.data.id as number;
+  const init = (await api('POST', `/devices/${id}/init/apply`, {})).data as { password: string };
+  const sim = new SimDevice({ url, serial, password: init.password, heartbeatMs: 500, reconnectMs: 300 });
+  sims.push(sim);
+  await sim.start();
+  return { id, sim, password: init.password };
+}
+
+const onlineIn = async (api: Api, id: number) => (await api('GET', `/devices/${id}`)).data.online as boolean;
+
+describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () => {
+  let a: Instance;
+  let b: Instance;
+  let c: Instance | null;
+  let d: Instance | null;
+
+  beforeAll(async () => {
+    const url = new URL(PG as string);
+    dbName = `atrium_liveness_${process.pid}_${Date.now()}`;
+    const admin = new URL(url);
+    admin.pathname = '/postgres';
+    execFileSync('psql', [admin.toString(), '-qc', `CREATE DATABASE ${dbName}`]);
+    url.pathname = `/${dbName}`;
+    databaseUrl = url.toString();
+    // The first creates the schema and the project; the others find them, and start side by side.
+    const started = Date.now();
+    a = await startInstance('live-a');
+    if (mosquittoAvailable()) mosquitto = await startMosquitto();
+    const m = mosquitto;
+    const shared = (name: string) =>
+      m
+        ? {
+            MQTT_URL: `mqtt://${m.admin.username}:${encodeURIComponent(m.admin.password)}@127.0.0.1:${m.port}`,
+            MQTT_DYNSEC: 'true',
+            MQTT_SHARED_SUBSCRIPTION: 'true',
+            MQTT_CLIENT_ID: `atrium-liveness-${name}-${process.pid}`,
+          }
+        : null;
+    const sharedC = shared('c');
+    const sharedD = shared('d');
+    [b, c, d] = await Promise.all([
+      startInstance('live-b'),
+      sharedC ? startInstance('shared-c', sharedC) : null,
+      sharedD ? startInstance('shared-d', sharedD) : null,
+    ]);
+    console.log(`${children.length} instances started in ${Date.now() - started} ms`);
+  }, 320_000);
+
+  afterAll(async () => {
+    for (const s of sims.splice(0)) await s.stop({ graceful: false }).catch(() => undefined);
+    for (const c of children.splice(0)) {
+      if (c.exitCode === null && c.signalCode === null) {
+        const exited = new Promise((r) => c.once('exit', r));
+        c.kill('SIGTERM');
+        await exited;
+      }
+    }
+    await mosquitto?.stop();
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    if (dbName) {
+      const admin = new URL(PG as string);
+      admin.pathname = '/postgres';
+      execFileSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`]);
+    }
+  }, 60_000);
+
+  it('with an embedded broker each: a device of the killed instance goes offline in the other’s API within seconds, told and notified once', async () => {
+    const { token, api } = await signIn(b.base);
+    const me = { id: Number(psql(`SELECT id FROM users WHERE login = '${ADMIN.login}'`)) };
+    const root = ((await api('GET', '/domains')).data as unknown as { id: number }[])[0]!.id;
+    const types = (await api('GET', '/domain-types')).data as unknown as { id: number }[];
+    const group = await api('PUT', '/domains', {
+      name: 'Liveness tower',
+      parent_id: root,
+      ...(types[0] ? { domain_type_id: types[0].id } : {}),
+      device_status_notify: [{ user_id: me.id, notify_about_offline_device: true }],
+    });
+    expect(group.status, JSON.stringify(group.data)).toBe(200);
+    const groupId = group.data.id as number;
+    const onA = await device(api, `mqtt://127.0.0.1:${a.mqttPort}`, 'LIVE-A-1', groupId);
+    const onB = await device(api, `mqtt://127.0.0.1:${b.mqttPort}`, 'LIVE-B-1', groupId);
+    await waitFor(
+      async () => (await onlineIn(api, onA.id)) && (await onlineIn(api, onB.id)),
+      () => 'both devices online',
+    );
+    const socket = await connectSocket(b.base.replace('http', 'ws'), token);
+    expect((await socket.subscribe(DEVICE_REALTIME.statusTopic)).event).toBe('subscribed');
+
+    const killedAt = Date.now();
+    await kill9(a);
+    await waitFor(
+      async () => !(await onlineIn(api, onA.id)),
+      () => 'the killed instance’s device offline',
+      15_000,
+    );
+    const tookMs = Date.now() - killedAt;
+    console.log(`device of a killed instance offline in the other's API after ${tookMs} ms`);
+    // Its database session ended with the process: seen at the next look (every 3 s), not after 30 s.
+    expect(tookMs).toBeLessThan(8_000);
+    const told = await socket.next((m) => m.event === DEVICE_REALTIME.events.status && (m.data as { id: number }).id === onA.id, 5_000);
+    expect(told.data).toEqual({ id: onA.id, online: false, reason: 'instance_gone' });
+    await waitFor(
+      () => Number(psql(`SELECT count(*) FROM notifications WHERE user_id = ${me.id} AND type = 'device_offline'`)) === 1,
+      () => 'one device-offline notification',
+      5_000,
+    );
+    // The survivor's own device is untouched.
+    expect(await onlineIn(api, onB.id)).toBe(true);
+
+    // The device finds the surviving instance's broker: online again, that instance's to judge.
+    await onA.sim.stop({ graceful: false });
+    const moved = new SimDevice({ url: `mqtt://127.0.0.1:${b.mqttPort}`, serial: 'LIVE-A-1', password: onA.password, heartbeatMs: 500 });
+    sims.push(moved);
+    await moved.start();
+    await waitFor(
+      () => onlineIn(api, onA.id),
+      () => 'the device back online on the other broker',
+      10_000,
+    );
+    const bId = psql(`SELECT id FROM instances WHERE name = 'live-b'`);
+    expect(psql(`SELECT instance_id FROM device_status WHERE device_id = ${onA.id}`)).toBe(bId);
+    socket.close();
+  });
+
+  it.skipIf(!mosquittoAvailable())(
+    'on a shared Mosquitto: the devices stay online when one instance is killed, taken over by the other that hears them',
+    async () => {
+      const m = mosquitto as RunningMosquitto;
+      if (!c || !d) throw new Error('the shared-broker instances did not start');
+      const { api } = await signIn(d.base);
+      const root = ((await api('GET', '/domains')).data as unknown as { id: number }[])[0]!.id;
+      const devs: Awaited<ReturnType<typeof device>>[] = [];
+      for (const serial of ['SHARED-1', 'SHARED-2']) devs.push(await device(api, m.url, serial, root));
+      for (const x of devs)
+        await waitFor(
+          () => onlineIn(api, x.id),
+          () => 'device online',
+        );
+      // Make the killed instance the one recorded for both devices, as if it had heard them first.
+      const cId = psql(`SELECT id FROM instances WHERE name = 'shared-c'`);
+      psql(`UPDATE device_status SET instance_id = '${cId}' WHERE device_id IN (${devs.map((x) => x.id).join(',')})`);
+      await kill9(c);
+      const dId = psql(`SELECT id FROM instances WHERE name = 'shared-d'`);
+      await waitFor(
+        () => psql(`SELECT count(*) FROM device_status WHERE instance_id = '${dId}' AND online`) === String(devs.length),
+        () =>
+          `the devices taken over by the surviving instance (${dId}): ${psql('SELECT device_id, online, instance_id FROM device_status')}\n${d?.output().slice(-3000)}`,
+        20_000,
+      );
+      for (const x of devs) expect(await onlineIn(api, x.id)).toBe(true);
+      // And the survivor still judges them: one stopping is offline at once (its will).
+      await devs[0]!.sim.stop({ graceful: false });
+      await waitFor(
+        async () => !(await onlineIn(api, devs[0]!.id)),
+        () => 'a stopped device offline',
+        10_000,
+      );
+      expect(await onlineIn(api, devs[1]!.id)).toBe(true);
+    },
+  );
+});
