@@ -144,7 +144,10 @@ test('schedules, an access rule and a card in the console decide what the simula
 
     // The door's own events show its cards as the identifiers list does: this viewer reads them in decimal.
     await sideMenu(page).getByRole('menuitem', { name: 'Device events' }).click();
-    const granted = page.getByRole('row').filter({ hasText: `Entrance ${stamp}` }).filter({ hasText: 'Access granted' });
+    const granted = page
+      .getByRole('row')
+      .filter({ hasText: `Entrance ${stamp}` })
+      .filter({ hasText: 'Access granted' });
     await expect(granted.first()).toContainText(String(0xcafe01));
     await expect(granted.first()).not.toContainText('CAFE01');
   } finally {

@@ -1,5 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import net from 'node:net';
+import net, { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -81,6 +81,14 @@ const EnvSchema = z.object({
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
   // RabbitMQ as the devices' broker: Atrium reads and writes over AMQP; MQTT_URL is then the MQTT listener devices use.
   AMQP_URL: url('AMQP_URL', ['amqp:', 'amqps:']),
+  // Who may ask /broker-auth/rabbitmq (RabbitMQ's HTTP auth backend): addresses and CIDRs, `loopback`.
+  BROKER_AUTH_FROM: z
+    .string()
+    .default('loopback')
+    .refine(
+      (v) => v.split(',').every((a) => a.trim() === 'loopback' || isIP(a.trim().split('/')[0] ?? '') !== 0),
+      'BROKER_AUTH_FROM must be a comma list of addresses, CIDRs (10.0.0.0/8) or loopback',
+    ),
   MQTT_PORT: port('MQTT_PORT', 1883),
   // MQTT over TLS of the embedded broker, opened when the broker tab has own certificates (0: any free port).
   MQTTS_PORT: port('MQTTS_PORT', 8883, 0),
@@ -170,6 +178,8 @@ export interface Config {
    * RabbitMQ asks Atrium who may sign in (/broker-auth/rabbitmq).
    */
   amqpUrl: string | undefined;
+  /** The addresses RabbitMQ's auth backend asks from (BROKER_AUTH_FROM); every other caller gets 404. */
+  brokerAuthFrom: string[];
   mqttPort: number;
   /** MQTT over TLS of the embedded broker with the project's own certificate (MQTTS_PORT). */
   mqttsPort: number;
@@ -296,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
     amqpUrl: e.AMQP_URL,
+    brokerAuthFrom: e.BROKER_AUTH_FROM.split(',').map((a) => a.trim()),
     mqttPort: e.MQTT_PORT,
     mqttsPort: e.MQTTS_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,

@@ -1,3 +1,4 @@
+import { BlockList, isIPv6 } from 'node:net';
 import {
   MQTT_ROOT,
   RabbitAuthResourceSchema,
@@ -7,6 +8,27 @@ import {
   TOPIC_SAFE_SERIAL,
 } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
+
+/** The callers allowed to ask (BROKER_AUTH_FROM): addresses, CIDRs and `loopback`. */
+export function brokerAuthCallers(entries: readonly string[]): (ip: string) => boolean {
+  const list = new BlockList();
+  for (const entry of entries) {
+    if (entry === 'loopback') {
+      list.addSubnet('127.0.0.0', 8, 'ipv4');
+      list.addAddress('::1', 'ipv6');
+      continue;
+    }
+    const [address = '', bits] = entry.split('/');
+    const type = isIPv6(address) ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(bits), type);
+  }
+  return (ip) => {
+    // An IPv4 caller on a dual-stack socket arrives as ::ffff:a.b.c.d.
+    const v4 = ip.startsWith('::ffff:') && !ip.slice(7).includes(':') ? ip.slice(7) : null;
+    return v4 ? list.check(v4, 'ipv4') : list.check(ip, isIPv6(ip) ? 'ipv6' : 'ipv4');
+  };
+}
 
 /**
  * RabbitMQ's HTTP auth backend (rabbitmq_auth_backend_http, POST): devices signing in to its MQTT
@@ -26,6 +48,21 @@ export async function brokerAuthRoutes(app: AppInstance): Promise<void> {
   const tags = ['devices'];
   const hide = true;
   const answer = (ok: boolean) => (ok ? 'allow' : 'deny');
+  // A device password checked over HTTP is a guessing oracle for anyone who can reach the API:
+  // only the broker's own addresses get an answer, everyone else a plain not-found.
+  const allowed = brokerAuthCallers(app.config.brokerAuthFrom);
+  app.addHook('onRequest', async (req, reply) => {
+    if (!allowed(req.ip)) return reply.code(404).send({ message: 'not found' });
+  });
+  /**
+   * The plugin names a client's subscription queue after its client id; a device reads only its own:
+   * client id its serial number (or the simulator's `sim-<serial>`), so no device can take over
+   * another's queued tasks by signing in with the other's client id.
+   */
+  const ownQueue = (username: string, name: string) => {
+    const client = /^mqtt-subscription-(.+)qos[01]$/.exec(name)?.[1];
+    return client === username || client === `sim-${username}`;
+  };
 
   app.post(
     '/broker-auth/rabbitmq/user',
@@ -53,8 +90,8 @@ export async function brokerAuthRoutes(app: AppInstance): Promise<void> {
         req.body.vhost === vhost &&
         // The plugin publishes to amq.topic and binds a device's subscription queue to it.
         ((resource === 'exchange' && name === 'amq.topic' && permission !== 'configure') ||
-          // Its subscription queues, named after its client id.
-          (resource === 'queue' && name.startsWith('mqtt-subscription-')) ||
+          // Its own subscription queues.
+          (resource === 'queue' && ownQueue(username, name)) ||
           resource === 'topic');
       return reply.type('text/plain').send(answer(ok));
     },
