@@ -72,6 +72,27 @@ export function rssKb(pid: number): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
+/**
+ * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
+ * thread runs at DEVICE_PLANE_NICE (default 10) below the HTTP thread.
+ */
+function threadNices(pid: number): string {
+  const byNice = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      byNice.set(nice, (byNice.get(nice) ?? 0) + 1);
+    }
+  } catch {
+    return 'unknown (no /proc)';
+  }
+  return [...byNice]
+    .sort((a, b) => a[0] - b[0])
+    .map(([nice, n]) => `${nice} ×${n}`)
+    .join(', ');
+}
+
 /** CPU time (user + system, seconds) a process has used so far; the kernel counts in ticks of 1/100 s. */
 function cpuSeconds(pid: number): number {
   const t = cpuTimes(pid);
@@ -690,6 +711,9 @@ export async function run(): Promise<void> {
       return;
     }
     fleet = await connectFleet(servers, db, rows, problems);
+    console.log(
+      `server threads by nice value: ${threadNices(servers.pid)} (DEVICE_PLANE_NICE=${process.env.DEVICE_PLANE_NICE ?? 'default'})`,
+    );
     const idleList = SKIP.has('list') ? null : await listLatency(servers, auth, rows);
     if (!SKIP.has('settings')) await settingsApply(servers, auth, db, rows);
     if (EVENT_SECONDS > 0) await events(servers, fleet, db, rows, auth, idleList);

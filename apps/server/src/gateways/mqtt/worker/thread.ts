@@ -6,6 +6,8 @@
  * call to it (those of one turn in one message); events are stored here on PostgreSQL, or cross to
  * the main thread in batches on PGlite. It loads its code, then waits for its start message.
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
@@ -241,9 +243,30 @@ function startBroker(tls: BrokerTls | null, port?: number): Promise<EmbeddedBrok
   });
 }
 
+/**
+ * Lowers this thread's CPU priority (its nice value), not the process's: on Linux setpriority() with
+ * a thread id applies to that thread alone, and /proc/thread-self names it (`<pid>/task/<tid>`). The
+ * HTTP thread keeps the default priority, so when the cores are short (a flood of events on a small
+ * machine) the console's requests run first and the device plane takes what is left; with spare
+ * cores nothing changes. Lowering needs no privilege. Where there is no /proc/thread-self (not
+ * Linux) the plane runs at the process's priority, and says so once.
+ */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0 || tid === process.pid) throw new Error('/proc/thread-self names no thread of its own');
+    // Never raised: a process started at a lower priority than asked keeps it.
+    if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
+  } catch (e) {
+    log.info({ err: (e as Error).message, nice }, 'device plane: its thread runs at the process priority (could not lower it)');
+  }
+}
+
 async function start(given: DevicePlaneData): Promise<void> {
   data = given;
   levels = new Set(data.logLevels);
+  lowerPriority(data.nice);
   database = data.databaseUrl ? new DatabaseSink(data.databaseUrl, data.statementTimeoutMs) : null;
   const events = new EventIntake(database ?? mainThreadSink, {
     heldMax: data.eventsHeldMax,
