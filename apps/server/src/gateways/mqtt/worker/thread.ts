@@ -19,11 +19,11 @@ import {
   type PresenceReport,
 } from '../../../modules/devices/devices.gateway.js';
 import type { NewEvent } from '../../../modules/devices/devices.repository.js';
-import { idsOfSerialsOn, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
+import { dataTextsOf, idsOfSerialsOn, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
 import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
 import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
 import { MqttGateway } from '../gateway.js';
-import type { DevicePlaneData, FromPlane, PlaneCall, PlaneCallMethod, StoredRow, ToPlane } from './protocol.js';
+import type { DevicePlaneData, FromPlane, PlaneCall, PlaneCallMethod, ToPlane } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread.ts runs as a worker thread');
@@ -107,6 +107,7 @@ class DatabaseSink implements EventSink {
     const now = Date.now();
     const client = await this.pool.connect();
     let rows: NewEvent[];
+    let texts: string[];
     try {
       // A sender never seen (or seen not to be a device) is looked up before its batch is stored; a
       // known one is used while it is looked up again in the background, so a flood's batches do
@@ -132,7 +133,9 @@ class DatabaseSink implements EventSink {
         }
         rows.push(newEvent(d, e.report, atDate));
       }
-      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement));
+      // Each event's data serialised once: for the COPY, and again below for the main thread.
+      texts = dataTextsOf(rows);
+      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement), texts);
     } catch (e) {
       client.release(e instanceof Error ? e : true);
       throw e;
@@ -141,21 +144,7 @@ class DatabaseSink implements EventSink {
     // In pieces of STORED_PIECE rows: each is one task of the main thread's loop (its JSON read and
     // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
     // behind it for long.
-    for (let i = 0; i < rows.length; i += STORED_PIECE) {
-      const stored: StoredRow[] = rows
-        .slice(i, i + STORED_PIECE)
-        .map((r) => [
-          r.projectId,
-          r.deviceId,
-          r.type,
-          r.identifier,
-          r.eventId ?? null,
-          r.data,
-          r.occurredAt.getTime(),
-          (r.receivedAt ?? r.occurredAt).getTime(),
-        ]);
-      send({ type: 'stored', events: JSON.stringify(stored) });
-    }
+    for (let i = 0; i < rows.length; i += STORED_PIECE) send({ type: 'stored', events: storedJson(rows, texts, i, STORED_PIECE) });
   }
 
   private async lookUp(client: pg.ClientBase, serials: ReadonlySet<string>, now: number): Promise<void> {
