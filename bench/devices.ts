@@ -18,7 +18,8 @@
 // BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
 // BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others);
 // BENCH_DEVICES_ONLY=list runs the list figure alone, its devices marked online in SQL (no fleet);
-// BENCH_LIST_SECONDS (8): each list load and each pgbench run.
+// BENCH_LIST_SECONDS (8): each list load and each pgbench run. BENCH_SERVER_SESSION=shared: the server in the
+// bench's session instead of its own (with autogroup scheduling, a share of the cores it then shares with the fleet).
 // It fails (exit code 1, after printing its figures) when a simulated device never came online.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -74,7 +75,7 @@ export function rssKb(pid: number): number {
 
 /**
  * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
- * thread runs at DEVICE_PLANE_NICE (default 10) below the HTTP thread.
+ * thread runs at DEVICE_PLANE_NICE (default 0: the same as the others) when one is set.
  */
 function threadNices(pid: number): string {
   const byNice = new Map<number, number>();
@@ -684,7 +685,10 @@ export async function run(): Promise<void> {
   // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
   // BENCH_DB: a database name of one's own, when several checkouts bench on one machine.
   const dbName = process.env.BENCH_DB ?? (ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
-  const servers = await startServers(dbName, { embeddedMqtt: true });
+  // BENCH_SERVER_SESSION=shared: the server in the bench's own session (see ServerOptions.ownSession).
+  const ownSession = process.env.BENCH_SERVER_SESSION !== 'shared';
+  const servers = await startServers(dbName, { embeddedMqtt: true, ownSession });
+  console.log(`server in ${ownSession ? 'a session of its own' : "the bench's session"} (BENCH_SERVER_SESSION)`);
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;

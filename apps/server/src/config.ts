@@ -91,13 +91,13 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[\w.-]{1,64}$/, 'MQTT_CLIENT_ID must be 1 to 64 letters, digits, dots, dashes or underscores')
     .optional(),
-  // The device plane thread's nice value: under a flood on a busy machine the HTTP thread runs first (0: no lowering).
+  // The device plane thread's nice value (0: the process's priority; above: under a flood on a busy machine the HTTP thread runs first).
   DEVICE_PLANE_NICE: z.coerce
     .number()
     .int('DEVICE_PLANE_NICE must be 0 to 19')
     .min(0, 'DEVICE_PLANE_NICE must be 0 to 19')
     .max(19, 'DEVICE_PLANE_NICE must be 0 to 19')
-    .default(10),
+    .default(0),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
   // The SIP server (registrar and proxy): UDP and TCP on SIP_PORT, WebSocket for browsers on SIP_WS_PORT (0: any free port).
   SIP_ENABLED: z.enum(['true', 'false'], 'SIP_ENABLED must be true or false').default('true'),

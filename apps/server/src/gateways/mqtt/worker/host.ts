@@ -34,7 +34,7 @@ import type { DevicePlaneData, FromPlane, PlaneBroker, PlaneCall, PlaneCallMetho
 const ENTRY = new URL('./entry.mjs', import.meta.url);
 
 /** The plane thread's nice value unless told otherwise (DEVICE_PLANE_NICE). */
-export const DEFAULT_NICE = 10;
+export const DEFAULT_NICE = 0;
 
 /** The devices service as the plane calls it: `takeEvents` stores a batch crossing from the plane (PGlite). */
 export type PlaneServices = { [K in PlaneCallMethod]: (...args: never[]) => Promise<unknown> } & {
@@ -51,7 +51,7 @@ export interface DevicePlaneOptions {
   statementTimeoutMs?: number;
   eventsHeldMax?: number;
   callTimeoutMs?: number;
-  /** The plane thread's nice value (default 10; 0: the process's priority). See thread.ts lowerPriority. */
+  /** The plane thread's nice value (default 0: the process's priority). See thread.ts lowerPriority. */
   nice?: number;
   /** Where the worker and its replacements come from; absent: a set of its own, closed with the plane. */
   spares?: SpareWorkers;

@@ -238,7 +238,8 @@ function startBroker(tls: BrokerTls | null, port?: number): Promise<EmbeddedBrok
  * HTTP thread keeps the default priority, so when the cores are short (a flood of events on a small
  * machine) the console's requests run first and the device plane takes what is left; with spare
  * cores nothing changes. Lowering needs no privilege. Where there is no /proc/thread-self (not
- * Linux) the plane runs at the process's priority, and says so once.
+ * Linux) the plane runs at the process's priority, and says so once. Off unless DEVICE_PLANE_NICE
+ * asks for it: see docs/decisions.md, "The device plane's thread priority".
  */
 function lowerPriority(nice: number): void {
   if (nice <= 0) return;
