@@ -18,7 +18,8 @@
 // BENCH_FLEET_CLIENT=mqtt.js (the fleet's devices on mqtt.js instead of device-sim's lean client);
 // BENCH_DEVICES_SKIP=list,settings leaves those parts out (while working on the others);
 // BENCH_DEVICES_ONLY=list runs the list figure alone, its devices marked online in SQL (no fleet);
-// BENCH_LIST_SECONDS (8): each list load and each pgbench run.
+// BENCH_LIST_SECONDS (8): each list load and each pgbench run. BENCH_SERVER_SESSION=shared: the server in the
+// bench's session instead of its own (with autogroup scheduling, a share of the cores it then shares with the fleet).
 // It fails (exit code 1, after printing its figures) when a simulated device never came online.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -70,6 +71,27 @@ export function rssKb(pid: number): number {
   if (!existsSync(`/proc/${pid}`)) return Number.NaN; // the server exited
   const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) : Number.NaN;
+}
+
+/**
+ * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
+ * thread runs at DEVICE_PLANE_NICE (default 0: the same as the others) when one is set.
+ */
+function threadNices(pid: number): string {
+  const byNice = new Map<number, number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      byNice.set(nice, (byNice.get(nice) ?? 0) + 1);
+    }
+  } catch {
+    return 'unknown (no /proc)';
+  }
+  return [...byNice]
+    .sort((a, b) => a[0] - b[0])
+    .map(([nice, n]) => `${nice} ×${n}`)
+    .join(', ');
 }
 
 /** CPU time (user + system, seconds) a process has used so far; the kernel counts in ticks of 1/100 s. */
@@ -663,7 +685,10 @@ export async function run(): Promise<void> {
   // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
   // BENCH_DB: a database name of one's own, when several checkouts bench on one machine.
   const dbName = process.env.BENCH_DB ?? (ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
-  const servers = await startServers(dbName, { embeddedMqtt: true });
+  // BENCH_SERVER_SESSION=shared: the server in the bench's own session (see ServerOptions.ownSession).
+  const ownSession = process.env.BENCH_SERVER_SESSION !== 'shared';
+  const servers = await startServers(dbName, { embeddedMqtt: true, ownSession });
+  console.log(`server in ${ownSession ? 'a session of its own' : "the bench's session"} (BENCH_SERVER_SESSION)`);
   const db = new pg.Client({ connectionString: servers.url });
   await db.connect();
   let fleet: ProcessFleet | null = null;
@@ -690,6 +715,9 @@ export async function run(): Promise<void> {
       return;
     }
     fleet = await connectFleet(servers, db, rows, problems);
+    console.log(
+      `server threads by nice value: ${threadNices(servers.pid)} (DEVICE_PLANE_NICE=${process.env.DEVICE_PLANE_NICE ?? 'default'})`,
+    );
     const idleList = SKIP.has('list') ? null : await listLatency(servers, auth, rows);
     if (!SKIP.has('settings')) await settingsApply(servers, auth, db, rows);
     if (EVENT_SECONDS > 0) await events(servers, fleet, db, rows, auth, idleList);

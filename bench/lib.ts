@@ -44,7 +44,12 @@ export async function waitFor(url: string, ms = 60_000): Promise<void> {
 }
 
 /** Starts a TypeScript entry in its own process, so load generator and server do not share a loop (an undefined variable is unset). */
-export function startProcess(entry: string, env: Record<string, string | undefined>, serverFlags: string[] = []): ChildProcess {
+export function startProcess(
+  entry: string,
+  env: Record<string, string | undefined>,
+  serverFlags: string[] = [],
+  ownSession = false,
+): ChildProcess {
   // BENCH_CPU_PROF=dir: the server runs with --cpu-prof there (a .cpuprofile per process, written at exit).
   const prof = process.env.BENCH_CPU_PROF && entry.endsWith('main.ts') ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
   // BENCH_SERVER_FLAGS="--flag …": Node options for the server alone (a V8 setting, --trace-gc), not the fleet.
@@ -52,6 +57,9 @@ export function startProcess(entry: string, env: Record<string, string | undefin
   const child = spawn(process.execPath, [...prof, ...flags, '--import', 'tsx', entry], {
     cwd: ROOT,
     env: { ...process.env, ...env },
+    // A session of its own: on Linux with autogroup scheduling, its own share of the cores, as a server
+    // run as a service has (see ServerOptions.ownSession).
+    detached: ownSession,
     // BENCH_SERVER_LOG=file: the processes' standard output (the server's log lines) appended there, to see why a call failed.
     stdio: ['ignore', process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore', 'inherit'],
   });
@@ -125,6 +133,14 @@ export interface ServerOptions {
    * `Servers.recordSql()` calls.
    */
   recordSqlTo?: string;
+  /**
+   * The server in a session of its own. Linux's autogroup scheduling divides the cores between
+   * sessions first, then between the threads of each by nice value: started in the bench's session,
+   * the server's threads share one group with the load generators (a simulated fleet, autocannon),
+   * which a server run as a service (its own cgroup) never does, and a thread's nice value is then
+   * weighed against theirs instead of against its own process's other threads.
+   */
+  ownSession?: boolean;
 }
 
 /** A statement the server sent, as bench/record-sql.mjs wrote it. */
@@ -156,6 +172,7 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
       ...(opts.recordSqlTo ? { BENCH_RECORD_SQL: opts.recordSqlTo } : {}),
     },
     opts.recordSqlTo ? ['--import', path.join(ROOT, 'bench/record-sql.mjs')] : [],
+    opts.ownSession === true,
   );
   const barePort = await freePort();
   const bare = startProcess(path.join(ROOT, 'bench/bare-server.ts'), { PORT: String(barePort) });

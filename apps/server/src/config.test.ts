@@ -58,6 +58,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ SMTP_URL: 'http://mail' })).toThrow(/SMTP_URL/);
   });
 
+  it("takes the device plane thread's nice value from 0 to 19, 0 by default", () => {
+    expect(loadConfig({}).devicePlaneNice).toBe(0);
+    expect(loadConfig({ DEVICE_PLANE_NICE: '10' }).devicePlaneNice).toBe(10);
+    for (const bad of ['20', '-1', '2.5', 'low']) expect(() => loadConfig({ DEVICE_PLANE_NICE: bad })).toThrow(/DEVICE_PLANE_NICE/);
+  });
+
   it('believes no X-Forwarded-For unless TRUST_PROXY says whose', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);

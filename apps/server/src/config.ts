@@ -101,6 +101,13 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[\w.-]{1,64}$/, 'MQTT_CLIENT_ID must be 1 to 64 letters, digits, dots, dashes or underscores')
     .optional(),
+  // The device plane thread's nice value (0: the process's priority; above: under a flood on a busy machine the HTTP thread runs first).
+  DEVICE_PLANE_NICE: z.coerce
+    .number()
+    .int('DEVICE_PLANE_NICE must be 0 to 19')
+    .min(0, 'DEVICE_PLANE_NICE must be 0 to 19')
+    .max(19, 'DEVICE_PLANE_NICE must be 0 to 19')
+    .default(0),
   PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']),
   // The SIP server (registrar and proxy): UDP and TCP on SIP_PORT, WebSocket for browsers on SIP_WS_PORT (0: any free port).
   SIP_ENABLED: z.enum(['true', 'false'], 'SIP_ENABLED must be true or false').default('true'),
@@ -198,6 +205,8 @@ export interface Config {
    * subscription after its own restart, and drops what devices send until Atrium subscribes again.
    */
   mqttShared?: boolean;
+  /** The device plane thread's nice value (DEVICE_PLANE_NICE, 0–19; 0 leaves it at the process's priority). */
+  devicePlaneNice?: number;
   publicUrl: string;
   logLevel: string;
   jwtSecret: string | undefined;
@@ -317,6 +326,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .hostname()
         .replace(/[^\w.-]/g, '-')
         .slice(0, 40)}-${e.PORT}`,
+    devicePlaneNice: e.DEVICE_PLANE_NICE,
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
     logLevel: e.LOG_LEVEL,
     jwtSecret: e.JWT_SECRET,

@@ -46,6 +46,7 @@ async function startDevicePlaneIfFree(config: Config, app: AppInstance, tls: Bro
     broker,
     databaseUrl: config.databaseUrl ?? null,
     statementTimeoutMs: config.dbTimeouts.statementTimeoutMs,
+    ...(config.devicePlaneNice !== undefined ? { nice: config.devicePlaneNice } : {}),
     services: devices,
     log: app.log,
   });

@@ -144,6 +144,31 @@ describe('embedded MQTT broker', () => {
     expect(socket.destroyed).toBe(true);
   });
 
+  it('hands a QoS 1 publish the gateway took before its PUBACK to no subscriber again; one it left goes on as usual', async () => {
+    const one = await connect(device('SN-1'));
+    const held: string[] = [];
+    const release = broker.local.holdPublishes((_topic, payload, answer) => {
+      const text = payload.toString();
+      if (text.includes('leave')) return false;
+      held.push(text);
+      answer();
+      return true;
+    });
+    const seen: string[] = [];
+    const off = await broker.local.subscribe(['atrium/v1/devices/+/events'], (_topic, payload) => seen.push(payload.toString()));
+    try {
+      const publish = (payload: string) =>
+        new Promise<void>((resolve) => one.publish(deviceTopic('SN-1', 'events'), payload, { qos: 1 }, () => resolve()));
+      await publish('{"type":"take"}');
+      await publish('{"type":"leave"}');
+      await expect.poll(() => seen).toEqual(['{"type":"leave"}']);
+      expect(held).toEqual(['{"type":"take"}']);
+    } finally {
+      release();
+      await off();
+    }
+  });
+
   it("links Atrium's gateway in-process: retained messages first, then what is published live, inside atrium/v1 only", async () => {
     const one = await connect(device('SN-1'));
     const status = JSON.stringify({ state: 'online' });

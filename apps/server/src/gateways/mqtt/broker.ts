@@ -157,6 +157,15 @@ export interface EmbeddedBroker {
 }
 
 /**
+ * A device's QoS 1 payload the gateway took before its PUBACK is marked on the buffer itself, so
+ * that aedes' publishing it afterwards does not hand it to the gateway again. A property, not a
+ * WeakSet: a weak collection cost 3–6 µs per event, most of it in the garbage collector (against
+ * 0.4 µs for the property, 200,000 payloads, five rounds).
+ */
+const TAKEN = Symbol('taken by the gateway');
+type MarkedPayload = Buffer & { [TAKEN]?: boolean };
+
+/**
  * The embedded broker (aedes) of `npm start`. No anonymous client: a device signs in with its serial
  * number and device password and may publish and subscribe only under `atrium/v1/devices/{serial}`;
  * Atrium's own client signs in with the in-memory internal credential and may use `atrium/v1/#`.
@@ -170,7 +179,6 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   const persistence = indexedPersistence();
   /** Who takes devices' QoS 1 publishes before they are acknowledged (the gateway), and the payloads it took. */
   let taker: PublishTaker | null = null;
-  const taken = new WeakSet<Buffer>();
   const broker = await Aedes.createBroker({
     persistence,
     // Messages in delivery at once (aedes' default is 100). Beyond it aedes queues them in an array it
@@ -221,10 +229,10 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       // before the next read), so a device waits with its in-flight window full instead of the
       // server buffering.
       if (ok && who.kind === 'device' && packet.qos === 1 && taker && Buffer.isBuffer(packet.payload)) {
-        const payload = packet.payload;
-        taken.add(payload);
+        const payload = packet.payload as MarkedPayload;
+        payload[TAKEN] = true;
         if (taker(packet.topic, payload, (notTaken) => callback(notTaken ?? null))) return;
-        taken.delete(payload);
+        payload[TAKEN] = false;
       }
       callback(ok ? null : new Error('not authorized'));
     },
@@ -318,7 +326,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       // say when it is done with it (at once: the gateway queues what it keeps). The message is
       // aedes' own object, shared with the other subscribers: read, never changed.
       const deliver = (packet: { topic: string; payload: Buffer | string }, done: () => void) => {
-        if (typeof packet.payload !== 'string' && taken.has(packet.payload)) return done();
+        if (typeof packet.payload !== 'string' && (packet.payload as MarkedPayload)[TAKEN] === true) return done();
         try {
           onMessage(packet.topic, typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload, false);
         } finally {

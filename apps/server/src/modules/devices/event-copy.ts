@@ -69,6 +69,7 @@ export async function storeEventsByCopy(
   client: CopyConnection,
   rows: readonly NewEvent[],
   copyStream: (statement: string) => NodeJS.WritableStream,
+  dataTexts?: readonly string[],
 ): Promise<void> {
   if (!rows.length) return;
   await client.query('BEGIN');
@@ -78,7 +79,7 @@ export async function storeEventsByCopy(
       const stream = client.query(copyStream(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`));
       stream.on('finish', () => resolve());
       stream.on('error', reject);
-      for (const chunk of copyChunks(rows)) stream.write(chunk);
+      for (const chunk of copyChunks(rows, dataTexts)) stream.write(chunk);
       stream.end();
     });
     for (const s of STAGED_EVENTS.after) await client.query(s);
@@ -89,8 +90,33 @@ export async function storeEventsByCopy(
   }
 }
 
-/** Event rows as COPY text lines, in chunks of about 64 KiB (one write each). */
-export function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
+/** Each row's data as JSON text without NUL (what COPY writes), for a caller that needs the text again. */
+export function dataTextsOf(rows: readonly NewEvent[]): string[] {
+  return rows.map((r) => withoutNul(JSON.stringify(r.data)));
+}
+
+const jsonText = (v: string | null | undefined) => (v == null ? 'null' : JSON.stringify(v));
+
+/**
+ * `count` rows from `from` as one JSON text of [projectId, deviceId, type, identifier, eventId, data,
+ * occurredAt ms, receivedAt ms] tuples (the device plane's `stored` message), each row's data as COPY
+ * wrote it (`dataTexts`, serialised once per event).
+ */
+export function storedJson(rows: readonly NewEvent[], dataTexts: readonly string[], from: number, count: number): string {
+  let out = '[';
+  const end = Math.min(rows.length, from + count);
+  for (let i = from; i < end; i++) {
+    const r = rows[i] as NewEvent;
+    out += `${i === from ? '' : ','}[${r.projectId},${r.deviceId},${jsonText(r.type)},${jsonText(r.identifier)},${jsonText(r.eventId)},${dataTexts[i]},${r.occurredAt.getTime()},${(r.receivedAt ?? r.occurredAt).getTime()}]`;
+  }
+  return `${out}]`;
+}
+
+/**
+ * Event rows as COPY text lines, in chunks of about 64 KiB (one write each). `dataTexts`: each row's
+ * data already as JSON text (dataTextsOf), when the caller serialised it for its own use.
+ */
+export function* copyChunks(rows: readonly NewEvent[], dataTexts?: readonly string[]): Generator<string> {
   let chunk = '';
   // Events received in the same millisecond share one Date (DevicesService.receivedNow): written once.
   let at: Date | undefined;
@@ -103,8 +129,9 @@ export function* copyChunks(rows: readonly NewEvent[]): Generator<string> {
     return atText;
   };
   const now = new Date();
-  for (const r of rows) {
-    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(r.eventId ?? null)}\t${copyText(withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as NewEvent;
+    chunk += `${r.projectId}\t${r.deviceId}\t${copyText(r.type)}\t${copyText(r.identifier)}\t${copyText(r.eventId ?? null)}\t${copyText(dataTexts?.[i] ?? withoutNul(JSON.stringify(r.data)))}\t${r.occurredAt === r.receivedAt ? received(r.occurredAt) : r.occurredAt.toISOString()}\t${received(r.receivedAt ?? now)}\n`;
     if (chunk.length >= 65_536) {
       yield chunk;
       chunk = '';

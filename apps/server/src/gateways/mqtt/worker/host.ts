@@ -24,6 +24,9 @@ import type { DevicePlaneData, FromPlane, PlaneBroker, PlaneCall, PlaneCallMetho
 
 const ENTRY = new URL('./entry.mjs', import.meta.url);
 
+/** The plane thread's nice value unless told otherwise (DEVICE_PLANE_NICE). */
+export const DEFAULT_NICE = 0;
+
 /** The devices service as the plane calls it: `takeEvents` stores a batch crossing from the plane (PGlite). */
 export type PlaneServices = { [K in PlaneCallMethod]: (...args: never[]) => Promise<unknown> } & {
   /** A batch the plane committed itself (PostgreSQL), for the listeners of stored events. */
@@ -39,6 +42,8 @@ export interface DevicePlaneOptions {
   statementTimeoutMs?: number;
   eventsHeldMax?: number;
   callTimeoutMs?: number;
+  /** The plane thread's nice value (default 0: the process's priority). See thread.ts lowerPriority. */
+  nice?: number;
   /** Where the worker and its replacements come from; absent: a set of its own, closed with the plane. */
   spares?: SpareWorkers;
 }
@@ -108,6 +113,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
     eventsHeldMax: opts.eventsHeldMax ?? 100_000,
     logLevels: levelsOf(log),
     callTimeoutMs: opts.callTimeoutMs ?? 30_000,
+    nice: opts.nice ?? DEFAULT_NICE,
   };
   let port: number | null = null;
   let tlsPort: number | null = null;

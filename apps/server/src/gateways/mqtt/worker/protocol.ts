@@ -33,6 +33,11 @@ export interface DevicePlaneData {
   logLevels: LogLevel[];
   /** How long a call on the main thread may take before it fails here (ms). */
   callTimeoutMs: number;
+  /**
+   * The plane thread's nice value (0–19; 0 leaves it at the process's priority): under a flood on a
+   * busy machine the HTTP thread runs before it.
+   */
+  nice: number;
 }
 
 /**

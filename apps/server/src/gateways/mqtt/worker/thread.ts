@@ -6,6 +6,8 @@
  * call to it (those of one turn in one message); events are stored here on PostgreSQL, or cross to
  * the main thread in batches on PGlite. It loads its code, then waits for its start message.
  */
+import { readlinkSync } from 'node:fs';
+import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
@@ -17,11 +19,11 @@ import {
   type PresenceReport,
 } from '../../../modules/devices/devices.gateway.js';
 import type { NewEvent } from '../../../modules/devices/devices.repository.js';
-import { idsOfSerialsOn, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
+import { dataTextsOf, idsOfSerialsOn, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
 import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
 import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
 import { MqttGateway } from '../gateway.js';
-import type { DevicePlaneData, FromPlane, PlaneCall, PlaneCallMethod, StoredRow, ToPlane } from './protocol.js';
+import type { DevicePlaneData, FromPlane, PlaneCall, PlaneCallMethod, ToPlane } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread.ts runs as a worker thread');
@@ -85,6 +87,7 @@ class DatabaseSink implements EventSink {
     const now = Date.now();
     const client = await this.pool.connect();
     let rows: NewEvent[];
+    let texts: string[];
     try {
       // A sender never seen (or seen not to be a device) is looked up before its batch is stored; a
       // known one is used while it is looked up again in the background, so a flood's batches do
@@ -110,7 +113,9 @@ class DatabaseSink implements EventSink {
         }
         rows.push(newEvent(d, e.report, atDate));
       }
-      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement));
+      // Each event's data serialised once: for the COPY, and again below for the main thread.
+      texts = dataTextsOf(rows);
+      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement), texts);
     } catch (e) {
       client.release(e instanceof Error ? e : true);
       throw e;
@@ -119,21 +124,7 @@ class DatabaseSink implements EventSink {
     // In pieces of STORED_PIECE rows: each is one task of the main thread's loop (its JSON read and
     // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
     // behind it for long.
-    for (let i = 0; i < rows.length; i += STORED_PIECE) {
-      const stored: StoredRow[] = rows
-        .slice(i, i + STORED_PIECE)
-        .map((r) => [
-          r.projectId,
-          r.deviceId,
-          r.type,
-          r.identifier,
-          r.eventId ?? null,
-          r.data,
-          r.occurredAt.getTime(),
-          (r.receivedAt ?? r.occurredAt).getTime(),
-        ]);
-      send({ type: 'stored', events: JSON.stringify(stored) });
-    }
+    for (let i = 0; i < rows.length; i += STORED_PIECE) send({ type: 'stored', events: storedJson(rows, texts, i, STORED_PIECE) });
   }
 
   private async lookUp(client: pg.ClientBase, serials: ReadonlySet<string>, now: number): Promise<void> {
@@ -221,9 +212,31 @@ function startBroker(tls: BrokerTls | null, port?: number): Promise<EmbeddedBrok
   });
 }
 
+/**
+ * Lowers this thread's CPU priority (its nice value), not the process's: on Linux setpriority() with
+ * a thread id applies to that thread alone, and /proc/thread-self names it (`<pid>/task/<tid>`). The
+ * HTTP thread keeps the default priority, so when the cores are short (a flood of events on a small
+ * machine) the console's requests run first and the device plane takes what is left; with spare
+ * cores nothing changes. Lowering needs no privilege. Where there is no /proc/thread-self (not
+ * Linux) the plane runs at the process's priority, and says so once. Off unless DEVICE_PLANE_NICE
+ * asks for it: see docs/decisions.md, "The device plane's thread priority".
+ */
+function lowerPriority(nice: number): void {
+  if (nice <= 0) return;
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0 || tid === process.pid) throw new Error('/proc/thread-self names no thread of its own');
+    // Never raised: a process started at a lower priority than asked keeps it.
+    if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
+  } catch (e) {
+    log.info({ err: (e as Error).message, nice }, 'device plane: its thread runs at the process priority (could not lower it)');
+  }
+}
+
 async function start(given: DevicePlaneData): Promise<void> {
   data = given;
   levels = new Set(data.logLevels);
+  lowerPriority(data.nice);
   database = data.databaseUrl ? new DatabaseSink(data.databaseUrl, data.statementTimeoutMs) : null;
   const events = new EventIntake(database ?? mainThreadSink, {
     heldMax: data.eventsHeldMax,

@@ -1,0 +1,229 @@
+// A short database outage while simulated devices (tools/device-sim, mqtt.js, the embedded broker in
+// the device plane's thread, as `npm start` runs it) send events: the database refuses every write
+// to device_events for a few seconds (a trigger raising an error, on PGlite and PostgreSQL alike)
+// and, on PostgreSQL, blocks them behind a table lock; then it recovers. Meanwhile nothing is
+// acknowledged, the devices stay connected with their PUBACKs held (none refused, none dropped), and
+// what the server holds stays within the devices' in-flight windows; afterwards every acknowledged
+// event is stored, and none twice.
+import { SimDevice } from '@atrium/device-sim';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, buildTestApp, type TestApp } from '../../../../test/helpers.js';
+import { queryRows } from '../../../core/db/client.js';
+import { newInternalCredential } from '../broker.js';
+import { type DevicePlane, startDevicePlane } from './host.js';
+
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Devices and how many events each keeps unacknowledged at once. */
+const DEVICES = 6;
+const WINDOW = 20;
+/** How long each fault is watched for PUBACKs, once the commits on their way when it came are acknowledged (ms). */
+const OUTAGE_MS = 2500;
+
+async function databaseUrl(t: TestApp): Promise<string | null> {
+  if (!onPostgres) return null;
+  const [row] = await queryRows<{ name: string }>(t.database.db, sql`SELECT current_database() AS name`);
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  url.pathname = `/${row?.name}`;
+  return url.toString();
+}
+
+/**
+ * A simulated device sending events without pause, WINDOW of them unacknowledged at a time: each
+ * event's id is recorded once its PUBACK came.
+ */
+class Sender {
+  readonly acked = new Set<string>();
+  failed = 0;
+  disconnects = 0;
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private sent = 0;
+
+  constructor(readonly device: SimDevice) {
+    device.on('disconnected', () => this.disconnects++);
+  }
+
+  start(): void {
+    this.running = true;
+    this.loops = Array.from({ length: WINDOW }, async () => {
+      while (this.running) {
+        const id = `${this.device.serial}-outage-${++this.sent}`;
+        try {
+          await this.device.event({ event_id: id, type: 'sensor', identifier: null, data: { sensor: 'outage', value: this.sent } });
+          this.acked.add(id);
+        } catch {
+          this.failed++;
+          await sleep(100); // not connected: refused at once, so not in a loop that never yields
+        }
+      }
+    });
+  }
+
+  /** Stops sending; resolves once every event sent has its answer. */
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.loops);
+  }
+}
+
+let t: TestApp;
+let plane: DevicePlane;
+let senders: Sender[] = [];
+
+const ackedNow = () => senders.reduce((n, s) => n + s.acked.size, 0);
+
+/** What the server holds unstored (the plane's intake, and on PGlite the service), as System info shows it. */
+const backlog = () => t.app.services.devices.intakeStats().backlog;
+
+/**
+ * Runs `fault` (resolving once the fault is in place; its answer lifts it) for OUTAGE_MS: nothing
+ * is acknowledged meanwhile (after the commits already on their way), the backlog never passes the
+ * devices' windows, and acknowledgements resume once it is lifted; a refused write is retried.
+ */
+async function outage(fault: () => Promise<() => Promise<void>>, how: 'refused' | 'blocked'): Promise<void> {
+  await expect.poll(ackedNow, { timeout: 20_000 }).toBeGreaterThan(ackedNow() + 200);
+  const retriesBefore = t.app.services.devices.intakeStats().delayed.write_retry;
+  const lift = await fault();
+  let highest = 0;
+  try {
+    // Batches that committed as the fault came are still being acknowledged (on a busy machine that
+    // takes a while to reach the devices): wait until a second passes without a PUBACK.
+    const since = Date.now();
+    let held = ackedNow();
+    let quiet = Date.now();
+    while (Date.now() - quiet < 1000 && Date.now() - since < 10_000) {
+      await sleep(100);
+      if (ackedNow() !== held) {
+        held = ackedNow();
+        quiet = Date.now();
+      }
+    }
+    const until = Date.now() + OUTAGE_MS;
+    while (Date.now() < until) {
+      await sleep(100);
+      highest = Math.max(highest, backlog());
+    }
+    // Not one PUBACK while the database takes no events, and no device given up on.
+    expect(ackedNow()).toBe(held);
+    expect(senders.map((s) => s.device.connected)).toEqual(senders.map(() => true));
+  } finally {
+    await lift();
+  }
+  // The counters cross from the plane once a second: the last sample may be up to a second old.
+  highest = Math.max(highest, backlog());
+  expect(highest).toBeGreaterThan(0);
+  expect(highest).toBeLessThanOrEqual(DEVICES * WINDOW);
+  const after = ackedNow();
+  await expect.poll(ackedNow, { timeout: 15_000 }).toBeGreaterThan(after + DEVICES * WINDOW);
+  // A refused write is tried again (and counted); a blocked one waits for the lock, then commits.
+  if (how === 'refused') {
+    await expect.poll(() => t.app.services.devices.intakeStats().delayed.write_retry, { timeout: 3000 }).toBeGreaterThan(retriesBefore);
+  }
+}
+
+/** A trigger refusing every insert into device_events (the same on PGlite and PostgreSQL); its answer drops it. */
+async function refuseEventWrites(): Promise<() => Promise<void>> {
+  const db = t.database.db;
+  await db.execute(
+    sql.raw(`CREATE OR REPLACE FUNCTION outage_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'device_events refused (outage test)'; END $$`),
+  );
+  await db.execute(
+    sql.raw(`CREATE TRIGGER outage_test_refuse BEFORE INSERT ON device_events FOR EACH STATEMENT EXECUTE FUNCTION outage_test_refuse()`),
+  );
+  return async () => {
+    await db.execute(sql.raw('DROP TRIGGER outage_test_refuse ON device_events'));
+    await db.execute(sql.raw('DROP FUNCTION outage_test_refuse()'));
+  };
+}
+
+/** PostgreSQL: device_events locked by another connection, so every write waits; its answer commits. */
+async function lockEvents(): Promise<() => Promise<void>> {
+  const locker = new pg.Client({ connectionString: (await databaseUrl(t)) as string });
+  await locker.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE device_events IN ACCESS EXCLUSIVE MODE');
+  return async () => {
+    await locker.query('COMMIT');
+    await locker.end();
+  };
+}
+
+describe(`a short database outage while devices send events (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  beforeAll(async () => {
+    t = await buildTestApp();
+    plane = await startDevicePlane({
+      broker: { kind: 'embedded', port: 0, host: '127.0.0.1', internal: newInternalCredential(), tls: null },
+      databaseUrl: await databaseUrl(t),
+      services: t.app.services.devices,
+      log: silent,
+    });
+    t.app.services.devices.attachAccounts(plane.accounts);
+    t.app.services.devices.attachGateway(plane);
+    const admin = await adminClient(t);
+    for (let i = 0; i < DEVICES; i++) {
+      const serial = `OUTAGE-${process.pid}-${i}`;
+      const created = await admin.put('/devices', {
+        name: serial,
+        type: 'panel',
+        model: 'AP-100',
+        serial_number: serial,
+        domain_id: t.project.rootGroupId,
+      });
+      expect(created.statusCode, created.body).toBe(200);
+      const init = await admin.post(`/devices/${(created.json().data as { id: number }).id}/init/apply`, {});
+      expect(init.statusCode, init.body).toBe(200);
+      const device = new SimDevice({
+        url: `mqtt://127.0.0.1:${plane.port}`,
+        serial,
+        password: (init.json().data as { password: string }).password,
+        heartbeatMs: 1000,
+      });
+      await device.start();
+      senders.push(new Sender(device));
+    }
+    // An app, a worker thread compiling the plane's code, six devices: over a minute on a loaded two-core machine.
+  }, 180_000);
+  afterAll(async () => {
+    // A failed test leaves its senders running: stopped first, then their devices.
+    await Promise.race([Promise.all(senders.map((s) => s.stop())), sleep(10_000)]);
+    await Promise.all(senders.map((s) => s.device.stop()));
+    senders = [];
+    t?.app.services.devices.attachGateway(null);
+    await plane?.close();
+    await t?.close();
+  });
+
+  it('acknowledges nothing while event writes are refused or blocked, keeps the devices connected, then stores every acknowledged event once', async () => {
+    for (const s of senders) s.start();
+    await outage(refuseEventWrites, 'refused');
+    if (onPostgres) await outage(lockEvents, 'blocked');
+    await Promise.all(senders.map((s) => s.stop()));
+
+    expect(senders.map((s) => [s.failed, s.disconnects])).toEqual(senders.map(() => [0, 0]));
+    const acked = new Set(senders.flatMap((s) => [...s.acked]));
+    const rows = await queryRows<{ event_id: string; times: number }>(
+      t.database.db,
+      sql`SELECT e.event_id, count(*)::int AS times FROM device_events e JOIN devices d ON d.id = e.device_id
+          WHERE d.serial_number LIKE ${`OUTAGE-${process.pid}-%`} GROUP BY 1`,
+    );
+    const stored = new Map(rows.map((r) => [r.event_id, Number(r.times)]));
+    const lost = [...acked].filter((id) => !stored.has(id));
+    const twice = [...stored].filter(([, n]) => n > 1);
+    expect({ lost: lost.length, storedTwice: twice.length, firstLost: lost[0] }).toEqual({
+      lost: 0,
+      storedTwice: 0,
+      firstLost: undefined,
+    });
+    // Every event sent was acknowledged (no device gave up on one), so what is stored is exactly what was acknowledged.
+    expect(stored.size).toBe(acked.size);
+    const info = t.app.services.devices.intakeStats();
+    expect(info.acks_of_closed_connections).toBe(0);
+    expect(Object.values(info.refused).reduce((a, b) => a + b, 0)).toBe(0);
+  }, 120_000);
+});
