@@ -67,8 +67,18 @@ export interface Figures {
   errors: number;
 }
 
+/** Each load's time span (CLOCK_MONOTONIC µs, as V8's profiles count), written beside BENCH_CPU_PROF's profiles as windows.json. */
+const loadWindows: { name: string; from: number; to: number }[] = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 export async function load(name: string, opts: autocannon.Options): Promise<Figures> {
+  const from = monotonicUs();
   const r = await autocannon({ connections: 8, duration: 8, ...opts });
+  if (process.env.BENCH_CPU_PROF) {
+    // `npx tsx bench/cpuprofile.ts <dir>` then summarises the server's profile per load, start-up and seeding left out.
+    loadWindows.push({ name, from, to: monotonicUs() });
+    writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'windows.json'), JSON.stringify(loadWindows));
+  }
   const l = r.latency as unknown as Record<string, number>;
   return {
     name,
