@@ -68,6 +68,19 @@ async function names(raw: Record<string, string>): Promise<string[]> {
 const f = (rules: unknown[], match = 'match_all') => ({ filters: JSON.stringify({ match, rules }) });
 
 describe('list engine: number fields', () => {
+  it('compares a whole number as a bigint (an integer column keeps its index), any other as numeric', async () => {
+    const rendered = (value: unknown) => {
+      const q = ListQuerySchema.parse(f([{ field: 'id', operator: 'equals', value }]));
+      return t.app.database.db.select({ id: users.id }).from(users).where(filtersSql(spec, q)).toSQL().sql;
+    };
+    expect(rendered(42)).toContain('::bigint');
+    expect(rendered('42')).toContain('::bigint');
+    expect(rendered(1.5)).toContain('::numeric');
+    const [one] = await t.app.database.db.select({ id: users.id }).from(users).where(eq(users.login, 'l-anna'));
+    expect(await names(f([{ field: 'id', operator: 'equals', value: (one?.id ?? 0) + 0.5 }]))).toEqual([]);
+    expect(await names(f([{ field: 'id', operator: 'below', value: (one?.id ?? 0) + 0.5 }]))).toContain('Anna');
+  });
+
   it('compares numbers as numbers (above, below, equals, not_equals), whether sent as numbers or text', async () => {
     const rows = await t.app.database.db
       .select({ id: users.id, name: users.name })

@@ -68,6 +68,9 @@ function coerce(rule: FilterRule, type: FieldType, rulePath: string): string | n
   }
 }
 
+/** A number value compared as a bigint (whole and exactly representable); any other as numeric. */
+const wholeNumber = (v: unknown): boolean => (typeof v === 'number' || typeof v === 'string') && Number.isSafeInteger(Number(v));
+
 /**
  * Where a rule's value goes: into the statement as a parameter, or, with `values`, into that bag
  * under `name` with a placeholder in the statement (a statement compiled once runs again with other values).
@@ -84,10 +87,16 @@ const paramInto =
 function ruleSql(rule: FilterRule, f: ListField, where: string, param: Param): SQL {
   const value = coerce(rule, f.type, where);
   const e = f.expr;
-  // Explicit casts: the driver then never has to guess a parameter's type.
-  const cast = { text: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean`, date: sql`::timestamptz`, int_array: sql`::int` }[
-    f.type
-  ];
+  // Explicit casts: the driver then never has to guess a parameter's type. A whole number is a
+  // bigint, which an integer column's index can compare with (int = bigint is in its operator
+  // family); as numeric, the column would be cast instead and every row read.
+  const cast = {
+    text: sql`::text`,
+    number: wholeNumber(value) ? sql`::bigint` : sql`::numeric`,
+    boolean: sql`::boolean`,
+    date: sql`::timestamptz`,
+    int_array: sql`::int`,
+  }[f.type];
   const typed = sql`${param(value)}${cast}`;
   if (f.type === 'int_array') {
     switch (rule.operator) {
@@ -240,9 +249,12 @@ export function inPageOrder<T extends { id: number }>(ids: readonly number[], ro
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** What decides the text of a list's filters with placeholders (filtersSql with values): fields, operators, which values are null. */
+/** What decides the text of a list's filters with placeholders (filtersSql with values): fields, operators, which values are null or whole numbers. */
 export const filterShape = (query: Pick<ListQuery, 'filters'>): string =>
-  JSON.stringify([query.filters?.match ?? null, (query.filters?.rules ?? []).map((r) => [r.field, r.operator, r.value === null])]);
+  JSON.stringify([
+    query.filters?.match ?? null,
+    (query.filters?.rules ?? []).map((r) => [r.field, r.operator, r.value === null, wholeNumber(r.value)]),
+  ]);
 
 const dialect = new PgDialect();
 
