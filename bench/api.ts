@@ -3,7 +3,7 @@
 // the list with a new query each time against the same statements run by pgbench; the cached list
 // while another client writes 20 times a second; the statements an idle server sends.
 import path from 'node:path';
-import { type Figures, LOGIN_BODY, load, pgbench, pgbenchStatement, print, type Servers, startServers, tempDir } from './lib.js';
+import { cpuTimes, type Figures, LOGIN_BODY, load, pgbench, pgbenchStatement, print, type Servers, startServers, tempDir } from './lib.js';
 import { seedUsers } from './seed.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
@@ -42,6 +42,7 @@ export async function run(): Promise<void> {
     const listUrl = `${base}/api/v0/users?page=3&size=20&sort=name&filters=${filters}`;
     const probe = await fetch(listUrl, { headers: auth });
     const listBody = probe.ok ? await probe.json() : undefined;
+    let freshCpuMs: number | undefined;
 
     const baseline = await load('bare Fastify route (baseline)', { url: servers.bareUrl });
     const rows: Figures[] = [];
@@ -66,7 +67,13 @@ export async function run(): Promise<void> {
       rows.push(await load('GET /users … at 1 connection', { url: listUrl, headers: auth, connections: 1 }));
       // A different query every time (60 name prefixes × 160 pages, none repeated within the run):
       // what the database path itself costs, with no help from the cache.
-      rows.push(await load('GET /users … each query new', { url: listUrl, headers: auth, requests: [{ setupRequest: varyingList() }] }));
+      const cpu0 = cpuTimes(servers.pid);
+      const fresh = await load('GET /users … each query new', { url: listUrl, headers: auth, requests: [{ setupRequest: varyingList() }] });
+      const cpu1 = cpuTimes(servers.pid);
+      rows.push(fresh);
+      // What the server itself spends per call (all its threads, user and kernel): unlike the
+      // throughput, this does not move with how much of a shared machine's CPU the process gets.
+      freshCpuMs = ((cpu1.user + cpu1.kernel - cpu0.user - cpu0.kernel) * 1000) / Math.max(1, fresh.rps * 8);
       rows.push(
         await load('GET /users … each new, 1 conn', {
           url: listUrl,
@@ -79,6 +86,7 @@ export async function run(): Promise<void> {
       console.log(`users list not measured: GET /users answered ${probe.status}`);
     }
     print(rows, baseline);
+    if (freshCpuMs !== undefined) console.log(`users list, each query new: the server's CPU ${freshCpuMs.toFixed(2)} ms per call`);
     const profile = rows.find((r) => r.name === 'GET /profile');
     if (profile) {
       const ratio = profile.rps / baseline.rps;

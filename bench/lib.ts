@@ -18,12 +18,15 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** A fresh PostgreSQL database for one benchmark run. */
-export async function freshDatabase(name: string): Promise<string> {
+/** A fresh PostgreSQL database for one benchmark run (with `keep`, the one there is, when there is one). */
+export async function freshDatabase(name: string, keep = false): Promise<string> {
   const admin = new pg.Client({ connectionString: PG_ADMIN });
   await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE "${name}"`);
+  const exists = (await admin.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name])).rowCount;
+  if (!(keep && exists)) {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+  }
   await admin.end();
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
@@ -75,8 +78,18 @@ export interface Figures {
   errors: number;
 }
 
+/** Each load's time span (CLOCK_MONOTONIC µs, as V8's profiles count), written beside BENCH_CPU_PROF's profiles as windows.json. */
+const loadWindows: { name: string; from: number; to: number }[] = [];
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
 export async function load(name: string, opts: autocannon.Options): Promise<Figures> {
+  const from = monotonicUs();
   const r = await autocannon({ connections: 8, duration: 8, ...opts });
+  if (process.env.BENCH_CPU_PROF) {
+    // `npx tsx bench/cpuprofile.ts <dir>` then summarises the server's profile per load, start-up and seeding left out.
+    loadWindows.push({ name, from, to: monotonicUs() });
+    writeFileSync(path.join(process.env.BENCH_CPU_PROF, 'windows.json'), JSON.stringify(loadWindows));
+  }
   const l = r.latency as unknown as Record<string, number>;
   return {
     name,
@@ -141,6 +154,8 @@ export interface ServerOptions {
    * weighed against theirs instead of against its own process's other threads.
    */
   ownSession?: boolean;
+  /** The database of an earlier run as it is, when there is one (freshDatabase's keep). */
+  keepDatabase?: boolean;
 }
 
 /** A statement the server sent, as bench/record-sql.mjs wrote it. */
@@ -152,7 +167,7 @@ export interface RecordedStatement {
 
 /** Atrium on a fresh PostgreSQL database and the bare baseline server, each in its own process. */
 export async function startServers(dbName: string, opts: ServerOptions = {}): Promise<Servers> {
-  const url = await freshDatabase(dbName);
+  const url = await freshDatabase(dbName, opts.keepDatabase);
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const mqttPort = opts.embeddedMqtt ? await freePort() : 0;
@@ -181,7 +196,8 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
     bare.kill('SIGTERM');
   };
   try {
-    await waitFor(`${base}/api/v0/info`);
+    // Migrating a fresh database and starting takes over a minute on a 2-core machine others load too.
+    await waitFor(`${base}/api/v0/info`, 180_000);
     await waitFor(`http://127.0.0.1:${barePort}/bare`);
   } catch (e) {
     stop();
@@ -207,7 +223,8 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
       if (!file) throw new Error('the server was started without recordSqlTo');
       writeFileSync(file, '');
       server.kill('SIGUSR2');
-      await new Promise((r) => setTimeout(r, 50));
+      // The server takes the signal between other work: on a loaded machine, 50 ms was not always enough.
+      await new Promise((r) => setTimeout(r, 500));
       await during();
       server.kill('SIGUSR2');
       const end = Date.now() + 5000;

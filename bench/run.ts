@@ -3,6 +3,7 @@ const which = process.argv[2] ?? 'api';
 const known: Record<string, () => Promise<unknown>> = {
   api: () => import('./api.js').then((m) => m.run()),
   users: () => import('./users.js').then((m) => m.run()),
+  lists: () => import('./lists.js').then((m) => m.run()),
   devices: () => import('./devices.js').then((m) => m.run()),
   'devices-outage': () => import('./devices-outage.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),

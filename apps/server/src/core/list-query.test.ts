@@ -6,7 +6,17 @@ import { makeGroup, makeUser } from '../../test/factories/user.factory.js';
 import { buildTestApp, type TestApp } from '../../test/helpers.js';
 import { userGroups, users } from '../modules/users/users.table.js';
 import { AppError } from './errors.js';
-import { filtersSql, inPageOrder, type ListSpec, pageOffset, pageOfIds, sortSql, withRelations } from './list-query.js';
+import {
+  filterShape,
+  filtersSql,
+  inPageOrder,
+  type ListSpec,
+  listPage,
+  pageOffset,
+  pageOfIds,
+  sortSql,
+  withRelations,
+} from './list-query.js';
 
 const spec: ListSpec = {
   fields: {
@@ -58,6 +68,19 @@ async function names(raw: Record<string, string>): Promise<string[]> {
 const f = (rules: unknown[], match = 'match_all') => ({ filters: JSON.stringify({ match, rules }) });
 
 describe('list engine: number fields', () => {
+  it('compares a whole number as a bigint (an integer column keeps its index), any other as numeric', async () => {
+    const rendered = (value: unknown) => {
+      const q = ListQuerySchema.parse(f([{ field: 'id', operator: 'equals', value }]));
+      return t.app.database.db.select({ id: users.id }).from(users).where(filtersSql(spec, q)).toSQL().sql;
+    };
+    expect(rendered(42)).toContain('::bigint');
+    expect(rendered('42')).toContain('::bigint');
+    expect(rendered(1.5)).toContain('::numeric');
+    const [one] = await t.app.database.db.select({ id: users.id }).from(users).where(eq(users.login, 'l-anna'));
+    expect(await names(f([{ field: 'id', operator: 'equals', value: (one?.id ?? 0) + 0.5 }]))).toEqual([]);
+    expect(await names(f([{ field: 'id', operator: 'below', value: (one?.id ?? 0) + 0.5 }]))).toContain('Anna');
+  });
+
   it('compares numbers as numbers (above, below, equals, not_equals), whether sent as numbers or text', async () => {
     const rows = await t.app.database.db
       .select({ id: users.id, name: users.name })
@@ -309,5 +332,66 @@ describe('pageOfIds', () => {
     });
     const rows = await t.app.database.db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, r.ids));
     expect(inPageOrder(r.ids, rows).map((x) => x.name)).toEqual(['Anna', 'Bella_50%', 'Boris']);
+  });
+});
+
+describe('listPage', () => {
+  // One owner for every call below: its statements are compiled once per shape and run with each call's values.
+  const owner = {};
+  async function page(raw: Record<string, string>, cap?: number) {
+    const q = ListQuerySchema.parse(raw);
+    const values: Record<string, unknown> = { project: projectId };
+    const filters = filtersSql(spec, q, values);
+    const r = await listPage<{ name: string; total: number }>(t.app.database.db, {
+      owner,
+      shape: filterShape(q),
+      spec,
+      query: q,
+      values,
+      ...(cap ? { cap } : {}),
+      statement: () => ({
+        table: users,
+        id: sql`${users.id}`,
+        where: and(sql`${users.projectId} = ${sql.placeholder('project')}`, sql`${users.login} LIKE 'l-%'`, filters),
+        columns: { name: sql`${users.name}` },
+      }),
+    });
+    return { names: r.rows.map((x) => x.name), total: r.total, estimated: r.estimated };
+  }
+
+  it('answers a page with its rows in order and the exact total, in one statement', async () => {
+    const before = t.app.database.statements();
+    expect(await page({ size: '2', sort: '-name' })).toEqual({ names: ['Boris', 'Bella_50%'], total: 3, estimated: false });
+    expect(t.app.database.statements() - before).toBe(1);
+    expect(await page({ size: '2', page: '2', sort: '-name' })).toEqual({ names: ['Anna'], total: 3, estimated: false });
+    expect(await page({ size: '3', sort: 'email,-name' })).toEqual({ names: ['Anna', 'Bella_50%', 'Boris'], total: 3, estimated: false });
+  });
+
+  it('answers an empty page past the end with the total still counted', async () => {
+    expect(await page({ size: '2', page: '9' })).toEqual({ names: [], total: 3, estimated: false });
+  });
+
+  it('runs a compiled statement again with each call’s filter values', async () => {
+    const rule = (value: string) => f([{ field: 'name', operator: 'begins_with', value }]);
+    expect(await page(rule('b'))).toMatchObject({ names: ['Bella_50%', 'Boris'], total: 2 });
+    expect(await page(rule('a'))).toMatchObject({ names: ['Anna'], total: 1 });
+    expect(await page(rule('zz'))).toMatchObject({ names: [], total: 0 });
+    expect(await page(f([{ field: 'groups', operator: 'has', value: g2 }]))).toMatchObject({ names: ['Bella_50%', 'Boris'] });
+    expect(await page(f([{ field: 'groups', operator: 'has', value: g1 }]))).toMatchObject({ names: ['Anna', 'Bella_50%'] });
+  });
+
+  it('switches to the ordered page and the planner estimate above the cap', async () => {
+    const first = await page({ size: '1' }, 2);
+    expect(first).toMatchObject({ names: ['Anna'], estimated: true });
+    expect(first.total).toBeGreaterThanOrEqual(3);
+    expect(await page({ size: '2', page: '2' }, 2)).toMatchObject({ names: ['Boris'], estimated: true });
+    expect(await page({ size: '2', page: '5' }, 2)).toMatchObject({ names: [], estimated: true });
+  });
+
+  it('checks the sort and the filters on every call, compiled or not', async () => {
+    await page({ sort: 'name' });
+    await expect(page({ sort: 'description' })).rejects.toBeInstanceOf(AppError);
+    await page(f([{ field: 'id', operator: 'equals', value: 1 }]));
+    await expect(page(f([{ field: 'id', operator: 'equals', value: 'x' }]))).rejects.toBeInstanceOf(AppError);
   });
 });

@@ -1,7 +1,8 @@
 import { DATE_RANGE, type FilterRule, INT4_MAX, type ListQuery, VALIDATION_MESSAGES as M } from '@atrium/contract';
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import { type DbOrTx, queryRows } from './db/client.js';
+import { fillPlaceholders, type SQL, sql } from 'drizzle-orm';
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core';
+import { LRUCache } from 'lru-cache';
+import { type Db, type DbOrTx, queryRows } from './db/client.js';
 import { invalidField } from './errors.js';
 
 export type FieldType = 'text' | 'number' | 'boolean' | 'date' | 'int_array';
@@ -67,14 +68,36 @@ function coerce(rule: FilterRule, type: FieldType, rulePath: string): string | n
   }
 }
 
-function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
+/** A number value compared as a bigint (whole and exactly representable); any other as numeric. */
+const wholeNumber = (v: unknown): boolean => (typeof v === 'number' || typeof v === 'string') && Number.isSafeInteger(Number(v));
+
+/**
+ * Where a rule's value goes: into the statement as a parameter, or, with `values`, into that bag
+ * under `name` with a placeholder in the statement (a statement compiled once runs again with other values).
+ */
+type Param = (value: unknown) => SQL;
+const paramInto =
+  (values: Record<string, unknown> | undefined, name: string): Param =>
+  (value) => {
+    if (!values) return sql`${value}`;
+    values[name] = value;
+    return sql`${sql.placeholder(name)}`;
+  };
+
+function ruleSql(rule: FilterRule, f: ListField, where: string, param: Param): SQL {
   const value = coerce(rule, f.type, where);
   const e = f.expr;
-  // Explicit casts: the driver then never has to guess a parameter's type.
-  const cast = { text: sql`::text`, number: sql`::numeric`, boolean: sql`::boolean`, date: sql`::timestamptz`, int_array: sql`::int` }[
-    f.type
-  ];
-  const typed = sql`${value}${cast}`;
+  // Explicit casts: the driver then never has to guess a parameter's type. A whole number is a
+  // bigint, which an integer column's index can compare with (int = bigint is in its operator
+  // family); as numeric, the column would be cast instead and every row read.
+  const cast = {
+    text: sql`::text`,
+    number: wholeNumber(value) ? sql`::bigint` : sql`::numeric`,
+    boolean: sql`::boolean`,
+    date: sql`::timestamptz`,
+    int_array: sql`::int`,
+  }[f.type];
+  const typed = sql`${param(value)}${cast}`;
   if (f.type === 'int_array') {
     switch (rule.operator) {
       case 'equals':
@@ -97,26 +120,30 @@ function ruleSql(rule: FilterRule, f: ListField, where: string): SQL {
       return rule.operator === 'above' ? sql`${e} > ${typed}` : sql`${e} < ${typed}`;
     case 'has':
       if (value === null || f.type !== 'text') throw invalidField(where, `operator ${rule.operator} needs a text field and value`);
-      return sql`${e} ILIKE ${containsPattern(String(value))}`;
+      return sql`${e} ILIKE ${param(containsPattern(String(value)))}`;
     case 'begins_with':
       if (value === null || f.type !== 'text') throw invalidField(where, `operator ${rule.operator} needs a text field and value`);
       // lower(x) LIKE 'prefix%' can use an index on lower(x) text_pattern_ops; ILIKE cannot.
-      return sql`lower(${e}) LIKE ${`${escapeLike(String(value).toLowerCase())}%`}`;
+      return sql`lower(${e}) LIKE ${param(`${escapeLike(String(value).toLowerCase())}%`)}`;
   }
 }
 
 /** A whitelisted field by name; names an object inherits (constructor, __proto__, toString…) are not fields. */
 const fieldOf = (spec: ListSpec, name: string): ListField | undefined => (Object.hasOwn(spec.fields, name) ? spec.fields[name] : undefined);
 
-/** The WHERE predicate of a list's filters, or undefined when there are none. */
-export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>): SQL | undefined {
+/**
+ * The WHERE predicate of a list's filters, or undefined when there are none. With `values`, each
+ * rule's value is put there (as `f0`, `f1`…) and the predicate has placeholders instead: its text
+ * is then the same for every query of the same shape (filterShape).
+ */
+export function filtersSql(spec: ListSpec, query: Pick<ListQuery, 'filters'>, values?: Record<string, unknown>): SQL | undefined {
   const rules = query.filters?.rules ?? [];
   if (!rules.length) return undefined;
   const parts = rules.map((rule, i) => {
     const where = `filters.rules.${i}`;
     const f = fieldOf(spec, rule.field);
     if (!f || f.filterable === false) throw invalidField(`${where}.field`, M.invalid_value, { value: rule.field });
-    return ruleSql(rule, f, where);
+    return ruleSql(rule, f, where, paramInto(values, `f${i}`));
   });
   return sql`(${sql.join(parts, query.filters?.match === 'match_any' ? sql` OR ` : sql` AND `)})`;
 }
@@ -220,4 +247,132 @@ export async function plannerEstimate(db: DbOrTx, query: SQL): Promise<number> {
 export function inPageOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** What decides the text of a list's filters with placeholders (filtersSql with values): fields, operators, which values are null or whole numbers. */
+export const filterShape = (query: Pick<ListQuery, 'filters'>): string =>
+  JSON.stringify([
+    query.filters?.match ?? null,
+    (query.filters?.rules ?? []).map((r) => [r.field, r.operator, r.value === null, wholeNumber(r.value)]),
+  ]);
+
+const dialect = new PgDialect();
+
+/** A statement compiled once: its text, and its parameters with placeholders for what each call gives. */
+interface Compiled {
+  text: string;
+  params: unknown[];
+}
+
+/**
+ * Compiled list statements, per owner (the caller: their permissions and groups are in the text)
+ * and shape. A caller is one object for as long as the read cache keeps it (core/read-cache.ts),
+ * and a new one once anything it was read from changes; a forgotten caller takes its statements along.
+ */
+const compiledByOwner = new WeakMap<object, LRUCache<string, Compiled>>();
+const STATEMENTS_PER_OWNER = 64;
+
+function compiled(owner: object, key: string, build: () => SQL): Compiled {
+  let mine = compiledByOwner.get(owner);
+  if (!mine) {
+    mine = new LRUCache({ max: STATEMENTS_PER_OWNER });
+    compiledByOwner.set(owner, mine);
+  }
+  let c = mine.get(key);
+  if (!c) {
+    const q = dialect.sqlToQuery(build());
+    c = { text: q.sql, params: q.params };
+    mine.set(key, c);
+  }
+  return c;
+}
+
+/** Runs a compiled statement with this call's values, straight on the driver (pg's pool, or PGlite): its own type parsing. */
+async function runCompiled<T>(db: Db, c: Compiled, values: Record<string, unknown>): Promise<T[]> {
+  const client = (db as unknown as { $client: { query(text: string, params: unknown[]): Promise<{ rows: T[] }> } }).$client;
+  const { rows } = await client.query(c.text, fillPlaceholders(c.params, values));
+  return rows;
+}
+
+/** What a list reads, with placeholders for a call's values (filtersSql's and the list's own). */
+export interface ListStatement {
+  table: PgTable;
+  /** The row's id in `table`. */
+  id: SQL;
+  where: SQL | undefined;
+  /** The answer's columns by name, read from `table` (joined to the page by id). */
+  columns: Record<string, SQL>;
+}
+
+/**
+ * One page of a list with its rows and total, in one statement (ARCHITECTURE §12, as pageOfIds):
+ * the matching rows' ids and sort keys, at most `cap` + 1 of them, are gathered first; the page is
+ * sorted from them and joined to its rows, and the count of that set is the total. Only when more
+ * rows match (the total is then the planner's estimate) does a second statement read the page by
+ * the sort's order (an index can serve it and stop early), beside the estimate.
+ *
+ * The statements are compiled once per `owner` and `shape` (what their text depends on beside the
+ * owner: sort, filters' shape, relations asked…) and run again with each call's `values`: building
+ * and rendering them was most of the call's own CPU.
+ */
+export async function listPage<R>(
+  db: Db,
+  opts: {
+    owner: object;
+    shape: string;
+    statement: () => ListStatement;
+    spec: ListSpec;
+    query: Pick<ListQuery, 'page' | 'size' | 'sort'>;
+    values: Record<string, unknown>;
+    cap?: number;
+  },
+): Promise<{ rows: R[]; total: number; estimated: boolean }> {
+  const cap = opts.cap ?? EXACT_TOTAL_CAP;
+  // Validated on every call, before any compiled statement is used.
+  const keys = sortKeys(opts.spec, opts.query);
+  const values = { ...opts.values, cap: cap + 1, size: opts.query.size, offset: pageOffset(opts.query) };
+  const key = `${opts.shape}|${opts.query.sort ?? ''}|${cap}`;
+  let built: ListStatement | undefined;
+  const statement = () => {
+    built ??= opts.statement();
+    return built;
+  };
+  const keyNames = keys.map((_, i) => sql.raw(`k${i}`));
+  const pageOrder = (alias: string, id = 'id') =>
+    sql.join([...keys.map((k, i) => direction(sql.raw(`${alias}.k${i}`), k.desc)), sql.raw(`${alias}.${id} ASC`)], sql`, `);
+  const columnsOf = (s: ListStatement) =>
+    sql.join(
+      Object.entries(s.columns).map(([name, expr]) => sql`${expr} AS ${sql.identifier(name)}`),
+      sql`, `,
+    );
+  const rowsOf = (s: ListStatement) =>
+    sql`SELECT p.id AS page_id${sql.join(
+      keyNames.map((k) => sql`, p.${k}`),
+      sql``,
+    )}, ${columnsOf(s)} FROM p JOIN ${s.table} ON ${s.id} = p.id`;
+  const small = compiled(opts.owner, `small|${key}`, () => {
+    const s = statement();
+    const keyColumns = keys.map((k, i) => sql`, ${k.expr} AS ${keyNames[i]}`);
+    return sql`WITH m AS MATERIALIZED (SELECT ${s.id} AS id${sql.join(keyColumns, sql``)} FROM ${s.table} WHERE ${s.where ?? sql`TRUE`} LIMIT ${sql.placeholder('cap')}),
+      p AS (SELECT * FROM m ORDER BY ${pageOrder('m')} LIMIT ${sql.placeholder('size')} OFFSET ${sql.placeholder('offset')})
+      SELECT t.total, r.* FROM (SELECT count(*)::int AS total FROM m) t LEFT JOIN (${rowsOf(s)}) r ON TRUE ORDER BY ${pageOrder('r', 'page_id')}`;
+  });
+  const first = await runCompiled<R & { total: number; page_id: number | null }>(db, small, values);
+  const total = Number(first[0]?.total ?? 0);
+  if (total <= cap) return { rows: first[0]?.page_id == null ? [] : first, total, estimated: false };
+  const large = compiled(opts.owner, `large|${key}`, () => {
+    const s = statement();
+    const keyColumns = keys.map((k, i) => sql`, ${k.expr} AS ${keyNames[i]}`);
+    return sql`WITH p AS (SELECT ${s.id} AS id${sql.join(keyColumns, sql``)} FROM ${s.table} WHERE ${s.where ?? sql`TRUE`}
+        ORDER BY ${sql.join(sortSql(opts.spec, opts.query), sql`, `)} LIMIT ${sql.placeholder('size')} OFFSET ${sql.placeholder('offset')})
+      ${rowsOf(s)} ORDER BY ${pageOrder('p')}`;
+  });
+  const estimate = compiled(opts.owner, `estimate|${key}`, () => {
+    const s = statement();
+    return sql`EXPLAIN (FORMAT JSON) SELECT 1 FROM ${s.table} WHERE ${s.where ?? sql`TRUE`}`;
+  });
+  const [rows, plan] = await Promise.all([runCompiled<R>(db, large, values), runCompiled<{ 'QUERY PLAN': unknown }>(db, estimate, values)]);
+  const raw = plan[0]?.['QUERY PLAN'];
+  const parsed = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: { 'Plan Rows': number } }[];
+  return { rows, total: Math.max(Math.round(parsed[0]?.Plan['Plan Rows'] ?? 0), cap + 1), estimated: true };
 }

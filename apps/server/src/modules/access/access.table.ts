@@ -162,6 +162,11 @@ export const identifiers = pgTable(
     index('identifiers_owner').on(t.ownerId),
     index('identifiers_value').on(t.value),
     uniqueIndex('identifiers_guest_key').on(t.guestKey),
+    // A million identifiers: the list sorted by creation, and names and numbers by their beginning
+    // (lower(x) LIKE 'abc%', the list's begins_with), by index instead of reading every row.
+    index('identifiers_project_created').on(t.projectId, t.createdAt, t.id),
+    index('identifiers_name_prefix').on(t.projectId, sql`lower(${t.name}) text_pattern_ops`),
+    index('identifiers_value_prefix').on(t.projectId, sql`lower(${t.value}) text_pattern_ops`),
   ],
 );
 

@@ -14,7 +14,7 @@ import {
 import { AttemptCounter } from '../../core/attempts.js';
 import type { Actor } from '../../core/context.js';
 import type { Db, DbOrTx } from '../../core/db/client.js';
-import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
+import { containsPattern, filterShape, filtersSql, type ListSpec, listPage } from '../../core/list-query.js';
 import { groups } from '../groups/groups.table.js';
 import { markerVisible } from '../markers/markers.service.js';
 import { roles } from '../roles/roles.table.js';
@@ -163,6 +163,23 @@ const relationColumns = (actor: Actor, rel: ReadonlySet<string>) => ({
     : {}),
 });
 
+/**
+ * The columns a list row shows, by the name UserListRow gives them: only the page's rows get their
+ * groups and relations; mobile clients only when asked.
+ */
+function listColumns(actor: Actor, rel: ReadonlySet<string>): Record<string, SQL> {
+  const shown = Object.fromEntries(Object.entries(shownColumns).map(([name, column]) => [name, sql`${column}`]));
+  const actions = rowActions(actor);
+  return {
+    ...shown,
+    domains: visibleDomainIds(actor),
+    ...(rel.has('mobile_clients') ? { mobileClients: mobileClientsColumn } : {}),
+    editable: actions.editable,
+    deletable: actions.deletable,
+    ...relationColumns(actor, rel),
+  };
+}
+
 export class UsersRepository {
   /** Wrong current passwords per person (core/attempts.ts). */
   readonly attempts: AttemptCounter;
@@ -176,14 +193,63 @@ export class UsersRepository {
     q: ListQuery & { search?: string | undefined; branch?: number | undefined },
     rel: ReadonlySet<string>,
   ): Promise<{ rows: UserListRow[]; total: number; estimated: boolean }> {
-    const conds: (SQL | undefined)[] = [eq(users.projectId, actor.projectId), filtersSql(USER_LIST, q)];
-    const p = actor.projectId;
+    // A call's values go beside the statement, which is compiled once per caller and shape (core/list-query.ts listPage).
+    const values: Record<string, unknown> = { project: actor.projectId };
+    const filters = filtersSql(USER_LIST, q, values);
+    if (q.search) values.search = containsPattern(q.search);
+    if (q.branch) values.branch = `{${q.branch}}`;
+    const shape = JSON.stringify([filterShape(q), !!q.search, !!q.branch, [...rel].sort()]);
+    const page = await listPage<Record<string, unknown>>(this.db, {
+      owner: actor,
+      shape,
+      spec: USER_LIST,
+      query: q,
+      values,
+      statement: () => ({ table: users, id: sql`${U.id}`, where: this.listWhere(actor, q, filters), columns: listColumns(actor, rel) }),
+    });
+    return {
+      rows: page.rows.map((r) => ({
+        id: r.id as number,
+        login: r.login as string,
+        name: r.name as string,
+        description: r.description as string | null,
+        email: r.email as string | null,
+        roleId: r.roleId as number | null,
+        avatarPath: r.avatarPath as string | null,
+        profile: r.profile as Record<string, unknown>,
+        licenseInfo: r.licenseInfo as Record<string, unknown> | null,
+        isGroupAdmin: r.isGroupAdmin as boolean,
+        elevatorAccessDisabled: r.elevatorAccessDisabled as boolean,
+        isInvited: r.isInvited as boolean,
+        activatedAt: r.activatedAt as Date | null,
+        createdBy: r.createdBy as number | null,
+        createdAt: r.createdAt as Date,
+        updatedAt: r.updatedAt as Date,
+        domains: r.domains as number[],
+        ...('mobileClients' in r ? { mobileClients: r.mobileClients as MobileClientInfo[] } : {}),
+        editable: r.editable as boolean,
+        deletable: r.deletable as boolean,
+        ...pickRel(r as Parameters<typeof pickRel>[0]),
+      })),
+      total: page.total,
+      estimated: page.estimated,
+    };
+  }
+
+  /** The list's WHERE, with placeholders for the call's values (`project`, `search`, `branch`, the filters'). */
+  private listWhere(
+    actor: Actor,
+    q: { search?: string | undefined; branch?: number | undefined },
+    filters: SQL | undefined,
+  ): SQL | undefined {
+    const p = sql.placeholder('project');
+    const conds: (SQL | undefined)[] = [sql`${U.projectId} = ${p}`, filters];
     const scope = scopeOf(actor, 'users', 'view');
     // Plans measured on 200,000 users (ARCHITECTURE §12): a branch narrows to its user ids first and checks
     // the scope per row; without one, a scoped caller's visible ids are gathered by index and joined by key.
     if (q.branch) {
       conds.push(
-        sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE g.project_id = ${p} AND g.path && ${intArray([q.branch])})`,
+        sql`${U.id} IN (SELECT ug.user_id FROM user_groups ug JOIN groups g ON g.id = ug.group_id WHERE g.project_id = ${p} AND g.path && ${sql.placeholder('branch')}::int[])`,
       );
       if (scope !== 'all') conds.push(rowVisible(actor));
     } else if (scope === 'domain' || scope === 'descendants') {
@@ -195,39 +261,10 @@ export class UsersRepository {
       conds.push(userPredicate(actor, 'view'));
     }
     if (q.search) {
-      const like = containsPattern(q.search);
+      const like = sql.placeholder('search');
       conds.push(sql`(${U.login} ILIKE ${like} OR ${U.name} ILIKE ${like} OR ${U.email} ILIKE ${like})`);
     }
-    const where = and(...conds);
-    const page = await pageOfIds(this.db, { table: users, id: sql`${U.id}`, where, spec: USER_LIST, query: q });
-    if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
-    // Only the page's rows get their groups and relations; the columns shown, and mobile clients when asked.
-    const rows = await this.db
-      .select({
-        user: shownColumns,
-        domains: visibleDomainIds(actor),
-        ...(rel.has('mobile_clients') ? { mobileClients: mobileClientsColumn } : {}),
-        ...rowActions(actor),
-        ...relationColumns(actor, rel),
-      })
-      .from(users)
-      .where(inArray(users.id, page.ids));
-    const ordered = inPageOrder(
-      page.ids,
-      rows.map((r) => ({ id: r.user.id, r })),
-    );
-    return {
-      rows: ordered.map(({ r }) => ({
-        ...r.user,
-        domains: r.domains,
-        ...('mobileClients' in r ? { mobileClients: r.mobileClients as MobileClientInfo[] } : {}),
-        editable: r.editable,
-        deletable: r.deletable,
-        ...pickRel(r),
-      })),
-      total: page.total,
-      estimated: page.estimated,
-    };
+    return and(...conds);
   }
 
   async find(

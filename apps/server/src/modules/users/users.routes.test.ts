@@ -1,3 +1,5 @@
+import { listResponse, UserSchema } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
@@ -56,6 +58,48 @@ describe('GET /users', () => {
     const paged = await tree.admin.get('/users?size=2&page=2&sort=id');
     expect(paged.json().meta).toMatchObject({ page: 2, size: 2 });
     expect(paged.json().meta.total).toBeGreaterThanOrEqual(7);
+  });
+
+  it('answers byte for byte what the contract’s schema makes of it, with every relation, on each path of the page', async () => {
+    const db = t.app.database.db;
+    await db.execute(
+      sql`INSERT INTO mobile_clients (project_id, user_id, mobile_client_id, platform, info) VALUES (${t.project.projectId}, ${tree.users.A1}, 'list-phone', 'android', 'Pixel')`,
+    );
+    await db.execute(sql`UPDATE users SET profile = profile || '{"phone":"+100","address":"Main 1"}'::jsonb WHERE id = ${tree.users.A1}`);
+    const filters = encodeURIComponent(
+      JSON.stringify({ match: 'match_any', rules: [{ field: 'login', operator: 'begins_with', value: 'U-A' }] }),
+    );
+    const queries = [
+      `/users?with=role,domains,markers,mobile_clients&sort=-name,id&filters=${filters}`,
+      `/users?branch=${tree.groups.A}&with=mobile_clients`,
+      '/users?size=2&page=2&sort=login&search=u-',
+      // Past the end: no rows, the total still counted.
+      '/users?size=20&page=50',
+    ];
+    for (const q of queries) {
+      const res = await tree.admin.get(q);
+      expect(res.statusCode, res.body).toBe(200);
+      // Its keys, in its order, and nothing else.
+      expect(res.body).toBe(JSON.stringify(listResponse(UserSchema.strict()).strict().parse(res.json())));
+    }
+    const a1 = (await tree.admin.get(`/users?branch=${tree.groups.A1}&with=mobile_clients&sort=login`)).json().data[0];
+    expect(a1.mobile_clients).toMatchObject([{ mobile_client_id: 'list-phone', platform: 'android', info: 'Pixel' }]);
+    expect(a1.profile).toMatchObject({ phone: '+100', address: 'Main 1' });
+    const beyond = (await tree.admin.get('/users?size=20&page=50')).json();
+    expect(beyond.data).toEqual([]);
+    expect(beyond.meta.total).toBeGreaterThanOrEqual(7);
+  });
+
+  it('keeps one page’s values out of the next page’s statement (a statement compiled once runs with each call’s values)', async () => {
+    const rule = (value: string) => encodeURIComponent(JSON.stringify({ rules: [{ field: 'login', operator: 'begins_with', value }] }));
+    const logins = async (q: string) => (await tree.admin.get(q)).json().data.map((u: { login: string }) => u.login);
+    expect(await logins(`/users?sort=login&filters=${rule('u-a')}`)).toEqual(['u-a', 'u-a1', 'u-a1a']);
+    expect(await logins(`/users?sort=login&filters=${rule('u-b')}`)).toEqual(['u-b', 'u-b1']);
+    expect(await logins(`/users?sort=login&size=1&page=2&filters=${rule('u-b')}`)).toEqual(['u-b1']);
+    expect(await logins(`/users?sort=login&branch=${tree.groups.B}`)).toEqual(['u-b', 'u-b1']);
+    expect(await logins(`/users?sort=login&branch=${tree.groups.A1}`)).toEqual(['u-a1', 'u-a1a']);
+    expect(await logins('/users?sort=login&search=b1')).toEqual(['u-b1']);
+    expect(await logins('/users?sort=login&search=a1a')).toEqual(['u-a1a']);
   });
 
   it.each([['sort=password_hash'], ['with=identifiers'], ['branch=x'], ['filters=nope']])('answers 400 for %s', async (q) => {

@@ -74,7 +74,19 @@ export function toUser(u: UserListRow, showLicense: boolean): User {
     activated: u.activatedAt !== null,
     profile,
     ...(u.mobileClients !== undefined
-      ? { mobile_clients: u.mobileClients.map((c) => ({ ...c, auth_at: new Date(c.auth_at).toISOString() })) }
+      ? {
+          // Key by key: jsonb keeps its own key order, not the contract's.
+          mobile_clients: u.mobileClients.map((c) => ({
+            id: c.id,
+            mobile_client_id: c.mobile_client_id,
+            platform: c.platform,
+            info: c.info,
+            auth_at: new Date(c.auth_at).toISOString(),
+            vendor_id: c.vendor_id,
+            sip_number: c.sip_number,
+            ukey2: c.ukey2,
+          })),
+        }
       : {}),
     created_by: u.createdBy,
     created_at: iso(u.createdAt) as string,
