@@ -24,6 +24,10 @@ export const lightTheme: ThemeOptions = {
     mode: 'light',
     primary: { main: PRIMARY },
     secondary: { main: ACCENT },
+    // MUI's default orange and light blue carry white text at 3:1 and 4:1, under WCAG's 4.5:1 for small
+    // text (status chips, alerts): their darker shades keep the hue and pass.
+    warning: { main: '#b45309' },
+    info: { main: '#0369a1' },
     background: { default: '#f4f5f8' },
   },
 };
