@@ -92,7 +92,8 @@ test('an installer finds a panel by IP search on 127.0.0.x and adds it to a grou
     const group = page.getByRole('combobox', { name: 'Group' });
     await expect(group).toBeVisible();
     await group.click();
-    const options = (await page.getByRole('option').allTextContents()).map((o) => o.split(' › '));
+    // An option reads "Site › House 1 (1)": the path, then the group's logical address when it has one.
+    const options = (await page.getByRole('option').allTextContents()).map((o) => o.replace(/ \(\d+\)$/, '').split(' › '));
     expect(options.length).toBeGreaterThan(0);
     options.forEach((path, i) => {
       const next = options[i + 1];

@@ -12,7 +12,7 @@ import { i18nProvider, reloadMessages, useAppLocale } from './app/locale';
 import { trackLoad } from './app/pending-loads';
 import './i18n/areas';
 import { raStore } from './app/ra-store';
-import { darkTheme, lightTheme, localisedTheme } from './app/theme';
+import { darkTheme, lightTheme, localisedTheme, useMuiLocalePack } from './app/theme';
 import { AppLayout, AppNotification } from './layout/AppLayout';
 
 // The areas' texts came with this chunk (i18n/areas): the provider takes them in before the console renders.
@@ -81,8 +81,9 @@ export function App() {
     [],
   );
   const locale = useAppLocale();
-  const light = useMemo(() => localisedTheme(lightTheme, locale), [locale]);
-  const dark = useMemo(() => localisedTheme(darkTheme, locale), [locale]);
+  const pack = useMuiLocalePack(locale);
+  const light = useMemo(() => localisedTheme(lightTheme, pack), [pack]);
+  const dark = useMemo(() => localisedTheme(darkTheme, pack), [pack]);
   return (
     <Admin
       disableTelemetry

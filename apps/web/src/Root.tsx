@@ -8,7 +8,7 @@ import { i18nProvider, LocaleScope, useAppLocale, useDocumentLanguage } from './
 import { raStore } from './app/ra-store';
 import { loginWithRedirect, safeRedirect } from './app/redirect';
 import { sessionStore } from './app/session';
-import { darkTheme, lightTheme, localisedTheme } from './app/theme';
+import { darkTheme, lightTheme, localisedTheme, useMuiLocalePack } from './app/theme';
 import { useSession } from './app/useSession';
 import { ChunkErrorBoundary } from './layout/ChunkErrorBoundary';
 import { PageLoader } from './layout/PageLoader';
@@ -89,7 +89,8 @@ function RootRedirect() {
 function Themed({ children }: { children: ReactNode }) {
   const [mode] = useStore<'light' | 'dark'>('theme', 'light');
   const locale = useAppLocale();
-  const theme = useMemo(() => createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, locale)), [mode, locale]);
+  const pack = useMuiLocalePack(locale);
+  const theme = useMemo(() => createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack)), [mode, pack]);
   useDocumentLanguage();
   return (
     <ThemeProvider theme={theme}>

@@ -64,11 +64,12 @@ export function AppLayout({ children }: { children: ReactNode }) {
         <RealtimeBridge />
         <Dialer />
         <RoomyLayout>
+          {/* Drawn along the top of the screen, but inside the page's landmarks like everything else. */}
+          <LoadingBar />
           <LicenseWarnings />
           {children}
         </RoomyLayout>
         <ImportantPopups />
-        <LoadingBar />
         <FloatingButtons />
       </FloatingButtonsProvider>
     </SessionProvider>
