@@ -10,6 +10,7 @@ const known: Record<string, () => Promise<unknown>> = {
   sip: () => import('./sip.js').then((m) => m.run()),
   'sip-fuzz': () => import('./sip-fuzz.js').then((m) => m.run()),
   comms: () => import('./comms.js').then((m) => m.run()),
+  lighthouse: () => import('./lighthouse.js').then((m) => m.run()),
 };
 const job = known[which];
 if (!job) {

@@ -1,7 +1,8 @@
 // `npm start`: builds the console when it is missing or older than its sources, then runs the server.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { runWithProgress } from './build-progress.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'apps/web/dist/index.html');
@@ -19,13 +20,17 @@ const sources = ['apps/web/src', 'apps/web/index.html', 'packages/contract/src']
 const stale =
   !existsSync(dist) || sources.some((s) => (statSync(s).isDirectory() ? newest(s) : statSync(s).mtimeMs) > statSync(dist).mtimeMs);
 if (stale) {
-  console.log('Building the console (first start, or its sources changed)…');
+  console.log('The console is built once, on a first start or after its sources changed (up to a minute on a small machine).');
   // Warnings and errors only: the list of built chunks would push the sign-in lines off the screen.
-  const r = spawnSync('npm', ['run', 'build', '-w', 'apps/web', '--silent', '--', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) {
+  const status = await runWithProgress('npm', ['run', 'build', '-w', 'apps/web', '--silent', '--', '--logLevel', 'warn'], {
+    cwd: root,
+    label: 'Building the console',
+  });
+  if (status !== 0) {
     console.error('The console could not be built; see the messages above.');
-    process.exit(r.status ?? 1);
+    process.exit(status);
   }
+  console.log('Starting the server…');
 }
 
 const server = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'apps/server/src/main.ts')], { cwd: root, stdio: 'inherit' });

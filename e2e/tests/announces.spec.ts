@@ -46,17 +46,19 @@ test('a poll sent to a building is answered from the token page by three residen
     await expect(page).toHaveURL(/\/announces$/);
     await page.getByRole('link', { name: 'Create' }).click();
     await expect(page).toHaveURL(/\/announces\/add$/);
-    await page.getByLabel('Name', { exact: true }).fill(`Hall poll ${tag}`);
-    await page.getByLabel('Mail subject', { exact: true }).fill('Hall repairs');
+    // Fields by their accessible name: a required field's label also shows an asterisk, hidden from
+    // assistive technology (and so from the name), though it is in the label's text.
+    await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Hall poll ${tag}`);
+    await page.getByRole('textbox', { name: 'Mail subject', exact: true }).fill('Hall repairs');
     await page.getByLabel('Poll', { exact: true }).check();
     const editor = page.locator('.ProseMirror');
     await editor.click();
     await editor.pressSequentially('We plan to repaint the entrance hall in May. ');
     await page.getByRole('button', { name: 'Bold' }).click();
     await editor.pressSequentially('Please vote by Friday.');
-    await page.getByLabel('Question', { exact: true }).first().fill('Paint the hall in May?');
-    await page.getByLabel('Answer', { exact: true }).nth(0).fill('Yes');
-    await page.getByLabel('Answer', { exact: true }).nth(1).fill('No');
+    await page.getByRole('textbox', { name: 'Question', exact: true }).first().fill('Paint the hall in May?');
+    await page.getByRole('textbox', { name: 'Answer', exact: true }).nth(0).fill('Yes');
+    await page.getByRole('textbox', { name: 'Answer', exact: true }).nth(1).fill('No');
     await page.getByLabel('Groups').fill(`Building ${tag}`);
     await page.getByRole('option', { name: new RegExp(`Building ${tag}$`) }).click();
     await page.getByLabel('Send via').click();

@@ -45,7 +45,7 @@ test('a device alarm raised by the simulator is seen live, processed with a comm
     await subscribed;
     await sideMenu(page).getByRole('menuitem', { name: 'Device alarms' }).click();
     await expect(page).toHaveURL(/\/devices\/alarms$/);
-    await expect(page.getByRole('heading', { name: 'Device alarms' }).or(page.getByText('Device alarms').first())).toBeVisible();
+    await expect(page.getByRole('heading', { name: 'Device alarms' }).or(page.getByText('Device alarms')).first()).toBeVisible();
 
     // The panel's fire alarm: in the list and as an important notification, without a reload.
     await sim.alarmOn({ kind: 'fire', zone: 'Entrance hall' });

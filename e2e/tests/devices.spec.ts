@@ -81,23 +81,35 @@ test('an installer finds a panel by IP search on 127.0.0.x and adds it to a grou
   const { port } = device.address() as AddressInfo;
   try {
     await signInFromLogin(page, ADMIN);
+    // The spec's page answers at its own address, signed in or reached from the list.
+    await page.goto('/devices/search');
+    await expect(page.getByRole('heading', { level: 1, name: 'Search for devices' })).toBeVisible();
     await sideMenu(page).getByRole('menuitem', { name: 'Devices', exact: true }).click();
-    await page.getByRole('button', { name: 'Search by IP' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Search for devices' });
-    await dialog.getByLabel('First address').fill('127.0.0.6');
-    await dialog.getByLabel('Last address').fill('127.0.0.8');
-    await dialog.getByLabel('Port').fill(String(port));
-    await dialog.getByRole('button', { name: 'Search', exact: true }).click();
-    await expect(dialog.getByRole('status')).toContainText('Search finished: 1 device found');
-    await dialog.getByRole('checkbox', { name: serial }).check();
-    await dialog.getByRole('combobox', { name: 'Group' }).click();
-    await page
-      .getByRole('option', { name: new RegExp(profile.domains[0]?.name ?? '') })
-      .first()
-      .click();
+    await page.getByRole('link', { name: 'Search by IP' }).click();
+    await expect(page).toHaveURL(/\/devices\/search$/);
+    await expect(page.getByRole('navigation', { name: 'Breadcrumbs' })).toContainText('Devices/Search');
+    // The group the devices go to is asked up front, its options in tree order (each group before its subgroups).
+    const group = page.getByRole('combobox', { name: 'Group' });
+    await expect(group).toBeVisible();
+    await group.click();
+    // An option reads "Site › House 1 (1)": the path, then the group's logical address when it has one.
+    const options = (await page.getByRole('option').allTextContents()).map((o) => o.replace(/ \(\d+\)$/, '').split(' › '));
+    expect(options.length).toBeGreaterThan(0);
+    options.forEach((path, i) => {
+      const next = options[i + 1];
+      if (next && next.length > path.length) expect(next.slice(0, path.length), next.join(' › ')).toEqual(path);
+    });
+    await page.getByRole('option', { name: profile.domains[0]?.name ?? '', exact: true }).click();
+    await page.getByRole('textbox', { name: 'First address' }).fill('127.0.0.6');
+    await page.getByRole('textbox', { name: 'Last address' }).fill('127.0.0.8');
+    await page.getByRole('textbox', { name: 'Port' }).fill(String(port));
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await expect(page.getByRole('status')).toContainText('Search finished: 1 device found');
+    await page.getByRole('row').filter({ hasText: serial }).getByRole('checkbox').check();
     await snapshot(page, 'device-search');
-    await dialog.getByRole('button', { name: 'Add 1 device' }).click();
+    await page.getByRole('button', { name: 'Add 1 device' }).click();
     await expect(page.getByText('1 device added')).toBeVisible();
+    await expect(page).toHaveURL(/\/devices(\?.*)?$/);
     await expect(page.getByRole('row').filter({ hasText: serial })).toContainText('AP-100');
   } finally {
     device.close();

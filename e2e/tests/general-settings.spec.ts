@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { smtpLogin, smtpPort } from '../playwright.config';
-import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
+import { ADMIN, Api, expect, fieldByLabel, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
 import { openMailbox } from './support/mailbox';
 
 // Project settings: the general tab (with a test mail a real SMTP server receives), SIP, push server,
@@ -76,7 +76,7 @@ test('an administrator sets up the project: general with a test mail, SIP, push,
     await page.getByRole('combobox', { name: 'Encryption' }).click();
     await page.getByRole('option', { name: 'None' }).click();
     await page.getByRole('textbox', { name: 'User name' }).fill(smtpLogin.user);
-    await page.getByLabel('Password', { exact: true }).fill(smtpLogin.password);
+    await fieldByLabel(page, 'Password').fill(smtpLogin.password);
     await page.getByRole('textbox', { name: 'Sender address' }).fill('concierge@e2e.example');
     await page.getByRole('textbox', { name: 'Sender name' }).fill('Riverside concierge');
     const to = `checker-${stamp}@e2e.example`;
@@ -89,10 +89,10 @@ test('an administrator sets up the project: general with a test mail, SIP, push,
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByText('Done', { exact: true })).toBeVisible();
     await page.reload();
-    await expect(page.getByLabel('Description', { exact: true })).toHaveValue(`Towers by the river ${stamp}`);
+    await expect(fieldByLabel(page, 'Description')).toHaveValue(`Towers by the river ${stamp}`);
     await expect(page.getByRole('spinbutton', { name: 'Maximum passes per key' })).toHaveValue('6');
     // The password is never read back: the field is empty and says it is kept.
-    await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
+    await expect(fieldByLabel(page, 'Password')).toHaveValue('');
     await expect(page.getByText('Set: leave empty to keep it')).toBeVisible();
 
     // SIP: local networks (an address that is not a network is refused) and early media.

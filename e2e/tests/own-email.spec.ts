@@ -1,4 +1,4 @@
-import { ADMIN, Api, expect, makeUser, signInFromLogin, snapshot, test } from './support/console';
+import { ADMIN, Api, expect, fieldByLabel, makeUser, signInFromLogin, snapshot, test } from './support/console';
 
 const USERS_ADMIN = ['can_view_all_users', 'can_edit_all_users', 'can_create_users', 'can_edit_own_profile'];
 
@@ -21,7 +21,7 @@ test('an administrator changes their own e-mail with their current password, and
   await page.goto(`/users/${me.id}`);
   await expect(page.getByRole('textbox', { name: 'Login' })).toHaveValue(me.login);
   const emailBox = page.getByRole('textbox', { name: 'E-mail' });
-  const currentPassword = page.getByLabel('Current password', { exact: true });
+  const currentPassword = fieldByLabel(page, 'Current password');
   await expect(emailBox).toHaveValue(`${me.login}@e2e.example`);
   await expect(currentPassword).toHaveCount(0);
 

@@ -1,4 +1,4 @@
-import { ADMIN, Api, expect, makeUser, realtimeSubscribed, signInFromLogin, snapshot, test } from './support/console';
+import { ADMIN, Api, expect, fieldByLabel, makeUser, realtimeSubscribed, signInFromLogin, snapshot, test } from './support/console';
 
 test('a user renames themself; the toolbar and home follow and a reload keeps it', async ({ page, request }) => {
   const user = await makeUser(await Api.signIn(request, ADMIN), { permissions: ['can_edit_own_profile'] });
@@ -55,7 +55,7 @@ test('changing the password in the profile: the dialog checks the fields, then t
   const dialog = page.getByRole('dialog', { name: 'Change password' });
 
   await dialog.getByLabel('Current password').fill(user.password);
-  await dialog.getByLabel('New password', { exact: true }).fill('fresh-password-1');
+  await fieldByLabel(dialog, 'New password').fill('fresh-password-1');
   await dialog.getByLabel('Repeat the new password').fill('another-password');
   await dialog.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByText('Check fields data')).toBeVisible();

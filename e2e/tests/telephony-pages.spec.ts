@@ -1,5 +1,5 @@
 import type { Page, Request } from '@playwright/test';
-import { ADMIN, Api, expect, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
+import { ADMIN, Api, expect, fieldByLabel, makeUser, sideMenu, signInFromLogin, snapshot, test } from './support/console';
 
 // An administrator sets up the telephony of a building in the console: a virtual number for a
 // resident, a forward rule group ringing it, a SIP trunk to an outside provider; edits them (the
@@ -38,7 +38,7 @@ test('an administrator sets up a virtual number, a forward rule group and a SIP 
   await page.getByRole('link', { name: 'Create' }).click();
   await expect(page).toHaveURL(/\/virtual-numbers\/add$/);
   await page.getByRole('textbox', { name: 'Number', exact: true }).fill('77');
-  await page.getByLabel('SIP password', { exact: true }).fill('secret123');
+  await fieldByLabel(page, 'SIP password').fill('secret123');
   await page.getByRole('textbox', { name: 'Name', exact: true }).fill(`Flat ${stamp}`);
   await pick(page, 'Group', group.name);
   await pick(page, 'User', `Resident ${stamp}`);
@@ -108,7 +108,7 @@ test('an administrator sets up a virtual number, a forward rule group and a SIP 
   await page.getByRole('textbox', { name: 'Outgoing number', exact: true }).fill('+44 20 7946 0958');
   await page.getByRole('textbox', { name: 'Termination URI', exact: true }).fill('sip:sip.provider.example:5060');
   await page.getByRole('textbox', { name: 'Login', exact: true }).fill('atrium');
-  await page.getByLabel('Password', { exact: true }).fill('Trunk-secret-1');
+  await fieldByLabel(page, 'Password').fill('Trunk-secret-1');
   await pick(page, 'Groups', group.name);
   await page.keyboard.press('Escape');
   await page.getByRole('button', { name: 'Save' }).click();
@@ -119,7 +119,7 @@ test('an administrator sets up a virtual number, a forward rule group and a SIP 
   await expect(page).toHaveURL(/\/sip-trunks\/\d+$/);
   await expect(page.getByText(`SIP trunk Provider ${stamp}`).first()).toBeVisible();
   // The password comes back masked and is not sent again with a change of login.
-  await expect(page.getByLabel('Password', { exact: true })).toHaveValue('********');
+  await expect(fieldByLabel(page, 'Password')).toHaveValue('********');
   await page.getByRole('textbox', { name: 'Login', exact: true }).fill('atrium-2');
   const relogged = nextPatch(page, /\/sip-trunks\/\d+$/);
   await page.getByRole('button', { name: 'Save' }).click();

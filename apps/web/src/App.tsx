@@ -9,10 +9,10 @@ import { errorText, formErrors } from './app/errors';
 import { ApiError, http } from './app/http';
 import { lazyNamed } from './app/lazy';
 import { i18nProvider, reloadMessages, useAppLocale } from './app/locale';
+import { trackLoad } from './app/pending-loads';
 import './i18n/areas';
-import { localisedTheme } from './app/mui-locale';
 import { raStore } from './app/ra-store';
-import { darkTheme, lightTheme } from './app/theme';
+import { darkTheme, lightTheme, localisedTheme, useMuiLocalePack } from './app/theme';
 import { AppLayout, AppNotification } from './layout/AppLayout';
 
 // The areas' texts came with this chunk (i18n/areas): the provider takes them in before the console renders.
@@ -25,6 +25,7 @@ const NotificationSettingsPage = lazyNamed(() => import('./pages/NotificationSet
 const NotFoundPage = lazyNamed(() => import('./pages/NotFoundPage'), 'NotFoundPage');
 const ExplainPage = lazyNamed(() => import('./resources/access-events/ExplainPage'), 'ExplainPage');
 const RemoteControlPage = lazyNamed(() => import('./resources/devices/RemoteControlPage'), 'RemoteControlPage');
+const DeviceSearchPage = lazyNamed(() => import('./resources/devices/DeviceSearchPage'), 'DeviceSearchPage');
 // conversations (issue 13): one conversation, at the spec's /conversation/:id
 const ConversationPage = lazyNamed(() => import('./resources/conversations/ConversationPage'), 'ConversationPage');
 // announces (issue 13): the spec's /announces/:id/edit leads to the edit page at /announces/:id
@@ -35,7 +36,7 @@ const IntegrationRoute = lazyNamed(() => import('./resources/integrations/Integr
 const part = (area: AreaDefinition, name: keyof AreaModule): ComponentType | undefined =>
   area.parts.includes(name)
     ? lazy(async () => {
-        const component = (await area.load()).default[name];
+        const component = (await trackLoad(area.load())).default[name];
         if (!component) throw new Error(`${area.name} has no ${name}`);
         return { default: component };
       })
@@ -80,8 +81,9 @@ export function App() {
     [],
   );
   const locale = useAppLocale();
-  const light = useMemo(() => localisedTheme(lightTheme, locale), [locale]);
-  const dark = useMemo(() => localisedTheme(darkTheme, locale), [locale]);
+  const pack = useMuiLocalePack(locale);
+  const light = useMemo(() => localisedTheme(lightTheme, pack), [pack]);
+  const dark = useMemo(() => localisedTheme(darkTheme, pack), [pack]);
   return (
     <Admin
       disableTelemetry
@@ -104,6 +106,8 @@ export function App() {
         <Route path="/notifications" element={<NotificationsPage />} />
         <Route path="/notifications/settings" element={<NotificationSettingsPage />} />
         <Route path="/access-control/explain" element={<ExplainPage />} />
+        {/* The spec's IP search page; a static path, so it is not taken for a device id. */}
+        <Route path="/devices/search" element={<DeviceSearchPage />} />
         <Route path="/conversation/:id" element={<ConversationPage />} />
         <Route path="/announces/:id/edit" element={<AnnounceEditRedirect />} />
         <Route path="/integration/add" element={<IntegrationRoute />} />

@@ -4,11 +4,11 @@ import { I18nContext, StoreContextProvider, useStore } from 'ra-core';
 import { type ReactNode, Suspense, useEffect, useMemo } from 'react';
 import { createBrowserRouter, Navigate, Outlet, Route, RouterProvider, Routes, useLocation } from 'react-router-dom';
 import { lazyNamed } from './app/lazy';
-import { i18nProvider, LocaleScope, useDocumentLanguage } from './app/locale';
+import { i18nProvider, LocaleScope, useAppLocale, useDocumentLanguage } from './app/locale';
 import { raStore } from './app/ra-store';
 import { loginWithRedirect, safeRedirect } from './app/redirect';
 import { sessionStore } from './app/session';
-import { darkTheme, lightTheme } from './app/theme';
+import { darkTheme, lightTheme, localisedTheme, useMuiLocalePack } from './app/theme';
 import { useSession } from './app/useSession';
 import { ChunkErrorBoundary } from './layout/ChunkErrorBoundary';
 import { PageLoader } from './layout/PageLoader';
@@ -88,7 +88,9 @@ function RootRedirect() {
 
 function Themed({ children }: { children: ReactNode }) {
   const [mode] = useStore<'light' | 'dark'>('theme', 'light');
-  const theme = useMemo(() => createTheme(mode === 'dark' ? darkTheme : lightTheme), [mode]);
+  const locale = useAppLocale();
+  const pack = useMuiLocalePack(locale);
+  const theme = useMemo(() => createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack)), [mode, pack]);
   useDocumentLanguage();
   return (
     <ThemeProvider theme={theme}>

@@ -1,4 +1,4 @@
-import { type APIRequestContext, test as base, expect, type Page } from '@playwright/test';
+import { type APIRequestContext, test as base, expect, type Locator, type Page } from '@playwright/test';
 
 /** The administrator the e2e server is started with (playwright.config.ts). */
 export const ADMIN = { login: 'admin', password: 'e2e-admin-password' } as const;
@@ -27,6 +27,15 @@ export const test = base.extend<{ pageProblems: string[] }>({
   ],
 });
 export { expect };
+
+/**
+ * A form field by its label, exactly, whether or not it is marked required: a required field's label
+ * ends in an asterisk that is aria-hidden (out of the accessible name) but is in the label's text,
+ * which getByLabel reads. For fields without a textbox role (passwords); others go by getByRole.
+ */
+export function fieldByLabel(scope: Page | Locator, label: string): Locator {
+  return scope.getByLabel(new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s*\\*)?$`));
+}
 
 /** Signs in on the login page as a person does. */
 export async function signIn(page: Page, who: { login: string; password: string }, options: { remember?: boolean } = {}) {

@@ -178,12 +178,20 @@ export function generatePassword(length = 12): string {
 
 const text = (value: unknown): string => (typeof value === 'number' ? String(value) : String(value ?? ''));
 
-/** "field is required" */
-export const required: Validator = (value) =>
-  isEmpty(value) || (Array.isArray(value) && value.length === 0) ? fail('required') : undefined;
+/**
+ * "field is required". Carries react-admin's `isRequired` flag, so every console field validated
+ * with it is marked required (the asterisk of its label) before anyone submits.
+ */
+export const required: Validator & { isRequired: true } = Object.assign(
+  (value: unknown) => (isEmpty(value) || (Array.isArray(value) && value.length === 0) ? fail('required') : undefined),
+  { isRequired: true as const },
+);
 
-/** "the username field is required" */
-export const usernameRequired: Validator = (value) => (isEmpty(value) ? fail('username_required') : undefined);
+/** "the username field is required" (marked required like `required`). */
+export const usernameRequired: Validator & { isRequired: true } = Object.assign(
+  (value: unknown) => (isEmpty(value) ? fail('username_required') : undefined),
+  { isRequired: true as const },
+);
 
 /** "max length {length} chars" */
 export const maxLength =

@@ -5,14 +5,28 @@ import { parseArgs } from 'node:util';
 import { DEVICE_TYPES, type DeviceTopicLeaf, type DeviceType } from '@atrium/contract';
 import type { SimDevice } from './device.js';
 import { Fleet, type FleetDevice, generateDevices } from './fleet.js';
+import { type ApiAccess, initThroughApi, newDevicePassword } from './init.js';
 
 const HELP = `Usage: npm run device-sim -- [options]
 
 Devices (any mix of):
-  --device SERIAL:PASSWORD[:TYPE[:MODEL]]   one device (repeat for more)
+  --device SERIAL:PASSWORD[:TYPE[:MODEL]]   one device (repeat for more); with --api the password
+                                            may be left empty (SERIAL or SERIAL::TYPE) and is made up
   --devices FILE.json                       [{ "serial", "password", "type"?, "model"? }, …]
   --count N --password PW [--types t1,t2] [--prefix SIM]
                                             N devices of each type (${DEVICE_TYPES.join(', ')})
+
+Initialisation:
+  A device signs in with the password it was initialised with. Started before an installer
+  initialises it, it is refused and tries again (1 s, 2 s, 4 s … up to --retry-max) until it is
+  initialised with its password: start the simulator first, then press Initialise in the console
+  and type the same password.
+  --api http://127.0.0.1:8080 --api-key atr_…
+                                            initialise each device through Atrium's API (as the
+                                            console's Initialise does) with its password, then sign
+                                            in; the key's role needs to view and initialise devices
+  --retry-max SECONDS                       the longest pause between attempts (30)
+  --once                                    a refused device is reported and not tried again
 
 Broker and behaviour:
   --url mqtt://127.0.0.1:1883               the broker (embedded Atrium broker by default)
@@ -66,6 +80,10 @@ const { values } = parseArgs({
     'offline-for': { type: 'string', default: '10' },
     discovery: { type: 'string' },
     misbehave: { type: 'string', multiple: true },
+    api: { type: 'string' },
+    'api-key': { type: 'string' },
+    'retry-max': { type: 'string', default: '30' },
+    once: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -77,8 +95,9 @@ if (values.help) {
 const isType = (t: string): t is DeviceType => (DEVICE_TYPES as readonly string[]).includes(t);
 const devices: FleetDevice[] = [];
 for (const spec of values.device ?? []) {
-  const [serial, password, type, model] = spec.split(':');
-  if (!serial || !password) fail(`--device ${spec}: give SERIAL:PASSWORD`);
+  const [serial, given, type, model] = spec.split(':');
+  const password = given || (values.api ? newDevicePassword() : '');
+  if (!serial || !password) fail(`--device ${spec}: give SERIAL:PASSWORD (or --api to initialise it)`);
   if (type && !isType(type)) fail(`--device ${spec}: unknown type ${type}`);
   devices.push({ serial, password, ...(type ? { type: type as DeviceType } : {}), ...(model ? { model } : {}) });
 }
@@ -93,6 +112,18 @@ if (values.count) {
   devices.push(...generateDevices(Number(values.count), values.password, { prefix: values.prefix, types }));
 }
 if (!devices.length) fail('no devices given');
+if (values.api && !values['api-key']) fail('--api needs --api-key');
+const api: ApiAccess | null = values.api ? { url: values.api, apiKey: values['api-key'] as string } : null;
+if (api) {
+  for (const d of devices) {
+    try {
+      d.password = await initThroughApi(api, d.serial, d.password);
+      console.log(`${d.serial}: initialised through ${api.url}`);
+    } catch (e) {
+      fail(`${d.serial}: ${(e as Error).message}`);
+    }
+  }
+}
 
 const delay = values.delay.includes('-') ? (values.delay.split('-').map(Number) as [number, number]) : Number(values.delay);
 let discovery: { firstIp: string; port: number } | undefined;
@@ -111,6 +142,8 @@ const fleet = new Fleet({
   client: values.lean ? 'lean' : 'mqtt.js',
   ...(values.heartbeat ? { heartbeatSeconds: Number(values.heartbeat) } : {}),
   ...(discovery ? { discovery } : {}),
+  waitForInit: !values.once,
+  maxRetryDelayMs: Number(values['retry-max']) * 1000,
   log: (line) => console.log(line),
 });
 for (const d of fleet.devices) {
@@ -121,8 +154,13 @@ for (const d of fleet.devices) {
 }
 
 const refused = await fleet.start();
-for (const r of refused) console.log(`${r.serial}: refused by the broker (${r.error})`);
-console.log(`${fleet.devices.length - refused.length} of ${fleet.devices.length} devices online at ${values.url}`);
+for (const r of refused) console.log(`${r.serial}: did not come online (${r.error})`);
+const waiting = fleet.waitingSerials.size;
+console.log(
+  `${fleet.devices.length - refused.length - waiting} of ${fleet.devices.length} devices online at ${values.url}${
+    waiting ? `; ${waiting} waiting to be initialised` : ''
+  }`,
+);
 
 const online = () => fleet.devices.filter((d) => d.connected);
 for (const m of values.misbehave ?? []) {

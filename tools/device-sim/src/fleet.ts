@@ -22,6 +22,21 @@ export interface FleetOptions extends Omit<SimDeviceOptions, 'serial' | 'passwor
   attempts?: number;
   /** The first pause before trying again (ms, default 1000; doubled each round). */
   retryDelayMs?: number;
+  /**
+   * Devices the broker refuses (not initialised yet, or initialised with another password) keep
+   * trying, after a pause doubled each time from `retryDelayMs` up to `maxRetryDelayMs` (default
+   * 30 s), until they are accepted or the fleet stops: a device started before an installer
+   * initialises it comes online once they do.
+   */
+  waitForInit?: boolean;
+  maxRetryDelayMs?: number;
+  /** Where waiting devices say why they wait. */
+  log?: (line: string) => void;
+  /**
+   * Asked for a device's password again before each new attempt after a refusal (e.g. initialising
+   * it through the API); the device's own password when absent.
+   */
+  passwordOf?: (serial: string) => Promise<string>;
 }
 
 /** A refusal by the broker: trying again would change nothing. */
@@ -33,7 +48,17 @@ export class Fleet {
   readonly devices: SimDevice[];
 
   constructor(opts: FleetOptions) {
-    const { devices, discovery, concurrency: _c, attempts: _a, retryDelayMs: _r, ...common } = opts;
+    const {
+      devices,
+      discovery,
+      concurrency: _c,
+      attempts: _a,
+      retryDelayMs: _r,
+      waitForInit: _w,
+      maxRetryDelayMs: _m,
+      passwordOf: _p,
+      ...common
+    } = opts;
     const first = discovery ? ipv4ToNumber(discovery.firstIp) : 0;
     this.devices = devices.map(
       (d, i) =>
@@ -49,12 +74,26 @@ export class Fleet {
     this.concurrency = opts.concurrency ?? 100;
     this.attempts = Math.max(1, opts.attempts ?? 1);
     this.retryDelayMs = opts.retryDelayMs ?? 1000;
+    this.waitForInit = opts.waitForInit ?? false;
+    this.maxRetryDelayMs = opts.maxRetryDelayMs ?? 30_000;
+    this.log = opts.log ?? (() => undefined);
+    this.passwordOf = opts.passwordOf;
     this.bySerial = new Map(this.devices.map((d) => [d.serial, d]));
   }
 
   private readonly concurrency: number;
   private readonly attempts: number;
   private readonly retryDelayMs: number;
+  private readonly waitForInit: boolean;
+  private readonly maxRetryDelayMs: number;
+  private readonly log: (line: string) => void;
+  private readonly passwordOf: ((serial: string) => Promise<string>) | undefined;
+  private stopping = false;
+  /** Pauses of waiting devices, cut short by stop(). */
+  private readonly pauses = new Set<() => void>();
+  private readonly waiting = new Set<Promise<void>>();
+  /** Devices the broker refused and that are waiting to try again (`waitForInit`). */
+  readonly waitingSerials = new Set<string>();
   private readonly bySerial: Map<string, SimDevice>;
   /** Devices tried again after a first attempt failed, and how many of them came online then. */
   readonly retried = { devices: 0, recovered: 0 };
@@ -83,7 +122,47 @@ export class Fleet {
     }
     const retriedLeft = final.filter((f) => !REFUSED.test(f.error)).length;
     this.retried.recovered = this.retried.devices - retriedLeft;
-    return final;
+    if (!this.waitForInit) return final;
+    // Refused devices wait in the background for their initialisation; the others are reported.
+    for (const f of final.filter((x) => REFUSED.test(x.error))) {
+      const device = this.bySerial.get(f.serial) as SimDevice;
+      const waiting = this.waitUntilAccepted(device, f.error).finally(() => this.waiting.delete(waiting));
+      this.waiting.add(waiting);
+    }
+    return final.filter((f) => !REFUSED.test(f.error));
+  }
+
+  private pauseUnlessStopped(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.pauses.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.pauses.add(done);
+    });
+  }
+
+  /** Tries a refused device again and again, backing off, until the broker accepts it or the fleet stops. */
+  private async waitUntilAccepted(device: SimDevice, firstError: string): Promise<void> {
+    this.waitingSerials.add(device.serial);
+    let error = firstError;
+    for (let round = 0; !this.stopping; round++) {
+      const pause = Math.min(this.maxRetryDelayMs, this.retryDelayMs * 2 ** round) * (0.75 + Math.random() / 2);
+      this.log(`${device.serial}: refused by the broker (${error}); not initialised yet? trying again in ${Math.round(pause / 1000)} s`);
+      await this.pauseUnlessStopped(pause);
+      if (this.stopping) break;
+      try {
+        const password = this.passwordOf ? await this.passwordOf(device.serial) : undefined;
+        await device.start(password);
+        this.log(`${device.serial}: online`);
+        break;
+      } catch (e) {
+        error = (e as Error).message;
+      }
+    }
+    this.waitingSerials.delete(device.serial);
   }
 
   private async startSome(devices: readonly SimDevice[], concurrency: number): Promise<{ device: SimDevice; error: string }[]> {
@@ -100,6 +179,9 @@ export class Fleet {
   }
 
   async stop(options?: { graceful?: boolean }): Promise<void> {
+    this.stopping = true;
+    for (const wake of [...this.pauses]) wake();
+    await Promise.all([...this.waiting]);
     await Promise.all(this.devices.map((d) => d.stop(options)));
   }
 }

@@ -1,4 +1,6 @@
+import { createReadStream } from 'node:fs';
 import { open as openFile } from 'node:fs/promises';
+import { StringDecoder } from 'node:string_decoder';
 import yauzl from 'yauzl';
 import { AppError } from './errors.js';
 
@@ -148,11 +150,20 @@ export function cellText(v: unknown): string | null {
 }
 
 /**
- * The rows of an uploaded workbook's first sheet, read as a stream once the file passed `checkXlsx`:
- * `values` are 1-based like exceljs's (values[1] is column A), empty rows skipped, the row limits
- * applied. A file that is no xlsx at all answers 400 "file must be an xlsx spreadsheet".
+ * The rows of an uploaded table: an xlsx workbook's first sheet, or a CSV file (what the exports
+ * write, so an export imports back in either format). Read as a stream: `values` are 1-based like
+ * exceljs's (values[1] is column A), empty rows skipped, the row limits applied. A file that is
+ * neither answers 400 "file must be an xlsx or csv spreadsheet".
  */
 export async function* sheetRows(file: string, limits = SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
+  if (!(await looksLikeZip(file))) {
+    yield* csvRows(file, limits);
+    return;
+  }
+  yield* xlsxRows(file, limits);
+}
+
+async function* xlsxRows(file: string, limits: typeof SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
   await checkXlsx(file, limits);
   const { default: ExcelJS } = await import('exceljs');
   const limitRow = rowLimiter(limits);
@@ -178,5 +189,101 @@ export async function* sheetRows(file: string, limits = SPREADSHEET_LIMITS): Asy
       throw new AppError('invalid_file', [{ field: 'file', message: 'file must be an xlsx spreadsheet' }]);
     }
     throw e;
+  }
+}
+
+/** A CSV cell the export defused (a leading `'` before a formula character, see export.ts csvField), restored. */
+const undefused = (cell: string): string => (/^'[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell);
+
+/** The separator of a CSV: the export's comma, or the semicolon spreadsheets write in locales whose decimal mark is a comma. */
+function separatorOf(firstLine: string): ',' | ';' {
+  const outsideQuotes = firstLine.replace(/"[^"]*"/g, '');
+  return (outsideQuotes.match(/;/g)?.length ?? 0) > (outsideQuotes.match(/,/g)?.length ?? 0) ? ';' : ',';
+}
+
+/**
+ * The records of a CSV file (RFC 4180: quoted fields may hold separators, quotes and line breaks),
+ * read chunk by chunk so memory holds one record. Text that is not UTF-8, or holds NUL bytes (a
+ * binary file), is refused.
+ */
+export async function* csvRows(file: string, limits = SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
+  const notCsv = () => invalid('file must be an xlsx or csv spreadsheet');
+  const limitRow = rowLimiter(limits);
+  const decoder = new StringDecoder('utf8');
+  let sep: ',' | ';' | null = null;
+  let pending = '';
+  let record: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let afterQuote = false;
+  let number = 0;
+  let first = true;
+  const finishRecord = () => {
+    record.push(undefused(cell));
+    cell = '';
+    number++;
+    const values = [undefined, ...record.map((c) => (c === '' ? null : c))];
+    record = [];
+    limitRow(number, values.length);
+    return values;
+  };
+  const parse = function* (text: string, final: boolean): Generator<{ number: number; values: unknown[] }> {
+    let i = 0;
+    for (; i < text.length; i++) {
+      const ch = text[i]!;
+      if (quoted) {
+        if (ch === '"') {
+          if (i + 1 >= text.length && !final) break; // an escaped quote may follow in the next chunk
+          if (text[i + 1] === '"') {
+            cell += '"';
+            i++;
+          } else {
+            quoted = false;
+            afterQuote = true;
+          }
+        } else cell += ch;
+        continue;
+      }
+      if (ch === '"' && cell === '' && !afterQuote) quoted = true;
+      else if (ch === sep) {
+        record.push(undefused(cell));
+        cell = '';
+        afterQuote = false;
+      } else if (ch === '\n' || ch === '\r') {
+        if (ch === '\r' && i + 1 >= text.length && !final) break; // a \r\n split over two chunks
+        if (ch === '\r' && text[i + 1] === '\n') i++;
+        afterQuote = false;
+        const values = finishRecord();
+        if (values.some((v) => v !== null && v !== undefined)) yield { number, values };
+      } else cell += ch;
+    }
+    pending = text.slice(i);
+  };
+  for await (const chunk of createReadStream(file)) {
+    const buffer = chunk as Buffer;
+    if (buffer.includes(0)) throw notCsv();
+    let text = pending + decoder.write(buffer);
+    if (text.includes('\uFFFD')) throw notCsv();
+    if (first) {
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      const eol = text.search(/[\r\n]/);
+      if (eol < 0 && text.length < 64 * 1024) {
+        pending = text;
+        continue;
+      }
+      sep = separatorOf(eol < 0 ? text : text.slice(0, eol));
+      first = false;
+    }
+    yield* parse(text, false);
+  }
+  const rest = pending + decoder.end();
+  if (first) sep = separatorOf(rest.replace(/^\uFEFF/, ''));
+  const tail = first ? rest.replace(/^\uFEFF/, '') : rest;
+  if (tail.includes('\uFFFD')) throw notCsv();
+  yield* parse(tail, true);
+  if (quoted) throw invalid('a quoted csv field is not closed');
+  if (cell !== '' || record.length > 0) {
+    const values = finishRecord();
+    if (values.some((v) => v !== null && v !== undefined)) yield { number, values };
   }
 }

@@ -337,8 +337,8 @@ export const AREAS: readonly AreaDefinition[] = [
   },
 ];
 
-/** Pages of the shell itself, always available. */
-export const CORE_PATHS: readonly string[] = ['/home', '/notifications'];
+/** Pages of the shell itself, and pages on routes of their own (App.tsx), always available. */
+export const CORE_PATHS: readonly string[] = ['/home', '/notifications', '/access-control/explain'];
 
 const available = new Set([...CORE_PATHS, ...AREAS.flatMap((a) => a.menuPaths)]);
 export const isAvailable = (path: string): boolean => available.has(path);

@@ -1,8 +1,9 @@
 import { type ComponentType, lazy } from 'react';
+import { trackLoad } from './pending-loads';
 
 /** React.lazy for a named export: `lazyNamed(() => import('./pages/LoginPage'), 'LoginPage')`. */
 export function lazyNamed<M extends Record<string, unknown>, K extends keyof M>(load: () => Promise<M>, name: K) {
-  return lazy(async () => ({ default: (await load())[name] as ComponentType }));
+  return lazy(async () => ({ default: (await trackLoad(load()))[name] as ComponentType }));
 }
 
 /** A failed chunk load (spec core §8: ChunkLoadError, CSS_CHUNK_LOAD_FAILED). */

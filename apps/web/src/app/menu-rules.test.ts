@@ -1,5 +1,6 @@
 import { emptyLicenseInfo, isPermissionCode, type LicenseFeature, type LicenseInfo } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
+import { isAvailable } from './areas';
 import { evaluate, findMenuEntry, MENU, type MenuItem, type RuleContext, SECTION_CODES, visibleMenu } from './menu-rules';
 
 const licenseWith = (...features: LicenseFeature[]): LicenseInfo => {
@@ -50,6 +51,10 @@ const cases: { path: string; permissions: string[][]; features?: LicenseFeature[
   { path: '/access-rules', permissions: [['can_view_access_rules']] },
   { path: '/ukey2', permissions: [['can_view_ukey2']], features: ['ukey2'] },
   { path: '/access-control/events', permissions: [['can_view_access_control_events']] },
+  {
+    path: '/access-control/explain',
+    permissions: [['can_view_access_rules'], ['can_view_all_access_rules'], ['can_view_access_control_events']],
+  },
   { path: '/announces', permissions: [['can_view_announces']] },
   { path: '/announces/response', permissions: [['can_view_announces']] },
   {
@@ -223,5 +228,11 @@ describe('menu entry of a path', () => {
     expect(findMenuEntry('/devices/12/edit')?.item.path).toBe('/devices');
     expect(findMenuEntry('/notifications/settings')?.section.code).toBe('common');
     expect(findMenuEntry('/nowhere')).toBeNull();
+  });
+
+  it('places "Why was I refused?" in access management, where its breadcrumb comes from', () => {
+    const found = findMenuEntry('/access-control/explain');
+    expect([found?.section.code, found?.item.label]).toEqual(['access_management', 'menu.items.explain']);
+    expect(isAvailable('/access-control/explain')).toBe(true);
   });
 });

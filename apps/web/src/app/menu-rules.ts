@@ -89,6 +89,8 @@ export const MENU: readonly MenuSection[] = [
     // The API answers the matrix only to those who may view it (can_view_access_matrix).
     item('/access-matrix', 'access_matrix', p('can_view_access_matrix')),
     item('/access-control/events', 'access_control_events', p('can_view_access_control_events')),
+    // The server explains to those who may view access rules or access events.
+    item('/access-control/explain', 'explain', any('can_view_access_rules', 'can_view_all_access_rules', 'can_view_access_control_events')),
   ]),
   section('communications', [
     item('/conversations', 'conversations'),

@@ -5,9 +5,10 @@ import { Layout, Notification, useTranslate } from 'react-admin';
 import { SessionProvider } from '../app/SessionContext';
 import { Dialer } from '../dialer/Dialer';
 import { AppBar } from './AppBar';
-import { FloatingButtons, FloatingButtonsProvider } from './FloatingButtons';
+import { FloatingButtons, FloatingButtonsProvider, useFloatingButtonsRoom } from './FloatingButtons';
 import { ImportantPopups } from './ImportantPopups';
 import { LicenseWarnings } from './LicenseWarnings';
+import { LoadingBar } from './LoadingBar';
 import { PageLoader } from './PageLoader';
 import { RealtimeBridge } from './RealtimeBridge';
 import { SideMenu } from './SideMenu';
@@ -33,6 +34,28 @@ function ProfileFailed({ retry }: { retry: () => void }) {
   );
 }
 
+/**
+ * react-admin's layout, its page ending below the floating buttons (the dialer…): they float over
+ * the page's bottom-right corner, where the last row's actions and a form's Save are.
+ */
+function RoomyLayout({ children }: { children: ReactNode }) {
+  const room = useFloatingButtonsRoom();
+  return (
+    // react-admin lets the page grow as wide as its widest content; ours keeps to the screen, a wide
+    // table scrolling in its own card.
+    <Layout
+      appBar={AppBar}
+      menu={SideMenu}
+      sx={{
+        minWidth: 0,
+        '& .RaLayout-content': { p: { xs: 1, sm: 2 }, minWidth: 0, ...(room ? { pb: { xs: `${room}px`, sm: `${room}px` } } : {}) },
+      }}
+    >
+      {children}
+    </Layout>
+  );
+}
+
 /** The signed-in frame: session data, realtime, menu, toolbar, popups and floating buttons. */
 export function AppLayout({ children }: { children: ReactNode }) {
   return (
@@ -40,11 +63,12 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <FloatingButtonsProvider>
         <RealtimeBridge />
         <Dialer />
-        {/* react-admin lets the page grow as wide as its widest content; ours keeps to the screen, a wide table scrolling in its own card. */}
-        <Layout appBar={AppBar} menu={SideMenu} sx={{ minWidth: 0, '& .RaLayout-content': { p: { xs: 1, sm: 2 }, minWidth: 0 } }}>
+        <RoomyLayout>
+          {/* Drawn along the top of the screen, but inside the page's landmarks like everything else. */}
+          <LoadingBar />
           <LicenseWarnings />
           {children}
-        </Layout>
+        </RoomyLayout>
         <ImportantPopups />
         <FloatingButtons />
       </FloatingButtonsProvider>

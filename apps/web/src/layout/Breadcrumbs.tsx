@@ -19,6 +19,7 @@ export function useCrumbs(): Crumb[] {
   const rest = menuPathOf(pathname).slice(found.item.path.length);
   if (rest === '/settings' && found.item.path === '/notifications') crumbs.push({ label: translate('menu.items.notification_settings') });
   else if (rest === '/add' || rest === '/create') crumbs.push({ label: translate('toolbar.add') });
+  else if (rest === '/search') crumbs.push({ label: translate('toolbar.search') });
   else if (/^\/[^/]+\/edit$/.test(rest) || /^\/[^/]+$/.test(rest)) crumbs.push({ label: translate('toolbar.edit') });
   return crumbs;
 }

@@ -1,5 +1,6 @@
 import { Badge, Box, Fab, Tooltip } from '@mui/material';
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from 'react';
+import { useTranslate } from 'react-admin';
 
 /** A floating button (the dialer and others): shown bottom-right, ordered by `order`. */
 export interface FloatingButton {
@@ -50,21 +51,35 @@ export function useFloatingButton(button: FloatingButton | null) {
   useEffect(() => () => (id ? remove(id) : undefined), [id, remove]);
 }
 
+const FAB_SIZE = 56;
+const GAP = 16;
+const EDGE = 24;
+
+/** The height the floating buttons take at the bottom of the screen (0 without any), for pages to end above. */
+export function useFloatingButtonsRoom(): number {
+  const count = useContext(ButtonsContext).length;
+  return count ? EDGE + count * (FAB_SIZE + GAP) : 0;
+}
+
 const COLORS = { idle: 'primary', active: 'secondary', alert: 'error', disabled: 'default' } as const;
 
 /** The container of floating buttons. */
 export function FloatingButtons() {
+  const translate = useTranslate();
   const buttons = useContext(ButtonsContext);
   if (buttons.length === 0) return null;
   return (
+    // A landmark of its own: whatever sits outside every landmark is missed by those who move by them.
     <Box
+      component="aside"
+      aria-label={translate('app.floating_buttons')}
       sx={{
         position: 'fixed',
-        right: 24,
-        bottom: 24,
+        right: EDGE,
+        bottom: EDGE,
         display: 'flex',
         flexDirection: 'column-reverse',
-        gap: 2,
+        gap: `${GAP}px`,
         zIndex: (t) => t.zIndex.speedDial,
       }}
     >

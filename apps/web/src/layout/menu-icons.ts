@@ -11,6 +11,7 @@ import ElevatorIcon from '@mui/icons-material/Elevator';
 import EventIcon from '@mui/icons-material/Event';
 import EventNoteIcon from '@mui/icons-material/EventNote';
 import GridOnIcon from '@mui/icons-material/GridOn';
+import HelpCenterIcon from '@mui/icons-material/HelpCenter';
 import HistoryIcon from '@mui/icons-material/History';
 import HomeIcon from '@mui/icons-material/Home';
 import InfoIcon from '@mui/icons-material/Info';
@@ -76,6 +77,7 @@ const ICONS: Record<string, SvgIconComponent> = {
   '/general-settings': SettingsIcon,
   '/licenses': VerifiedIcon,
   '/system-info': InfoIcon,
+  '/access-control/explain': HelpCenterIcon,
 };
 
 const fromAreas = new Map(AREAS.flatMap((a) => a.menuPaths.map((p) => [p, a.icon] as const)));

@@ -7,7 +7,7 @@ export function NotFoundPage() {
   return (
     <Box sx={{ textAlign: 'center', py: 8 }}>
       <Title title={translate('not_found.title')} />
-      <Typography variant="h1" component="p" sx={{ fontWeight: 700, opacity: 0.2 }}>
+      <Typography variant="h1" component="p" color="text.secondary" sx={{ fontWeight: 700 }}>
         404
       </Typography>
       <Typography variant="h5" component="h2" gutterBottom>

@@ -2,7 +2,7 @@ import { generatePassword } from '@atrium/contract';
 import AutorenewIcon from '@mui/icons-material/Autorenew';
 import VisibilityIcon from '@mui/icons-material/Visibility';
 import VisibilityOffIcon from '@mui/icons-material/VisibilityOff';
-import { IconButton, InputAdornment, TextField, type TextFieldProps, Tooltip } from '@mui/material';
+import { IconButton, InputAdornment, TextField, type TextFieldProps } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { useState } from 'react';
 
@@ -20,18 +20,19 @@ export function PasswordField({ onGenerate, ...props }: TextFieldProps & { onGen
           endAdornment: (
             <InputAdornment position="end">
               {onGenerate ? (
-                <Tooltip title={translate('registration.generate_password')}>
-                  <IconButton
-                    aria-label={translate('registration.generate_password')}
-                    onClick={() => {
-                      onGenerate(generatePassword(12));
-                      setShown(true);
-                    }}
-                    edge="end"
-                  >
-                    <AutorenewIcon />
-                  </IconButton>
-                </Tooltip>
+                // The browser's own tooltip (title): MUI's Tooltip brings its positioning engine, some
+                // 8 KB compressed, onto the sign-in page, which shares this field and has a 250 KB budget.
+                <IconButton
+                  aria-label={translate('registration.generate_password')}
+                  title={translate('registration.generate_password')}
+                  onClick={() => {
+                    onGenerate(generatePassword(12));
+                    setShown(true);
+                  }}
+                  edge="end"
+                >
+                  <AutorenewIcon />
+                </IconButton>
               ) : null}
               <IconButton
                 aria-label={translate('registration.show_password')}

@@ -140,10 +140,46 @@ describe('identifiers import and export', () => {
     expect(csv.body.split('\n')[0]).toBe(HEADER.join(','));
   });
 
+  it('imports its own CSV export back, and a semicolon CSV with quoted fields as a spreadsheet saves it', async () => {
+    const owner = await makeUser(t.database.db, {
+      projectId: t.project.projectId,
+      roleId: await makeRole(t.database.db, t.project.projectId, []),
+      groupIds: [t.project.rootGroupId],
+    });
+    await admin.put('/identifiers', { name: '=Lobby, "west"', value: 'C5C5C5', owner_id: owner.id, description: 'line one\nline two' });
+    await admin.put('/identifiers', {
+      name: 'Limited',
+      value: 'C5C5C6',
+      passes_restrict_active: true,
+      passes_restrict_max_count: 3,
+      is_active: false,
+    });
+    const before = (await admin.get('/identifiers?size=1000&sort=id')).json().data;
+    const csv = await admin.raw('GET', '/identifiers/export?export_format=csv');
+    expect(csv.statusCode).toBe(200);
+    const { payload, headers } = multipart(Buffer.from(csv.body));
+    const round = await admin.raw('POST', '/identifiers/import', payload, headers);
+    expect(round.statusCode, round.body).toBe(200);
+    expect(round.json().data).toMatchObject({ status: 'duplicates', errors_total: 0, duplicates_total: before.length });
+    const filepath = round.json().data.filepath;
+    expect((await admin.post('/identifiers/import/continue', { action: 'replace', filepath })).json().data.updated).toBe(before.length);
+    const strip = (list: Record<string, unknown>[]) => list.map(({ updated_at: _u, ...rest }) => rest);
+    expect(strip((await admin.get('/identifiers?size=1000&sort=id')).json().data)).toEqual(strip(before));
+
+    // As a spreadsheet in a comma-decimal locale saves it: a BOM, semicolons, CRLF, quotes, an empty line.
+    const saved = '\uFEFFname;value;type;description\r\n"Side; door";C5C5D1;card;"say ""hi"""\r\n;;;\r\nGate;C5C5D2;;\r\n';
+    const second = multipart(Buffer.from(saved));
+    const res = await admin.raw('POST', '/identifiers/import', second.payload, second.headers);
+    expect(res.json().data).toMatchObject({ status: 'imported', created: 2, errors_total: 0 });
+    const side = (await admin.get('/identifiers?search=C5C5D1')).json().data[0];
+    expect([side.name, side.description]).toEqual(['Side; door', 'say "hi"']);
+  });
+
   it('refuses what is not a spreadsheet, and callers without the permissions', async () => {
-    const { payload, headers } = multipart(Buffer.from('name,value\nA,B\n'));
+    const { payload, headers } = multipart(Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0x01, 0xff, 0xfe]));
     const bad = await admin.raw('POST', '/identifiers/import', payload, headers);
     expect(bad.statusCode).toBe(400);
+    expect(bad.json().details[0]).toMatchObject({ field: 'file', message: 'file must be an xlsx or csv spreadsheet' });
     const noValue = await upload(admin, [['name'], ['x']]);
     expect(noValue.statusCode).toBe(400);
     expect(noValue.json().details[0]).toMatchObject({ field: 'file', params: { column: 'value' } });

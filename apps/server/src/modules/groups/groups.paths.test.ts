@@ -24,6 +24,20 @@ describe('with=path_names', () => {
     expect(a1a.path_names).toHaveLength(4);
   });
 
+  it('lists groups in tree order, each before its subgroups, as pickers show their paths', async () => {
+    const res = await tree.admin.get('/domains?with=path_names&sort=path&size=1000');
+    expect(res.statusCode).toBe(200);
+    const paths: string[][] = res.json().data.map((g: { path_names: string[] }) => g.path_names);
+    paths.forEach((p, i) => {
+      // Whatever comes next is this group's subgroup, or belongs to a branch this one does not hold.
+      const next = paths[i + 1];
+      if (next && next.length > p.length) expect(next.slice(0, p.length), next.join(' › ')).toEqual(p);
+    });
+    const names = paths.map((p) => p.at(-1));
+    expect(names.indexOf('A')).toBeLessThan(names.indexOf('A1'));
+    expect(names.indexOf('A1')).toBeLessThan(names.indexOf('A1a'));
+  });
+
   it('starts at the first group the caller may see, naming nothing above it', async () => {
     const actor = await tree.actor(['can_view_descendant_users'], ['A1']);
     const rows = (await actor.api.get('/domains?with=path_names&size=100')).json().data as { name: string; path_names: string[] }[];

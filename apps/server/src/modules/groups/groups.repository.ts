@@ -25,6 +25,8 @@ export const GROUP_LIST: ListSpec = {
     logic_address: { expr: sql`${G.logicAddress}`, type: 'number' },
     is_resident_phonebook_enabled: { expr: sql`${G.isResidentPhonebookEnabled}`, type: 'boolean' },
     depth: { expr: sql`cardinality(${G.path})`, type: 'number' },
+    // The ids from the top group down: sorted by it, a tree reads top-down, each group before its subgroups.
+    path: { expr: sql`${G.path}`, type: 'int_array' },
     created_at: { expr: sql`${G.createdAt}`, type: 'date' },
     updated_at: { expr: sql`${G.updatedAt}`, type: 'date' },
   },

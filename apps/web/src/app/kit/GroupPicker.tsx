@@ -18,13 +18,18 @@ export const groupText = (g: { name?: string; logic_address?: number | null; pat
   const name = g.path_names?.length ? g.path_names.join(' › ') : (g.name ?? '');
   return g.logic_address === null || g.logic_address === undefined ? name : `${name} (${g.logic_address})`;
 };
+/**
+ * Pickers show each group by its path ("Site › Building A"), so they list groups in tree order
+ * (each before its subgroups); by name they read "Site › A › Apt 1", "Site › A", "Site".
+ */
+const TREE_ORDER = { field: 'path', order: 'ASC' } as const;
 /** Pickers ask for the path of every group they list. */
 const WITH_PATHS = { meta: { with: ['path_names'] } };
 
 /** One group, searched on the server (`parent_id`, `domain_id`…). */
 export function GroupInput({ source, label, ...props }: { source: string; label: string } & Omit<AutocompleteInputProps, 'source'>) {
   return (
-    <ReferenceInput source={source} reference={GROUPS_API} perPage={25} sort={{ field: 'name', order: 'ASC' }} queryOptions={WITH_PATHS}>
+    <ReferenceInput source={source} reference={GROUPS_API} perPage={25} sort={TREE_ORDER} queryOptions={WITH_PATHS}>
       <AutocompleteInput label={label} optionText={groupText} filterToQuery={byName} {...props} />
     </ReferenceInput>
   );
@@ -33,13 +38,7 @@ export function GroupInput({ source, label, ...props }: { source: string; label:
 /** Several groups, searched on the server (a user's `domains`). */
 export function GroupsInput({ source, label, ...props }: { source: string; label: string } & Omit<AutocompleteArrayInputProps, 'source'>) {
   return (
-    <ReferenceArrayInput
-      source={source}
-      reference={GROUPS_API}
-      perPage={25}
-      sort={{ field: 'name', order: 'ASC' }}
-      queryOptions={WITH_PATHS}
-    >
+    <ReferenceArrayInput source={source} reference={GROUPS_API} perPage={25} sort={TREE_ORDER} queryOptions={WITH_PATHS}>
       <AutocompleteArrayInput label={label} optionText={groupText} filterToQuery={byName} {...props} />
     </ReferenceArrayInput>
   );

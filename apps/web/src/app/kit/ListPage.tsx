@@ -1,7 +1,18 @@
 import type { FilterOperator } from '@atrium/contract';
 import DeleteIcon from '@mui/icons-material/Delete';
 import InboxIcon from '@mui/icons-material/Inbox';
-import { Box, Button, Checkbox, Dialog, DialogActions, DialogContent, DialogTitle, FormControlLabel, Typography } from '@mui/material';
+import {
+  Alert,
+  Box,
+  Button,
+  Checkbox,
+  Dialog,
+  DialogActions,
+  DialogContent,
+  DialogTitle,
+  FormControlLabel,
+  Typography,
+} from '@mui/material';
 import { type ReactElement, type ReactNode, useEffect, useRef, useState } from 'react';
 import {
   CreateButton,
@@ -69,7 +80,7 @@ export function EllipsisField({
  * the checkbox input itself unnamed (axe: aria-prohibited-attr and label). This moves the label to
  * the input for every row drawn inside the returned ref, new pages and rows included.
  */
-function useRowCheckboxLabels() {
+export function useRowCheckboxLabels() {
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const root = ref.current;
@@ -141,10 +152,37 @@ export interface BulkDeleteWithConfirmProps {
   describe?: (answer: BulkDeleteAnswer, translate: (key: string, options?: Record<string, unknown>) => string) => string | null;
   /** The API collection to delete from when it is not the resource's own (`POST /<path>/delete`). */
   path?: string;
+  /**
+   * What else the deletion does, said before it is confirmed (e.g. access rules that lose a
+   * schedule), from the selected records as the server has them; null when nothing.
+   */
+  warning?: (records: Record<string, unknown>[], translate: (key: string, options?: Record<string, unknown>) => string) => string | null;
+}
+
+/**
+ * A selection belongs to the visit of a list: react-admin keeps it in the (local storage) store, so
+ * rows ticked, then left (or the tab reloaded), would still be ticked on a later visit, possibly on
+ * a page not shown, and join a later bulk action unseen. So a list starts with nothing ticked and
+ * forgets its ticks when left. A cancelled confirmation keeps them: the rows stay ticked on screen
+ * with their count in the bulk toolbar.
+ */
+function ForgetSelectionOnLeave() {
+  const { selectedIds, onUnselectItems, isPending } = useListContext();
+  const forget = useRef(onUnselectItems);
+  forget.current = onUnselectItems;
+  const shown = useRef(false);
+  useEffect(() => {
+    // Once a visit, when its rows first show: nobody has ticked anything on them yet.
+    if (shown.current || isPending) return;
+    shown.current = true;
+    if (selectedIds.length) onUnselectItems(true);
+  }, [isPending, selectedIds, onUnselectItems]);
+  useEffect(() => () => forget.current(true), []);
+  return null;
 }
 
 /** Bulk delete with a confirmation, through `POST …/delete {items}`; reports what was not deleted and why. */
-export function BulkDeleteWithConfirm({ flags, describe, path }: BulkDeleteWithConfirmProps = {}) {
+export function BulkDeleteWithConfirm({ flags, describe, path, warning }: BulkDeleteWithConfirmProps = {}) {
   const translate = useTranslate();
   const resource = useResourceContext();
   const dataProvider = useDataProvider();
@@ -153,6 +191,7 @@ export function BulkDeleteWithConfirm({ flags, describe, path }: BulkDeleteWithC
   const { selectedIds, onUnselectItems } = useListContext();
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [warned, setWarned] = useState<string | null>(null);
   const [values, setValues] = useState<Record<string, boolean>>(() =>
     Object.fromEntries((flags ?? []).map((f) => [f.name, f.defaultValue])),
   );
@@ -197,9 +236,24 @@ export function BulkDeleteWithConfirm({ flags, describe, path }: BulkDeleteWithC
     }
   };
 
+  // The selection may span pages: the records are read again, so the warning counts every one of them.
+  const ask = async () => {
+    setWarned(null);
+    if (warning && resource) {
+      try {
+        const { data } = await dataProvider.getMany(resource, { ids: selectedIds });
+        setWarned(warning(data, translate));
+      } catch (error) {
+        notify(reportError(error, translate), { type: 'error' });
+        return;
+      }
+    }
+    setOpen(true);
+  };
+
   return (
     <>
-      <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={() => setOpen(true)}>
+      <Button color="error" size="small" startIcon={<DeleteIcon />} onClick={ask}>
         {translate('list.delete_selected')}
       </Button>
       <Dialog
@@ -215,6 +269,11 @@ export function BulkDeleteWithConfirm({ flags, describe, path }: BulkDeleteWithC
             smart_count: selectedIds.length,
             _: translate('list.confirm_delete', { smart_count: selectedIds.length }),
           })}
+          {warned ? (
+            <Alert severity="warning" variant="outlined" sx={{ mt: 2 }}>
+              {warned}
+            </Alert>
+          ) : null}
           {(flags ?? []).map((f) => (
             <FormControlLabel
               key={f.name}
@@ -320,6 +379,7 @@ export function ListPage({
         // The list's column is a flex item: without this it would widen to its table instead of keeping to the page.
         sx={[{ '& .RaList-main': { minWidth: 0 } }, ...(Array.isArray(props.sx) ? props.sx : [props.sx ?? {}])]}
       >
+        <ForgetSelectionOnLeave />
         <ListBody
           rowClick={rowClick}
           isRowSelectable={isRowSelectable}

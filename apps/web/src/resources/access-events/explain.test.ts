@@ -113,6 +113,21 @@ describe('"why was I refused?" step → sentence', () => {
     const keys = [v.key, 'explain.verdict.granted', ...steps.flatMap((s) => stepLines(s, answer({ reason: 'lock' }), w).map((l) => l.key))];
     for (const cat of [en, ru]) for (const k of keys) expect(get(cat, k), k).toBeTypeOf('string');
   });
+
+  it('tells a person without identifiers that they have none, not that a door does not know one', () => {
+    const none = answer({
+      reason: 'unknown',
+      identifier: null,
+      steps: [{ step: 'identifier', ok: false, detail: { count: 0 } }],
+      others: [],
+    });
+    const v = verdictLine(none, w);
+    expect(v.reason).toBe('explain.no_identifiers');
+    const get = (tree: unknown, key: string) => key.split('.').reduce<unknown>((n, k) => (n as Record<string, unknown>)?.[k], tree);
+    for (const cat of [en, ru]) expect(get(cat, 'explain.no_identifiers')).toBeTypeOf('string');
+    // An identifier the door has never received is still "unknown".
+    expect(verdictLine(answer({ reason: 'unknown' }), w).reason).toBe('access_events.reasons.unknown');
+  });
 });
 
 describe('the question in the address', () => {

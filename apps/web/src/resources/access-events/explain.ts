@@ -109,12 +109,18 @@ export function stepLines(step: Step, answer: Explain, w: Wording): Line[] {
   return [];
 }
 
-/** The verdict on top: granted, or refused and why. */
+/** The person asked about holds no identifier at all (the server's first step counts none). */
+const holdsNoIdentifier = (answer: Explain): boolean =>
+  answer.identifier === null && answer.steps.some((s) => s.step === 'identifier' && !s.ok && s.detail?.count === 0);
+
+/**
+ * The verdict on top: granted, or refused and why. A person without identifiers is refused because
+ * they have nothing to show a door, not because a door does not know a card.
+ */
 export function verdictLine(answer: Explain, w: Wording): { key: string; args: Record<string, unknown>; reason: string | null } {
   const args = { device: answer.device.name, lock: answer.device.lock, at: w.date(answer.at), identifier: answer.identifier?.name ?? '' };
-  return answer.granted
-    ? { key: 'explain.verdict.granted', args, reason: null }
-    : { key: 'explain.verdict.refused', args, reason: reasonKey(answer.reason) };
+  if (answer.granted) return { key: 'explain.verdict.granted', args, reason: null };
+  return { key: 'explain.verdict.refused', args, reason: holdsNoIdentifier(answer) ? 'explain.no_identifiers' : reasonKey(answer.reason) };
 }
 
 /** The ids the sentences name, so the page can fetch their names. */

@@ -97,7 +97,7 @@ export function AmenityForm({ mode }: { mode: 'create' | 'edit' }) {
       {readOnly ? <ReadOnlyNotice /> : null}
       {mode === 'edit' && live > 0 ? (
         <Alert severity="info" variant="outlined" sx={{ mb: 2, width: '100%' }}>
-          {translate('amenities.live_notice', { count: live })}
+          {translate('amenities.live_notice', { smart_count: live })}
         </Alert>
       ) : null}
       <FormSection title="amenities.sections.general" />

@@ -26,7 +26,7 @@ function SlotsSummary() {
             `${i.days.length === 7 ? translate('amenities.every_day') : i.days.map((d) => translate(`amenities.days.${d}`)).join(' ')} ${hhmm(i.from)}–${hhmm(i.to)}`,
         )
         .join('; ')}{' '}
-      ({translate('amenities.slots_per_day', { count: Math.max(...WEEK_DAYS.map((d) => slotsOfDay(a.time_slots, d).length)) })})
+      ({translate('amenities.slots_per_day', { smart_count: Math.max(...WEEK_DAYS.map((d) => slotsOfDay(a.time_slots, d).length)) })})
     </span>
   );
 }

@@ -59,7 +59,7 @@ export const en = {
     time_hint: 'HH:MM, 24:00 for the end of the day',
     days: { mon: 'Mo', tue: 'Tu', wed: 'We', thu: 'Th', fri: 'Fr', sat: 'Sa', sun: 'Su' },
     live_notice:
-      'This amenity has %{count} reservations in progress: its time slots cannot change and it cannot be deleted until they end or are cancelled.',
+      'This amenity has %{smart_count} reservation in progress: its time slots cannot change and it cannot be deleted until it ends or is cancelled. |||| This amenity has %{smart_count} reservations in progress: its time slots cannot change and it cannot be deleted until they end or are cancelled.',
     image: 'Image',
     terms_of_use: 'Terms of use (PDF)',
     upload: 'Upload',
@@ -71,7 +71,7 @@ export const en = {
     file_removed: 'File removed',
     delete_title: 'Delete amenity',
     delete_confirm: 'Delete the amenity %{name}? Its past reservations are deleted with it.',
-    slots_per_day: '%{count} slots',
+    slots_per_day: '%{smart_count} slot |||| %{smart_count} slots',
     every_day: 'Every day',
   },
   reservations: {
@@ -166,7 +166,7 @@ export const ru: typeof en = {
     time_hint: 'ЧЧ:ММ, 24:00 — конец суток',
     days: { mon: 'Пн', tue: 'Вт', wed: 'Ср', thu: 'Чт', fri: 'Пт', sat: 'Сб', sun: 'Вс' },
     live_notice:
-      'У удобства %{count} действующих бронирований: пока они не завершатся или не будут отменены, интервалы менять и удалять удобство нельзя.',
+      'Действующих бронирований у удобства: %{smart_count}. Пока они не завершатся или не будут отменены, интервалы менять и удалять удобство нельзя.',
     image: 'Изображение',
     terms_of_use: 'Правила пользования (PDF)',
     upload: 'Загрузить',
@@ -178,7 +178,7 @@ export const ru: typeof en = {
     file_removed: 'Файл удалён',
     delete_title: 'Удаление удобства',
     delete_confirm: 'Удалить удобство %{name}? Его прошлые бронирования удалятся вместе с ним.',
-    slots_per_day: 'Интервалов: %{count}',
+    slots_per_day: 'Интервалов: %{smart_count}',
     every_day: 'Каждый день',
   },
   reservations: {

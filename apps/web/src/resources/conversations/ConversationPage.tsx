@@ -326,9 +326,9 @@ export function ConversationPage() {
               error={left < 0}
               helperText={
                 left < 0
-                  ? translate('conversations.too_long', { count: -left })
+                  ? translate('conversations.too_long', { smart_count: -left })
                   : left < 200
-                    ? translate('conversations.characters_left', { count: left })
+                    ? translate('conversations.characters_left', { smart_count: left })
                     : ' '
               }
               slotProps={{ htmlInput: { 'aria-label': translate('conversations.new_message'), maxLength: CONVERSATION_MESSAGE_MAX + 500 } }}

@@ -113,7 +113,9 @@ export function StartConversationDialog({ onClose }: { onClose: () => void }) {
           maxRows={12}
           error={left < 0}
           helperText={
-            left < 0 ? translate('conversations.too_long', { count: -left }) : translate('conversations.characters_left', { count: left })
+            left < 0
+              ? translate('conversations.too_long', { smart_count: -left })
+              : translate('conversations.characters_left', { smart_count: left })
           }
           slotProps={{ htmlInput: { maxLength: CONVERSATION_MESSAGE_MAX + 500 } }}
         />

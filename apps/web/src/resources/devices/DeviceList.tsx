@@ -1,13 +1,12 @@
 import { DEVICE_PROTOCOLS, type Device } from '@atrium/contract';
 import RadarIcon from '@mui/icons-material/Radar';
 import { Button } from '@mui/material';
-import { useState } from 'react';
 import { FunctionField, NullableBooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
 import { useActions } from '../../app/kit/useActions';
-import { DeviceSearchDialog } from './DeviceSearchDialog';
 import { DEVICE_TOPICS, OnlineField, typeChoices, useLiveRefresh } from './shared';
 
 const ROUTES = { devices: { queryParams: ['search'] } };
@@ -25,38 +24,34 @@ const filters = [
 function DeviceListView() {
   const translate = useTranslate();
   const { can } = useActions();
-  const [searching, setSearching] = useState(false);
   useLiveRefresh(DEVICE_TOPICS.status);
   return (
-    <>
-      <ListPage
-        title={translate('devices.title')}
-        sort={{ field: 'name', order: 'ASC' }}
-        filters={filters}
-        canCreate={can('devices.create')}
-        canDelete={can('devices.delete')}
-        addRoute
-        omit={['id', 'port']}
-        extraActions={
-          can('devices.create') ? (
-            <Button size="small" startIcon={<RadarIcon />} onClick={() => setSearching(true)}>
-              {translate('devices.search.open')}
-            </Button>
-          ) : null
-        }
-      >
-        <EllipsisField source="id" />
-        <EllipsisField source="name" />
-        <FunctionField source="type" render={(d: Device) => translate(`devices.types.${d.type}`)} />
-        <EllipsisField source="model" />
-        <EllipsisField source="serial_number" />
-        <EllipsisField source="ip_address" />
-        <EllipsisField source="port" />
-        <FunctionField source="protocol" render={(d: Device) => translate(`devices.protocols.${d.protocol}`)} />
-        <OnlineField source="online" />
-      </ListPage>
-      {can('devices.create') ? <DeviceSearchDialog open={searching} onClose={() => setSearching(false)} /> : null}
-    </>
+    <ListPage
+      title={translate('devices.title')}
+      sort={{ field: 'name', order: 'ASC' }}
+      filters={filters}
+      canCreate={can('devices.create')}
+      canDelete={can('devices.delete')}
+      addRoute
+      omit={['id', 'port']}
+      extraActions={
+        can('devices.create') ? (
+          <Button size="small" startIcon={<RadarIcon />} component={Link} to="/devices/search">
+            {translate('devices.search.open')}
+          </Button>
+        ) : null
+      }
+    >
+      <EllipsisField source="id" />
+      <EllipsisField source="name" />
+      <FunctionField source="type" render={(d: Device) => translate(`devices.types.${d.type}`)} />
+      <EllipsisField source="model" />
+      <EllipsisField source="serial_number" />
+      <EllipsisField source="ip_address" />
+      <EllipsisField source="port" />
+      <FunctionField source="protocol" render={(d: Device) => translate(`devices.protocols.${d.protocol}`)} />
+      <OnlineField source="online" />
+    </ListPage>
   );
 }
 

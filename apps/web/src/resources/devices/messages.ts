@@ -182,6 +182,11 @@ export const en = {
     search: {
       open: 'Search by IP',
       title: 'Search for devices',
+      intro: 'Probe a range of addresses for devices that answer discovery, then tick the ones to add to the group chosen here.',
+      range: 'Addresses to probe',
+      group_hint: 'The group the added devices go to',
+      state: 'State',
+      new: 'Not added yet',
       start_ip: 'First address',
       end_ip: 'Last address',
       start: 'Search',
@@ -422,6 +427,11 @@ export const ru: typeof en = {
     search: {
       open: 'Поиск по IP',
       title: 'Поиск устройств',
+      intro: 'Опросите диапазон адресов: ответившие устройства отметьте, и они будут добавлены в выбранную здесь группу.',
+      range: 'Адреса для опроса',
+      group_hint: 'Группа, в которую будут добавлены устройства',
+      state: 'Состояние',
+      new: 'Ещё не добавлено',
       start_ip: 'Первый адрес',
       end_ip: 'Последний адрес',
       start: 'Искать',

@@ -9,7 +9,7 @@ import { ImageFileButton } from '../../app/kit/ImageCropDialog';
 import { EditPage } from '../../app/kit/RecordPage';
 import { GuestForm } from './GuestForm';
 import { GuestUrlDialog } from './GuestUrlDialog';
-import { useDateTimeText, useGuestSave } from './shared';
+import { useDateTimeText, useGuestSave, useIdentifierName } from './shared';
 import { type GuestFormValues, guestFormValues, updateGuestBody } from './transform';
 
 // The pass is read as an identifier; saving goes through PATCH /guest-access/{id} (the resource's own path).
@@ -17,8 +17,9 @@ const READ = { meta: { path: 'identifiers' } };
 
 function GuestTitle() {
   const translate = useTranslate();
+  const identifierName = useIdentifierName();
   const record = useRecordContext<Identifier>();
-  return <span>{record ? translate('guest_access.edit_title', { name: record.name }) : translate('guest_access.title')}</span>;
+  return <span>{record ? translate('guest_access.edit_title', { name: identifierName(record) }) : translate('guest_access.title')}</span>;
 }
 
 /**

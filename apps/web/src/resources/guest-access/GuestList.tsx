@@ -7,7 +7,7 @@ import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { BulkDeleteWithConfirm, EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
 import { RevokeRowButton } from '../identifiers/Revoke';
-import { RevokedField, useCanGrant, useDateTimeText, useGuestRights } from './shared';
+import { RevokedField, useCanGrant, useDateTimeText, useGuestRights, useIdentifierName } from './shared';
 import { passesLeft } from './transform';
 
 // The grantor's guests are identifiers (`GET /identifiers?onlyGuest=1`); search is a plain parameter too.
@@ -23,6 +23,7 @@ const revokePath = (id: unknown) => `/guest-access/${encodeURIComponent(String(i
 
 function GuestListView() {
   const translate = useTranslate();
+  const identifierName = useIdentifierName();
   const dateText = useDateTimeText();
   const canGrant = useCanGrant();
   const rights = useGuestRights();
@@ -52,7 +53,7 @@ function GuestListView() {
         ) : null
       }
     >
-      <EllipsisField source="name" />
+      <EllipsisField source="name" render={(r) => identifierName(r as Identifier)} />
       <FunctionField
         source="guest_type"
         render={(i: Identifier) => (i.guest_type ? translate(`guest_access.types.${i.guest_type}`, { _: i.guest_type }) : '—')}

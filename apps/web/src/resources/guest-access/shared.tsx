@@ -1,4 +1,4 @@
-import { ERRORS, type Identifier } from '@atrium/contract';
+import { ERRORS, GUEST_IDENTIFIER_NAME, type Identifier } from '@atrium/contract';
 import { Chip } from '@mui/material';
 import { useState } from 'react';
 import { useLocaleState, useNotify, useRecordContext, useTranslate } from 'react-admin';
@@ -23,6 +23,20 @@ export function useGuestRights(): { revoke: (i: Identifier) => boolean; remove: 
     revoke: (i) => (granter && i.created_by === profile.id) || (all && can('can_edit_identifiers')),
     remove: granter || (all && can('can_delete_identifiers')),
   };
+}
+
+/**
+ * An identifier's name as the viewer reads it: a guest pass granted without a name is stored with
+ * the spec's fixed English name, and shown by its name in the viewer's language.
+ */
+export function identifierName(i: Pick<Identifier, 'name' | 'guest_type'>, translate: Translate): string {
+  return i.guest_type && (!i.name || i.name === GUEST_IDENTIFIER_NAME) ? translate('guest_access.default_name') : i.name;
+}
+
+/** `identifierName` in the viewer's language. */
+export function useIdentifierName(): (identifier: Pick<Identifier, 'name' | 'guest_type'>) => string {
+  const translate = useTranslate();
+  return (i) => identifierName(i, translate);
 }
 
 /** An instant in the viewer's language and local time. */

@@ -238,7 +238,7 @@ export function IdentifierImportButton({ canExport }: { canExport: boolean }) {
                   <input
                     hidden
                     type="file"
-                    accept=".xlsx,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+                    accept=".xlsx,.csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,text/csv"
                     aria-label={translate('kit.upload')}
                     onChange={(e) => {
                       setFile(e.target.files?.[0] ?? null);

@@ -4,6 +4,7 @@ import { FunctionField, NullableBooleanInput, SelectInput, TextInput, useTransla
 import { displayValue, useIdentifierFormat } from '../../app/identifier-value';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { BulkDeleteWithConfirm, EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { useIdentifierName } from '../guest-access/shared';
 import { IdentifierExportButton } from './IdentifierExport';
 import { IdentifierImportButton } from './IdentifierImport';
 import { BulkRevokeButton, RevokeRowButton } from './Revoke';
@@ -24,6 +25,7 @@ const selectable = (r: { can_delete?: unknown; can_edit?: unknown }) => r.can_de
 
 function IdentifierListView() {
   const translate = useTranslate();
+  const identifierName = useIdentifierName();
   const format = useIdentifierFormat();
   const dateText = useDateTimeText();
   const rights = useIdentifierRights();
@@ -60,7 +62,7 @@ function IdentifierListView() {
       omit={['id']}
     >
       <EllipsisField source="id" />
-      <EllipsisField source="name" />
+      <EllipsisField source="name" render={(r) => identifierName(r as Identifier)} />
       <FunctionField source="type" render={(i: Identifier) => translate(`identifiers.types.${i.type}`, { _: i.type })} />
       <EllipsisField source="value" render={(r) => displayValue(r.type, r.value, format)} />
       <EllipsisField source="owner_id" label="resources.identifiers.fields.owner" render={(r) => (r as Identifier).owner?.name} />

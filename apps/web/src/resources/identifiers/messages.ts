@@ -96,7 +96,7 @@ export const en = {
     import: {
       action: 'Import',
       title: 'Import identifiers',
-      hint: 'An Excel workbook (.xlsx) whose first row names the columns. Only "value" is required; the others may be left out.',
+      hint: 'An Excel workbook (.xlsx) or a CSV file (comma or semicolon separated, UTF-8) whose first row names the columns. Only "value" is required; the others may be left out.',
       columns_title: 'Columns',
       columns: {
         name: "name: the identifier's name (the number when empty)",
@@ -235,7 +235,7 @@ export const ru: typeof en = {
     import: {
       action: 'Импорт',
       title: 'Импорт идентификаторов',
-      hint: 'Книга Excel (.xlsx), в первой строке которой названия столбцов. Обязателен только «value»; остальные можно опустить.',
+      hint: 'Книга Excel (.xlsx) или файл CSV (через запятую или точку с запятой, UTF-8), в первой строке которого названия столбцов. Обязателен только «value»; остальные можно опустить.',
       columns_title: 'Столбцы',
       columns: {
         name: 'name: название идентификатора (если пусто — номер)',

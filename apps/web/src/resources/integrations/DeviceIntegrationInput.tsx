@@ -32,6 +32,7 @@ export function DeviceIntegrationInput({ readOnly }: { readOnly?: boolean }) {
   const integrationId = useWatch({ name: `${SRC}.integration_id` }) as number | null | undefined;
   const accessPoint = useWatch({ name: `${SRC}.camera_access_point` }) as string | null | undefined;
   const cameraName = useWatch({ name: `${SRC}.camera_display_name` }) as string | null | undefined;
+  const enabled = useWatch({ name: `${SRC}.enabled` }) === true;
   const available = useQuery({
     queryKey: ['integrations', 'available', domainId ?? null],
     queryFn: () =>
@@ -56,11 +57,6 @@ export function DeviceIntegrationInput({ readOnly }: { readOnly?: boolean }) {
         {translate(L('title'))}
       </Typography>
       <BooleanInput source={`${SRC}.enabled`} label={L('enabled')} readOnly={readOnly} />
-      {available.isSuccess && available.data.length === 0 && !integrationId ? (
-        <Alert severity="info" sx={{ mb: 1 }}>
-          {translate(L('none'))}
-        </Alert>
-      ) : null}
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2 }}>
         <SelectInput
           source={`${SRC}.integration_id`}
@@ -69,6 +65,9 @@ export function DeviceIntegrationInput({ readOnly }: { readOnly?: boolean }) {
           parse={emptyToNull}
           readOnly={readOnly}
           isLoading={available.isLoading}
+          // Said only to someone linking a camera, under the field it concerns: as a banner on a tab
+          // the toolbar's actions stay above, it read as the answer to whatever was pressed last.
+          helperText={enabled && available.isSuccess && available.data.length === 0 && !integrationId ? L('none') : false}
           onChange={() => {
             setValue(`${SRC}.camera_access_point`, null, { shouldDirty: true });
             setValue(`${SRC}.camera_display_name`, null, { shouldDirty: true });

@@ -29,7 +29,7 @@ import { errorText } from '../../app/errors';
 import { formatDate } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
 import { useAlert } from '../../app/useAlert';
-import { chartRange, linear, niceMax, periodBar, polyline } from './charts';
+import { chartRange, countTicks, linear, niceMax, periodBar, polyline } from './charts';
 
 const L = (k: string) => `license_reports.${k}`;
 /** Spec core §7: licence reports may take up to 5 minutes. */
@@ -65,7 +65,7 @@ function UsedChart({ days }: { days: LicenseUsedDay[] }) {
   const top = niceMax(Math.max(0, ...days.flatMap((d) => SERIES.flatMap((s) => [d[s.used], d[s.limit] ?? 0]))));
   const x = linear(0, Math.max(1, days.length - 1), pad.l, W - pad.r);
   const y = linear(0, top, H - pad.b, pad.t);
-  const ticks = [0, top / 2, top];
+  const ticks = countTicks(top);
   return (
     <Box>
       <svg viewBox={`0 0 ${W} ${H}`} width="100%" role="img" aria-label={translate(L('chart_used'))} data-testid="used-chart">
@@ -73,7 +73,7 @@ function UsedChart({ days }: { days: LicenseUsedDay[] }) {
           <g key={v}>
             <line x1={pad.l} x2={W - pad.r} y1={y(v)} y2={y(v)} stroke={theme.palette.divider} />
             <text x={pad.l - 6} y={y(v) + 4} fontSize="11" textAnchor="end" fill={theme.palette.text.secondary}>
-              {Math.round(v)}
+              {v}
             </text>
           </g>
         ))}

@@ -16,6 +16,15 @@ export function niceMax(v: number): number {
   return 10 * p;
 }
 
+/**
+ * The ticks of a count axis from 0 to `top` (a `niceMax`): whole numbers only, each once — a top
+ * of 1 has no half-way tick, which would read as a second "1" or a "0.5 licence".
+ */
+export function countTicks(top: number): number[] {
+  const half = top / 2;
+  return Number.isInteger(half) && half > 0 ? [0, half, top] : [0, top];
+}
+
 /** An SVG polyline's points for values over evenly spaced x positions. */
 export function polyline(values: readonly number[], x: Scale, y: Scale): string {
   return values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');

@@ -1,6 +1,6 @@
 import { LICENSE_FEATURES, LICENSE_STATUSES } from '@atrium/contract';
 import { describe, expect, it } from 'vitest';
-import { chartRange, linear, niceMax, periodBar, polyline } from './charts';
+import { chartRange, countTicks, linear, niceMax, periodBar, polyline } from './charts';
 import { en, ru } from './messages';
 
 const leaves = (o: object, prefix = ''): [string, unknown][] =>
@@ -22,6 +22,11 @@ describe('licence reports page', () => {
     expect(niceMax(11)).toBe(20);
     expect(niceMax(120)).toBe(200);
     expect(niceMax(500)).toBe(500);
+    // The axis reads whole licences, each once ("1, 1, 0" for a top of 1 was a half-way tick rounded).
+    expect(countTicks(niceMax(0))).toEqual([0, 1]);
+    expect(countTicks(niceMax(2))).toEqual([0, 1, 2]);
+    expect(countTicks(niceMax(7))).toEqual([0, 5, 10]);
+    for (const top of [1, 2, 5, 10, 20, 50, 100]) for (const t of countTicks(top)) expect(Number.isInteger(t), `${top}: ${t}`).toBe(true);
     const x = linear(0, 2, 0, 100);
     const y = linear(0, 10, 100, 0);
     expect(polyline([0, 5, 10], x, y)).toBe('0.0,100.0 50.0,50.0 100.0,0.0');

@@ -77,7 +77,7 @@ export function RecentLogs() {
     <Card variant="outlined" sx={{ mt: 2 }}>
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('title'))}
           </Typography>
           <TextField
@@ -116,7 +116,8 @@ export function RecentLogs() {
           {translate(L('hint'), { held: logs.data?.held ?? 0, capacity: logs.data?.capacity ?? 0 })}
         </Typography>
         {logs.isError ? <Alert severity="error">{errorText(logs.error, translate)}</Alert> : null}
-        <TableContainer sx={{ maxHeight: 520 }}>
+        {/* A scrolling region is reached and scrolled by keyboard too (focusable, named). */}
+        <TableContainer sx={{ maxHeight: 520 }} tabIndex={0} role="region" aria-label={translate(L('title'))}>
           <Table size="small" stickyHeader aria-label={translate(L('title'))}>
             <TableHead>
               <TableRow>

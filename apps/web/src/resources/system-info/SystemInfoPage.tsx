@@ -74,7 +74,7 @@ function InfoCard({ title, rows }: { title: string; rows: [string, ReactNode][] 
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           {translate(title)}
         </Typography>
         {rows.map(([label, value]) => (
@@ -122,7 +122,9 @@ function Workers({ info }: { info: SystemInfo }) {
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('workers.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('workers.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('workers.hint'))}
         </Typography>
@@ -193,13 +195,15 @@ function RouteMetricsTable({ metrics, when }: { metrics: SystemMetrics; when: (i
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('metrics.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('metrics.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('metrics.since'), { since: when(metrics.since) })}
         </Typography>
         {metrics.dropped ? (
           <Alert severity="warning" sx={{ mb: 1 }}>
-            {translate(L('metrics.dropped'), { count: metrics.dropped })}
+            {translate(L('metrics.dropped'), { smart_count: metrics.dropped })}
           </Alert>
         ) : null}
         <RecordsList

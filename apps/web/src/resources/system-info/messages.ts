@@ -110,7 +110,8 @@ export const en = {
     metrics: {
       title: 'Route metrics',
       since: 'Since %{since}',
-      dropped: '%{count} calls were not counted: the table of routes is full',
+      dropped:
+        '%{smart_count} call was not counted: the table of routes is full |||| %{smart_count} calls were not counted: the table of routes is full',
       method: 'Method',
       route: 'Route',
       count: 'Calls',
@@ -251,7 +252,7 @@ export const ru: typeof en = {
     metrics: {
       title: 'Метрики маршрутов',
       since: 'С %{since}',
-      dropped: 'Не учтено вызовов: %{count} — таблица маршрутов заполнена',
+      dropped: 'Не учтено вызовов: %{smart_count} — таблица маршрутов заполнена',
       method: 'Метод',
       route: 'Маршрут',
       count: 'Вызовов',

@@ -1,5 +1,5 @@
 import { DEFAULT_ENTRY, maxLength, REPEAT_MODES, required, type TimeRule } from '@atrium/contract';
-import { Box } from '@mui/material';
+import { Alert, Box } from '@mui/material';
 import { type ReactNode, useMemo } from 'react';
 import {
   AddItemButton,
@@ -7,20 +7,24 @@ import {
   AutocompleteArrayInput,
   BooleanInput,
   DateInput,
+  DeleteWithConfirmButton,
   FormDataConsumer,
   ReferenceArrayInput,
+  SaveButton,
   SelectInput,
   SimpleForm,
   SimpleFormIterator,
   TextInput,
+  Toolbar,
   useRecordContext,
+  useTranslate,
 } from 'react-admin';
 import { FormSection } from '../../app/kit/FormSection';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { ReadOnlyNotice } from '../../app/kit/RecordPage';
 import { TimeZoneInput } from '../../app/kit/TimeZoneInput';
 import { hhmm, WORKING_DAYS } from './schedule';
-import { DaysInput, EntryNote, TimeOfDayInput } from './shared';
+import { DaysInput, EntryNote, TimeOfDayInput, usedByRulesWarning } from './shared';
 import { toFormValues, validateExceptions, validateValidTo } from './transform';
 
 const Grid = ({ children }: { children: ReactNode }) => (
@@ -35,13 +39,38 @@ const exceptionChoices = [
 const byName = (q: string) => (q ? { 'name@has': q } : {});
 const nameValidate = [required, maxLength(255)];
 
+/** Save, and a delete that says first which access rules use the schedule. */
+function ScheduleToolbar() {
+  const translate = useTranslate();
+  const record = useRecordContext<TimeRule>();
+  const warning = record ? usedByRulesWarning([record], translate) : null;
+  return (
+    <Toolbar sx={{ justifyContent: 'space-between' }}>
+      <SaveButton />
+      <DeleteWithConfirmButton
+        mutationMode="pessimistic"
+        confirmContent={
+          <>
+            {translate('schedules.delete_confirm')}
+            {warning ? (
+              <Alert severity="warning" variant="outlined" sx={{ mt: 2 }}>
+                {warning}
+              </Alert>
+            ) : null}
+          </>
+        }
+      />
+    </Toolbar>
+  );
+}
+
 export function TimeRuleForm({ mode }: { mode: 'create' | 'edit' }) {
   const record = useRecordContext<TimeRule>();
   const readOnly = mode === 'edit' && record?.can_edit === false;
   const formRecord = useMemo(() => (record ? toFormValues(record) : undefined), [record]);
   const iteratorLocks = { disableAdd: readOnly, disableRemove: readOnly, disableClear: true, disableReordering: true };
   return (
-    <SimpleForm record={formRecord} toolbar={readOnly ? false : undefined} warnWhenUnsavedChanges>
+    <SimpleForm record={formRecord} toolbar={readOnly ? false : mode === 'edit' ? <ScheduleToolbar /> : undefined} warnWhenUnsavedChanges>
       {readOnly ? <ReadOnlyNotice /> : null}
       <FormSection title="schedules.sections.general" />
       <Grid>

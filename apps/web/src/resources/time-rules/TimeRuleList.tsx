@@ -1,11 +1,11 @@
 import { ReferenceField, TextInput, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
-import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { BulkDeleteWithConfirm, EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
 import { useSessionData } from '../../app/SessionContext';
 import { scheduleSummary } from './schedule';
-import { OpenNowField, SCHEDULE_ROUTES, useSummaryTexts } from './shared';
+import { OpenNowField, SCHEDULE_ROUTES, usedByRulesWarning, useSummaryTexts } from './shared';
 
 const filters = [
   <TextInput key="search" source="search" label="resources.schedules.fields.search" resettable alwaysOn />,
@@ -24,6 +24,7 @@ function TimeRuleListView() {
       filters={filters}
       canCreate={can('can_create_time_rules')}
       canDelete={can('can_delete_time_rules')}
+      bulkActions={<BulkDeleteWithConfirm warning={usedByRulesWarning} />}
       addRoute
       omit={['id', 'updated_at']}
     >

@@ -31,6 +31,9 @@ export const en = {
     title: 'Schedules',
     create_title: 'New schedule',
     edit_title: 'Schedule %{name}',
+    delete_confirm: 'Delete this schedule?',
+    used_by_rules:
+      'Used by %{smart_count} access rule: a rule left without schedules gives access at any time. |||| Used by %{smart_count} access rules: a rule left without schedules gives access at any time.',
     sections: {
       general: 'General',
       hours: 'Opening hours',
@@ -105,6 +108,9 @@ export const ru: typeof en = {
     title: 'Расписания',
     create_title: 'Новое расписание',
     edit_title: 'Расписание %{name}',
+    delete_confirm: 'Удалить это расписание?',
+    used_by_rules:
+      'Используется в %{smart_count} правиле доступа: правило, оставшееся без расписаний, даёт доступ в любое время. |||| Используется в %{smart_count} правилах доступа: правило, оставшееся без расписаний, даёт доступ в любое время. |||| Используется в %{smart_count} правилах доступа: правило, оставшееся без расписаний, даёт доступ в любое время.',
     sections: {
       general: 'Основное',
       hours: 'Часы работы',

@@ -11,6 +11,18 @@ export const SCHEDULES_API = 'time-rules';
 /** The schedules resource on the API; its list searches by name with `search`. */
 export const SCHEDULE_ROUTES: Record<string, ApiRoute> = { schedules: { path: SCHEDULES_API, queryParams: ['search'] } };
 
+/**
+ * What deleting these schedules does to access rules: a rule keeps its other schedules, and one
+ * left with none applies at any time, so the count of rules using them is said before a delete.
+ */
+export function usedByRulesWarning(
+  records: readonly Record<string, unknown>[],
+  translate: (key: string, options?: Record<string, unknown>) => string,
+): string | null {
+  const rules = new Set(records.flatMap((r) => (Array.isArray(r.access_rules) ? r.access_rules : [])));
+  return rules.size ? translate('schedules.used_by_rules', { smart_count: rules.size }) : null;
+}
+
 /** The texts of a schedule summary in the viewer's language. */
 export function useSummaryTexts(): SummaryTexts {
   const translate = useTranslate();

@@ -1,0 +1,36 @@
+import { LinearProgress } from '@mui/material';
+import { useEffect, useState } from 'react';
+import { useLoading, useTranslate } from 'react-admin';
+import { usePendingLoads } from '../app/pending-loads';
+
+/** Quick answers draw nothing: the bar shows only what a person would otherwise wait for unseen. */
+const SHOW_AFTER_MS = 150;
+
+/**
+ * A thin bar along the top while the page's data or code is on its way: until then the previous
+ * page stays up (a route change keeps it while the next one loads) and nothing said "loading".
+ */
+export function LoadingBar() {
+  const translate = useTranslate();
+  const fetching = useLoading();
+  const chunks = usePendingLoads();
+  const busy = fetching || chunks > 0;
+  const [shown, setShown] = useState(false);
+  useEffect(() => {
+    if (!busy) {
+      setShown(false);
+      return;
+    }
+    const timer = setTimeout(() => setShown(true), SHOW_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [busy]);
+  if (!shown) return null;
+  return (
+    <LinearProgress
+      color="secondary"
+      aria-label={translate('app.loading')}
+      data-testid="loading-bar"
+      sx={{ position: 'fixed', top: 0, left: 0, right: 0, height: 3, zIndex: (t) => t.zIndex.appBar + 1 }}
+    />
+  );
+}
