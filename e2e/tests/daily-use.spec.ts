@@ -70,6 +70,8 @@ test('a schedule used by access rules says so before it is deleted; a selection 
   // Left and come back (through the menu, or the tab reloaded): nothing is ticked any more, so no
   // later action takes them unseen.
   await sideMenu(page).getByRole('menuitem', { name: 'Home', exact: true }).click();
+  // Home's code may still be on its way (the list stays up meanwhile): left only once Home shows.
+  await expect(page.getByRole('heading', { name: /^Welcome/ })).toBeVisible();
   await sideMenu(page).getByRole('menuitem', { name: 'Schedules', exact: true }).click();
   await expect(rows).toHaveCount(2);
   await expect(page.getByText(/^[1-9]\d* items? selected$/)).toHaveCount(0);
