@@ -162,6 +162,9 @@ export class IpBlockingService {
     );
     await this.attempts.clear(key);
     this.state.bans.set(banKey(service, ip), new Date(ban.expiresAt).getTime());
+    // A read begun before the ban was written (another change's) would replace the state without it:
+    // the failure's answer leaves once a read after the write holds it.
+    await this.reload();
     this.log.warn({ service, ip, failures, until: iso(ban.expiresAt) }, 'ip blocking: address banned');
   }
 
