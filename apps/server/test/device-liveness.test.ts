@@ -269,6 +269,10 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
     async () => {
       const m = mosquitto as RunningMosquitto;
       if (!c || !d) throw new Error('the shared-broker instances did not start');
+      // The embedded-broker pair sweeps the same database and cannot hear these devices (each has its
+      // own broker): left running, either could declare them offline before the survivor here takes
+      // them over. A cluster's instances share one broker; this case is about such a pair alone.
+      for (const i of [a, b]) if (i.child.exitCode === null && i.child.signalCode === null) await kill9(i);
       const { api } = await signIn(d.base);
       const root = ((await api('GET', '/domains')).data as unknown as { id: number }[])[0]!.id;
       const devs: Awaited<ReturnType<typeof device>>[] = [];
