@@ -56,6 +56,8 @@ test('an installer finds, initialises, configures and remotely controls a panel,
     await page.getByRole('row').filter({ hasText: serial }).getByRole('checkbox').check();
     await page.getByRole('button', { name: 'Add 1 device' }).click();
     await expect(page.getByText('1 device added')).toBeVisible();
+    // Added, the devices list follows (the search, whose row names the same serial, stays up while its code loads).
+    await expect(page).toHaveURL(/\/devices$/);
     await page.getByRole('row').filter({ hasText: serial }).getByText(serial, { exact: true }).click();
     await expect(page).toHaveURL(/\/devices\/\d+$/);
     const status = page.getByTestId('device-status');

@@ -52,7 +52,7 @@ export async function brokerAuthRoutes(app: AppInstance): Promise<void> {
   // only the broker's own addresses get an answer, everyone else a plain not-found.
   const allowed = brokerAuthCallers(app.config.brokerAuthFrom);
   app.addHook('onRequest', async (req, reply) => {
-    if (!allowed(req.ip)) return reply.code(404).send({ message: 'not found' });
+    if (!allowed(req.ip)) return reply.callNotFound();
   });
   /**
    * The plugin names a client's subscription queue after its client id; a device reads only its own:
