@@ -2,102 +2,37 @@
 // HAProxy with deploy/haproxy/haproxy.cfg: requests spread over both, a realtime socket through the
 // proxy hears changes made on either instance, a public route's limit holds across both, and when
 // one instance is killed (-9) the proxy keeps serving reads from the other without a failed request.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { APP_CHANGES_TOPIC, REALTIME_EVENTS } from '@atrium/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, type Instance, InstanceRig, waitFor } from './instances.js';
 import { connectSocket } from './realtime-client.js';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const HAPROXY_CFG = path.resolve(import.meta.dirname, '../../../deploy/haproxy/haproxy.cfg');
 const HAPROXY = '/usr/sbin/haproxy';
 const PG = process.env.TEST_DATABASE_URL;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const rig = new InstanceRig(
+  PG ?? '',
+  'cluster',
+  { login: 'admin', password: 'cluster-admin-pass-1' },
+  'cluster-test-secret-cluster-test-secret-1',
+);
+const startInstance = (name: string) => rig.start(name, { env: { TRUST_PROXY: '127.0.0.1' }, timeoutMs: 120_000 });
 
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-let dbName = '';
-let databaseUrl = '';
-
-function spawnLogged(cmd: string, args: string[], env: Record<string, string>) {
-  const child = spawn(cmd, args, { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  return { child, output: () => out };
-}
-
-async function waitFor(check: () => Promise<boolean> | boolean, what: () => string, ms = 90_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what()}: not in time`);
-}
-
-const ADMIN = { login: 'admin', password: 'cluster-admin-pass-1' };
-
-async function startInstance(name: string) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), `atrium-cluster-${name}-`));
-  dirs.push(dataDir);
-  const s = spawnLogged(process.execPath, ['--import', 'tsx', MAIN], {
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    INSTANCE_NAME: name,
-    MQTT_PORT: String(await freePort()),
-    SIP_ENABLED: 'false',
-    LOG_LEVEL: 'error',
-    TRUST_PROXY: '127.0.0.1',
-    JWT_SECRET: 'cluster-test-secret-cluster-test-secret-1',
-    ADMIN_LOGIN: ADMIN.login,
-    ADMIN_PASSWORD: ADMIN.password,
-  });
-  await waitFor(
-    () => s.output().includes('Atrium is running'),
-    () => `instance ${name} start\n${s.output()}`,
-    120_000,
-  );
-  return { ...s, port, name };
-}
-
-let a: Awaited<ReturnType<typeof startInstance>>;
-let b: Awaited<ReturnType<typeof startInstance>>;
+let a: Instance;
+let b: Instance;
 let proxy = '';
 
 describe.runIf(PG && existsSync(HAPROXY))('two instances behind HAProxy', { timeout: 240_000 }, () => {
   beforeAll(async () => {
-    const url = new URL(PG as string);
-    dbName = `atrium_cluster_${process.pid}_${Date.now()}`;
-    const admin = new URL(url);
-    admin.pathname = '/postgres';
-    execFileSync('psql', [admin.toString(), '-qc', `CREATE DATABASE ${dbName}`]);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
+    rig.createDatabase();
     // One after the other: the first creates the schema and the project, the second finds them.
     a = await startInstance('front-a');
     b = await startInstance('front-b');
     const bind = await freePort();
-    const hp = spawnLogged(HAPROXY, ['-db', '-f', HAPROXY_CFG], {
+    const hp = rig.spawnLogged(HAPROXY, ['-db', '-f', HAPROXY_CFG], {
       ATRIUM_PROXY_BIND: `127.0.0.1:${bind}`,
       ATRIUM_1: `127.0.0.1:${a.port}`,
       ATRIUM_2: `127.0.0.1:${b.port}`,
@@ -106,33 +41,13 @@ describe.runIf(PG && existsSync(HAPROXY))('two instances behind HAProxy', { time
     await waitFor(
       async () => (await fetch(`${proxy}/api/v0/info`).catch(() => null))?.status === 200,
       () => `haproxy\n${hp.output()}`,
+      90_000,
     );
   }, 300_000);
 
-  afterAll(async () => {
-    for (const c of children.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        c.kill('SIGTERM');
-        await new Promise((r) => c.once('exit', r));
-      }
-    }
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-    if (dbName) {
-      const admin = new URL(PG as string);
-      admin.pathname = '/postgres';
-      execFileSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`]);
-    }
-  }, 60_000);
+  afterAll(() => rig.close(), 60_000);
 
-  const signIn = async (base: string) => {
-    const res = await fetch(`${base}/api/v0/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    expect(res.status).toBe(200);
-    return ((await res.json()) as { data: { sessions: { token: string }[] } }).data.sessions[0]!.token;
-  };
+  const signIn = async (base: string) => (await rig.signIn(base)).token;
   const api = (base: string, token: string, url: string, init: RequestInit = {}) =>
     fetch(`${base}/api/v0${url}`, {
       ...init,

@@ -3,138 +3,26 @@
 // other, which hears them too. With an embedded broker each, a device of the killed instance goes
 // offline in the other's API within seconds (its database session ended with it), with the status
 // event and the device-offline notification; back on the other's broker, it is online again.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { DEVICE_REALTIME } from '@atrium/contract';
 import { SimDevice } from '@atrium/device-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mosquittoAvailable, type RunningMosquitto, startMosquitto } from '../src/gateways/mqtt/mosquitto.test-broker.js';
+import { type Api, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 import { connectSocket } from './realtime-client.js';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const PG = process.env.TEST_DATABASE_URL;
 const ADMIN = { login: 'admin', password: 'liveness-admin-pass-1' };
 if (!PG) console.warn('device-liveness.test: skipped, needs TEST_DATABASE_URL (PostgreSQL: two instances share it)');
 else if (!mosquittoAvailable())
   console.warn('device-liveness.test: the shared-broker case skipped, no mosquitto (Debian package mosquitto)');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
+const rig = new InstanceRig(PG ?? '', 'liveness', ADMIN, 'liveness-test-secret-liveness-test-secret-1');
 const sims: SimDevice[] = [];
-let dbName = '';
-let databaseUrl = '';
 let mosquitto: RunningMosquitto | null = null;
 
-async function waitFor(check: () => Promise<boolean> | boolean, what: () => string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what()}: not in time`);
-}
-
-interface Instance {
-  child: ChildProcess;
-  name: string;
-  base: string;
-  mqttPort: number;
-  output(): string;
-}
-
-/** Starts main.ts; a port another process took meanwhile is chosen again. */
-async function startInstance(name: string, env: Record<string, string> = {}): Promise<Instance> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startOnce(name, env);
-    } catch (e) {
-      if (attempt >= 3 || !String(e).includes('EADDRINUSE')) throw e;
-    }
-  }
-}
-
-async function startOnce(name: string, env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
-  const mqttPort = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), `atrium-liveness-${name}-`));
-  dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      INSTANCE_NAME: name,
-      MQTT_PORT: String(mqttPort),
-      SIP_ENABLED: 'false',
-      LOG_LEVEL: 'error',
-      JWT_SECRET: 'liveness-test-secret-liveness-test-secret-1',
-      ADMIN_LOGIN: ADMIN.login,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`instance ${name} exited\n${out}`);
-      return out.includes('Atrium is running');
-    },
-    () => `instance ${name} start\n${out}`,
-    150_000,
-  );
-  return { child, name, base: `http://127.0.0.1:${port}`, mqttPort, output: () => out };
-}
-
-async function kill9(i: Instance): Promise<void> {
-  const exited = new Promise((r) => i.child.once('exit', r));
-  i.child.kill('SIGKILL');
-  await exited;
-}
-
-const psql = (sqlText: string) => execFileSync('psql', [databaseUrl, '-Atqc', sqlText]).toString().trim();
-
-async function signIn(base: string) {
-  const res = await fetch(`${base}/api/v0/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  expect(res.status).toBe(200);
-  const token = ((await res.json()) as { data: { sessions: { token: string }[] } }).data.sessions[0]!.token;
-  const api = async (method: string, url: string, payload?: unknown) => {
-    const r = await fetch(`${base}/api/v0${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: r.status, data: ((await r.json()) as { data: unknown }).data as Record<string, unknown> };
-  };
-  return { token, api };
-}
-
-type Api = Awaited<ReturnType<typeof signIn>>['api'];
+const startInstance = (name: string, env: Record<string, string> = {}) => rig.start(name, { env });
+const psql = (sqlText: string) => rig.psql(sqlText);
+const signIn = (base: string) => rig.signIn(base);
 
 /** A device made and initialised through `api`, and its simulator signed in at `url`. */
 async function device(api: Api, url: string, serial: string, groupId: number) {
@@ -157,13 +45,7 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
   let d: Instance | null;
 
   beforeAll(async () => {
-    const url = new URL(PG as string);
-    dbName = `atrium_liveness_${process.pid}_${Date.now()}`;
-    const admin = new URL(url);
-    admin.pathname = '/postgres';
-    execFileSync('psql', [admin.toString(), '-qc', `CREATE DATABASE ${dbName}`]);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
+    rig.createDatabase();
     // The first creates the schema and the project; the others find them, and start side by side.
     const started = Date.now();
     a = await startInstance('live-a');
@@ -185,25 +67,13 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
       sharedC ? startInstance('shared-c', sharedC) : null,
       sharedD ? startInstance('shared-d', sharedD) : null,
     ]);
-    console.log(`${children.length} instances started in ${Date.now() - started} ms`);
+    console.log(`${rig.started} instances started in ${Date.now() - started} ms`);
   }, 320_000);
 
   afterAll(async () => {
     for (const s of sims.splice(0)) await s.stop({ graceful: false }).catch(() => undefined);
-    for (const c of children.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        const exited = new Promise((r) => c.once('exit', r));
-        c.kill('SIGTERM');
-        await exited;
-      }
-    }
+    await rig.close();
     await mosquitto?.stop();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-    if (dbName) {
-      const admin = new URL(PG as string);
-      admin.pathname = '/postgres';
-      execFileSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`]);
-    }
   }, 60_000);
 
   it('with an embedded broker each: a device of the killed instance goes offline in the other’s API within seconds, told and notified once', async () => {

@@ -4,143 +4,52 @@
 // queue. A simulated device signs in with the password init gave, runs its init task (published over
 // AMQP, delivered by the plugin), and sends events while one instance is killed (-9): every event is
 // stored exactly once.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { SimDevice } from '@atrium/device-sim';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RabbitNode, rabbitmqAvailable, startRabbitNode } from '../src/gateways/mqtt/rabbitmq.test-broker.js';
+import { type RabbitNode, rabbitmqAvailable, startRabbitNode } from '../src/gateways/mqtt/rabbitmq.test-broker.js';
+import { freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
-const MAIN = path.resolve(import.meta.dirname, '../src/main.ts');
 const PG = process.env.TEST_DATABASE_URL;
-const ADMIN = { login: 'admin', password: 'rabbit-admin-pass-1' };
 if (!rabbitmqAvailable())
   console.warn('rabbitmq-devices.test: skipped, no rabbitmq-server (Debian package rabbitmq-server) on this machine');
 if (!PG) console.warn('rabbitmq-devices.test: skipped, needs TEST_DATABASE_URL (PostgreSQL: two instances share it)');
 
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
+const rig = new InstanceRig(
+  PG ?? '',
+  'rabbit',
+  { login: 'admin', password: 'rabbit-admin-pass-1' },
+  'rabbit-test-secret-rabbit-test-secret-1',
+);
 const sims: SimDevice[] = [];
-let dbName = '';
-let databaseUrl = '';
 let node: (RabbitNode & { cookie: string; epmdPort: number }) | null = null;
 let second: RabbitNode | null = null;
 let authUrl = '';
 
-async function waitFor(check: () => Promise<boolean> | boolean, what: () => string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what()}: not in time`);
-}
-
-interface Instance {
-  child: ChildProcess;
-  base: string;
-  output(): string;
-}
-
-async function startInstance(name: string, port: number, env: Record<string, string>): Promise<Instance> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `atrium-rabbit-${name}-`));
-  dirs.push(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      INSTANCE_NAME: name,
-      SIP_ENABLED: 'false',
-      LOG_LEVEL: 'error',
-      JWT_SECRET: 'rabbit-test-secret-rabbit-test-secret-1',
-      ADMIN_LOGIN: ADMIN.login,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout?.on('data', (d) => {
-    out += String(d);
-  });
-  child.stderr?.on('data', (d) => {
-    out += String(d);
-  });
-  await waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`instance ${name} exited\n${out}`);
-      return out.includes('Atrium is running');
-    },
-    () => `instance ${name} start\n${out}`,
-    150_000,
-  );
-  return { child, base: `http://127.0.0.1:${port}`, output: () => out };
-}
-
-const psql = (sqlText: string) => execFileSync('psql', [databaseUrl, '-Atqc', sqlText]).toString().trim();
-
-async function signIn(base: string) {
-  const res = await fetch(`${base}/api/v0/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  expect(res.status).toBe(200);
-  const token = ((await res.json()) as { data: { sessions: { token: string }[] } }).data.sessions[0]!.token;
-  return async (method: string, url: string, payload?: unknown) => {
-    const r = await fetch(`${base}/api/v0${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
-    });
-    return { status: r.status, data: ((await r.json()) as { data: unknown }).data as Record<string, unknown> };
-  };
-}
+const psql = (sqlText: string) => rig.psql(sqlText);
+const signIn = async (base: string) => (await rig.signIn(base)).api;
 
 let a: Instance;
 let b: Instance;
 
 describe.runIf(PG && rabbitmqAvailable())('devices on RabbitMQ (AMQP_URL)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
-    const url = new URL(PG as string);
-    dbName = `atrium_rabbit_${process.pid}_${Date.now()}`;
-    const admin = new URL(url);
-    admin.pathname = '/postgres';
-    execFileSync('psql', [admin.toString(), '-qc', `CREATE DATABASE ${dbName}`]);
-    url.pathname = `/${dbName}`;
-    databaseUrl = url.toString();
+    rig.createDatabase();
     const [portA, portB] = [await freePort(), await freePort()];
     // RabbitMQ asks the instance that stays (in a deployment: the proxy in front of them all).
     authUrl = `http://127.0.0.1:${portB}/api/v0/broker-auth/rabbitmq`;
     node = await startRabbitNode({ authUrl });
     const env = { AMQP_URL: node.amqpUrl, MQTT_URL: node.mqttUrl };
-    a = await startInstance('rabbit-a', portA, env);
-    b = await startInstance('rabbit-b', portB, env);
+    a = await rig.start('rabbit-a', { port: portA, env });
+    b = await rig.start('rabbit-b', { port: portB, env });
   }, 320_000);
 
   afterAll(async () => {
     for (const s of sims.splice(0)) await s.stop({ graceful: false }).catch(() => undefined);
-    for (const c of children.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        const exited = new Promise((r) => c.once('exit', r));
-        c.kill('SIGTERM');
-        await exited;
-      }
-    }
+    // The instances first (they consume from the nodes), then the nodes, then the database.
+    await rig.close();
     await second?.stop();
     await node?.stop();
-    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-    if (dbName) {
-      const admin = new URL(PG as string);
-      admin.pathname = '/postgres';
-      execFileSync('psql', [admin.toString(), '-qc', `DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`]);
-    }
   }, 60_000);
 
   it('a device signs in through Atrium, runs its init task, and its events are stored once across a kill -9 of a consuming instance', async () => {
@@ -203,11 +112,7 @@ describe.runIf(PG && rabbitmqAvailable())('devices on RabbitMQ (AMQP_URL)', { ti
     log('consumed by both instances; sending');
     const total = 400;
     for (let i = 0; i < total; i++) {
-      if (i === 150) {
-        const exited = new Promise((r) => a.child.once('exit', r));
-        a.child.kill('SIGKILL');
-        await exited;
-      }
+      if (i === 150) await kill9(a);
       await sim.event({ type: 'door_opened', identifier: null, data: { lock: 1, by: 'button', n: i } });
     }
     const counts = () =>

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../../test/instances.js';
 
 /**
  * A RabbitMQ node of its own for the tests (Debian's `rabbitmq-server`, with its MQTT plugin and
@@ -17,15 +18,6 @@ const RABBITMQCTL = path.join(path.dirname(RABBITMQ_SERVER), 'rabbitmqctl');
 
 export function rabbitmqAvailable(): boolean {
   return existsSync(RABBITMQ_SERVER) && existsSync(RABBITMQCTL);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function listening(port: number): Promise<boolean> {
