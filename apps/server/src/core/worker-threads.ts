@@ -167,7 +167,11 @@ type CommonMessage =
   | { type: 'log'; level: LogLevel; obj: object; msg?: string }
   | ({ type: 'answer' } & Answer);
 
-export interface SupervisorSpec<Ready, Message extends { type: string }> {
+/** A plane's ready message, and the messages only it knows (its handler's), out of all it sends. */
+type ReadyOf<From> = Extract<From, { type: 'ready' }>;
+type OwnOf<From> = Exclude<From, { type: CommonMessage['type'] }>;
+
+export interface SupervisorSpec<From extends { type: string }> {
   /** The plane's name in log lines and errors ("sip worker", "device plane"). */
   what: string;
   log: ThreadLogger;
@@ -178,9 +182,9 @@ export interface SupervisorSpec<Ready, Message extends { type: string }> {
    * Starts a taken worker (posts its start message) and answers the handler of the plane's own
    * messages from it (those the supervisor does not read), and what to do when it exits.
    */
-  begin(w: Worker): { message(msg: Message): void; exit?(): void };
+  begin(w: Worker): { message(msg: OwnOf<From>): void; exit?(): void };
   /** The worker serves: its ready message. */
-  ready(msg: Ready): void;
+  ready(msg: ReadyOf<From>): void;
   /** What dies with a worker (open calls, counters), before its replacement starts. */
   died(): void;
   /** Fields of the supervisor's log lines (ports, registrations). */
@@ -192,7 +196,7 @@ export interface SupervisorSpec<Ready, Message extends { type: string }> {
  * terminated) is replaced at once, then ever later if it keeps dying (restartDelay); control calls
  * of the main thread are answered by the worker serving now and fail when it dies.
  */
-export class WorkerSupervisor<Ready extends { type: 'ready' }, Message extends { type: string }, Control extends string> {
+export class WorkerSupervisor<From extends { type: string }, Control extends string> {
   crashes = 0;
   running = false;
   /** The one serving now (or the dead one until its replacement serves); set once the first serves. */
@@ -203,7 +207,7 @@ export class WorkerSupervisor<Ready extends { type: 'ready' }, Message extends {
   private controlId = 1;
   private readonly controls = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
 
-  constructor(private readonly spec: SupervisorSpec<Ready, Message>) {}
+  constructor(private readonly spec: SupervisorSpec<From>) {}
 
   /** The first worker; rejects as the plane's start would (EADDRINUSE and all). */
   async start(): Promise<void> {
@@ -251,13 +255,13 @@ export class WorkerSupervisor<Ready extends { type: 'ready' }, Message extends {
     const own = this.spec.begin(w);
     return new Promise<Worker>((resolve, reject) => {
       let ready = false;
-      w.on('message', (msg: CommonMessage | Ready | Message) => {
+      w.on('message', (msg: CommonMessage | From) => {
         switch (msg.type) {
           case 'loaded':
             return;
           case 'ready':
             ready = true;
-            this.spec.ready(msg as Ready);
+            this.spec.ready(msg as ReadyOf<From>);
             resolve(w);
             return;
           case 'failed':
@@ -279,7 +283,7 @@ export class WorkerSupervisor<Ready extends { type: 'ready' }, Message extends {
             return;
           }
           default:
-            own.message(msg as Message);
+            own.message(msg as OwnOf<From>);
         }
       });
       let error: unknown = null;
@@ -378,10 +382,16 @@ export class PendingCalls {
   }
 }
 
+/** What `run` gives or throws, as the answer to call `id` (a call crossing a thread's channel either way). */
+export async function answerOf(id: number, run: () => unknown): Promise<Answer> {
+  try {
+    return { id, ok: true, value: await run() };
+  } catch (e) {
+    return { id, ok: false, error: toWireError(e) };
+  }
+}
+
 /** Answers a control call of the main thread with what `run` gives or throws. */
 export function answerControl(send: (msg: { type: 'answer' } & Answer) => void, id: number, run: () => Promise<unknown>): void {
-  run().then(
-    (value) => send({ type: 'answer', id, ok: true, value }),
-    (e: unknown) => send({ type: 'answer', id, ok: false, error: toWireError(e) }),
-  );
+  void answerOf(id, run).then((answer) => send({ type: 'answer', ...answer }));
 }

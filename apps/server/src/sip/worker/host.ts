@@ -1,5 +1,5 @@
 import { MessageChannel, type ResourceLimits, type Worker } from 'node:worker_threads';
-import { levelsOf, SpareWorkers, toWireError, WorkerSupervisor } from '../../core/worker-threads.js';
+import { answerOf, levelsOf, SpareWorkers, WorkerSupervisor } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
 import type { SipServer, SipServerOptions } from '../server.js';
@@ -110,19 +110,14 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     else (observer as unknown as Record<string, ((...a: unknown[]) => void) | undefined>)[method]?.(...args);
   };
 
-  const answerOf = async (method: string, args: unknown[], id: number): Promise<Answer> => {
-    try {
+  const directoryCall = (method: string, args: unknown[], id: number): Promise<Answer> =>
+    answerOf(id, () => {
       const fn = (directory as unknown as Record<string, (...a: unknown[]) => unknown>)[method];
       if (typeof fn !== 'function') throw new Error(`the sip directory has no ${method}`);
-      return { id, ok: true, value: await fn.apply(directory, args) };
-    } catch (e) {
-      return { id, ok: false, error: toWireError(e) };
-    }
-  };
+      return fn.apply(directory, args);
+    });
 
-  type Ready = Extract<FromWorker, { type: 'ready' }>;
-  type Own = Exclude<FromWorker, { type: 'ready' | 'loaded' | 'failed' | 'log' | 'answer' }>;
-  const supervisor = new WorkerSupervisor<Ready, Own, ControlMethod>({
+  const supervisor = new WorkerSupervisor<FromWorker, ControlMethod>({
     what: 'sip worker',
     log,
     spares,
@@ -155,7 +150,7 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
         message: (msg) => {
           switch (msg.type) {
             case 'call':
-              void answerOf(msg.method, msg.args, msg.id).then((answer) => {
+              void directoryCall(msg.method, msg.args, msg.id).then((answer) => {
                 if (msg.sync) {
                   channel.port1.postMessage(answer);
                   Atomics.add(flag, 0, 1);

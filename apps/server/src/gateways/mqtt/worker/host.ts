@@ -1,5 +1,5 @@
 import type { ResourceLimits, Worker } from 'node:worker_threads';
-import { type Answer, levelsOf, SpareWorkers, type ThreadLogger, toWireError, WorkerSupervisor } from '../../../core/worker-threads.js';
+import { type Answer, answerOf, levelsOf, SpareWorkers, type ThreadLogger, WorkerSupervisor } from '../../../core/worker-threads.js';
 import {
   type DeviceAccounts,
   type DeviceGateway,
@@ -126,14 +126,8 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
   let intake = zeroIntake();
 
   /** Answers of one turn go back together. */
-  const answerOf = async (c: PlaneCall): Promise<Answer> => {
-    try {
-      const fn = services[c.method] as (...a: unknown[]) => Promise<unknown>;
-      return { id: c.id, ok: true, value: await fn.apply(services, c.args) };
-    } catch (e) {
-      return { id: c.id, ok: false, error: toWireError(e) };
-    }
-  };
+  const serviceCall = (c: PlaneCall): Promise<Answer> =>
+    answerOf(c.id, () => (services[c.method] as (...a: unknown[]) => Promise<unknown>).apply(services, c.args));
   const answerer = (w: Worker) => {
     let queued: Answer[] = [];
     let gone = false;
@@ -153,9 +147,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
     };
   };
 
-  type Ready = Extract<FromPlane, { type: 'ready' }>;
-  type Own = Exclude<FromPlane, { type: 'ready' | 'loaded' | 'failed' | 'log' | 'answer' }>;
-  const supervisor = new WorkerSupervisor<Ready, Own, PlaneControl>({
+  const supervisor = new WorkerSupervisor<FromPlane, PlaneControl>({
     what: 'device plane',
     log,
     spares,
@@ -171,7 +163,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
         message: (msg) => {
           switch (msg.type) {
             case 'calls':
-              for (const c of msg.calls) void answerOf(c).then(answer);
+              for (const c of msg.calls) void serviceCall(c).then(answer);
               return;
             case 'stored':
               services.eventsStored(msg.events);
