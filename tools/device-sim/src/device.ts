@@ -64,6 +64,8 @@ export interface SimDeviceOptions {
    * QoS 2, no resending after a reconnect) whose publishes cost far less CPU, for large fleets.
    */
   client?: 'mqtt.js' | 'lean';
+  /** MQTT keep-alive (seconds, default 30): the broker drops the device after 1.5 times this without a packet. */
+  keepaliveSeconds?: number;
   /** Reconnect after losing the broker (ms, default 1000; 0: never). */
   reconnectMs?: number;
   /** How long a connection attempt waits for the broker's CONNACK before it fails (ms, default 5000). */
@@ -222,7 +224,7 @@ export class SimDevice extends EventEmitter {
       protocolVersion: this.opts.protocolVersion ?? 4,
       reconnectPeriod: extra.reconnectPeriod,
       connectTimeout: this.opts.connectTimeoutMs ?? 5000,
-      keepalive: 30,
+      keepalive: this.opts.keepaliveSeconds ?? 30,
       ...(extra.will
         ? { will: { topic: mqttTopics.status(this.serial), payload: Buffer.from(JSON.stringify(offline)), qos: 1 as const, retain: true } }
         : {}),

@@ -169,6 +169,51 @@ describe('embedded MQTT broker', () => {
     }
   });
 
+  it('reads on from a connection whose PUBACKs it holds (pings answered, later events taken), unless the taker is full', async () => {
+    const answers: ((notTaken?: Error) => boolean)[] = [];
+    let full = false;
+    const release = broker.local.holdPublishes(
+      (_topic, _payload, answer) => {
+        answers.push(answer);
+        return true;
+      },
+      () => full,
+    );
+    const one = await connect({ ...device('SN-1'), keepalive: 1 });
+    let pongs = 0;
+    one.on('packetreceive', (p) => {
+      if (p.cmd === 'pingresp') pongs++;
+    });
+    try {
+      const acked: number[] = [];
+      for (const i of [1, 2, 3]) one.publish(deviceTopic('SN-1', 'events'), `{"n":${i}}`, { qos: 1 }, (err) => !err && acked.push(i));
+      await expect.poll(() => answers.length).toBe(3);
+      // Three keep-alive periods with all three held: the client's pings are answered, it stays.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(pongs).toBeGreaterThanOrEqual(2);
+      expect(one.connected).toBe(true);
+      expect(acked).toEqual([]);
+      expect(answers.map((a, i) => (i === 1 ? a() : true))).toEqual([true, true, true]);
+      await expect.poll(() => acked).toEqual([2]);
+      answers[0]?.();
+      answers[2]?.();
+      await expect.poll(() => acked.sort()).toEqual([1, 2, 3]);
+      // A full taker: the connection waits for its events' commit, so nothing more is read from it
+      // (aedes reads on after one more socket read per packet it waits for: three are held here).
+      full = true;
+      const closed = new Promise<void>((r) => one.once('close', () => r()));
+      for (const i of [4, 5, 6]) one.publish(deviceTopic('SN-1', 'events'), `{"n":${i}}`, { qos: 1 }, (err) => !err && acked.push(i));
+      await expect.poll(() => answers.length).toBe(6);
+      const before = pongs;
+      await closed; // its pings go unanswered: the client, or the broker, gives up on it
+      expect(pongs).toBe(before);
+      expect(acked).toEqual([1, 2, 3]);
+    } finally {
+      release();
+      one.end(true);
+    }
+  });
+
   it("links Atrium's gateway in-process: retained messages first, then what is published live, inside atrium/v1 only", async () => {
     const one = await connect(device('SN-1'));
     const status = JSON.stringify({ state: 'online' });

@@ -125,14 +125,18 @@ export interface LocalBrokerLink {
    * Offers every device's QoS 1 publish to `take` before the broker acknowledges it. When `take`
    * returns true the PUBACK waits until it calls `answer` (with an error: none goes, and the
    * device's connection is closed so that it sends the message again), and the message, published
-   * to subscribers afterwards, does not reach this link's own subscription a second time. Returns
-   * the way to stop.
+   * to subscribers afterwards, does not reach this link's own subscription a second time. The
+   * connection is read on meanwhile (its pings answered, its next events taken) unless `full` says
+   * the taker holds all it may. Returns the way to stop.
    */
-  holdPublishes(take: PublishTaker): () => void;
+  holdPublishes(take: PublishTaker, full?: () => boolean): () => void;
 }
 
-/** See LocalBrokerLink.holdPublishes. */
-export type PublishTaker = (topic: string, payload: Buffer, answer: (notTaken?: Error) => void) => boolean;
+/**
+ * See LocalBrokerLink.holdPublishes. `answer` returns whether the PUBACK went (false: refused, or
+ * its connection closed meanwhile, so the device sends the event again on its next one).
+ */
+export type PublishTaker = (topic: string, payload: Buffer, answer: (notTaken?: Error) => boolean) => boolean;
 
 export interface EmbeddedBroker {
   port: number;
@@ -166,6 +170,24 @@ const TAKEN = Symbol('taken by the gateway');
 type MarkedPayload = Buffer & { [TAKEN]?: boolean };
 
 /**
+ * Events of one connection whose PUBACK the broker holds while it reads on. A device's in-flight
+ * window bounds them (mqtt.js: as many as it sends before waiting); past this many, one that ignores
+ * its window is read no further until its events are stored.
+ */
+const HELD_PER_CONNECTION = 1000;
+const HELD = Symbol('events held on this connection');
+type HeldConnection = {
+  [HELD]?: number;
+  closed: boolean;
+  connected: boolean;
+  conn: { write(b: Buffer): boolean; destroyed: boolean };
+  close(): void;
+};
+
+/** A PUBACK for this packet id: remaining length 2, which MQTT 5 reads as success without properties. */
+const puback = (id: number) => Buffer.from([0x40, 0x02, id >> 8, id & 0xff]);
+
+/**
  * The embedded broker (aedes) of `npm start`. No anonymous client: a device signs in with its serial
  * number and device password and may publish and subscribe only under `atrium/v1/devices/{serial}`;
  * Atrium's own client signs in with the in-memory internal credential and may use `atrium/v1/#`.
@@ -179,6 +201,8 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   const persistence = indexedPersistence();
   /** Who takes devices' QoS 1 publishes before they are acknowledged (the gateway), and the payloads it took. */
   let taker: PublishTaker | null = null;
+  /** Whether the taker holds all it may: then a connection waits for its event's commit before it is read on. */
+  let takerFull: (() => boolean) | null = null;
   const broker = await Aedes.createBroker({
     persistence,
     // Messages in delivery at once (aedes' default is 100). Beyond it aedes queues them in an array it
@@ -223,15 +247,43 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (!who) return callback(new Error('not authorized'));
       const ok = who.kind === 'server' ? insideRoot(packet.topic) : insideDeviceSubtree(who.serial, packet.topic);
       if (!ok) refuse(`publish ${packet.topic}`, who.kind === 'device' ? who.serial : 'server');
-      // aedes writes a QoS 1 PUBACK right after this callback and before it publishes the message:
-      // a device's message the gateway takes is acknowledged when the gateway says (once stored).
-      // Meanwhile aedes reads nothing more from that connection (it finishes a socket read's packets
-      // before the next read), so a device waits with its in-flight window full instead of the
-      // server buffering.
+      // A device's QoS 1 event the gateway takes is acknowledged when the gateway says (once stored).
+      // aedes writes a QoS 1 PUBACK right after this callback, and reads nothing more from the
+      // connection until it has (it finishes a socket read's packets before the next read), so the
+      // broker writes that PUBACK itself and lets aedes go on as for QoS 0 (publishing the event to
+      // subscribers, never to this link again): the device's later packets are read, its PINGREQ
+      // answered and its further events taken and held too, up to its in-flight window. Past
+      // HELD_PER_CONNECTION on one connection, or while the taker is full, the old way holds: the
+      // callback waits for the event's commit and the connection is not read meanwhile.
       if (ok && who.kind === 'device' && packet.qos === 1 && taker && Buffer.isBuffer(packet.payload)) {
         const payload = packet.payload as MarkedPayload;
+        const conn = client as unknown as HeldConnection;
+        const messageId = packet.messageId;
+        const readOn = messageId !== undefined && (conn[HELD] ?? 0) < HELD_PER_CONNECTION && !takerFull?.();
         payload[TAKEN] = true;
-        if (taker(packet.topic, payload, (notTaken) => callback(notTaken ?? null))) return;
+        const answer = readOn
+          ? (notTaken?: Error) => {
+              conn[HELD] = (conn[HELD] ?? 1) - 1;
+              if (notTaken) {
+                // Not stored: no PUBACK, and the connection ends so that the device sends it again.
+                conn.close();
+                return false;
+              }
+              if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
+              conn.conn.write(puback(messageId));
+              return true;
+            }
+          : (notTaken?: Error) => {
+              callback(notTaken ?? null);
+              return !notTaken && !conn.closed;
+            };
+        if (readOn) conn[HELD] = (conn[HELD] ?? 0) + 1;
+        if (taker(packet.topic, payload, answer)) {
+          if (!readOn) return;
+          packet.qos = 0;
+          return callback(null);
+        }
+        if (readOn) conn[HELD] = (conn[HELD] ?? 1) - 1;
         payload[TAKEN] = false;
       }
       callback(ok ? null : new Error('not authorized'));
@@ -359,10 +411,14 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (broker.closed) queueMicrotask(listener);
       else broker.once('closed', listener);
     },
-    holdPublishes(take) {
+    holdPublishes(take, full) {
       taker = take;
+      takerFull = full ?? null;
       return () => {
-        if (taker === take) taker = null;
+        if (taker === take) {
+          taker = null;
+          takerFull = null;
+        }
       };
     },
   };

@@ -302,16 +302,19 @@ export class MqttGateway implements DeviceGateway {
   private linkLocal(local: LocalBrokerLink): Link {
     let unsubscribe: (() => Promise<void>) | null = null;
     let closed = false;
-    const release = local.holdPublishes((topic, payload, answer) => {
-      if (!topic.endsWith('/events')) return false;
-      this.stats.awaitingAck++;
-      this.receive(topic, payload, false, (notTaken) => {
-        this.stats.awaitingAck--;
-        if (!notTaken) this.stats.acknowledged++;
-        answer(notTaken);
-      });
-      return true;
-    });
+    const release = local.holdPublishes(
+      (topic, payload, answer) => {
+        if (!topic.endsWith('/events')) return false;
+        this.stats.awaitingAck++;
+        this.receive(topic, payload, false, (notTaken) => {
+          this.stats.awaitingAck--;
+          if (answer(notTaken)) this.stats.acknowledged++;
+          else if (!notTaken) this.stats.acksOfClosedConnections++;
+        });
+        return true;
+      },
+      () => this.opts.handlers.eventsFull?.() ?? false,
+    );
     const subscribed = local.subscribe(
       DEVICE_UP_LEAVES.map((l) => mqttTopics.allDevices(l)),
       (topic, payload, retained) => this.receive(topic, payload, retained),

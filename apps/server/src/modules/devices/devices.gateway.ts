@@ -140,6 +140,8 @@ export interface DeviceMessageHandlers {
    * all the unstored events it may (the database is slow or away): the gateway stops reading meanwhile.
    */
   eventRoom?(): Promise<void> | null;
+  /** Whether the intake holds all the unstored events it may (eventRoom would wait), without waiting. */
+  eventsFull?(): boolean;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
   /** The device asks for a full sync. */
   onSyncRequest?(serial: string, report: SyncRequestReport): Promise<void>;

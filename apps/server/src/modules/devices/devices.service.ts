@@ -1503,6 +1503,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * Null while the intake has room; when it holds EVENTS_HELD_MAX unstored events (the database is
    * slow or away), a promise that resolves once it has room again: the gateway stops reading meanwhile.
    */
+  /** Whether the intake holds EVENTS_HELD_MAX unstored events (eventRoom would wait). */
+  eventsFull(): boolean {
+    return this.eventsHeld >= this.opts.eventsHeldMax;
+  }
+
   eventRoom(): Promise<void> | null {
     if (this.eventsHeld < this.opts.eventsHeldMax) return null;
     this.stats.eventIntakeFull++;

@@ -76,6 +76,11 @@ export class EventIntake {
     return new Promise((r) => this.roomWaiters.push(r));
   }
 
+  /** Whether the intake holds all it may (eventRoom would wait). */
+  get full(): boolean {
+    return !this.closed && this.held >= this.opts.heldMax;
+  }
+
   get held(): number {
     let n = this.pending.length;
     for (const w of this.writing) n += w.events.length;

@@ -1,10 +1,11 @@
 // A short database outage while simulated devices (tools/device-sim, mqtt.js, the embedded broker in
 // the device plane's thread, as `npm start` runs it) send events: the database refuses every write
-// to device_events for a few seconds (a trigger raising an error, on PGlite and PostgreSQL alike)
-// and, on PostgreSQL, blocks them behind a table lock; then it recovers. Meanwhile nothing is
-// acknowledged, the devices stay connected with their PUBACKs held (none refused, none dropped), and
-// what the server holds stays within the devices' in-flight windows; afterwards every acknowledged
-// event is stored, and none twice.
+// to device_events for a few seconds (a trigger raising an error, on PGlite and PostgreSQL alike),
+// then for over three times the devices' keep-alive, and, on PostgreSQL, blocks them behind a table
+// lock; then it recovers. Meanwhile nothing is acknowledged, the devices stay connected with their
+// PUBACKs held (none refused, none dropped, no reconnect: their pings are answered while their events
+// wait), and what the server holds stays within the devices' in-flight windows; afterwards every
+// acknowledged event is stored, and none twice.
 import { SimDevice } from '@atrium/device-sim';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
@@ -23,6 +24,12 @@ const DEVICES = 6;
 const WINDOW = 20;
 /** How long each fault is watched for PUBACKs, once the commits on their way when it came are acknowledged (ms). */
 const OUTAGE_MS = 2500;
+/**
+ * The devices' MQTT keep-alive (s). mqtt.js pings after this long without sending, and closes the
+ * connection when the answer has not come by the next ping; the broker drops a client silent for
+ * 1.5 times it. Their heartbeats are rarer, so while their windows are full only pings cross.
+ */
+const KEEPALIVE_S = 2;
 
 async function databaseUrl(t: TestApp): Promise<string | null> {
   if (!onPostgres) return null;
@@ -85,7 +92,7 @@ const backlog = () => t.app.services.devices.intakeStats().backlog;
  * is acknowledged meanwhile (after the commits already on their way), the backlog never passes the
  * devices' windows, and acknowledgements resume once it is lifted; a refused write is retried.
  */
-async function outage(fault: () => Promise<() => Promise<void>>, how: 'refused' | 'blocked'): Promise<void> {
+async function outage(fault: () => Promise<() => Promise<void>>, how: 'refused' | 'blocked', watchMs = OUTAGE_MS): Promise<void> {
   await expect.poll(ackedNow, { timeout: 20_000 }).toBeGreaterThan(ackedNow() + 200);
   const retriesBefore = t.app.services.devices.intakeStats().delayed.write_retry;
   const lift = await fault();
@@ -103,7 +110,7 @@ async function outage(fault: () => Promise<() => Promise<void>>, how: 'refused' 
         quiet = Date.now();
       }
     }
-    const until = Date.now() + OUTAGE_MS;
+    const until = Date.now() + watchMs;
     while (Date.now() < until) {
       await sleep(100);
       highest = Math.max(highest, backlog());
@@ -182,7 +189,8 @@ describe(`a short database outage while devices send events (${onPostgres ? 'Pos
         url: `mqtt://127.0.0.1:${plane.port}`,
         serial,
         password: (init.json().data as { password: string }).password,
-        heartbeatMs: 1000,
+        heartbeatMs: 10_000,
+        keepaliveSeconds: KEEPALIVE_S,
       });
       await device.start();
       senders.push(new Sender(device));
@@ -199,9 +207,11 @@ describe(`a short database outage while devices send events (${onPostgres ? 'Pos
     await t?.close();
   });
 
-  it('acknowledges nothing while event writes are refused or blocked, keeps the devices connected, then stores every acknowledged event once', async () => {
+  it('acknowledges nothing while event writes are refused or blocked, even past the keep-alive, keeps the devices connected, then stores every acknowledged event once', async () => {
     for (const s of senders) s.start();
     await outage(refuseEventWrites, 'refused');
+    // Longer than the devices' keep-alive three times over: their pings are answered all along.
+    await outage(refuseEventWrites, 'refused', 3 * KEEPALIVE_S * 1000 + 500);
     if (onPostgres) await outage(lockEvents, 'blocked');
     await Promise.all(senders.map((s) => s.stop()));
 
@@ -225,5 +235,5 @@ describe(`a short database outage while devices send events (${onPostgres ? 'Pos
     const info = t.app.services.devices.intakeStats();
     expect(info.acks_of_closed_connections).toBe(0);
     expect(Object.values(info.refused).reduce((a, b) => a + b, 0)).toBe(0);
-  }, 120_000);
+  }, 150_000);
 });

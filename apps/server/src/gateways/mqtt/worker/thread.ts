@@ -257,6 +257,7 @@ async function start(given: DevicePlaneData): Promise<void> {
     onEvent: (serial, report, stored) => events.onEvent(serial, report, stored),
     acceptEvent: (serial, report, stored) => events.acceptEvent(serial, report, stored),
     eventRoom: () => events.eventRoom(),
+    eventsFull: () => events.full,
   };
   const b = data.broker;
   if (b.kind === 'embedded') {
