@@ -13,6 +13,8 @@ export class AckingPublisher {
   readonly acked = new Set<number>();
   /** When each PUBACK arrived (ms since the epoch), by event number. */
   readonly ackedAt = new Map<number, number>();
+  /** Connections lost (each followed by a reconnect): a device whose pings went unanswered loses its own. */
+  closes = 0;
   private next = 0;
   private inFlight = 0;
   private done: (() => void) | null = null;
@@ -22,7 +24,8 @@ export class AckingPublisher {
     readonly client: MqttClient,
   ) {}
 
-  static async connect(url: string, serial: string, password: string): Promise<AckingPublisher> {
+  /** `keepaliveS`: its MQTT keep-alive (seconds, default 30). */
+  static async connect(url: string, serial: string, password: string, keepaliveS = 30): Promise<AckingPublisher> {
     const client = await mqtt.connectAsync(url, {
       username: serial,
       password,
@@ -31,10 +34,12 @@ export class AckingPublisher {
       protocolVersion: 4,
       reconnectPeriod: 200,
       connectTimeout: 5000,
-      keepalive: 30,
+      keepalive: keepaliveS,
     });
     client.on('error', () => undefined);
-    return new AckingPublisher(serial, client);
+    const publisher = new AckingPublisher(serial, client);
+    client.on('close', () => publisher.closes++);
+    return publisher;
   }
 
   /** Sends `count` more events, at most `window` unacknowledged at once; resolves once every one is acknowledged. */

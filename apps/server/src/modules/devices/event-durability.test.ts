@@ -79,7 +79,8 @@ async function mosquittoRig(t: TestApp): Promise<Rig> {
 }
 
 let serials = 0;
-async function publishers(rig: Rig, count: number): Promise<AckingPublisher[]> {
+/** `keepaliveS`: the devices' MQTT keep-alive (seconds). */
+async function publishers(rig: Rig, count: number, keepaliveS = 30): Promise<AckingPublisher[]> {
   const admin = await adminClient(rig.t);
   const out: AckingPublisher[] = [];
   for (let i = 0; i < count; i++) {
@@ -95,7 +96,7 @@ async function publishers(rig: Rig, count: number): Promise<AckingPublisher[]> {
     const id = (created.json().data as { id: number }).id;
     const init = await admin.post(`/devices/${id}/init/apply`, {});
     expect(init.statusCode, init.body).toBe(200);
-    out.push(await AckingPublisher.connect(rig.url, serial, (init.json().data as { password: string }).password));
+    out.push(await AckingPublisher.connect(rig.url, serial, (init.json().data as { password: string }).password, keepaliveS));
   }
   return out;
 }
@@ -164,9 +165,12 @@ describe.each(rigs)('acknowledged device events on the %s broker', (_name, makeR
   );
 
   it.runIf(onPostgres)(
-    'acknowledges nothing while device_events is locked, and everything once it is stored after',
+    'acknowledges nothing while device_events is locked (devices stay connected past three keep-alive periods), and everything once it is stored after',
     async () => {
-      devices = await publishers(rig, 4);
+      // A keep-alive of 1 s: the 3 s without a PUBACK are three of them, and the devices stay
+      // connected (their pings answered by the embedded broker while their events wait; Mosquitto
+      // acknowledges them itself).
+      devices = await publishers(rig, 4, 1);
       const flow = Promise.all(devices.map((d) => d.send(3000, 200)));
       await expect.poll(() => devices.every((d) => d.acked.size > 100), { timeout: 20_000 }).toBe(true);
       const locker = new pg.Client({ connectionString: await databaseUrl(t) });
@@ -193,6 +197,7 @@ describe.each(rigs)('acknowledged device events on the %s broker', (_name, makeR
         await locker.end();
       }
       await flow;
+      expect(devices.map((d) => d.closes)).toEqual(devices.map(() => 0));
       expect(await settled(t, devices)).toMatchObject({
         acknowledged: 12_000,
         lost: 0,
