@@ -176,11 +176,13 @@ type MarkedPayload = Buffer & { [TAKEN]?: boolean };
  */
 const HELD_PER_CONNECTION = 1000;
 const HELD = Symbol('events held on this connection');
+const CORKED = Symbol('PUBACKs gathered for one write');
 type HeldConnection = {
   [HELD]?: number;
+  [CORKED]?: boolean;
   closed: boolean;
   connected: boolean;
-  conn: { write(b: Buffer): boolean; destroyed: boolean };
+  conn: { write(b: Buffer): boolean; cork(): void; uncork(): void; destroyed: boolean };
   close(): void;
 };
 
@@ -270,6 +272,16 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
                 return false;
               }
               if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
+              // A committed batch answers many events of one connection in the same turn: corked
+              // until the next tick, they leave in one write (as aedes' own packets do).
+              if (!conn[CORKED]) {
+                conn[CORKED] = true;
+                conn.conn.cork();
+                process.nextTick(() => {
+                  conn[CORKED] = false;
+                  conn.conn.uncork();
+                });
+              }
               conn.conn.write(puback(messageId));
               return true;
             }
