@@ -552,7 +552,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       log: app.log,
     }),
   };
-  devices.onEvents((events) => services.alarms.onDeviceEvents(events));
+  devices.onEvents(
+    (events) => services.alarms.onDeviceEvents(events),
+    (types) => services.alarms.wantsDeviceEvents(types),
+  );
   auth.onSecondFactor(services.twoFactor); // two-factor sign-in (issue 14)
   services.users.onMarkers((tx, actor, userId, ids) => services.markers.applyToUser(tx, actor, userId, ids));
   // Users' mobile-app licences count against the project's licence (issue 14).
@@ -629,9 +632,15 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   });
   // Webhooks (issue 14): the delivery worker and the events it turns into deliveries; after a write
   // was answered, the audit events it recorded (never on the request path).
-  devices.onEvents((events) => services.webhooks.onDeviceEvents(events));
+  devices.onEvents(
+    (events) => services.webhooks.onDeviceEvents(events),
+    (types) => services.webhooks.wantsDeviceEvents(types),
+  );
   // Integrations (issue 14): access events launch Axxon One macros in the background, never awaited here.
-  devices.onEvents((events) => services.integrations.onDeviceEvents(events));
+  devices.onEvents(
+    (events) => services.integrations.onDeviceEvents(events),
+    (types) => services.integrations.wantsDeviceEvents(types),
+  );
   app.addHook('onReady', async () => services.integrations.start());
   app.addHook('onClose', () => stopping('integrations', () => services.integrations.stop()));
   app.addHook('onResponse', async (req) => {

@@ -175,7 +175,10 @@ export class AccessService {
     this.publish = opts.publish ?? null;
     this.licenseGuard = opts.licenseGuard ?? null;
     this.ukey2License = opts.ukey2License ?? (async () => ({ enabled: true, count: null }));
-    devices.onEvents((events) => this.onDeviceEvents(events));
+    devices.onEvents(
+      (events) => this.onDeviceEvents(events),
+      (types) => types.includes('access_granted') || types.includes('access_denied'),
+    );
     this.guests = new GuestAccess(db, repo, devices, {
       sync: (tx, ids, devicesBefore) => this.syncIdentifiers(tx, null, ids, devicesBefore),
       get: (actor, id) => this.getIdentifier(actor, id),

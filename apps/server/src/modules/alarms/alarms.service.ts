@@ -168,6 +168,11 @@ export class AlarmsService {
    * Stored device events (DevicesService.onEvents), in the order they arrived: alarm_on and tamper
    * raise an alarm, alarm_off clears one; each step is logged, announced and notified.
    */
+  /** Whether a batch of stored events of these types holds any alarm (devices.onEvents). */
+  wantsDeviceEvents(types: readonly string[]): boolean {
+    return types.some((t) => ALARM_EVENTS.has(t));
+  }
+
   async onDeviceEvents(events: readonly NewEvent[]): Promise<void> {
     const mine = events.filter((e) => ALARM_EVENTS.has(e.type));
     if (!mine.length) return;

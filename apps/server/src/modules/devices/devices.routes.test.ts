@@ -6,6 +6,7 @@ import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.fact
 import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
 import { openDatabase, queryRows } from '../../core/db/client.js';
 import { DevicesRepository } from './devices.repository.js';
+import { DevicesService } from './devices.service.js';
 import { RecordingGateway } from './devices.test-gateway.js';
 
 let t: TestApp;
@@ -525,6 +526,34 @@ describe('device events and sync errors', () => {
       insert.mockRestore();
       pipelined.mockRestore();
     }
+  });
+
+  it('reads a batch the device plane stored only for listeners wanting one of its types', async () => {
+    // A service of its own: only this test's listeners.
+    const svc = new DevicesService(t.database.db, new DevicesRepository(t.database.db, t.database.copyFrom, () => false), null, {
+      sweepMs: 0,
+    });
+    const row = (type: string, value: number) => [1, 2, type, null, `e-${value}`, { value }, 1_700_000_000_000, 1_700_000_000_000];
+    const heard: string[] = [];
+    svc.onEvents(
+      async (batch) => {
+        heard.push(...batch.map((e) => `${e.type}:${e.data.value}`));
+      },
+      async (types) => types.includes('door_opened'),
+    );
+    svc.onEvents(
+      async () => undefined,
+      (types) => types.includes('alarm_on'),
+    );
+    // Not JSON at all: read, it would fail (a listener error); no listener wants `sensor`, so it is not read.
+    svc.eventsStored('not json', ['sensor']);
+    svc.eventsStored(JSON.stringify([row('sensor', 1), row('door_opened', 2)]), ['sensor', 'door_opened']);
+    await expect.poll(() => heard).toEqual(['sensor:1', 'door_opened:2']);
+    expect(svc.stats.listenerErrors).toBe(0);
+    // One wanting `alarm_on` reads it: then the text that is not JSON is a listener error.
+    svc.eventsStored('not json', ['alarm_on']);
+    await expect.poll(() => svc.stats.listenerErrors).toBe(1);
+    expect(heard).toEqual(['sensor:1', 'door_opened:2']);
   });
 
   it('stores events in batches, lists them with filters and downloads csv and xlsx', async () => {

@@ -69,6 +69,9 @@ import type {
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
+/** Whether a listener of stored events wants a batch holding these event types (devices.onEvents). */
+export type EventTypesWanted = (types: readonly string[]) => boolean | Promise<boolean>;
+
 /**
  * Queues, in the caller's transaction, a full sync of each of these devices: everything it must hold
  * (identifiers, rules, schedules), replacing whatever it holds. The access area builds it.
@@ -255,7 +258,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   private accounts: DeviceAccounts | null = null;
   /** Broker account changes not yet applied (the broker was away), oldest first. */
   private readonly accountChanges: ((a: DeviceAccounts) => Promise<void>)[] = [];
-  private readonly eventListeners: ((events: readonly NewEvent[]) => Promise<void>)[] = [];
+  private readonly eventListeners: { listener: (events: readonly NewEvent[]) => Promise<void>; wants?: EventTypesWanted }[] = [];
   /** Remote-control sessions frames arrive for, checked against the table at most every few seconds. */
   private readonly sessions = new Map<
     string,
@@ -357,7 +360,10 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       brokerSendSeconds: 300,
       ...opts,
     };
-    this.onEvents((events) => this.relayRemoteDoorOpenings(events));
+    this.onEvents(
+      (events) => this.relayRemoteDoorOpenings(events),
+      (types) => types.includes('door_opened'),
+    );
   }
 
   /**
@@ -924,9 +930,13 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     await this.pump(null);
   }
 
-  /** Who hears of stored device events (access decisions become access events). */
-  onEvents(listener: (events: readonly NewEvent[]) => Promise<void>): void {
-    this.eventListeners.push(listener);
+  /**
+   * Who hears of stored device events (access decisions become access events). `wants`, when given,
+   * says whether a batch holding these event types concerns the listener (when none of its types
+   * does, it is not called: the plane's batches are then not even read).
+   */
+  onEvents(listener: (events: readonly NewEvent[]) => Promise<void>, wants?: EventTypesWanted): void {
+    this.eventListeners.push(wants ? { listener, wants } : { listener });
   }
 
   // --- tasks -------------------------------------------------------------------------------------
@@ -1574,23 +1584,32 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
    * A batch the device plane committed itself (PostgreSQL): told to the listeners of stored events,
    * after the batches before it. One JSON text of the rows (gateways/mqtt/worker/protocol.ts StoredRow).
    */
-  eventsStored(batch: string): void {
-    const rows = JSON.parse(batch) as [number, number, string, string | null, string | null, Record<string, unknown>, number, number][];
-    const events: NewEvent[] = rows.map(([projectId, deviceId, type, identifier, eventId, data, occurred, received]) => ({
-      projectId,
-      deviceId,
-      type,
-      identifier,
-      eventId,
-      data,
-      occurredAt: new Date(occurred),
-      receivedAt: new Date(received),
-    }));
+  eventsStored(batch: string, types?: readonly string[]): void {
+    // Read only when a listener wants one of its types: a flood of events nobody acts on (sensor
+    // readings, say) costs the main thread no JSON parse, no objects and no garbage per event.
+    let events: NewEvent[] | null = null;
+    const read = () => {
+      const rows = JSON.parse(batch) as [number, number, string, string | null, string | null, Record<string, unknown>, number, number][];
+      return rows.map(([projectId, deviceId, type, identifier, eventId, data, occurred, received]) => ({
+        projectId,
+        deviceId,
+        type,
+        identifier,
+        eventId,
+        data,
+        occurredAt: new Date(occurred),
+        receivedAt: new Date(received),
+      }));
+    };
     this.told = this.told.then(async () => {
-      for (const listener of this.eventListeners) {
-        await listener(events).catch(() => {
+      for (const { listener, wants } of this.eventListeners) {
+        try {
+          if (types && wants && !(await wants(types))) continue;
+          events ??= read();
+          await listener(events);
+        } catch {
           this.stats.listenerErrors++;
-        });
+        }
       }
     });
   }
@@ -1786,7 +1805,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     });
     this.told = this.told.then(async () => {
       if (!(await stored)) return;
-      for (const listener of this.eventListeners) {
+      for (const { listener } of this.eventListeners) {
         await listener(batch).catch(() => {
           this.stats.listenerErrors++;
         });

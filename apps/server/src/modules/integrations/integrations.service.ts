@@ -505,6 +505,11 @@ export class IntegrationsService {
    * integration's groups) launches the macro. Only the matching is awaited; the gRPC calls run in
    * the background, at most `maxLaunches` at once, and a failure is logged and counted.
    */
+  /** Whether a batch of stored events of these types holds any that may launch a macro (devices.onEvents). */
+  wantsDeviceEvents(types: readonly string[]): boolean {
+    return types.some((t) => TRIGGERS.has(t));
+  }
+
   async onDeviceEvents(events: readonly DeviceEvent[]): Promise<void> {
     const wanted = events.filter((e) => TRIGGERS.has(e.type));
     if (!wanted.length) return;

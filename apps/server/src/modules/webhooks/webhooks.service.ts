@@ -417,6 +417,11 @@ export class WebhooksService {
 
   /** The enabled endpoints of every project, kept while the change feed is heard (a second when it is not). */
   private async endpointsOf(projectId: number): Promise<Endpoint[]> {
+    return (await this.allEndpoints()).get(projectId) ?? [];
+  }
+
+  /** The enabled endpoints by project (see endpointsOf). */
+  private async allEndpoints(): Promise<Map<number, Endpoint[]>> {
     let all = this.endpoints && Date.now() < this.endpointsUntil ? this.endpoints : undefined;
     if (!all) {
       const generation = this.endpointsGeneration;
@@ -427,11 +432,21 @@ export class WebhooksService {
       all = new Map();
       for (const r of rows) all.set(r.projectId, [...(all.get(r.projectId) ?? []), r]);
       // A change heard while reading: this answer may predate it, so it is used once and not kept.
-      if (generation !== this.endpointsGeneration) return all.get(projectId) ?? [];
+      if (generation !== this.endpointsGeneration) return all;
       this.endpoints = all;
       this.endpointsUntil = this.opts.live?.() ? Number.POSITIVE_INFINITY : Date.now() + 1000;
     }
-    return all.get(projectId) ?? [];
+    return all;
+  }
+
+  /**
+   * Whether any enabled endpoint of any project asked for one of these device event types
+   * (`device.<type>`): a batch of stored events none asked for is not read (devices.onEvents).
+   */
+  async wantsDeviceEvents(types: readonly string[]): Promise<boolean> {
+    const all = await this.allEndpoints();
+    for (const list of all.values()) for (const ep of list) if (types.some((t) => ep.eventTypes.includes(`device.${t}`))) return true;
+    return false;
   }
 
   /** Whether any endpoint of the project asked for a type matching `test` (spares building payloads nobody wants). */

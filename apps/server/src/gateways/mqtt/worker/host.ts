@@ -30,7 +30,7 @@ export const DEFAULT_NICE = 0;
 /** The devices service as the plane calls it: `takeEvents` stores a batch crossing from the plane (PGlite). */
 export type PlaneServices = { [K in PlaneCallMethod]: (...args: never[]) => Promise<unknown> } & {
   /** A batch the plane committed itself (PostgreSQL), for the listeners of stored events. */
-  eventsStored(events: string): void;
+  eventsStored(events: string, types: readonly string[]): void;
 };
 
 export interface DevicePlaneOptions {
@@ -166,7 +166,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
               for (const c of msg.calls) void serviceCall(c).then(answer);
               return;
             case 'stored':
-              services.eventsStored(msg.events);
+              services.eventsStored(msg.events, msg.types);
               return;
             case 'counters':
               current = msg.gateway;

@@ -82,9 +82,10 @@ export type FromPlane =
   | { type: 'calls'; calls: PlaneCall[] }
   /**
    * A batch committed by the plane itself (PostgreSQL), for the main thread's listeners (access
-   * decisions, alarms, webhooks, integrations): one JSON text of the stored rows.
+   * decisions, alarms, webhooks, integrations): one JSON text of the stored rows, and the event
+   * types among them (so that a piece no listener wants is not read at all).
    */
-  | { type: 'stored'; events: string }
+  | { type: 'stored'; events: string; types: string[] }
   | { type: 'counters'; gateway: GatewayStats; intake: IntakeSnapshot; tlsPort: number | null }
   | { type: 'log'; level: LogLevel; obj: object; msg?: string }
   | ({ type: 'answer' } & Answer);

@@ -124,7 +124,11 @@ class DatabaseSink implements EventSink {
     // In pieces of STORED_PIECE rows: each is one task of the main thread's loop (its JSON read and
     // its listeners), so a backlog of fifty thousand committed at once never holds an HTTP answer
     // behind it for long.
-    for (let i = 0; i < rows.length; i += STORED_PIECE) send({ type: 'stored', events: storedJson(rows, texts, i, STORED_PIECE) });
+    for (let i = 0; i < rows.length; i += STORED_PIECE) {
+      const types = new Set<string>();
+      for (let j = i; j < Math.min(rows.length, i + STORED_PIECE); j++) types.add((rows[j] as NewEvent).type);
+      send({ type: 'stored', events: storedJson(rows, texts, i, STORED_PIECE), types: [...types] });
+    }
   }
 
   private async lookUp(client: pg.ClientBase, serials: ReadonlySet<string>, now: number): Promise<void> {
