@@ -1805,10 +1805,17 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     });
     this.told = this.told.then(async () => {
       if (!(await stored)) return;
-      for (const { listener } of this.eventListeners) {
-        await listener(batch).catch(() => {
+      let types: string[] | null = null;
+      for (const { listener, wants } of this.eventListeners) {
+        try {
+          if (wants) {
+            types ??= [...new Set(batch.map((e) => e.type))];
+            if (!(await wants(types))) continue;
+          }
+          await listener(batch);
+        } catch {
           this.stats.listenerErrors++;
-        });
+        }
       }
     });
     return { told: this.told };

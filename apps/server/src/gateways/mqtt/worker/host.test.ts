@@ -79,9 +79,26 @@ describe(`the device plane in its worker thread (${onPostgres ? 'PostgreSQL: eve
   });
 
   it('acknowledges what is stored, stores each event once, and tells the main thread of the stored events', async () => {
+    // The main thread's listeners of stored events: told of the events of types they want, and only those.
+    const heard = new Set<string>();
+    let unwanted = 0;
+    t.app.services.devices.onEvents(
+      async (events) => {
+        for (const e of events) heard.add(e.eventId as string);
+      },
+      (types) => types.includes('sensor'),
+    );
+    t.app.services.devices.onEvents(
+      async () => {
+        unwanted++;
+      },
+      (types) => types.includes('no-such-type'),
+    );
     devices = await publishers(3);
     await Promise.all(devices.map((d) => d.send(2000, 300)));
     expect(await settled(6000)).toMatchObject({ acknowledged: 6000, lost: 0, storedTwice: 0, stored: 6000 });
+    await expect.poll(() => heard.size).toBe(6000);
+    expect(unwanted).toBe(0);
     // Sent again with the same event ids: acknowledged, not stored again.
     const again = devices[0] as AckingPublisher;
     again.rewind();
