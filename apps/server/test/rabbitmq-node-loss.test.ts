@@ -21,7 +21,9 @@ const ready = PG && rabbitmqAvailable() && existsSync(HAPROXY);
 const CLUSTER = process.env.TEST_RABBITMQ_CLUSTER === '1';
 if (!ready) console.warn('rabbitmq-node-loss.test: skipped, needs TEST_DATABASE_URL, rabbitmq-server and haproxy');
 else if (!CLUSTER)
-  console.warn('rabbitmq-node-loss.test: skipped, runs with TEST_RABBITMQ_CLUSTER=1 (three RabbitMQ nodes take up to a minute and a half to start here)');
+  console.warn(
+    'rabbitmq-node-loss.test: skipped, runs with TEST_RABBITMQ_CLUSTER=1 (three RabbitMQ nodes take up to a minute and a half to start here)',
+  );
 
 const rig = new InstanceRig(PG ?? '', 'nodeloss', { login: 'admin', password: 'node-loss-admin-1' }, 'node-loss-secret-node-loss-secret-1');
 let cluster: RabbitCluster | null = null;
