@@ -174,7 +174,7 @@ async function joinCluster(node: RabbitNode, first: RabbitNode): Promise<void> {
 }
 
 export interface RabbitCluster {
-  /** The first node (the others joined it); every node's AMQP URL has the same user, the cluster's. */
+  /** The nodes, the first one being the one the others joined; every AMQP URL has the same user, the cluster's. */
   nodes: (RabbitNode & { cookie: string; epmdPort: number })[];
   /** From the first node's start until the last one joined (ms). */
   startMs: number;
