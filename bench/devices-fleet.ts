@@ -12,14 +12,14 @@ import { Fleet } from '@atrium/device-sim';
 /** What the parent asks of a child. */
 type Command =
   | { cmd: 'start'; url: string; serials: string[]; password: string; concurrency: number; attempts: number }
-  | { cmd: 'events'; total: number; rate: number; window?: number }
+  | { cmd: 'events'; total: number; rate: number; window?: number; ids?: boolean }
   | { cmd: 'stop' };
 
 /** What a child answers. */
 type Answer =
   | { type: 'started'; refused: { serial: string; error: string }[]; retried: number; recovered: number; connected: number }
   | { type: 'sent'; sent: number; ms: number; behind: number; kept: number }
-  | { type: 'acked'; acked: number; failed: number; firstError: string; ms: number }
+  | { type: 'acked'; acked: number; failed: number; firstError: string; ms: number; ids?: string[] }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -34,6 +34,8 @@ export interface EventsOutcome {
 
 export interface AckOutcome {
   acked: number;
+  /** With `ids`: the event id of every acknowledged event (to find each in the table). */
+  ids: string[];
   failed: number;
   firstError: string;
   ackedMs: number;
@@ -140,9 +142,10 @@ export class ProcessFleet {
 
   /**
    * `total` events at `rate` a second in all, each child its share from its connected devices
-   * (round robin, QoS 1). Resolves once all are sent, with a promise of their acknowledgements.
+   * (round robin, QoS 1). Resolves once all are sent, with a promise of their acknowledgements
+   * (with `ids`, each acknowledged event's id too).
    */
-  async events(total: number, rate: number, window?: number): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
+  async events(total: number, rate: number, window?: number, ids = false): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
     const k = this.children.length;
     const t0 = performance.now();
     const sentAnswers: Promise<Extract<Answer, { type: 'sent' }>>[] = [];
@@ -151,11 +154,12 @@ export class ProcessFleet {
       const share = Math.floor(total / k) + (i < total % k ? 1 : 0);
       sentAnswers.push(this.next(child, 'sent'));
       ackAnswers.push(this.next(child, 'acked'));
-      child.send({ cmd: 'events', total: share, rate: rate / k, ...(window ? { window } : {}) } satisfies Command);
+      child.send({ cmd: 'events', total: share, rate: rate / k, ...(window ? { window } : {}), ...(ids ? { ids } : {}) } satisfies Command);
     });
     // Both are listened for from the start: a child may answer 'acked' right after 'sent'.
     const acked = Promise.all(ackAnswers).then((a) => ({
       acked: a.reduce((n, x) => n + x.acked, 0),
+      ids: a.flatMap((x) => x.ids ?? []),
       failed: a.reduce((n, x) => n + x.failed, 0),
       firstError: a.find((x) => x.firstError)?.firstError ?? '',
       ackedMs: performance.now() - t0,
@@ -228,6 +232,7 @@ function child(): void {
           let failed = 0;
           let firstError = '';
           let behind = 0;
+          const ackedIds: string[] = [];
           // With a window, a device holds at most that many events unacknowledged (as a panel does,
           // keeping the rest in its own storage): what is offered beyond it is kept, not sent.
           let kept = 0;
@@ -250,10 +255,13 @@ function child(): void {
                 sent++;
                 inFlight.set(d, (inFlight.get(d) ?? 0) + 1);
                 const settle = () => inFlight.set(d, (inFlight.get(d) ?? 1) - 1);
-                d.event({ type: 'sensor', data: { sensor: 'bench', value: i } }).then(
+                // Unique within the fleet: a device's serial and this child's count.
+                const eventId = `${d.serial}-${i}`;
+                d.event({ event_id: eventId, type: 'sensor', data: { sensor: 'bench', value: i } }).then(
                   () => {
                     settle();
                     acked++;
+                    if (c.ids) ackedIds.push(eventId);
                   },
                   (e: Error) => {
                     settle();
@@ -271,7 +279,7 @@ function child(): void {
           });
           answer({ type: 'sent', sent, ms: performance.now() - t0, behind, kept });
           while (acked + failed < sent) await new Promise((r) => setTimeout(r, 50));
-          answer({ type: 'acked', acked, failed, firstError, ms: performance.now() - t0 });
+          answer({ type: 'acked', acked, failed, firstError, ms: performance.now() - t0, ...(c.ids ? { ids: ackedIds } : {}) });
           return;
         }
         case 'stop':

@@ -6,6 +6,7 @@ const known: Record<string, () => Promise<unknown>> = {
   lists: () => import('./lists.js').then((m) => m.run()),
   devices: () => import('./devices.js').then((m) => m.run()),
   'devices-outage': () => import('./devices-outage.js').then((m) => m.run()),
+  cluster: () => import('./cluster.js').then((m) => m.run()),
   access: () => import('./access.js').then((m) => m.run()),
   sip: () => import('./sip.js').then((m) => m.run()),
   'sip-fuzz': () => import('./sip-fuzz.js').then((m) => m.run()),

@@ -90,6 +90,16 @@ describe('configuration', () => {
     expect(loadConfig({}).production).toBe(false);
   });
 
+  it('reads the RabbitMQ queue name and the shared subscription switch for several instances', () => {
+    const rabbit = { AMQP_URL: 'amqp://atrium:secret@127.0.0.1:5672', MQTT_URL: 'mqtt://127.0.0.1:1883' };
+    expect(loadConfig(rabbit).amqpQueue).toBe('atrium.devices');
+    expect(loadConfig({ ...rabbit, AMQP_QUEUE: 'site-2.devices' }).amqpQueue).toBe('site-2.devices');
+    expect(() => loadConfig({ ...rabbit, AMQP_QUEUE: 'amq.devices' })).toThrow(/AMQP_QUEUE must be/);
+    expect(() => loadConfig({ ...rabbit, AMQP_QUEUE: 'two words' })).toThrow(/AMQP_QUEUE must be/);
+    expect(loadConfig({ MQTT_URL: 'mqtt://127.0.0.1:1883' }).mqttShared).toBe(false);
+    expect(loadConfig({ MQTT_URL: 'mqtt://127.0.0.1:1883', MQTT_SHARED_SUBSCRIPTION: 'true' }).mqttShared).toBe(true);
+  });
+
   it('treats empty variables as absent', () => {
     expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
   });

@@ -81,6 +81,14 @@ const EnvSchema = z.object({
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'tcp:', 'ws:', 'wss:']),
   // RabbitMQ as the devices' broker: Atrium reads and writes over AMQP; MQTT_URL is then the MQTT listener devices use.
   AMQP_URL: url('AMQP_URL', ['amqp:', 'amqps:']),
+  // The durable quorum queue every instance consumes devices' messages from: one name for all instances of a site.
+  AMQP_QUEUE: z
+    .string()
+    .regex(
+      /^(?!amq\.)[\w.:-]{1,255}$/,
+      'AMQP_QUEUE must be 1 to 255 letters, digits, dots, colons, dashes or underscores, not starting with amq. (RabbitMQ keeps those)',
+    )
+    .default('atrium.devices'),
   // Who may ask /broker-auth/rabbitmq (RabbitMQ's HTTP auth backend): addresses and CIDRs, `loopback`.
   BROKER_AUTH_FROM: z
     .string()
@@ -185,6 +193,8 @@ export interface Config {
    * RabbitMQ asks Atrium who may sign in (/broker-auth/rabbitmq).
    */
   amqpUrl: string | undefined;
+  /** The durable quorum queue of devices' messages the instances share as competing consumers (AMQP_QUEUE, default atrium.devices). */
+  amqpQueue: string;
   /** The addresses RabbitMQ's auth backend asks from (BROKER_AUTH_FROM); every other caller gets 404. */
   brokerAuthFrom: string[];
   mqttPort: number;
@@ -315,11 +325,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     mqttUrl: e.MQTT_URL,
     amqpUrl: e.AMQP_URL,
+    amqpQueue: e.AMQP_QUEUE,
     brokerAuthFrom: e.BROKER_AUTH_FROM.split(',').map((a) => a.trim()),
     mqttPort: e.MQTT_PORT,
     mqttsPort: e.MQTTS_PORT,
     mqttHost: e.MQTT_HOST ?? e.HOST,
     mqttDynsec: e.MQTT_DYNSEC === 'true',
+    mqttShared: e.MQTT_SHARED_SUBSCRIPTION === 'true',
     mqttClientId:
       e.MQTT_CLIENT_ID ??
       `atrium-server-${os

@@ -20,7 +20,7 @@ async function startDevicePlaneIfFree(config: Config, app: AppInstance, tls: Bro
   let broker: PlaneBroker;
   if (config.amqpUrl) {
     // RabbitMQ: the devices on its MQTT plugin, every instance a competing consumer over AMQP.
-    broker = { kind: 'amqp', url: config.amqpUrl };
+    broker = { kind: 'amqp', url: config.amqpUrl, queue: config.amqpQueue };
   } else if (config.mqttUrl) {
     // Several instances share an external broker: each device message reaches one of them.
     broker = {

@@ -19,3 +19,15 @@ export function udpPortFree(port: number, host: string): Promise<boolean> {
     sock.bind(port, host, () => sock.close(() => resolve(true)));
   });
 }
+
+/** A TCP port free on 127.0.0.1 now (the system's choice): for tests and benches that start servers of their own. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}

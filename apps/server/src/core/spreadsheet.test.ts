@@ -1,12 +1,12 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
 import { checkXlsx, ErrorList, ImportSlots, rowLimiter, SPREADSHEET_LIMITS } from './spreadsheet.js';
-import { cleanStaleUploads } from './uploads.js';
+import { cleanStaleUploads, uploadPath } from './uploads.js';
 
 // Issue 9: upload bombs. Each file is built here: an archive whose parts expand far beyond their
 // size, a huge shared string, XML entities, a truncated archive.
@@ -140,16 +140,26 @@ describe('row limits, error lists, import slots, stale uploads', () => {
     await expect(slots.run(async () => 1)).resolves.toBe(1);
   });
 
-  it('removes the uploads of processes that no longer run, keeping its own', async () => {
+  it('removes the uploads of processes that no longer run, keeping its own and those of other machines', async () => {
     const data = mkdtempSync(path.join(tmpdir(), 'atrium-uploads-'));
-    const dead = path.join(data, 'tmp', '999999');
+    const host = hostname().replace(/[^\w.-]/g, '-');
+    const dead = path.join(data, 'tmp', `${host}-999999`);
+    const deadBefore = path.join(data, 'tmp', '999998');
+    // Another machine's instance sharing DATA_DIR: its process id means nothing here.
+    const elsewhere = path.join(data, 'tmp', 'other-machine-999999');
     const mine = path.join(data, 'tmp', String(process.pid));
-    for (const d of [dead, mine]) mkdirSync(d, { recursive: true });
+    for (const d of [dead, deadBefore, elsewhere, mine]) mkdirSync(d, { recursive: true });
     writeFileSync(path.join(dead, 'left.xlsx'), 'x');
+    writeFileSync(path.join(elsewhere, 'reading.xlsx'), 'x');
     writeFileSync(path.join(data, 'tmp', 'loose.xlsx'), 'x');
     writeFileSync(path.join(mine, 'reading.xlsx'), 'x');
-    expect(await cleanStaleUploads(data)).toBe(2);
+    expect(await cleanStaleUploads(data)).toBe(3);
     expect(existsSync(dead)).toBe(false);
+    expect(existsSync(deadBefore)).toBe(false);
+    expect(existsSync(path.join(elsewhere, 'reading.xlsx'))).toBe(true);
     expect(existsSync(path.join(mine, 'reading.xlsx'))).toBe(true);
+    const upload = await uploadPath(data, '.xlsx');
+    expect(path.basename(path.dirname(upload))).toBe(`${host}-${process.pid}`);
+    expect(await cleanStaleUploads(data)).toBe(0);
   });
 });

@@ -52,6 +52,8 @@ export interface MqttGatewayOptions {
    * reads their messages over AMQP (see linkAmqp) instead of as an MQTT client.
    */
   amqp?: string;
+  /** The durable quorum queue the instances share at `amqp` (AMQP_QUEUE; default atrium.devices). */
+  amqpQueue?: string;
   username?: string | undefined;
   password?: string | undefined;
   handlers: GatewayHandlers;
@@ -171,6 +173,7 @@ export class MqttGateway implements DeviceGateway {
   private constructor(options: MqttGatewayOptions) {
     this.opts = {
       shared: false,
+      amqpQueue: 'atrium.devices',
       flushMs: 30_000,
       presenceCheckMs: 1000,
       staleHeartbeats: 3,
@@ -366,7 +369,7 @@ export class MqttGateway implements DeviceGateway {
    */
   private linkAmqp(url: string): Link {
     const exchange = 'amq.topic';
-    const queue = process.env.AMQP_QUEUE ?? 'atrium.devices';
+    const queue = this.opts.amqpQueue;
     const toKey = (filter: string) => filter.replaceAll('/', '.').replaceAll('+', '*');
     const toTopic = (key: string) => key.replaceAll('.', '/');
     let connection: amqp.ChannelModel | null = null;

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../../test/instances.js';
+import { freePort } from '../../core/ports.js';
 
 /**
  * A RabbitMQ node of its own for the tests (Debian's `rabbitmq-server`, with its MQTT plugin and
@@ -53,6 +53,8 @@ export interface RabbitNodeOptions {
   authUrl: string;
   /** Share a cluster: same cookie and port mapper as these nodes, joined to the first. */
   joinOf?: RabbitNode & { cookie: string; epmdPort: number };
+  /** With `joinOf`: boot with its cookie and port mapper but do not join yet (startRabbitCluster joins one at a time). */
+  bootOnly?: boolean;
 }
 
 export async function startRabbitNode(opts: RabbitNodeOptions): Promise<RabbitNode & { cookie: string; epmdPort: number }> {
@@ -161,10 +163,52 @@ export async function startRabbitNode(opts: RabbitNodeOptions): Promise<RabbitNo
     }
     await new Promise((r) => setTimeout(r, 250));
   }
-  if (opts.joinOf) {
-    await ctl('stop_app');
-    await ctl('join_cluster', opts.joinOf.name);
-    await ctl('start_app');
-  }
+  if (opts.joinOf && !opts.bootOnly) await joinCluster(node, opts.joinOf);
   return node;
+}
+
+async function joinCluster(node: RabbitNode, first: RabbitNode): Promise<void> {
+  await node.ctl('stop_app');
+  await node.ctl('join_cluster', first.name);
+  await node.ctl('start_app');
+}
+
+export interface RabbitCluster {
+  /** The nodes, the first one being the one the others joined; every AMQP URL has the same user, the cluster's. */
+  nodes: (RabbitNode & { cookie: string; epmdPort: number })[];
+  /** From the first node's start until the last one joined (ms). */
+  startMs: number;
+  /** Stops every node still running (the joined ones first, the first last: it owns the port mapper). */
+  stop(): Promise<void>;
+}
+
+/**
+ * `size` nodes clustered on free ports (three: a quorum queue then keeps a majority when one is
+ * lost). The first boots, the others boot together with its cookie and port mapper, then join it one
+ * at a time (two joins at once race on the cluster's membership).
+ */
+export async function startRabbitCluster(size: number, opts: { authUrl: string }): Promise<RabbitCluster> {
+  const t0 = performance.now();
+  const first = await startRabbitNode({ authUrl: opts.authUrl });
+  const nodes: RabbitCluster['nodes'] = [first];
+  const stop = async () => {
+    for (const n of nodes.slice(1).reverse()) await n.stop();
+    await first.stop();
+  };
+  try {
+    const booted = await Promise.allSettled(
+      Array.from({ length: size - 1 }, () => startRabbitNode({ authUrl: opts.authUrl, joinOf: first, bootOnly: true })),
+    );
+    for (const b of booted) if (b.status === 'fulfilled') nodes.push(b.value);
+    const failed = booted.find((b) => b.status === 'rejected');
+    if (failed) throw failed.reason;
+    for (const n of nodes.slice(1)) await joinCluster(n, first);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  // Atrium signs in as the first node's user: the joined nodes took the cluster's users when they joined.
+  const user = new URL(first.amqpUrl);
+  for (const n of nodes) n.amqpUrl = `amqp://${user.username}:${user.password}@127.0.0.1:${n.amqpPort}`;
+  return { nodes, startMs: performance.now() - t0, stop };
 }

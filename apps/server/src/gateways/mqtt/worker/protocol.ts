@@ -16,7 +16,7 @@ export type PlaneBroker =
   | { kind: 'embedded'; port: number; host: string; internal: InternalCredential; tls: BrokerTls | null }
   | { kind: 'external'; url: string; clientId?: string; shared: boolean }
   /** RabbitMQ: devices on its MQTT plugin, Atrium over AMQP (competing consumers of one durable queue). */
-  | { kind: 'amqp'; url: string };
+  | { kind: 'amqp'; url: string; queue: string };
 
 export interface DevicePlaneData {
   broker: PlaneBroker;

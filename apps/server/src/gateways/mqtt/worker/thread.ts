@@ -275,7 +275,7 @@ async function start(given: DevicePlaneData): Promise<void> {
     }
     gateway = MqttGateway.start({ local: broker.local, handlers, log });
   } else if (b.kind === 'amqp') {
-    gateway = MqttGateway.start({ amqp: b.url, handlers, log });
+    gateway = MqttGateway.start({ amqp: b.url, amqpQueue: b.queue, handlers, log });
   } else {
     const url = new URL(b.url);
     const username = url.username ? decodeURIComponent(url.username) : undefined;
