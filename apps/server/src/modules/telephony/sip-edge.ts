@@ -105,14 +105,16 @@ export class SipEdge {
     const speechId = req.speechId || req.callId;
     const sos = route.kind === 'fork' && route.sos;
     const at = Date.now();
-    this.recorder.onCallEvent({ type: 'created', callId: req.callId, caller, callee: req.callee, sos, speechId, at });
+    // Kamailio asks again on another instance when an answer did not reach it: the call is recorded once.
+    const retried = (await this.recordStatus(req.callId)) !== null;
+    if (!retried) this.recorder.onCallEvent({ type: 'created', callId: req.callId, caller, callee: req.callee, sos, speechId, at });
     const stages = route.kind === 'fork' ? route.stages.map(edgeStage).filter((s) => s.numbers.length + s.uris.length > 0) : [];
     if (route.kind === 'reject' || stages.length === 0) {
       const status = route.kind === 'reject' ? route.status : 480;
       const reason = route.kind === 'reject' ? route.reason : 'Temporarily Unavailable';
       // Nothing to ring at all is a failure, not a call nobody picked up.
       const outcome = route.kind === 'reject' ? outcomeOf(status) : 'failed';
-      this.recorder.onCallEvent({ type: 'ended', callId: req.callId, outcome, status, at });
+      if (!retried) this.recorder.onCallEvent({ type: 'ended', callId: req.callId, outcome, status, at });
       await this.recorder.flush();
       return { action: 'reject', status, reason };
     }
@@ -135,12 +137,18 @@ export class SipEdge {
     if (e.type === 'forwarded')
       this.recorder.onCallEvent({ type: 'forwarded', callId: e.callId, reason: e.reason, numbers: e.numbers, at });
     if (e.type === 'answered') this.recorder.onCallEvent({ type: 'answered', callId: e.callId, by: await this.answerer(e), at });
-    if (e.type === 'ended') {
+    // An end reported again (its answer lost on the way back) has its history row already.
+    if (e.type === 'ended' && (await this.recordStatus(e.callId)) !== 'destroyed') {
       // Unreachable (no contact of the last stage could be rung) is a failure, not a call nobody answered.
       const outcome = e.unreachable ? 'failed' : outcomeOf(e.status);
       this.recorder.onCallEvent({ type: 'ended', callId: e.callId, outcome, status: e.status, at });
     }
     await this.recorder.flush();
+  }
+
+  private async recordStatus(callId: string): Promise<string | null> {
+    const [row] = await queryRows<{ status: string }>(this.db, sql`SELECT status FROM call_records WHERE sip_call_id = ${callId}`);
+    return row?.status ?? null;
   }
 
   /** The number whose contact answered: its registration's, else the number the call was for. */

@@ -1,0 +1,233 @@
+// Kamailio at the SIP edge (deploy/kamailio/kamailio.cfg, as an operator runs it) in front of two
+// Atrium processes (src/main.ts with SIP_EDGE=kamailio) on one PostgreSQL database: phones register
+// with Kamailio against the numbers made through Atrium's API, a call between them is routed by
+// asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
+// `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
+// call rings, the call still connects and is recorded, and new calls route through the survivor.
+
+import dgram from 'node:dgram';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
+import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
+
+const KAMAILIO = '/usr/sbin/kamailio';
+const KAMAILIO_CFG = path.resolve(import.meta.dirname, '../../../deploy/kamailio/kamailio.cfg');
+const PG = process.env.TEST_DATABASE_URL;
+
+const haveKamailio = existsSync(KAMAILIO);
+if (!haveKamailio) console.warn('SIP edge test skipped: /usr/sbin/kamailio (Debian package kamailio) is missing');
+if (haveKamailio && !baresipInstalled()) console.warn('SIP edge test skipped: baresip (with its aufile module) is missing');
+if (haveKamailio && !PG) console.warn('SIP edge test skipped: it needs PostgreSQL (TEST_DATABASE_URL), which Kamailio reads too');
+
+const rig = new InstanceRig(
+  PG ?? '',
+  'sipedge',
+  { login: 'admin', password: 'sip-edge-admin-pass-1' },
+  'sip-edge-test-secret-sip-edge-test-1',
+);
+const EDGE = { SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'loopback' };
+
+/** An OPTIONS to Kamailio's UDP port: true once it answers 200. */
+function optionsAnswered(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      s.close();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 500);
+    s.on('message', (m) => done(/^SIP\/2\.0 200/.test(m.toString())));
+    s.bind(0, '127.0.0.1', () => {
+      const local = s.address().port;
+      const branch = `z9hG4bK${Math.random().toString(36).slice(2)}`;
+      const msg = [
+        `OPTIONS sip:127.0.0.1:${port} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=${branch};rport`,
+        'Max-Forwards: 70',
+        `From: <sip:probe@127.0.0.1>;tag=${branch}`,
+        `To: <sip:127.0.0.1:${port}>`,
+        `Call-ID: ${branch}@probe`,
+        'CSeq: 1 OPTIONS',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n');
+      s.send(msg, port, '127.0.0.1');
+    });
+  });
+}
+
+let a: Instance;
+let b: Instance;
+let api: Api;
+let sipPort = 0;
+let kamailio: { output(): string };
+let runDir = '';
+const phones: BaresipUa[] = [];
+
+const PASSWORD = (n: string) => `Edge${n}pass`;
+
+async function phone(number: string, answerMode: 'auto' | 'manual' = 'auto'): Promise<BaresipUa> {
+  const ua = await startBaresip({ number, password: PASSWORD(number), server: { host: '127.0.0.1', port: sipPort }, answerMode });
+  phones.push(ua);
+  await ua.waitFor(new RegExp(`${number}@127\\.0\\.0\\.1: \\{0/UDP/v4\\} 200 OK`), 15_000);
+  return ua;
+}
+
+/** The history row of the latest call from `from` to `to` (call_history, written by whichever instance heard the end). */
+async function historyOf(from: string, to: string): Promise<{ status: string; answered_by: string }> {
+  let row = '';
+  await waitFor(
+    () => {
+      row = rig.psql(
+        `SELECT status || '|' || coalesce(answered_by, '') FROM call_history WHERE from_number = '${from}' AND to_number = '${to}' ORDER BY id DESC LIMIT 1`,
+      );
+      return row !== '';
+    },
+    () => `history of ${from} -> ${to}\n${kamailio.output().slice(-3000)}`,
+    15_000,
+  );
+  const [status = '', answered_by = ''] = row.split('|');
+  return { status, answered_by };
+}
+
+const historyCount = () => Number(rig.psql('SELECT count(*) FROM call_history'));
+
+async function talk(caller: BaresipUa, callee: BaresipUa, number: string) {
+  caller.command(`/dial sip:${number}@127.0.0.1:${sipPort}`);
+  await caller.waitFor(/Call established/, 15_000);
+  await callee.waitFor(/Call established/, 15_000);
+  await new Promise((r) => setTimeout(r, 1500));
+  caller.command('/hangup');
+  await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+  await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+}
+
+describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP edge, two Atrium instances', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    rig.createDatabase();
+    // One after the other: the first creates the schema, the project and Kamailio's tables.
+    a = await rig.start('edge-a', { env: EDGE, timeoutMs: 120_000 });
+    b = await rig.start('edge-b', { env: EDGE, timeoutMs: 120_000 });
+    ({ api } = await rig.signIn(a.base));
+    const domains = await api('GET', '/domains');
+    const root = (domains.data as unknown as { id: number }[])[0]!.id;
+    for (const n of ['7101', '7102', '7103', '7104']) {
+      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
+      expect(res.status, JSON.stringify(res.data)).toBe(200);
+    }
+    sipPort = await freePort();
+    runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
+    kamailio = rig.spawnLogged(
+      KAMAILIO,
+      [
+        '-DD',
+        '-E',
+        '-f',
+        KAMAILIO_CFG,
+        '-l',
+        `udp:127.0.0.1:${sipPort}`,
+        '-n',
+        '2',
+        '-Y',
+        runDir,
+        '-w',
+        runDir,
+        '-m',
+        '64',
+        '-M',
+        '16',
+        '-A',
+        `DB_URL="${rig.databaseUrl}"`,
+        // The instance killed below is the one asked first.
+        '-A',
+        `ATRIUM_URLS="${a.base},${b.base}"`,
+      ],
+      {},
+    );
+    await waitFor(
+      () => optionsAnswered(sipPort),
+      () => `kamailio\n${kamailio.output().slice(-5000)}`,
+      30_000,
+    );
+  }, 360_000);
+
+  afterAll(async () => {
+    // SIP_EDGE_TEST_LOG=<file>: Kamailio's and the instances' output, to see why a call went wrong.
+    if (process.env.SIP_EDGE_TEST_LOG)
+      writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
+    for (const p of phones.splice(0)) await p.stop();
+    await rig.close();
+    if (runDir) rmSync(runDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('registers phones in PostgreSQL with digest against the numbers made through the API', async () => {
+    await phone('7101');
+    await phone('7102');
+    const rows = rig.psql("SELECT username FROM kamailio_location WHERE username IN ('7101', '7102') ORDER BY username");
+    expect(rows.split('\n')).toEqual(['7101', '7102']);
+  });
+
+  it('refuses a phone with a wrong password', async () => {
+    const ua = await startBaresip({ number: '7103', password: 'Wrong7103pw', server: { host: '127.0.0.1', port: sipPort } });
+    phones.push(ua);
+    await ua.waitFor(/sip:7103@127\.0\.0\.1:\d+: 40[13] /, 15_000);
+    await ua.stop();
+    phones.splice(phones.indexOf(ua), 1);
+    expect(rig.psql("SELECT count(*) FROM kamailio_location WHERE username = '7103'")).toBe('0');
+  });
+
+  it('connects a call asked of Atrium, audio both ways, and Atrium records it', async () => {
+    const [caller, callee] = phones as [BaresipUa, BaresipUa];
+    await talk(caller, callee, '7102');
+    expect(caller.rtpStats()?.received).toBeGreaterThan(30);
+    expect(callee.rtpStats()?.received).toBeGreaterThan(30);
+    expect(await historyOf('7101', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+    // The console's call history (the API of either instance) shows it.
+    const { api: viaB } = await rig.signIn(b.base);
+    const history = await viaB('GET', '/calls/history/items');
+    expect(JSON.stringify(history.data)).toContain('7102');
+  });
+
+  it('an unreachable callee: 480 to the caller, recorded as failed, not as no answer', async () => {
+    const caller = phones[0]!;
+    const before = historyCount();
+    caller.command(`/dial sip:7103@127.0.0.1:${sipPort}`);
+    await caller.waitFor(/480 Temporarily Unavailable/, 15_000);
+    await waitFor(
+      () => historyCount() > before,
+      () => 'history of the unreachable call',
+      15_000,
+    );
+    expect((await historyOf('7101', '7103')).status).toBe('failed');
+  });
+
+  it('kill -9 of the instance asked first while a call rings: the call connects and is recorded, new calls route via the survivor', async () => {
+    const caller = phones[0]!;
+    const callee = await phone('7104', 'manual');
+    caller.command(`/dial sip:7104@127.0.0.1:${sipPort}`);
+    await callee.waitFor(/Incoming call/i, 15_000);
+    await kill9(a);
+    callee.command('/accept');
+    await caller.waitFor(/Call established/, 15_000);
+    await callee.waitFor(/Call established/, 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    caller.command('/hangup');
+    await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7104' });
+
+    const [, other] = phones as [BaresipUa, BaresipUa];
+    const before = historyCount();
+    await talk(caller, other, '7102');
+    await waitFor(
+      () => historyCount() > before,
+      () => 'history of the call after the kill',
+      15_000,
+    );
+    expect(await historyOf('7101', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+  });
+});
