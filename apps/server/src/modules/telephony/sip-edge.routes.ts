@@ -1,4 +1,4 @@
-import { SipEdgeEventSchema, SipEdgeRouteRequestSchema } from '@atrium/contract';
+import { SipEdgeEventSchema, SipEdgeRouteRequestSchema, SipEdgeRouteSchema } from '@atrium/contract';
 import type { AppInstance } from '../../app.js';
 import { brokerAuthCallers } from '../devices/broker-auth.routes.js';
 import { ensureEdgeSchema, SipEdge } from './sip-edge.js';
@@ -35,8 +35,10 @@ export async function sipEdgeRoutes(app: AppInstance): Promise<void> {
   const tags = ['telephony'];
   const hide = true;
 
-  app.post('/sip-edge/route', { config: { public: true }, schema: { tags, hide, body: SipEdgeRouteRequestSchema } }, async (req) =>
-    sipEdge.route(req.body),
+  app.post(
+    '/sip-edge/route',
+    { config: { public: true }, schema: { tags, hide, body: SipEdgeRouteRequestSchema, response: { 200: SipEdgeRouteSchema } } },
+    async (req) => sipEdge.route(req.body),
   );
 
   app.post('/sip-edge/event', { config: { public: true }, schema: { tags, hide, body: SipEdgeEventSchema } }, async (req, reply) => {
