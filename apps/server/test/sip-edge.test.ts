@@ -68,6 +68,7 @@ let sipPort = 0;
 let kamailio: { output(): string };
 let runDir = '';
 const phones: BaresipUa[] = [];
+const numberIds = new Map<string, number>();
 
 const PASSWORD = (n: string) => `Edge${n}pass`;
 
@@ -116,9 +117,10 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
     const root = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104']) {
+    for (const n of ['7101', '7102', '7103', '7104', '7105']) {
       const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
+      numberIds.set(n, Number(res.data.id));
     }
     sipPort = await freePort();
     runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
@@ -206,21 +208,33 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     expect((await historyOf('7101', '7103')).status).toBe('failed');
   });
 
-  it('kill -9 of the instance asked first while a call rings: the call connects and is recorded, new calls route via the survivor', async () => {
-    const caller = phones[0]!;
-    const callee = await phone('7104', 'manual');
+  it('kill -9 of the instance asked first while one call rings and another is up: both go on and are recorded, new calls route via the survivor', async () => {
+    const [caller, other] = phones as [BaresipUa, BaresipUa];
+    const ringing = await phone('7104', 'manual');
+    const talker = await phone('7105');
+    // A call up before the kill.
+    talker.command(`/dial sip:7102@127.0.0.1:${sipPort}`);
+    await talker.waitFor(/Call established/, 15_000);
+    await other.waitFor(/Call established/, 15_000);
+    // A call ringing at the kill.
     caller.command(`/dial sip:7104@127.0.0.1:${sipPort}`);
-    await callee.waitFor(/Incoming call/i, 15_000);
+    await ringing.waitFor(/Incoming call/i, 15_000);
     await kill9(a);
-    callee.command('/accept');
+    ringing.command('/accept');
     await caller.waitFor(/Call established/, 15_000);
-    await callee.waitFor(/Call established/, 15_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    await ringing.waitFor(/Call established/, 15_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    // The call up since before the kill still carries audio both ways.
+    talker.command('/hangup');
+    await talker.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    await other.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    expect(talker.rtpStats()?.received).toBeGreaterThan(50);
+    expect(other.rtpStats()?.received).toBeGreaterThan(50);
+    expect(await historyOf('7105', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
     caller.command('/hangup');
-    await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    await ringing.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
     expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7104' });
 
-    const [, other] = phones as [BaresipUa, BaresipUa];
     const before = historyCount();
     await talk(caller, other, '7102');
     await waitFor(
@@ -229,5 +243,36 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       15_000,
     );
     expect(await historyOf('7101', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+  });
+
+  it("rings a number's forward target when it does not answer in its rule's time (the survivor decides)", async () => {
+    const { api: viaB } = await rig.signIn(b.base);
+    const rules = { redirect_if_no_answer: { timeout: 2, numbers: ['7102'] } };
+    const res = await viaB('PATCH', `/sip-numbers/${numberIds.get('7104')}`, { forward_mode: 'manual', forward_rules: rules });
+    expect(res.status, JSON.stringify(res.data)).toBe(200);
+    const [caller, other, ringing] = phones as [BaresipUa, BaresipUa, BaresipUa];
+    const rang = ringing.output().match(/Incoming call/gi)?.length ?? 0;
+    const answers = other.output().match(/Call established/g)?.length ?? 0;
+    const at = Date.now();
+    caller.command(`/dial sip:7104@127.0.0.1:${sipPort}`);
+    await waitFor(
+      () => (ringing.output().match(/Incoming call/gi)?.length ?? 0) > rang,
+      () => '7104 ringing',
+      15_000,
+    );
+    // 7104 never answers: after 2 s, 7102 rings and answers.
+    await waitFor(
+      () => (other.output().match(/Call established/g)?.length ?? 0) > answers,
+      () => `7102 answering the forwarded call\n${kamailio.output().slice(-3000)}`,
+      15_000,
+    );
+    expect(Date.now() - at).toBeGreaterThanOrEqual(1900);
+    caller.command('/hangup');
+    await waitFor(
+      () => rig.psql("SELECT count(*) FROM call_history WHERE from_number = '7101' AND to_number = '7104'") === '2',
+      () => 'history of the forwarded call',
+      15_000,
+    );
+    expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7102' });
   });
 });
