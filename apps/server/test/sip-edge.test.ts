@@ -3,7 +3,9 @@
 // with Kamailio against the numbers made through Atrium's API, a call between them is routed by
 // asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
 // `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
-// call rings, the call still connects and is recorded, and new calls route through the survivor.
+// call rings and another is up, both go on and are recorded, and new calls route through the
+// survivor (a forward rule's no-answer stage included). A second Kamailio, with rtpengine, reaches a
+// phone registered through the first.
 
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
+import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
 const KAMAILIO = '/usr/sbin/kamailio';
@@ -61,6 +64,26 @@ function optionsAnswered(port: number): Promise<boolean> {
   });
 }
 
+/** Kamailio with deploy/kamailio/kamailio.cfg on a UDP port, Atrium's database and instances, and more `-A` definitions. */
+async function startKamailio(port: number, atriumUrls: string, defines: string[] = []): Promise<{ output(): string }> {
+  const dir = mkdtempSync(path.join(runDir, 'run-'));
+  const k = rig.spawnLogged(
+    KAMAILIO,
+    [
+      ...['-DD', '-E', '-f', KAMAILIO_CFG, '-l', `udp:127.0.0.1:${port}`, '-n', '2', '-Y', dir, '-w', dir, '-m', '64', '-M', '16'],
+      ...['-A', `DB_URL="${rig.databaseUrl}"`, '-A', `ATRIUM_URLS="${atriumUrls}"`],
+      ...defines.flatMap((d) => ['-A', d]),
+    ],
+    {},
+  );
+  await waitFor(
+    () => optionsAnswered(port),
+    () => `kamailio\n${k.output().slice(-5000)}`,
+    30_000,
+  );
+  return k;
+}
+
 let a: Instance;
 let b: Instance;
 let api: Api;
@@ -69,11 +92,12 @@ let kamailio: { output(): string };
 let runDir = '';
 const phones: BaresipUa[] = [];
 const numberIds = new Map<string, number>();
+let rtpengine: RtpengineProcess | null = null;
 
 const PASSWORD = (n: string) => `Edge${n}pass`;
 
-async function phone(number: string, answerMode: 'auto' | 'manual' = 'auto'): Promise<BaresipUa> {
-  const ua = await startBaresip({ number, password: PASSWORD(number), server: { host: '127.0.0.1', port: sipPort }, answerMode });
+async function phone(number: string, answerMode: 'auto' | 'manual' = 'auto', port = sipPort): Promise<BaresipUa> {
+  const ua = await startBaresip({ number, password: PASSWORD(number), server: { host: '127.0.0.1', port }, answerMode });
   phones.push(ua);
   await ua.waitFor(new RegExp(`${number}@127\\.0\\.0\\.1: \\{0/UDP/v4\\} 200 OK`), 15_000);
   return ua;
@@ -117,45 +141,15 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
     const root = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105']) {
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106']) {
       const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
     }
     sipPort = await freePort();
     runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
-    kamailio = rig.spawnLogged(
-      KAMAILIO,
-      [
-        '-DD',
-        '-E',
-        '-f',
-        KAMAILIO_CFG,
-        '-l',
-        `udp:127.0.0.1:${sipPort}`,
-        '-n',
-        '2',
-        '-Y',
-        runDir,
-        '-w',
-        runDir,
-        '-m',
-        '64',
-        '-M',
-        '16',
-        '-A',
-        `DB_URL="${rig.databaseUrl}"`,
-        // The instance killed below is the one asked first.
-        '-A',
-        `ATRIUM_URLS="${a.base},${b.base}"`,
-      ],
-      {},
-    );
-    await waitFor(
-      () => optionsAnswered(sipPort),
-      () => `kamailio\n${kamailio.output().slice(-5000)}`,
-      30_000,
-    );
+    // The instance killed below is the one asked first.
+    kamailio = await startKamailio(sipPort, `${a.base},${b.base}`);
   }, 360_000);
 
   afterAll(async () => {
@@ -164,6 +158,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
     for (const p of phones.splice(0)) await p.stop();
     await rig.close();
+    await rtpengine?.stop();
     if (runDir) rmSync(runDir, { recursive: true, force: true });
   }, 60_000);
 
@@ -275,4 +270,28 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     );
     expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7102' });
   });
+
+  it.skipIf(!rtpengineInstalled())(
+    'a second Kamailio, with rtpengine, calls a phone registered through the first: registrations are shared, media relayed',
+    async () => {
+      rtpengine = await startRtpengine();
+      const port = await freePort();
+      await startKamailio(port, b.base, ['WITH_RTPENGINE', `RTPENGINE_SOCK="${rtpengine.url}"`]);
+      const caller = await phone('7106', 'auto', port);
+      const callee = phones[1]!;
+      caller.command(`/dial sip:7102@127.0.0.1:${port}`);
+      await caller.waitFor(/Call established/, 15_000);
+      await callee.waitFor(/Call established/, 15_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      caller.command('/hangup');
+      await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+      await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+      expect(caller.rtpStats()?.received).toBeGreaterThan(30);
+      // The caller's RTP came from rtpengine's port range, not from the other phone.
+      const from = Number(/incoming rtp for 'audio' established, receiving from [\d.]+:(\d+)/.exec(caller.output())?.[1]);
+      expect(from).toBeGreaterThanOrEqual(rtpengine.ports.min);
+      expect(from).toBeLessThanOrEqual(rtpengine.ports.max);
+      expect(await historyOf('7106', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+    },
+  );
 });
