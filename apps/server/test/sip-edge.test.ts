@@ -126,7 +126,11 @@ async function talk(caller: BaresipUa, callee: BaresipUa, number: string) {
   caller.command(`/dial sip:${number}@127.0.0.1:${sipPort}`);
   await caller.waitFor(/Call established/, 15_000);
   await callee.waitFor(/Call established/, 15_000);
-  await new Promise((r) => setTimeout(r, 1500));
+  // Hold and resume: re-INVITEs Kamailio relays and reports to Atrium.
+  callee.command('/hold');
+  await new Promise((r) => setTimeout(r, 300));
+  callee.command('/resume');
+  await new Promise((r) => setTimeout(r, 1200));
   caller.command('/hangup');
   await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
   await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
@@ -294,4 +298,10 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       expect(await historyOf('7106', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
     },
   );
+
+  it('reported every event in a form Atrium accepted', () => {
+    expect(kamailio.output()).not.toMatch(/atrium event for .* not reported \(4\d\d\)/);
+    // The callee's hold and resume in each call talked through went to Atrium.
+    expect(kamailio.output()).toMatch(/an offer from 7102 accepted/);
+  });
 });

@@ -70,7 +70,8 @@ const numberList = z
  * What happened to a routed call. `ringing` and `forwarded` name the numbers of the stage ringing
  * now; `answered` names the answering contact (its usrloc ruid and Contact URI, whose number Atrium
  * reads from the location table); `ended` carries the final status, with `unreachable` when no
- * contact of the last stage could be rung (recorded as failed, not as no answer).
+ * contact of the last stage could be rung (recorded as failed, not as no answer); `info` and
+ * `reoffer` carry in-dialog DTMF and hold/resume offers as the embedded server reads them.
  */
 export const SipEdgeEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ringing'), callId, numbers: numberList }),
@@ -81,6 +82,28 @@ export const SipEdgeEventSchema = z.discriminatedUnion('type', [
     numbers: numberList,
   }),
   z.object({ type: z.literal('answered'), callId, ruid: z.string().max(200), contact: z.string().max(1000) }),
+  /** An in-dialog INFO (DTMF: the door's `#`), its body hex-encoded; `from` is its From user. */
+  z.object({
+    type: z.literal('info'),
+    callId,
+    from: number,
+    contentType: z.string().max(200),
+    body: z
+      .string()
+      .max(20_000)
+      .regex(/^[0-9a-fA-F]*$/),
+  }),
+  /** A re-INVITE's offer the other side accepted (2xx): hold or resume. */
+  z.object({
+    type: z.literal('reoffer'),
+    callId,
+    from: number,
+    contentType: z.string().max(200),
+    body: z
+      .string()
+      .max(40_000)
+      .regex(/^[0-9a-fA-F]*$/),
+  }),
   z.object({
     type: z.literal('ended'),
     callId,

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeRole, makeUser } from '../../../test/factories/user.factory.js';
 import { buildTestApp, login, type TestApp } from '../../../test/helpers.js';
 import { queryRows } from '../../core/db/client.js';
 
@@ -22,6 +23,15 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
       });
       expect(res.statusCode, res.body).toBe(200);
     }
+    const roleId = await makeRole(t.database.db, t.project.projectId, ['can_receive_calls_as_concierge', 'can_call_all']);
+    const concierge = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v0/sip-numbers',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { number: '7203', password: 'Edge7203pass', domain_id: t.project.rootGroupId, user_id: concierge.id },
+    });
+    expect(res.statusCode, res.body).toBe(200);
   }, 120_000);
   afterAll(async () => {
     await t?.close();
@@ -105,5 +115,35 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
       sql`SELECT sip_call_id FROM call_records WHERE sip_call_id LIKE 'c-6%'`,
     );
     expect(row?.sip_call_id).toBe("c-6 it's");
+  });
+
+  it('a concierge holding and resuming an awaiting call (re-INVITE offers Kamailio reports) moves its record as the embedded server does', async () => {
+    const sdp = (direction: string) =>
+      Buffer.from(
+        `v=0\r\no=- 1 2 IN IP4 192.0.2.60\r\ns=-\r\nc=IN IP4 192.0.2.60\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=${direction}\r\n`,
+      ).toString('hex');
+    const status = async () =>
+      (
+        await queryRows<{ status: string; type: string }>(
+          t.database.db,
+          sql`SELECT status, type FROM call_records WHERE sip_call_id = 'c-7'`,
+        )
+      )[0];
+    expect((await ask('route', invite('c-7', '7203'))).json()).toMatchObject({ action: 'fork', stage0_numbers: '7203' });
+    await ask('event', { type: 'answered', callId: 'c-7', ruid: 'none', contact: 'sip:7203@192.0.2.61' });
+    expect(await status()).toEqual({ status: 'answered', type: 'awaiting' });
+    const reoffer = (direction: string, from = '7203') =>
+      ask('event', { type: 'reoffer', callId: 'c-7', from, contentType: 'application/sdp', body: sdp(direction) });
+    // The caller's hold is not the concierge's: the record stays answered.
+    expect((await reoffer('sendonly', '7201')).statusCode).toBe(204);
+    expect(await status()).toMatchObject({ status: 'answered' });
+    await reoffer('sendonly');
+    expect(await status()).toMatchObject({ status: 'answered_waiting' });
+    await reoffer('sendrecv');
+    expect(await status()).toMatchObject({ status: 'answered' });
+    // DTMF bodies are read as the embedded server reads them; a body that is not hex is refused.
+    const info = (body: string) => ask('event', { type: 'info', callId: 'c-7', from: '7203', contentType: 'application/dtmf-relay', body });
+    expect((await info(Buffer.from('Signal=5\r\nDuration=160\r\n').toString('hex'))).statusCode).toBe(204);
+    expect((await info('Signal=#')).statusCode).toBe(400);
   });
 });

@@ -2,7 +2,7 @@ import type { SipEdgeEvent, SipEdgeRoute, SipEdgeRouteRequest } from '@atrium/co
 import { sql } from 'drizzle-orm';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { formatUri, parseUri } from '../../sip/address.js';
-import { outcomeOf } from '../../sip/call.js';
+import { dtmfDigit, outcomeOf, sdpHolds } from '../../sip/call.js';
 import { SIP_HEADERS, type SipCallObserver, type SipDirectory, type SipStage } from '../../sip/types.js';
 
 /**
@@ -137,6 +137,16 @@ export class SipEdge {
     if (e.type === 'forwarded')
       this.recorder.onCallEvent({ type: 'forwarded', callId: e.callId, reason: e.reason, numbers: e.numbers, at });
     if (e.type === 'answered') this.recorder.onCallEvent({ type: 'answered', callId: e.callId, by: await this.answerer(e), at });
+    if (e.type === 'info' || e.type === 'reoffer') {
+      const party = await this.party(e.callId, e.from);
+      const body = Buffer.from(e.body, 'hex');
+      if (party && e.type === 'info') {
+        const digit = dtmfDigit(e.contentType, body);
+        if (digit) this.recorder.onCallEvent({ type: 'dtmf', callId: e.callId, from: party, digit, at });
+      }
+      const holds = e.type === 'reoffer' ? sdpHolds(e.contentType, body) : null;
+      if (party && holds !== null) this.recorder.onCallEvent({ type: holds ? 'held' : 'resumed', callId: e.callId, by: party, at });
+    }
     // An end reported again (its answer lost on the way back) has its history row already.
     if (e.type === 'ended' && (await this.recordStatus(e.callId)) !== 'destroyed') {
       // Unreachable (no contact of the last stage could be rung) is a failure, not a call nobody answered.
@@ -144,6 +154,20 @@ export class SipEdge {
       this.recorder.onCallEvent({ type: 'ended', callId: e.callId, outcome, status: e.status, at });
     }
     await this.recorder.flush();
+  }
+
+  /**
+   * Which party of an answered call sent an in-dialog request: the caller when its From user is the
+   * caller's number, else the number that answered (whose requests carry the dialled number, which a
+   * forward may have made another).
+   */
+  private async party(callId: string, from: string): Promise<string | null> {
+    const [call] = await queryRows<{ caller: string; answered_by: string | null }>(
+      this.db,
+      sql`SELECT caller, answered_by FROM call_records WHERE sip_call_id = ${callId}`,
+    );
+    if (!call) return null;
+    return from === call.caller ? call.caller : call.answered_by;
   }
 
   private async recordStatus(callId: string): Promise<string | null> {
