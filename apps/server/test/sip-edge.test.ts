@@ -4,7 +4,8 @@
 // asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
 // `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
 // call rings and another is up, both go on and are recorded, and new calls route through the
-// survivor (a forward rule's no-answer stage included). A second Kamailio, with rtpengine, reaches a
+// survivor (a forward rule's no-answer stage included). A browser-like phone registers over WebSocket and
+// takes a call. A second Kamailio, with rtpengine, reaches a
 // phone registered through the first.
 
 import dgram from 'node:dgram';
@@ -14,9 +15,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
+import { createResponse } from '../src/sip/message.js';
+import { WsPhone } from '../src/sip/ws-phone.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
 const KAMAILIO = '/usr/sbin/kamailio';
+// Debian's kamailio-websocket-modules: SIP over WebSocket for browsers (WITH_WEBSOCKET).
+const haveWebSocket = existsSync('/usr/lib/x86_64-linux-gnu/kamailio/modules/websocket.so');
 const KAMAILIO_CFG = path.resolve(import.meta.dirname, '../../../deploy/kamailio/kamailio.cfg');
 const PG = process.env.TEST_DATABASE_URL;
 
@@ -65,7 +70,7 @@ function optionsAnswered(port: number): Promise<boolean> {
 }
 
 /** Kamailio with deploy/kamailio/kamailio.cfg on a UDP port, Atrium's database and instances, and more `-A` definitions. */
-async function startKamailio(port: number, atriumUrls: string, defines: string[] = []): Promise<{ output(): string }> {
+async function startKamailio(port: number, atriumUrls: string, defines: string[] = [], args: string[] = []): Promise<{ output(): string }> {
   const dir = mkdtempSync(path.join(runDir, 'run-'));
   const k = rig.spawnLogged(
     KAMAILIO,
@@ -73,6 +78,7 @@ async function startKamailio(port: number, atriumUrls: string, defines: string[]
       ...['-DD', '-E', '-f', KAMAILIO_CFG, '-l', `udp:127.0.0.1:${port}`, '-n', '2', '-Y', dir, '-w', dir, '-m', '64', '-M', '16'],
       ...['-A', `DB_URL="${rig.databaseUrl}"`, '-A', `ATRIUM_URLS="${atriumUrls}"`],
       ...defines.flatMap((d) => ['-A', d]),
+      ...args,
     ],
     {},
   );
@@ -88,6 +94,7 @@ let a: Instance;
 let b: Instance;
 let api: Api;
 let sipPort = 0;
+let wsPort = 0;
 let kamailio: { output(): string };
 let runDir = '';
 const phones: BaresipUa[] = [];
@@ -145,15 +152,21 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
     const root = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106']) {
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107']) {
       const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
     }
     sipPort = await freePort();
     runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
+    wsPort = await freePort();
     // The instance killed below is the one asked first.
-    kamailio = await startKamailio(sipPort, `${a.base},${b.base}`);
+    kamailio = await startKamailio(
+      sipPort,
+      `${a.base},${b.base}`,
+      haveWebSocket ? ['WITH_WEBSOCKET'] : [],
+      haveWebSocket ? ['-l', `tcp:127.0.0.1:${wsPort}`] : [],
+    );
   }, 360_000);
 
   afterAll(async () => {
@@ -161,6 +174,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     if (process.env.SIP_EDGE_TEST_LOG)
       writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
     for (const p of phones.splice(0)) await p.stop();
+    WsPhone.closeAll();
     await rig.close();
     await rtpengine?.stop();
     if (runDir) rmSync(runDir, { recursive: true, force: true });
@@ -192,6 +206,20 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     const { api: viaB } = await rig.signIn(b.base);
     const history = await viaB('GET', '/calls/history/items');
     expect(JSON.stringify(history.data)).toContain('7102');
+  });
+
+  it.skipIf(!haveWebSocket)('a browser-like phone registers over WebSocket and takes a call from a UDP phone, then holds it', async () => {
+    const browser = await WsPhone.open(wsPort, '7107');
+    await browser.register(PASSWORD('7107'));
+    expect(rig.psql("SELECT count(*) FROM kamailio_location WHERE username = '7107'")).toBe('1');
+    const caller = phones[0]!;
+    caller.command(`/dial sip:7107@127.0.0.1:${sipPort}`);
+    await browser.answerAndHold();
+    await caller.waitFor(/Call established/, 15_000);
+    caller.command('/hangup');
+    const bye = await browser.request('BYE');
+    browser.send(createResponse(bye, 200, 'OK'));
+    expect(await historyOf('7101', '7107')).toEqual({ status: 'answered', answered_by: '7107' });
   });
 
   it('an unreachable callee: 480 to the caller, recorded as failed, not as no answer', async () => {
