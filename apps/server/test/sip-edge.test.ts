@@ -4,9 +4,9 @@
 // asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
 // `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
 // call rings and another is up, both go on and are recorded, and new calls route through the
-// survivor (a forward rule's no-answer stage included). A browser-like phone registers over WebSocket and
-// takes a call. A second Kamailio, with rtpengine, reaches a
-// phone registered through the first.
+// survivor (a forward rule's no-answer stage included). A browser-like phone registers over
+// WebSocket and takes a call; a second Kamailio, with rtpengine, reaches a phone registered through
+// the first.
 
 import dgram from 'node:dgram';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
