@@ -1,5 +1,5 @@
 // `npm run bench -- sip`: Atrium's SIP registrar and proxy against Kamailio (Debian's, with
-// deploy/kamailio/kamailio.cfg as it is) on the same machine in the same run, both driven by SIPp at
+// deploy/kamailio/bench-registrar.cfg as it is) on the same machine in the same run, both driven by SIPp at
 // fixed offered rates (-r/-rp), one after the other (never both under load at once):
 //   1. REGISTER with digest authentication (REGISTER, 401, REGISTER with credentials, 200) for
 //      BENCH_SIP_NUMBERS (1,000) numbers taking turns, offered at BENCH_SIP_REG_RATE (600/s) for
@@ -59,7 +59,7 @@ const ONLY = process.env.BENCH_SIP_ONLY;
 const TARGET_P99_MS = 20;
 const SIPP = '/usr/bin/sipp';
 const KAMAILIO = '/usr/sbin/kamailio';
-const KAMAILIO_CFG = path.join(ROOT, 'deploy/kamailio/kamailio.cfg');
+const KAMAILIO_CFG = path.join(ROOT, 'deploy/kamailio/bench-registrar.cfg');
 const SCENARIOS = path.join(ROOT, 'bench/sipp');
 const ADMIN_PASSWORD = 'bench-password';
 /** The callee with a forward rule on no answer, and the number it forwards to. */
@@ -216,7 +216,7 @@ async function startAtrium(): Promise<Atrium> {
   };
 }
 
-/** Kamailio with deploy/kamailio/kamailio.cfg, its tables as db_text files in a temporary directory. */
+/** Kamailio with deploy/kamailio/bench-registrar.cfg, its tables as db_text files in a temporary directory. */
 async function startKamailio(numbers: string[]): Promise<Target> {
   const dir = tempDir();
   const tables = path.join(dir, 'tables');
@@ -680,7 +680,7 @@ export async function run(): Promise<void> {
   const met = table(rows);
   console.log(
     `\nResponse times are SIPp's (rtd 1, its clock in ms); a retransmission is a request SIPp sent again after 500 ms without an answer.` +
-      `\nKamailio: ${KAMAILIO_CHILDREN} UDP workers (deploy/kamailio/kamailio.cfg, db_text tables), digest on REGISTER and INVITE as Atrium;` +
+      `\nKamailio: ${KAMAILIO_CHILDREN} UDP workers (deploy/kamailio/bench-registrar.cfg, db_text tables), digest on REGISTER and INVITE as Atrium;` +
       ` it does not do call rules, forward groups, interception, call records or the API. Atrium: main.ts on PostgreSQL.` +
       `\nSIPp, the server under load and the machine's other work share ${availableParallelism()} cores.`,
   );

@@ -150,6 +150,7 @@ import { LogLifeWorker } from './modules/system/log-life.js';
 import { LogLifeRepository } from './modules/system/log-life.repository.js';
 import { LogRing } from './modules/system/log-ring.js';
 import { collectRouteMetrics, prometheusRoute, registerInstance, systemRoutes } from './modules/system/system.routes.js';
+import { sipEdgeRoutes } from './modules/telephony/sip-edge.routes.js';
 import { telephonyOf } from './modules/telephony/telephony.js';
 import { telephonyRoutes } from './modules/telephony/telephony.routes.js';
 // two-factor sign-in (issue 14)
@@ -782,6 +783,8 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       await typed.register(projectSettingsRoutes);
       await typed.register(elevatorsRoutes);
       await typed.register(telephonyRoutes);
+      // Kamailio at the SIP edge asks where calls go and reports them (SIP_EDGE=kamailio).
+      if (config.sip.edge) await typed.register(sipEdgeRoutes);
       await typed.register(conversationsRoutes); // conversations (issue 13)
       await typed.register(alarmsRoutes);
       await typed.register(announcesRoutes); // announces and polls (issue 13)

@@ -100,6 +100,18 @@ describe('configuration', () => {
     expect(loadConfig({ MQTT_URL: 'mqtt://127.0.0.1:1883', MQTT_SHARED_SUBSCRIPTION: 'true' }).mqttShared).toBe(true);
   });
 
+  it('puts Kamailio at the SIP edge only when asked, on PostgreSQL, answering only SIP_EDGE_FROM', () => {
+    expect(loadConfig({}).sip.edge).toBeNull();
+    const db = { DATABASE_URL: 'postgres://atrium@10.0.0.2/atrium' };
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio' }).sip.edge).toEqual({ from: ['loopback'] });
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_FROM: '10.0.0.5, 10.1.0.0/16' }).sip.edge).toEqual({
+      from: ['10.0.0.5', '10.1.0.0/16'],
+    });
+    expect(() => loadConfig({ SIP_EDGE: 'kamailio' })).toThrow(/SIP_EDGE=kamailio needs DATABASE_URL/);
+    expect(() => loadConfig({ ...db, SIP_EDGE: 'opensips' })).toThrow(/SIP_EDGE must be embedded or kamailio/);
+    expect(() => loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'kamailio.local' })).toThrow(/SIP_EDGE_FROM/);
+  });
+
   it('treats empty variables as absent', () => {
     expect(loadConfig({ DATABASE_URL: '' }).databaseUrl).toBeUndefined();
   });

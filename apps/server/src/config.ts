@@ -122,6 +122,16 @@ const EnvSchema = z.object({
   SIP_PORT: port('SIP_PORT', 5060, 0),
   SIP_WS_PORT: port('SIP_WS_PORT', 8443, 0),
   SIP_HOST: z.string().min(1).optional(),
+  // Who answers SIP: Atrium's own server (embedded) or Kamailio at the edge, which asks Atrium over HTTP (deploy/kamailio).
+  SIP_EDGE: z.enum(['embedded', 'kamailio'], 'SIP_EDGE must be embedded or kamailio').default('embedded'),
+  // Who may ask /sip-edge (Kamailio's addresses): addresses and CIDRs, `loopback`.
+  SIP_EDGE_FROM: z
+    .string()
+    .default('loopback')
+    .refine(
+      (v) => v.split(',').every((a) => a.trim() === 'loopback' || isIP(a.trim().split('/')[0] ?? '') !== 0),
+      'SIP_EDGE_FROM must be a comma list of addresses, CIDRs (10.0.0.0/8) or loopback',
+    ),
   SIP_PUBLIC_HOST: z.string().min(1).optional(),
   SIP_TLS_CERT: z.string().min(1).optional(),
   SIP_TLS_KEY: z.string().min(1).optional(),
@@ -240,6 +250,12 @@ export interface Config {
    */
   sip: {
     enabled: boolean;
+    /**
+     * SIP_EDGE=kamailio: Kamailio answers SIP (registrations, digest, NAT, WebSocket) and asks Atrium
+     * where calls go and tells it what became of them (/sip-edge, only from SIP_EDGE_FROM); Atrium's
+     * own SIP server does not start. Absent or null: the embedded server.
+     */
+    edge?: { from: string[] } | null;
     host: string;
     publicHost: string;
     port: number;
@@ -309,6 +325,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const production = e.NODE_ENV?.toLowerCase() === 'production';
+  // Kamailio reads registrations and credentials from Atrium's PostgreSQL; PGlite is this process's alone.
+  if (e.SIP_EDGE === 'kamailio' && !e.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration:\n  SIP_EDGE=kamailio needs DATABASE_URL: Kamailio reads the numbers and keeps registrations in the same PostgreSQL database (deploy/kamailio/README.md)',
+    );
+  }
   // Without an issuer key every project without a licence has every feature without limits (the
   // development licence), and anyone may sign licences with the development key shipped in the
   // repository: a production server must not start that way unnoticed.
@@ -352,6 +374,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     sip: {
       enabled: e.SIP_ENABLED === 'true',
+      edge: e.SIP_EDGE === 'kamailio' ? { from: e.SIP_EDGE_FROM.split(',').map((a) => a.trim()) } : null,
       host: e.SIP_HOST ?? e.HOST,
       publicHost: e.SIP_PUBLIC_HOST ?? new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).hostname,
       port: e.SIP_PORT,

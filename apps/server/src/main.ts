@@ -60,7 +60,8 @@ async function startDevicePlaneIfFree(config: Config, app: AppInstance, tls: Bro
  * when only the SIP over TLS port is taken, it starts without TLS and says so.
  */
 async function startSipIfFree(config: Config, app: AppInstance): Promise<SipRuntime | null> {
-  if (!config.sip.enabled) return null;
+  // Kamailio answers SIP at the edge and asks Atrium over HTTP (/sip-edge): nothing to listen on here.
+  if (!config.sip.enabled || config.sip.edge) return null;
   const taken = await takenSipPort(config.sip.host, config.sip.port, config.sip.wsPort);
   if (taken) {
     console.warn(
@@ -170,9 +171,11 @@ async function main(): Promise<void> {
     `  SIP: ${
       sip
         ? `UDP and TCP ${config.sip.host}:${sip.server.ports.udp}${sip.server.ports.tls ? `, TLS ${config.sip.host}:${sip.server.ports.tls}` : config.sip.tls ? ', TLS not listening (see above)' : ''}, WebSocket ${config.sip.tls ? 'wss' : 'ws'}://${config.sip.publicHost}:${sip.server.ports.ws} (virtual numbers register with their number and SIP password)`
-        : config.sip.enabled
-          ? 'not running (see above)'
-          : 'off (SIP_ENABLED=false)'
+        : config.sip.edge
+          ? `Kamailio at the edge (SIP_EDGE=kamailio; it asks /api/v0/sip-edge from ${config.sip.edge.from.join(', ')})`
+          : config.sip.enabled
+            ? 'not running (see above)'
+            : 'off (SIP_ENABLED=false)'
     }`,
   );
   lines.push(`  API docs: ${config.publicUrl}/api/docs`);

@@ -43,6 +43,7 @@ export * from './realtime.js';
 export * from './registration.js';
 export * from './roles.js';
 export * from './settings.js';
+export * from './sip-edge.js';
 // single sign-on with OpenID Connect (issue 14)
 export * from './sso.js';
 export * from './system.js';

@@ -73,6 +73,8 @@ export interface BaresipOptions {
   transport?: 'udp' | 'tls';
   /** The CA (PEM file) baresip trusts for TLS. */
   caFile?: string;
+  /** `manual`: an incoming call rings until `/accept` (default: answered at once). */
+  answerMode?: 'auto' | 'manual';
 }
 
 export async function startBaresip(opts: BaresipOptions): Promise<BaresipUa> {
@@ -107,7 +109,7 @@ export async function startBaresip(opts: BaresipOptions): Promise<BaresipUa> {
   const server = `sip:${opts.server.host}:${opts.server.port}${tls}`;
   writeFileSync(
     path.join(dir, 'accounts'),
-    `<sip:${opts.number}@${opts.server.host}:${opts.server.port}${tls}>;auth_pass=${opts.password};outbound="${server}";regint=300;answermode=auto;audio_codecs=PCMU\n`,
+    `<sip:${opts.number}@${opts.server.host}:${opts.server.port}${tls}>;auth_pass=${opts.password};outbound="${server}";regint=300;answermode=${opts.answerMode ?? 'auto'};audio_codecs=PCMU\n`,
   );
   const child: ChildProcess = spawn(BARESIP_BIN, ['-f', dir], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

@@ -1,0 +1,204 @@
+import type { SipEdgeEvent, SipEdgeRoute, SipEdgeRouteRequest } from '@atrium/contract';
+import { sql } from 'drizzle-orm';
+import { type Db, queryRows } from '../../core/db/client.js';
+import { formatUri, parseUri } from '../../sip/address.js';
+import { dtmfDigit, outcomeOf, sdpHolds } from '../../sip/call.js';
+import { SIP_HEADERS, type SipCallObserver, type SipDirectory, type SipStage } from '../../sip/types.js';
+
+/**
+ * Atrium behind Kamailio (SIP_EDGE=kamailio; deploy/kamailio): Kamailio keeps registrations,
+ * digest, NAT and WebSocket, and the calls themselves (record-routed, so any Atrium instance may
+ * die while they ring or talk). Atrium decides where a call goes with the same directory its own
+ * SIP server asks (call rules, forward modes and groups, interception, trunks) and records what
+ * Kamailio reports with the same call recorder, so call records, history and the concierge's
+ * realtime events are those of the embedded server.
+ */
+
+/**
+ * Kamailio's tables in Atrium's database, named apart from Atrium's: its schema version table, the
+ * registrations (usrloc, db_mode 3: every Kamailio reads and writes them there; the columns are
+ * Kamailio 5.6's `location`, version 9), and the credentials auth_db reads, a view over the numbers.
+ */
+const EDGE_SCHEMA = [
+  sql`CREATE TABLE IF NOT EXISTS kamailio_version (
+    id SERIAL PRIMARY KEY NOT NULL,
+    table_name VARCHAR(32) NOT NULL,
+    table_version INTEGER DEFAULT 0 NOT NULL,
+    CONSTRAINT kamailio_version_table_name_idx UNIQUE (table_name))`,
+  sql`CREATE TABLE IF NOT EXISTS kamailio_location (
+    id SERIAL PRIMARY KEY NOT NULL,
+    ruid VARCHAR(64) DEFAULT '' NOT NULL,
+    username VARCHAR(64) DEFAULT '' NOT NULL,
+    domain VARCHAR(64) DEFAULT NULL,
+    contact VARCHAR(512) DEFAULT '' NOT NULL,
+    received VARCHAR(128) DEFAULT NULL,
+    path VARCHAR(512) DEFAULT NULL,
+    expires TIMESTAMP WITHOUT TIME ZONE DEFAULT '2030-05-28 21:32:15' NOT NULL,
+    q REAL DEFAULT 1.0 NOT NULL,
+    callid VARCHAR(255) DEFAULT 'Default-Call-ID' NOT NULL,
+    cseq INTEGER DEFAULT 1 NOT NULL,
+    last_modified TIMESTAMP WITHOUT TIME ZONE DEFAULT '2000-01-01 00:00:01' NOT NULL,
+    flags INTEGER DEFAULT 0 NOT NULL,
+    cflags INTEGER DEFAULT 0 NOT NULL,
+    user_agent VARCHAR(255) DEFAULT '' NOT NULL,
+    socket VARCHAR(64) DEFAULT NULL,
+    methods INTEGER DEFAULT NULL,
+    instance VARCHAR(255) DEFAULT NULL,
+    reg_id INTEGER DEFAULT 0 NOT NULL,
+    server_id INTEGER DEFAULT 0 NOT NULL,
+    connection_id INTEGER DEFAULT 0 NOT NULL,
+    keepalive INTEGER DEFAULT 0 NOT NULL,
+    partition INTEGER DEFAULT 0 NOT NULL,
+    CONSTRAINT kamailio_location_ruid_idx UNIQUE (ruid))`,
+  sql`CREATE INDEX IF NOT EXISTS kamailio_location_account_contact_idx ON kamailio_location (username, domain, contact)`,
+  sql`CREATE INDEX IF NOT EXISTS kamailio_location_expires_idx ON kamailio_location (expires)`,
+  sql`CREATE INDEX IF NOT EXISTS kamailio_location_connection_idx ON kamailio_location (server_id, connection_id)`,
+  sql`INSERT INTO kamailio_version (table_name, table_version) VALUES ('version', 1), ('kamailio_location', 9)
+    ON CONFLICT (table_name) DO NOTHING`,
+  // Plain-text passwords, as Atrium keeps them for digest: auth_db hashes them per request (calculate_ha1).
+  sql`CREATE OR REPLACE VIEW kamailio_subscriber AS
+    SELECT id, number AS username, password FROM sip_numbers WHERE is_active AND NOT is_reserved`,
+];
+
+/** Two instances starting at once must not race on the view: one creates, the other waits. */
+const EDGE_SCHEMA_LOCK = 727_028;
+
+export async function ensureEdgeSchema(db: Db): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${EDGE_SCHEMA_LOCK})`);
+    for (const statement of EDGE_SCHEMA) await tx.execute(statement);
+  });
+}
+
+/** Display names go into a quoted SIP header Kamailio writes as it is. */
+const headerSafe = (name: string) => name.replace(/["\\\r\n]/g, '').slice(0, 100);
+
+export class SipEdge {
+  constructor(
+    private readonly db: Db,
+    private readonly directory: SipDirectory,
+    private readonly recorder: SipCallObserver & { flush(): Promise<void> },
+  ) {}
+
+  /**
+   * Where an INVITE goes: the directory's route as Kamailio rings it. The call's record is written
+   * before the answer, so whichever instance hears what comes next finds it.
+   */
+  async route(req: SipEdgeRouteRequest): Promise<SipEdgeRoute> {
+    let trunkId: number | null = null;
+    if (!req.authenticated) {
+      // Browsers are never a trunk; a trunk's peer is trusted by its transport, address and port.
+      const ws = req.source.transport === 'ws' || req.source.transport === 'wss';
+      trunkId = ws ? null : ((await this.directory.trunkPeer?.(req.source)) ?? null);
+      if (trunkId === null) return { action: 'challenge' };
+    }
+    const caller = req.caller || 'anonymous';
+    const headers: Record<string, string> = {};
+    if (req.sos !== undefined) headers[SIP_HEADERS.sos.toLowerCase()] = req.sos;
+    const route = await this.directory.route({
+      caller,
+      callee: req.callee,
+      headers,
+      callId: req.callId,
+      ...(trunkId !== null ? { trunkId } : {}),
+    });
+    const speechId = req.speechId || req.callId;
+    const sos = route.kind === 'fork' && route.sos;
+    const at = Date.now();
+    // Kamailio asks again on another instance when an answer did not reach it: the call is recorded once.
+    const retried = (await this.recordStatus(req.callId)) !== null;
+    if (!retried) this.recorder.onCallEvent({ type: 'created', callId: req.callId, caller, callee: req.callee, sos, speechId, at });
+    const stages = route.kind === 'fork' ? route.stages.map(edgeStage).filter((s) => s.numbers.length + s.uris.length > 0) : [];
+    if (route.kind === 'reject' || stages.length === 0) {
+      const status = route.kind === 'reject' ? route.status : 480;
+      const reason = route.kind === 'reject' ? route.reason : 'Temporarily Unavailable';
+      // Nothing to ring at all is a failure, not a call nobody picked up.
+      const outcome = route.kind === 'reject' ? outcomeOf(status) : 'failed';
+      if (!retried) this.recorder.onCallEvent({ type: 'ended', callId: req.callId, outcome, status, at });
+      await this.recorder.flush();
+      return { action: 'reject', status, reason };
+    }
+    const callerName = trunkId === null ? headerSafe((await this.directory.callerName?.(caller)) ?? caller) : '';
+    await this.recorder.flush();
+    const flat: Record<string, string> = {};
+    stages.forEach((stage, i) => {
+      flat[`stage${i}_reason`] = stage.reason;
+      flat[`stage${i}_timeout`] = String(stage.timeout);
+      flat[`stage${i}_numbers`] = stage.numbers.join(',');
+      flat[`stage${i}_uris`] = stage.uris.join(' ');
+    });
+    return { action: 'fork', callee: route.callee, sos, speechId, callerName, stages: stages.length, ...flat };
+  }
+
+  /** What Kamailio reports of a routed call, written before the answer (Kamailio retries another instance on failure). */
+  async event(e: SipEdgeEvent): Promise<void> {
+    const at = Date.now();
+    if (e.type === 'ringing') this.recorder.onCallEvent({ type: 'ringing', callId: e.callId, numbers: e.numbers, at });
+    if (e.type === 'forwarded')
+      this.recorder.onCallEvent({ type: 'forwarded', callId: e.callId, reason: e.reason, numbers: e.numbers, at });
+    if (e.type === 'answered') this.recorder.onCallEvent({ type: 'answered', callId: e.callId, by: await this.answerer(e), at });
+    if (e.type === 'info' || e.type === 'reoffer') {
+      const party = await this.party(e.callId, e.from);
+      const body = Buffer.from(e.body, 'hex');
+      if (party && e.type === 'info') {
+        const digit = dtmfDigit(e.contentType, body);
+        if (digit) this.recorder.onCallEvent({ type: 'dtmf', callId: e.callId, from: party, digit, at });
+      }
+      const holds = e.type === 'reoffer' ? sdpHolds(e.contentType, body) : null;
+      if (party && holds !== null) this.recorder.onCallEvent({ type: holds ? 'held' : 'resumed', callId: e.callId, by: party, at });
+    }
+    // An end reported again (its answer lost on the way back) has its history row already.
+    if (e.type === 'ended' && (await this.recordStatus(e.callId)) !== 'destroyed') {
+      // Unreachable (no contact of the last stage could be rung) is a failure, not a call nobody answered.
+      const outcome = e.unreachable ? 'failed' : outcomeOf(e.status);
+      this.recorder.onCallEvent({ type: 'ended', callId: e.callId, outcome, status: e.status, at });
+    }
+    await this.recorder.flush();
+  }
+
+  /**
+   * Which party of an answered call sent an in-dialog request: the caller when its From user is the
+   * caller's number, else the number that answered (whose requests carry the dialled number, which a
+   * forward may have made another).
+   */
+  private async party(callId: string, from: string): Promise<string | null> {
+    const [call] = await queryRows<{ caller: string; answered_by: string | null }>(
+      this.db,
+      sql`SELECT caller, answered_by FROM call_records WHERE sip_call_id = ${callId}`,
+    );
+    if (!call) return null;
+    return from === call.caller ? call.caller : call.answered_by;
+  }
+
+  private async recordStatus(callId: string): Promise<string | null> {
+    const [row] = await queryRows<{ status: string }>(this.db, sql`SELECT status FROM call_records WHERE sip_call_id = ${callId}`);
+    return row?.status ?? null;
+  }
+
+  /** The number whose contact answered: its registration's, else the number the call was for. */
+  private async answerer(e: { callId: string; ruid: string; contact: string }): Promise<string> {
+    const [row] = await queryRows<{ username: string }>(
+      this.db,
+      sql`SELECT username FROM kamailio_location WHERE ruid = ${e.ruid} OR contact = ${e.contact}
+        ORDER BY (ruid = ${e.ruid}) DESC LIMIT 1`,
+    );
+    if (row) return row.username;
+    const [call] = await queryRows<{ callee: string }>(this.db, sql`SELECT callee FROM call_records WHERE sip_call_id = ${e.callId}`);
+    return call?.callee ?? '';
+  }
+}
+
+/** A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs. */
+function edgeStage(stage: SipStage) {
+  const numbers: string[] = [];
+  const uris: string[] = [];
+  for (const t of stage.targets) {
+    if (t.kind === 'number') {
+      numbers.push(t.number);
+      continue;
+    }
+    const termination = parseUri(t.trunk.terminationUri);
+    if (termination) uris.push(formatUri({ ...termination, user: t.number, params: termination.params, headers: '' }));
+  }
+  return { reason: stage.reason, timeout: stage.timeoutSeconds ?? 0, numbers, uris };
+}

@@ -1,0 +1,335 @@
+// Kamailio at the SIP edge (deploy/kamailio/kamailio.cfg, as an operator runs it) in front of two
+// Atrium processes (src/main.ts with SIP_EDGE=kamailio) on one PostgreSQL database: phones register
+// with Kamailio against the numbers made through Atrium's API, a call between them is routed by
+// asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
+// `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
+// call rings and another is up, both go on and are recorded, and new calls route through the
+// survivor (a forward rule's no-answer stage included). A browser-like phone registers over
+// WebSocket and takes a call; a second Kamailio, with rtpengine, reaches a phone registered through
+// the first.
+
+import dgram from 'node:dgram';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
+import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
+import { createResponse } from '../src/sip/message.js';
+import { WsPhone } from '../src/sip/ws-phone.testing.js';
+import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
+
+const KAMAILIO = '/usr/sbin/kamailio';
+// Debian's kamailio-websocket-modules: SIP over WebSocket for browsers (WITH_WEBSOCKET).
+const haveWebSocket = existsSync('/usr/lib/x86_64-linux-gnu/kamailio/modules/websocket.so');
+const KAMAILIO_CFG = path.resolve(import.meta.dirname, '../../../deploy/kamailio/kamailio.cfg');
+const PG = process.env.TEST_DATABASE_URL;
+
+const haveKamailio = existsSync(KAMAILIO);
+if (!haveKamailio) console.warn('SIP edge test skipped: /usr/sbin/kamailio (Debian package kamailio) is missing');
+if (haveKamailio && !baresipInstalled()) console.warn('SIP edge test skipped: baresip (with its aufile module) is missing');
+if (haveKamailio && !PG) console.warn('SIP edge test skipped: it needs PostgreSQL (TEST_DATABASE_URL), which Kamailio reads too');
+
+const rig = new InstanceRig(
+  PG ?? '',
+  'sipedge',
+  { login: 'admin', password: 'sip-edge-admin-pass-1' },
+  'sip-edge-test-secret-sip-edge-test-1',
+);
+const EDGE = { SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'loopback' };
+
+/** An OPTIONS to Kamailio's UDP port: true once it answers 200. */
+function optionsAnswered(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = dgram.createSocket('udp4');
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      s.close();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), 500);
+    s.on('message', (m) => done(/^SIP\/2\.0 200/.test(m.toString())));
+    s.bind(0, '127.0.0.1', () => {
+      const local = s.address().port;
+      const branch = `z9hG4bK${Math.random().toString(36).slice(2)}`;
+      const msg = [
+        `OPTIONS sip:127.0.0.1:${port} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=${branch};rport`,
+        'Max-Forwards: 70',
+        `From: <sip:probe@127.0.0.1>;tag=${branch}`,
+        `To: <sip:127.0.0.1:${port}>`,
+        `Call-ID: ${branch}@probe`,
+        'CSeq: 1 OPTIONS',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n');
+      s.send(msg, port, '127.0.0.1');
+    });
+  });
+}
+
+/** Kamailio with deploy/kamailio/kamailio.cfg on a UDP port, Atrium's database and instances, and more `-A` definitions. */
+async function startKamailio(port: number, atriumUrls: string, defines: string[] = [], args: string[] = []): Promise<{ output(): string }> {
+  const dir = mkdtempSync(path.join(runDir, 'run-'));
+  const k = rig.spawnLogged(
+    KAMAILIO,
+    [
+      ...['-DD', '-E', '-f', KAMAILIO_CFG, '-l', `udp:127.0.0.1:${port}`, '-n', '2', '-Y', dir, '-w', dir, '-m', '64', '-M', '16'],
+      ...['-A', `DB_URL="${rig.databaseUrl}"`, '-A', `ATRIUM_URLS="${atriumUrls}"`],
+      ...defines.flatMap((d) => ['-A', d]),
+      ...args,
+    ],
+    {},
+  );
+  await waitFor(
+    () => optionsAnswered(port),
+    () => `kamailio\n${k.output().slice(-5000)}`,
+    30_000,
+  );
+  return k;
+}
+
+let a: Instance;
+let b: Instance;
+let api: Api;
+let sipPort = 0;
+let wsPort = 0;
+let kamailio: { output(): string };
+let runDir = '';
+const phones: BaresipUa[] = [];
+const numberIds = new Map<string, number>();
+let rtpengine: RtpengineProcess | null = null;
+
+const PASSWORD = (n: string) => `Edge${n}pass`;
+
+async function phone(number: string, answerMode: 'auto' | 'manual' = 'auto', port = sipPort): Promise<BaresipUa> {
+  const ua = await startBaresip({ number, password: PASSWORD(number), server: { host: '127.0.0.1', port }, answerMode });
+  phones.push(ua);
+  await ua.waitFor(new RegExp(`${number}@127\\.0\\.0\\.1: \\{0/UDP/v4\\} 200 OK`), 15_000);
+  return ua;
+}
+
+/** The history row of the latest call from `from` to `to` (call_history, written by whichever instance heard the end). */
+async function historyOf(from: string, to: string): Promise<{ status: string; answered_by: string }> {
+  let row = '';
+  await waitFor(
+    () => {
+      row = rig.psql(
+        `SELECT status || '|' || coalesce(answered_by, '') FROM call_history WHERE from_number = '${from}' AND to_number = '${to}' ORDER BY id DESC LIMIT 1`,
+      );
+      return row !== '';
+    },
+    () => `history of ${from} -> ${to}\n${kamailio.output().slice(-3000)}`,
+    15_000,
+  );
+  const [status = '', answered_by = ''] = row.split('|');
+  return { status, answered_by };
+}
+
+const historyCount = () => Number(rig.psql('SELECT count(*) FROM call_history'));
+
+async function talk(caller: BaresipUa, callee: BaresipUa, number: string) {
+  caller.command(`/dial sip:${number}@127.0.0.1:${sipPort}`);
+  await caller.waitFor(/Call established/, 15_000);
+  await callee.waitFor(/Call established/, 15_000);
+  // Hold and resume: re-INVITEs Kamailio relays and reports to Atrium.
+  callee.command('/hold');
+  await new Promise((r) => setTimeout(r, 300));
+  callee.command('/resume');
+  await new Promise((r) => setTimeout(r, 1200));
+  caller.command('/hangup');
+  await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+  await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+}
+
+describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP edge, two Atrium instances', { timeout: 300_000 }, () => {
+  beforeAll(async () => {
+    rig.createDatabase();
+    // One after the other: the first creates the schema, the project and Kamailio's tables.
+    a = await rig.start('edge-a', { env: EDGE, timeoutMs: 120_000 });
+    b = await rig.start('edge-b', { env: EDGE, timeoutMs: 120_000 });
+    ({ api } = await rig.signIn(a.base));
+    const domains = await api('GET', '/domains');
+    const root = (domains.data as unknown as { id: number }[])[0]!.id;
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107']) {
+      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
+      expect(res.status, JSON.stringify(res.data)).toBe(200);
+      numberIds.set(n, Number(res.data.id));
+    }
+    sipPort = await freePort();
+    runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
+    wsPort = await freePort();
+    // The instance killed below is the one asked first.
+    kamailio = await startKamailio(
+      sipPort,
+      `${a.base},${b.base}`,
+      haveWebSocket ? ['WITH_WEBSOCKET'] : [],
+      haveWebSocket ? ['-l', `tcp:127.0.0.1:${wsPort}`] : [],
+    );
+  }, 360_000);
+
+  afterAll(async () => {
+    // SIP_EDGE_TEST_LOG=<file>: Kamailio's and the instances' output, to see why a call went wrong.
+    if (process.env.SIP_EDGE_TEST_LOG)
+      writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
+    for (const p of phones.splice(0)) await p.stop();
+    WsPhone.closeAll();
+    await rig.close();
+    await rtpengine?.stop();
+    if (runDir) rmSync(runDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('registers phones in PostgreSQL with digest against the numbers made through the API', async () => {
+    await phone('7101');
+    await phone('7102');
+    const rows = rig.psql("SELECT username FROM kamailio_location WHERE username IN ('7101', '7102') ORDER BY username");
+    expect(rows.split('\n')).toEqual(['7101', '7102']);
+  });
+
+  it('refuses a phone with a wrong password', async () => {
+    const ua = await startBaresip({ number: '7103', password: 'Wrong7103pw', server: { host: '127.0.0.1', port: sipPort } });
+    phones.push(ua);
+    await ua.waitFor(/sip:7103@127\.0\.0\.1:\d+: 40[13] /, 15_000);
+    await ua.stop();
+    phones.splice(phones.indexOf(ua), 1);
+    expect(rig.psql("SELECT count(*) FROM kamailio_location WHERE username = '7103'")).toBe('0');
+  });
+
+  it('connects a call asked of Atrium, audio both ways, and Atrium records it', async () => {
+    const [caller, callee] = phones as [BaresipUa, BaresipUa];
+    await talk(caller, callee, '7102');
+    expect(caller.rtpStats()?.received).toBeGreaterThan(30);
+    expect(callee.rtpStats()?.received).toBeGreaterThan(30);
+    expect(await historyOf('7101', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+    // The console's call history (the API of either instance) shows it.
+    const { api: viaB } = await rig.signIn(b.base);
+    const history = await viaB('GET', '/calls/history/items');
+    expect(JSON.stringify(history.data)).toContain('7102');
+  });
+
+  it.skipIf(!haveWebSocket)('a browser-like phone registers over WebSocket and takes a call from a UDP phone, then holds it', async () => {
+    const browser = await WsPhone.open(wsPort, '7107');
+    await browser.register(PASSWORD('7107'));
+    expect(rig.psql("SELECT count(*) FROM kamailio_location WHERE username = '7107'")).toBe('1');
+    const caller = phones[0]!;
+    caller.command(`/dial sip:7107@127.0.0.1:${sipPort}`);
+    await browser.answerAndHold();
+    await caller.waitFor(/Call established/, 15_000);
+    caller.command('/hangup');
+    const bye = await browser.request('BYE');
+    browser.send(createResponse(bye, 200, 'OK'));
+    expect(await historyOf('7101', '7107')).toEqual({ status: 'answered', answered_by: '7107' });
+  });
+
+  it('an unreachable callee: 480 to the caller, recorded as failed, not as no answer', async () => {
+    const caller = phones[0]!;
+    const before = historyCount();
+    caller.command(`/dial sip:7103@127.0.0.1:${sipPort}`);
+    await caller.waitFor(/480 Temporarily Unavailable/, 15_000);
+    await waitFor(
+      () => historyCount() > before,
+      () => 'history of the unreachable call',
+      15_000,
+    );
+    expect((await historyOf('7101', '7103')).status).toBe('failed');
+  });
+
+  it('kill -9 of the instance asked first while one call rings and another is up: both go on and are recorded, new calls route via the survivor', async () => {
+    const [caller, other] = phones as [BaresipUa, BaresipUa];
+    const ringing = await phone('7104', 'manual');
+    const talker = await phone('7105');
+    // A call up before the kill.
+    talker.command(`/dial sip:7102@127.0.0.1:${sipPort}`);
+    await talker.waitFor(/Call established/, 15_000);
+    await other.waitFor(/Call established/, 15_000);
+    // A call ringing at the kill.
+    caller.command(`/dial sip:7104@127.0.0.1:${sipPort}`);
+    await ringing.waitFor(/Incoming call/i, 15_000);
+    await kill9(a);
+    ringing.command('/accept');
+    await caller.waitFor(/Call established/, 15_000);
+    await ringing.waitFor(/Call established/, 15_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    // The call up since before the kill still carries audio both ways.
+    talker.command('/hangup');
+    await talker.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    await other.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    expect(talker.rtpStats()?.received).toBeGreaterThan(50);
+    expect(other.rtpStats()?.received).toBeGreaterThan(50);
+    expect(await historyOf('7105', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+    caller.command('/hangup');
+    await ringing.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7104' });
+
+    const before = historyCount();
+    await talk(caller, other, '7102');
+    await waitFor(
+      () => historyCount() > before,
+      () => 'history of the call after the kill',
+      15_000,
+    );
+    expect(await historyOf('7101', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+  });
+
+  it("rings a number's forward target when it does not answer in its rule's time (the survivor decides)", async () => {
+    const { api: viaB } = await rig.signIn(b.base);
+    const rules = { redirect_if_no_answer: { timeout: 2, numbers: ['7102'] } };
+    const res = await viaB('PATCH', `/sip-numbers/${numberIds.get('7104')}`, { forward_mode: 'manual', forward_rules: rules });
+    expect(res.status, JSON.stringify(res.data)).toBe(200);
+    const [caller, other, ringing] = phones as [BaresipUa, BaresipUa, BaresipUa];
+    const rang = ringing.output().match(/Incoming call/gi)?.length ?? 0;
+    const answers = other.output().match(/Call established/g)?.length ?? 0;
+    const at = Date.now();
+    caller.command(`/dial sip:7104@127.0.0.1:${sipPort}`);
+    await waitFor(
+      () => (ringing.output().match(/Incoming call/gi)?.length ?? 0) > rang,
+      () => '7104 ringing',
+      15_000,
+    );
+    // 7104 never answers: after 2 s, 7102 rings and answers.
+    await waitFor(
+      () => (other.output().match(/Call established/g)?.length ?? 0) > answers,
+      () => `7102 answering the forwarded call\n${kamailio.output().slice(-3000)}`,
+      15_000,
+    );
+    expect(Date.now() - at).toBeGreaterThanOrEqual(1900);
+    caller.command('/hangup');
+    await waitFor(
+      () => rig.psql("SELECT count(*) FROM call_history WHERE from_number = '7101' AND to_number = '7104'") === '2',
+      () => 'history of the forwarded call',
+      15_000,
+    );
+    expect(await historyOf('7101', '7104')).toEqual({ status: 'answered', answered_by: '7102' });
+  });
+
+  it.skipIf(!rtpengineInstalled())(
+    'a second Kamailio, with rtpengine, calls a phone registered through the first: registrations are shared, media relayed',
+    async () => {
+      rtpengine = await startRtpengine();
+      const port = await freePort();
+      await startKamailio(port, b.base, ['WITH_RTPENGINE', `RTPENGINE_SOCK="${rtpengine.url}"`]);
+      const caller = await phone('7106', 'auto', port);
+      const callee = phones[1]!;
+      caller.command(`/dial sip:7102@127.0.0.1:${port}`);
+      await caller.waitFor(/Call established/, 15_000);
+      await callee.waitFor(/Call established/, 15_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      caller.command('/hangup');
+      await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+      await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+      expect(caller.rtpStats()?.received).toBeGreaterThan(30);
+      // The caller's RTP came from rtpengine's port range, not from the other phone.
+      const from = Number(/incoming rtp for 'audio' established, receiving from [\d.]+:(\d+)/.exec(caller.output())?.[1]);
+      expect(from).toBeGreaterThanOrEqual(rtpengine.ports.min);
+      expect(from).toBeLessThanOrEqual(rtpengine.ports.max);
+      expect(await historyOf('7106', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
+    },
+  );
+
+  it('reported every event in a form Atrium accepted', () => {
+    expect(kamailio.output()).not.toMatch(/atrium event for .* not reported \(4\d\d\)/);
+    // The callee's hold and resume in each call talked through went to Atrium.
+    expect(kamailio.output()).toMatch(/an offer from 7102 accepted/);
+  });
+});
