@@ -74,8 +74,17 @@ export class ReadCache {
   private readonly counts = new Map<string, number>();
   private readonly actors: LRUCache<string, Stamped<CachedActor>>;
   private readonly answers: LRUCache<string, Stamped<CachedAnswer>>;
-  /** How often a read was answered from memory; for tests and diagnostics. */
-  readonly stats = { actorHits: 0, answerHits: 0 };
+  /**
+   * How often a read was answered from memory or not, how often everything was forgotten and why,
+   * and the changes heard per table: for tests, and on /metrics to tell why answers are not kept.
+   */
+  readonly stats = {
+    actorHits: 0,
+    answerHits: 0,
+    answerMisses: 0,
+    forgotten: { feed_lost: 0, write_unheard: 0 },
+    changes: new Map<string, number>(),
+  };
 
   constructor(
     private readonly live: () => boolean,
@@ -97,15 +106,16 @@ export class ReadCache {
       opts,
       () => database.changesHeard(SETTLE_MS),
     );
-    await database.onDataChange((table) => (table === null ? cache.invalidate() : cache.changed(table)));
+    await database.onDataChange((table) => (table === null ? cache.invalidate('feed_lost') : cache.changed(table)));
     await database.listen((payload) => {
       if (payload === SESSIONS_ENDED_SIGNAL) cache.changed('refresh_tokens');
     });
     return cache;
   }
 
-  /** Forgets everything: changes may have gone unheard. */
-  invalidate(): void {
+  /** Forgets everything: changes may have gone unheard (the feed was lost, or a write's own changes did not come back in time). */
+  invalidate(reason: keyof ReadCache['stats']['forgotten'] = 'feed_lost'): void {
+    this.stats.forgotten[reason]++;
     this.epoch++;
     this.generation++;
     this.counts.clear();
@@ -117,6 +127,7 @@ export class ReadCache {
   changed(table: string): void {
     this.generation++;
     this.counts.set(table, (this.counts.get(table) ?? 0) + 1);
+    this.stats.changes.set(table, (this.stats.changes.get(table) ?? 0) + 1);
   }
 
   /**
@@ -125,7 +136,7 @@ export class ReadCache {
    */
   async settle(): Promise<void> {
     if (!this.live()) return;
-    if (!(await this.heard())) this.invalidate();
+    if (!(await this.heard())) this.invalidate('write_unheard');
   }
 
   /** The count of all changes, for a read that starts now and depends on everything; undefined when caching is off. */
@@ -166,6 +177,7 @@ export class ReadCache {
   answer(key: string, now = Date.now()): CachedAnswer | undefined {
     const hit = this.fresh(this.answers, key, now);
     if (hit) this.stats.answerHits++;
+    else this.stats.answerMisses++;
     return hit;
   }
 
