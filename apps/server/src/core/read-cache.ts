@@ -80,6 +80,7 @@ export class ReadCache {
    */
   readonly stats = {
     actorHits: 0,
+    actorMisses: 0,
     answerHits: 0,
     answerMisses: 0,
     forgotten: { feed_lost: 0, write_unheard: 0 },
@@ -164,7 +165,10 @@ export class ReadCache {
 
   actor(token: string, now = Date.now()): Actor | undefined {
     const hit = this.fresh(this.actors, token, now);
-    if (!hit) return undefined;
+    if (!hit) {
+      this.stats.actorMisses++;
+      return undefined;
+    }
     this.stats.actorHits++;
     return hit.actor;
   }

@@ -324,6 +324,10 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         [{ result: 'hit' }, app.readCache.stats.answerHits],
         [{ result: 'miss' }, app.readCache.stats.answerMisses],
       ]),
+      ...counter('atrium_read_cache_callers_total', 'Signed-in callers known from memory (hit) or read again (miss).', [
+        [{ result: 'hit' }, app.readCache.stats.actorHits],
+        [{ result: 'miss' }, app.readCache.stats.actorMisses],
+      ]),
       ...counter(
         'atrium_read_cache_forgotten_total',
         'Times the read cache forgot everything: its change feed was lost, or a write’s own changes did not come back in time.',
