@@ -99,6 +99,30 @@ describe('ReadCache', () => {
     expect(cache.answer('users')).toBeUndefined();
   });
 
+  it('lets those asking the same meanwhile share one read, unless what it is read from changed since it started', async () => {
+    const cache = new ReadCache(() => true);
+    const settle = cache.startAnswer('k', cache.stamp(['users'])!);
+    const waiting = cache.answerBeingRead('k');
+    settle({ payload: 'x', contentType: 'application/json' });
+    expect((await waiting)?.payload).toBe('x');
+    const stale = cache.startAnswer('k', cache.stamp(['users'])!);
+    cache.changed('users');
+    expect(await cache.answerBeingRead('k')).toBeUndefined();
+    stale(undefined);
+    let reads = 0;
+    const read = async () => {
+      const n = ++reads;
+      await new Promise((r) => setTimeout(r, 10));
+      return n;
+    };
+    const [a, b] = await Promise.all([cache.shared('c', cache.stamp(['users']), read), cache.shared('c', cache.stamp(['users']), read)]);
+    expect([reads, a, b]).toEqual([1, 1, 1]);
+    const before = cache.shared('c', cache.stamp(['users']), read);
+    cache.changed('users');
+    const after = cache.shared('c', cache.stamp(['users']), read);
+    expect([await before, await after]).toEqual([2, 3]);
+  });
+
   it('stays within its byte budget', () => {
     const cache = new ReadCache(() => true, { maxBytes: 10_000 });
     const g = cache.stamp();
@@ -244,6 +268,22 @@ describe('cached reads through the API', () => {
     // Straight to the database: seen once the change is heard.
     await t.database.db.update(users).set({ name: 'Named Elsewhere' }).where(eq(users.id, u.id));
     await eventually(async () => expect((await profile()).name).toBe('Named Elsewhere'));
+  });
+
+  it('reads a changed answer once for the requests asking it together', async () => {
+    await names(admin);
+    const someone = ((await admin.get('/users?sort=name&size=100')).json().data as { id: number }[]).find(
+      (u) => u.id !== t.project.adminId,
+    )!;
+    expect((await admin.patch(`/users/${someone.id}`, { description: 'asked together' })).statusCode).toBe(200);
+    const stats = t.app.readCache.stats;
+    const [misses, shared, callers] = [stats.answerMisses, stats.answersShared, stats.actorMisses];
+    const bodies = await Promise.all(Array.from({ length: 6 }, () => admin.get('/users?sort=name&size=100')));
+    expect(new Set(bodies.map((b) => b.body)).size).toBe(1);
+    expect(bodies[0]!.body).toContain('asked together');
+    expect(stats.answerMisses - misses).toBe(6);
+    expect(stats.answersShared - shared).toBe(5);
+    expect(stats.actorMisses - callers).toBe(6);
   });
 
   it('tells on /metrics its hits and misses, what it forgot at once and why, and the changes it heard per table', async () => {
