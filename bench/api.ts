@@ -285,7 +285,7 @@ async function underWrites(servers: Servers, auth: Record<string, string>, listU
       quiet: quietNow,
       busy: f,
       note:
-        `${w.made} writes (${(w.made / 8).toFixed(1)}/s, ${w.failed} failed); cache ${delta('answers:hit')} hits, ${delta('answers:miss')} misses (callers ${delta('callers:hit')} / ${delta('callers:miss')}); ` +
+        `${w.made} writes (${(w.made / 8).toFixed(1)}/s, ${w.failed} failed); cache ${delta('answers:hit')} hits, ${delta('answers:miss')} misses of which ${delta('answers:shared')} shared a read (callers ${delta('callers:hit')} / ${delta('callers:miss')}); ` +
         `forgot all ${delta('forgotten:write_unheard')} × (write unheard), ${delta('forgotten:feed_lost')} × (feed lost); changes: ${tables || 'none'}; ` +
         `server CPU ${(cpu(c0, c1) / 8).toFixed(2)} s/s quiet, ${(cpu(c1, c2) / 8).toFixed(2)} s/s under writes, ≈ ${(perWrite * 1000).toFixed(1)} ms per write`,
     });

@@ -320,10 +320,15 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       ),
       // Why answers are or are not kept (core/read-cache.ts): hits and misses of cacheable reads, every
       // entry forgotten at once and why, and the changes heard per table (each makes the answers read from it stale).
-      ...counter('atrium_read_cache_answers_total', 'Cacheable reads answered from memory (hit) or read again (miss).', [
-        [{ result: 'hit' }, app.readCache.stats.answerHits],
-        [{ result: 'miss' }, app.readCache.stats.answerMisses],
-      ]),
+      ...counter(
+        'atrium_read_cache_answers_total',
+        'Cacheable reads answered from memory (hit), or not (miss), and misses answered by the same read made for another request (shared).',
+        [
+          [{ result: 'hit' }, app.readCache.stats.answerHits],
+          [{ result: 'miss' }, app.readCache.stats.answerMisses],
+          [{ result: 'shared' }, app.readCache.stats.answersShared],
+        ],
+      ),
       ...counter('atrium_read_cache_callers_total', 'Signed-in callers known from memory (hit) or read again (miss).', [
         [{ result: 'hit' }, app.readCache.stats.actorHits],
         [{ result: 'miss' }, app.readCache.stats.actorMisses],
