@@ -3,7 +3,22 @@
 // the list with a new query each time against the same statements run by pgbench; the cached list
 // while another client writes 20 times a second; the statements an idle server sends.
 import path from 'node:path';
-import { cpuTimes, type Figures, LOGIN_BODY, load, pgbench, pgbenchStatement, print, type Servers, startServers, tempDir } from './lib.js';
+import pg from 'pg';
+import {
+  benchDatabaseName,
+  cpuTimes,
+  dropDatabase,
+  type Figures,
+  LOGIN_BODY,
+  load,
+  loadAverage,
+  pgbench,
+  pgbenchStatement,
+  print,
+  type Servers,
+  startServers,
+  tempDir,
+} from './lib.js';
 import { seedUsers } from './seed.js';
 
 const USERS = Number(process.env.BENCH_USERS ?? 200_000);
@@ -27,7 +42,13 @@ function varyingList() {
 }
 
 export async function run(): Promise<void> {
-  const servers = await startServers('atrium_bench_api', { recordSqlTo: path.join(tempDir(), 'statements.json') });
+  const dbName = benchDatabaseName('atrium_bench_api');
+  // BENCH_SERVER_SESSION=shared: the server in the bench's own session (see ServerOptions.ownSession).
+  const ownSession = process.env.BENCH_SERVER_SESSION !== 'shared';
+  const servers = await startServers(dbName, { recordSqlTo: path.join(tempDir(), 'statements.json'), ownSession });
+  console.log(
+    `database ${dbName}; server in ${ownSession ? 'a session of its own' : "the bench's session"} (BENCH_SERVER_SESSION); load average ${loadAverage()}`,
+  );
   const { url, base } = servers;
   try {
     console.log(`seeding ${USERS} users across ${GROUPS} groups…`);
@@ -105,7 +126,10 @@ export async function run(): Promise<void> {
     }
     await idleStatements(servers);
   } finally {
-    servers.stop();
+    await servers.stop();
+    console.log(`load average ${loadAverage()}`);
+    // Its own database, named after this run: nothing to keep (BENCH_DB names one that stays).
+    if (!process.env.BENCH_DB) await dropDatabase(dbName).catch(() => undefined);
   }
 }
 
@@ -119,7 +143,8 @@ const recordedListPath = () => {
 };
 
 /** Statements of background workers, left out of what one list call sent. */
-const WORKER_TABLES = /(FROM|UPDATE|INTO|JOIN)\s+"?(announce|webhook_|push_deliveries|device_tasks|licen|mail_outbox|amenity)/i;
+const WORKER_TABLES =
+  /(FROM|UPDATE|INTO|JOIN)\s+"?(announce|webhook_|push_deliveries|device_tasks|licen|mail_outbox|amenity|instance)|^\s*SELECT (s\.device_id, )?d\.serial_number AS serial\b|^(begin|commit)$/i;
 
 /**
  * The statements one uncached list call sends (recorded in the server), run by pgbench with 8
@@ -157,7 +182,7 @@ async function againstPgbench(servers: Servers, auth: Record<string, string>, ro
 }
 
 /** Starts `write` 20 times a second (not waiting for the one before: at most 20 under way) until the returned stop is called. */
-function writing(write: (i: number) => Promise<Response>): () => Promise<{ made: number; failed: number }> {
+function writing(write: (i: number) => Promise<Response | undefined>): () => Promise<{ made: number; failed: number }> {
   let made = 0;
   let failed = 0;
   let i = 0;
@@ -166,8 +191,8 @@ function writing(write: (i: number) => Promise<Response>): () => Promise<{ made:
     if (pending.size >= 20) return;
     const p: Promise<void> = write(i++)
       .then(async (res) => {
-        await res.arrayBuffer();
-        if (res.ok) made++;
+        await res?.arrayBuffer();
+        if (!res || res.ok) made++;
         else failed++;
       })
       .catch(() => {
@@ -183,10 +208,24 @@ function writing(write: (i: number) => Promise<Response>): () => Promise<{ made:
   };
 }
 
+/** The read cache's counters on /metrics (core/read-cache.ts): hits, misses, forgotten-at-once by reason, changes heard by table. */
+async function cacheCounters(servers: Servers, auth: Record<string, string>): Promise<Map<string, number>> {
+  const text = await (await fetch(`${servers.base}/metrics`, { headers: auth })).text();
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = /^atrium_read_cache_(\w+)_total\{(\w+)="([^"]+)"\} (\d+)/.exec(line);
+    if (m) out.set(`${m[1]}:${m[3]}`, Number(m[4]));
+  }
+  return out;
+}
+
 /**
  * The repeated list (the cache's case) while another client of the same project makes 20 changes a
- * second: to things the list is not read from (a device renamed, notifications marked read), then
- * to users themselves (which must empty it).
+ * second: to things the list is not read from (a device renamed, a device's task, a notification
+ * read, an access event), each kind alone and all together, then to users themselves (which must
+ * empty it). Each line says what the cache saw meanwhile (/metrics): its hits and misses, whether it
+ * forgot everything at once (a write's own changes not heard back in time, or the feed lost), and the
+ * changes heard per table.
  */
 async function underWrites(servers: Servers, auth: Record<string, string>, listUrl: string, quiet: Figures): Promise<void> {
   const json = { ...auth, 'content-type': 'application/json' };
@@ -200,33 +239,84 @@ async function underWrites(servers: Servers, auth: Record<string, string>, listU
     return;
   }
   const deviceId = (await made.json()).data.id as number;
-  const figures: Figures[] = [];
-  const measure = async (name: string, write: (i: number) => Promise<Response>) => {
+  const db = new pg.Pool({ connectionString: servers.url, max: 4 });
+  const kinds: Record<string, (i: number) => Promise<Response | undefined>> = {
+    'device renamed': (i) =>
+      fetch(`${servers.base}/api/v0/devices/${deviceId}`, {
+        method: 'PATCH',
+        headers: json,
+        body: JSON.stringify({ name: `Bench door ${i}` }),
+      }),
+    "device's task": () => fetch(`${servers.base}/api/v0/devices/${deviceId}/init/apply`, { method: 'POST', headers: json, body: '{}' }),
+    'notification read': () => fetch(`${servers.base}/api/v0/notifications/read`, { method: 'POST', headers: auth }),
+    // As the device plane stores one (not through HTTP).
+    'access event': async () => {
+      await db.query(
+        `INSERT INTO access_events (project_id, device_id, lock_number, granted, value, occurred_at) VALUES (1, $1, 1, true, '0A0B', now())`,
+        [deviceId],
+      );
+      return undefined;
+    },
+  };
+  const unrelated = Object.values(kinds);
+  const pairs: { name: string; quiet: Figures; busy: Figures; note: string }[] = [];
+  const measure = async (name: string, write: (i: number) => Promise<Response | undefined>) => {
+    // The same list without writes right before: the machine's load moves from minute to minute.
+    const c0 = cpuTimes(servers.pid);
+    const quietNow = await load(`${name} (quiet before)`, { url: listUrl, headers: auth });
+    const c1 = cpuTimes(servers.pid);
+    const before = await cacheCounters(servers, auth);
     const stop = writing(write);
     const f = await load(name, { url: listUrl, headers: auth });
     const w = await stop();
-    figures.push(f);
-    console.log(`  ${name}: ${w.made} writes made (${(w.made / 8).toFixed(1)}/s), ${w.failed} failed`);
+    const c2 = cpuTimes(servers.pid);
+    const after = await cacheCounters(servers, auth);
+    const delta = (k: string) => (after.get(k) ?? 0) - (before.get(k) ?? 0);
+    const tables = [...after.keys()]
+      .filter((k) => k.startsWith('changes:') && delta(k) > 0)
+      .map((k) => `${k.slice(8)} ${delta(k)}`)
+      .join(', ');
+    // The server's CPU per list answer when quiet; what it spent beyond that many answers under writes is the writes'.
+    const cpu = (a: { user: number; kernel: number }, b: { user: number; kernel: number }) => b.user + b.kernel - a.user - a.kernel;
+    const perRead = cpu(c0, c1) / Math.max(1, quietNow.rps * 8);
+    const perWrite = (cpu(c1, c2) - perRead * f.rps * 8) / Math.max(1, w.made);
+    pairs.push({
+      name,
+      quiet: quietNow,
+      busy: f,
+      note:
+        `${w.made} writes (${(w.made / 8).toFixed(1)}/s, ${w.failed} failed); cache ${delta('answers:hit')} hits, ${delta('answers:miss')} misses of which ${delta('answers:shared')} shared a read (callers ${delta('callers:hit')} / ${delta('callers:miss')}); ` +
+        `forgot all ${delta('forgotten:write_unheard')} × (write unheard), ${delta('forgotten:feed_lost')} × (feed lost); changes: ${tables || 'none'}; ` +
+        `server CPU ${(cpu(c0, c1) / 8).toFixed(2)} s/s quiet, ${(cpu(c1, c2) / 8).toFixed(2)} s/s under writes, ≈ ${(perWrite * 1000).toFixed(1)} ms per write`,
+    });
   };
-  console.log('');
-  await measure('… 20 device/notification writes/s', (i) =>
-    i % 2
-      ? fetch(`${servers.base}/api/v0/notifications/read`, { method: 'POST', headers: auth })
-      : fetch(`${servers.base}/api/v0/devices/${deviceId}`, {
-          method: 'PATCH',
-          headers: json,
-          body: JSON.stringify({ name: `Bench door ${i}` }),
-        }),
+  console.log(`\nload average ${loadAverage()}`);
+  try {
+    await measure('… 20 unrelated writes/s (mixed)', (i) =>
+      (unrelated[i % unrelated.length] as (i: number) => Promise<Response | undefined>)(i),
+    );
+    for (const [kind, write] of Object.entries(kinds)) await measure(`… 20 × ${kind}/s`, write);
+    await measure('… 20 user edits/s (same project)', (i) =>
+      fetch(`${servers.base}/api/v0/users/${1 + (i % 100) + 1000}`, {
+        method: 'PATCH',
+        headers: json,
+        body: JSON.stringify({ description: `edit ${i}` }),
+      }),
+    );
+  } finally {
+    await db.end();
+  }
+  const pad = (v: string | number, n: number) => String(v).padStart(n);
+  console.log(
+    `\n${'the cached users list'.padEnd(38)}${pad('quiet', 8)}${pad('writes', 8)}${pad('ratio', 7)}${pad('p95 q', 7)}${pad('p95 w', 7)}`,
   );
-  await measure('… 20 user edits/s (same project)', (i) =>
-    fetch(`${servers.base}/api/v0/users/${1 + (i % 100) + 1000}`, {
-      method: 'PATCH',
-      headers: json,
-      body: JSON.stringify({ description: `edit ${i}` }),
-    }),
-  );
-  print(figures, quiet);
-  console.log('(× column: of the same list without writes)');
+  for (const p of pairs)
+    console.log(
+      `${p.name.padEnd(38)}${pad(p.quiet.rps, 8)}${pad(p.busy.rps, 8)}${pad((p.busy.rps / p.quiet.rps).toFixed(2), 7)}${pad(p.quiet.p95, 7)}${pad(p.busy.p95, 7)}`,
+    );
+  console.log(`(req/s of the same cached list 8 s without writes right before, then 8 s with them; first run's quiet figure ${quiet.rps})`);
+  for (const p of pairs) console.log(`  ${p.name}: ${p.note}`);
+  console.log(`load average ${loadAverage()}`);
 }
 
 /** Statements the server sends in 5 s with nothing asked of it. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
@@ -17,6 +17,30 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * The database a run uses: BENCH_DB when set (a run to keep, or to look at afterwards), else
+ * `<prefix>_<pid>`, its own, so two runs at once never drop each other's database.
+ */
+export const benchDatabaseName = (prefix: string): string => process.env.BENCH_DB ?? `${prefix}_${process.pid}`;
+
+/** Drops a benchmark's database (what a run named after its process leaves). */
+export async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: PG_ADMIN });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** The machine's load average (1, 5 and 15 minutes), printed beside a run's figures: they move with it. */
+export const loadAverage = (): string =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 /** A fresh PostgreSQL database for one benchmark run (with `keep`, the one there is, when there is one). */
 export async function freshDatabase(name: string, keep = false): Promise<string> {
@@ -130,7 +154,8 @@ export interface Servers {
   auth(): Promise<Record<string, string>>;
   /** With `recordSqlTo`: the statements the server sends while `during` runs. */
   recordSql(during: () => Promise<unknown>): Promise<RecordedStatement[]>;
-  stop(): void;
+  /** Stops both servers; resolves once Atrium's has exited. */
+  stop(): Promise<void>;
 }
 
 export interface ServerOptions {
@@ -191,9 +216,15 @@ export async function startServers(dbName: string, opts: ServerOptions = {}): Pr
   );
   const barePort = await freePort();
   const bare = startProcess(path.join(ROOT, 'bench/bare-server.ts'), { PORT: String(barePort) });
-  const stop = () => {
+  const exited = new Promise<void>((resolve) => {
+    if (server.exitCode !== null || server.signalCode !== null) resolve();
+    else server.once('exit', () => resolve());
+  });
+  const stop = async () => {
     server.kill('SIGTERM');
     bare.kill('SIGTERM');
+    // Its database may be dropped next: first the server gone (a shutdown takes a few seconds at most).
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
   };
   try {
     // Migrating a fresh database and starting takes over a minute on a 2-core machine others load too.

@@ -45,7 +45,7 @@ import { Mailer } from './core/mail/mailer.js';
 import { describeOperation, polishDocument } from './core/openapi.js';
 import { ProjectInfo } from './core/project-info.js';
 import { sharedRateStore } from './core/rate-limit-store.js';
-import { ACTOR_TABLES, ReadCache, type Stamp } from './core/read-cache.js';
+import { ACTOR_TABLES, type CachedAnswer, ReadCache, type Stamp } from './core/read-cache.js';
 import { RealtimeHub } from './core/realtime.js';
 import { AccessRepository } from './modules/access/access.repository.js';
 import { accessRoutes } from './modules/access/access.routes.js';
@@ -249,6 +249,8 @@ declare module 'fastify' {
     ctx: RequestContext;
     /** The read cache's stamp when a cacheable read started; undefined when not cacheable. */
     cacheStamp: Stamp | undefined;
+    /** Settles this request's answer for others waiting for the same (ReadCache.startAnswer). */
+    cacheSettle: ((answer: CachedAnswer | undefined) => void) | undefined;
   }
   interface FastifyContextConfig {
     /** Routes that need no sign-in. */
@@ -592,6 +594,7 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.decorateRequest('actor', null as unknown as Actor);
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorateRequest('cacheStamp', undefined);
+  app.decorateRequest('cacheSettle', undefined);
   // A write answered here is visible to the caller's next read: the answer leaves once the change
   // feed has brought its writes back to this instance's cache (other instances hear them the same way).
   app.addHook('onSend', async (req) => {
@@ -748,17 +751,28 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       typed.addHook('preHandler', async (req, reply) => {
         const cache = req.routeOptions.config.cache;
         if (!cache || req.method !== 'GET') return;
-        const hit = readCache.answer(answerKey(req));
+        const key = answerKey(req);
+        let hit = readCache.answer(key);
+        const being = hit ? undefined : readCache.answerBeingRead(key);
+        if (being) hit = await being;
         if (hit) return reply.type(hit.contentType).send(hit.payload);
         // An answer also depends on who asks: what the caller is read from counts too.
         req.cacheStamp = readCache.stamp(cache === true ? undefined : [...ACTOR_TABLES, ...cache.tables]);
+        // Others asking the same meanwhile wait for this read instead of each making their own.
+        if (req.cacheStamp) req.cacheSettle = readCache.startAnswer(key, req.cacheStamp);
       });
       typed.addHook('onSend', async (req, reply, payload) => {
-        if (req.cacheStamp === undefined || reply.statusCode !== 200 || typeof payload !== 'string') return;
+        if (req.cacheStamp === undefined) return;
+        if (reply.statusCode !== 200 || typeof payload !== 'string') return req.cacheSettle?.(undefined);
         const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
         const cache = req.routeOptions.config.cache;
-        readCache.keepAnswer(req.cacheStamp, answerKey(req), { payload, contentType }, cache === true ? undefined : cache?.maxAgeMs);
+        const answer = { payload, contentType };
+        readCache.keepAnswer(req.cacheStamp, answerKey(req), answer, cache === true ? undefined : cache?.maxAgeMs);
+        req.cacheSettle?.(answer);
       });
+      // However a request ended (an error before its answer, the client gone), no one waits for it any more.
+      typed.addHook('onResponse', async (req) => req.cacheSettle?.(undefined));
+      typed.addHook('onRequestAbort', async (req) => req.cacheSettle?.(undefined));
       await typed.register(authRoutes);
       await typed.register(profileRoutes);
       await typed.register(notificationsRoutes);

@@ -300,8 +300,10 @@ export interface ListStatement {
   /** The row's id in `table`. */
   id: SQL;
   where: SQL | undefined;
-  /** The answer's columns by name, read from `table` (joined to the page by id). */
+  /** The answer's columns by name, read from `table` (joined to the page by id) and from `joins`. */
   columns: Record<string, SQL>;
+  /** Tables the columns also read, joined to the page's rows only (`LEFT JOIN … ON …`). */
+  joins?: SQL;
 }
 
 /**
@@ -349,7 +351,7 @@ export async function listPage<R>(
     sql`SELECT p.id AS page_id${sql.join(
       keyNames.map((k) => sql`, p.${k}`),
       sql``,
-    )}, ${columnsOf(s)} FROM p JOIN ${s.table} ON ${s.id} = p.id`;
+    )}, ${columnsOf(s)} FROM p JOIN ${s.table} ON ${s.id} = p.id${s.joins ? sql` ${s.joins}` : sql``}`;
   const small = compiled(opts.owner, `small|${key}`, () => {
     const s = statement();
     const keyColumns = keys.map((k, i) => sql`, ${k.expr} AS ${keyNames[i]}`);

@@ -99,6 +99,30 @@ describe('ReadCache', () => {
     expect(cache.answer('users')).toBeUndefined();
   });
 
+  it('lets those asking the same meanwhile share one read, unless what it is read from changed since it started', async () => {
+    const cache = new ReadCache(() => true);
+    const settle = cache.startAnswer('k', cache.stamp(['users'])!);
+    const waiting = cache.answerBeingRead('k');
+    settle({ payload: 'x', contentType: 'application/json' });
+    expect((await waiting)?.payload).toBe('x');
+    const stale = cache.startAnswer('k', cache.stamp(['users'])!);
+    cache.changed('users');
+    expect(await cache.answerBeingRead('k')).toBeUndefined();
+    stale(undefined);
+    let reads = 0;
+    const read = async () => {
+      const n = ++reads;
+      await new Promise((r) => setTimeout(r, 10));
+      return n;
+    };
+    const [a, b] = await Promise.all([cache.shared('c', cache.stamp(['users']), read), cache.shared('c', cache.stamp(['users']), read)]);
+    expect([reads, a, b]).toEqual([1, 1, 1]);
+    const before = cache.shared('c', cache.stamp(['users']), read);
+    cache.changed('users');
+    const after = cache.shared('c', cache.stamp(['users']), read);
+    expect([await before, await after]).toEqual([2, 3]);
+  });
+
   it('stays within its byte budget', () => {
     const cache = new ReadCache(() => true, { maxBytes: 10_000 });
     const g = cache.stamp();
@@ -187,7 +211,7 @@ describe('cached reads through the API', () => {
     await eventually(async () => expect((await api.get('/users')).statusCode).toBe(200));
   });
 
-  it('keeps the users list through writes it does not depend on: a device, its task, a notification read', async () => {
+  it('keeps the users list through writes it does not depend on (a device, its rename and task, a notification read, an access event), and reads it again after one it does', async () => {
     const hits = () => t.app.readCache.stats.answerHits;
     // Changes of the tests before may still be on their way through the feed: first a kept answer.
     await eventually(async () => {
@@ -203,10 +227,26 @@ describe('cached reads through the API', () => {
       domain_id: t.project.rootGroupId,
     });
     expect(device.statusCode, device.body).toBe(200);
-    expect((await admin.post(`/devices/${device.json().data.id}/init/apply`, {})).statusCode).toBe(200);
+    const deviceId = device.json().data.id as number;
+    const forgotten = { ...t.app.readCache.stats.forgotten };
+    expect((await admin.post(`/devices/${deviceId}/init/apply`, {})).statusCode).toBe(200);
+    expect((await admin.patch(`/devices/${deviceId}`, { name: 'Cache Door Renamed' })).statusCode).toBe(200);
     expect((await admin.post('/notifications/read', {})).statusCode).toBe(200);
-    await names(admin);
+    // An access event, as the device plane stores it.
+    await t.database.db.execute(
+      sql`INSERT INTO access_events (project_id, device_id, lock_number, granted, value, occurred_at) VALUES (${t.project.projectId}, ${deviceId}, 1, true, '0A0B', now())`,
+    );
+    const kept = await admin.get('/users?sort=name&size=100');
     expect(hits()).toBe(before + 1);
+    expect(t.app.readCache.stats.forgotten).toEqual(forgotten);
+    // A change the list is read from is seen at the next call.
+    const someone = (kept.json().data as { id: number }[]).find((u) => u.id !== t.project.adminId)!;
+    expect((await admin.patch(`/users/${someone.id}`, { description: 'changed under the cache' })).statusCode).toBe(200);
+    const fresh = await admin.get('/users?sort=name&size=100');
+    expect(hits()).toBe(before + 1);
+    expect((fresh.json().data as { id: number; description: string | null }[]).find((u) => u.id === someone.id)?.description).toBe(
+      'changed under the cache',
+    );
   });
 
   it('shows a change to anything the profile is read from at the next call', async () => {
@@ -228,6 +268,35 @@ describe('cached reads through the API', () => {
     // Straight to the database: seen once the change is heard.
     await t.database.db.update(users).set({ name: 'Named Elsewhere' }).where(eq(users.id, u.id));
     await eventually(async () => expect((await profile()).name).toBe('Named Elsewhere'));
+  });
+
+  it('reads a changed answer once for the requests asking it together', async () => {
+    await names(admin);
+    const someone = ((await admin.get('/users?sort=name&size=100')).json().data as { id: number }[]).find(
+      (u) => u.id !== t.project.adminId,
+    )!;
+    expect((await admin.patch(`/users/${someone.id}`, { description: 'asked together' })).statusCode).toBe(200);
+    const stats = t.app.readCache.stats;
+    const [misses, shared, callers] = [stats.answerMisses, stats.answersShared, stats.actorMisses];
+    const bodies = await Promise.all(Array.from({ length: 6 }, () => admin.get('/users?sort=name&size=100')));
+    expect(new Set(bodies.map((b) => b.body)).size).toBe(1);
+    expect(bodies[0]!.body).toContain('asked together');
+    expect(stats.answerMisses - misses).toBe(6);
+    expect(stats.answersShared - shared).toBe(5);
+    expect(stats.actorMisses - callers).toBe(6);
+  });
+
+  it('tells on /metrics its hits and misses, what it forgot at once and why, and the changes it heard per table', async () => {
+    await names(admin);
+    await names(admin);
+    const token = await login(t.app, t.adminLogin, t.adminPassword);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${token}` } });
+    expect(res.statusCode).toBe(200);
+    const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}]/g, '\\$&')} (\\d+)$`, 'm').exec(res.body)?.[1]);
+    expect(value('atrium_read_cache_answers_total{result="hit"}')).toBe(t.app.readCache.stats.answerHits);
+    expect(value('atrium_read_cache_answers_total{result="miss"}')).toBeGreaterThan(0);
+    expect(value('atrium_read_cache_forgotten_total{reason="write_unheard"}')).toBe(t.app.readCache.stats.forgotten.write_unheard);
+    expect(value('atrium_read_cache_changes_total{table="users"}')).toBeGreaterThan(0);
   });
 
   it('keeps one user’s answers from another', async () => {
@@ -342,6 +411,22 @@ describe.runIf(process.env.TEST_DATABASE_URL)('two instances on one PostgreSQL d
       await list();
       await list();
       expect(b.readCache.stats.answerHits).toBeGreaterThan(0);
+      // Writes the list is not read from, through the other instance: heard there, and the answer stays.
+      const heardDevices = () => b.readCache.stats.changes.get('devices') ?? 0;
+      const devicesBefore = heardDevices();
+      const device = await viaA.put('/devices', {
+        name: 'Door On A',
+        model: 'AP-100',
+        serial_number: 'TWO-1',
+        domain_id: a.project.rootGroupId,
+      });
+      expect(device.statusCode, device.body).toBe(200);
+      expect((await viaA.patch(`/devices/${device.json().data.id}`, { name: 'Door On A Renamed' })).statusCode).toBe(200);
+      expect((await viaA.post('/notifications/read', {})).statusCode).toBe(200);
+      await eventually(async () => expect(heardDevices()).toBeGreaterThanOrEqual(devicesBefore + 2));
+      const hits = b.readCache.stats.answerHits;
+      await list();
+      expect(b.readCache.stats.answerHits).toBe(hits + 1);
       const created = await viaA.put('/users', newUser('from-a', 'Made On A', a.project.rootGroupId));
       expect(created.statusCode).toBe(200);
       await eventually(async () => expect(await list()).toContain('Made On A'));

@@ -46,6 +46,9 @@ export interface ReadCacheOptions {
  */
 export const ACTOR_TABLES = ['users', 'roles', 'user_groups', 'projects', 'api_keys', 'refresh_tokens'] as const;
 
+/** How long a request waits for the same answer being read for another before reading it itself. */
+const ANSWER_WAIT_MS = 2000;
+
 /** How long a mutating answer waits for the change feed to bring its own writes back (then everything is forgotten). */
 const SETTLE_MS = 2000;
 
@@ -74,8 +77,20 @@ export class ReadCache {
   private readonly counts = new Map<string, number>();
   private readonly actors: LRUCache<string, Stamped<CachedActor>>;
   private readonly answers: LRUCache<string, Stamped<CachedAnswer>>;
-  /** How often a read was answered from memory; for tests and diagnostics. */
-  readonly stats = { actorHits: 0, answerHits: 0 };
+  /**
+   * How often a read was answered from memory or not, how often everything was forgotten and why,
+   * and the changes heard per table: for tests, and on /metrics to tell why answers are not kept.
+   */
+  readonly stats = {
+    actorHits: 0,
+    actorMisses: 0,
+    answerHits: 0,
+    answerMisses: 0,
+    /** Misses answered by another request's read of the same answer (startAnswer, answerBeingRead). */
+    answersShared: 0,
+    forgotten: { feed_lost: 0, write_unheard: 0 },
+    changes: new Map<string, number>(),
+  };
 
   constructor(
     private readonly live: () => boolean,
@@ -97,15 +112,16 @@ export class ReadCache {
       opts,
       () => database.changesHeard(SETTLE_MS),
     );
-    await database.onDataChange((table) => (table === null ? cache.invalidate() : cache.changed(table)));
+    await database.onDataChange((table) => (table === null ? cache.invalidate('feed_lost') : cache.changed(table)));
     await database.listen((payload) => {
       if (payload === SESSIONS_ENDED_SIGNAL) cache.changed('refresh_tokens');
     });
     return cache;
   }
 
-  /** Forgets everything: changes may have gone unheard. */
-  invalidate(): void {
+  /** Forgets everything: changes may have gone unheard (the feed was lost, or a write's own changes did not come back in time). */
+  invalidate(reason: keyof ReadCache['stats']['forgotten'] = 'feed_lost'): void {
+    this.stats.forgotten[reason]++;
     this.epoch++;
     this.generation++;
     this.counts.clear();
@@ -117,6 +133,7 @@ export class ReadCache {
   changed(table: string): void {
     this.generation++;
     this.counts.set(table, (this.counts.get(table) ?? 0) + 1);
+    this.stats.changes.set(table, (this.stats.changes.get(table) ?? 0) + 1);
   }
 
   /**
@@ -125,7 +142,7 @@ export class ReadCache {
    */
   async settle(): Promise<void> {
     if (!this.live()) return;
-    if (!(await this.heard())) this.invalidate();
+    if (!(await this.heard())) this.invalidate('write_unheard');
   }
 
   /** The count of all changes, for a read that starts now and depends on everything; undefined when caching is off. */
@@ -153,7 +170,10 @@ export class ReadCache {
 
   actor(token: string, now = Date.now()): Actor | undefined {
     const hit = this.fresh(this.actors, token, now);
-    if (!hit) return undefined;
+    if (!hit) {
+      this.stats.actorMisses++;
+      return undefined;
+    }
     this.stats.actorHits++;
     return hit.actor;
   }
@@ -166,12 +186,75 @@ export class ReadCache {
   answer(key: string, now = Date.now()): CachedAnswer | undefined {
     const hit = this.fresh(this.answers, key, now);
     if (hit) this.stats.answerHits++;
+    else this.stats.answerMisses++;
     return hit;
   }
 
   /** Keeps an answer while its tables do not change, and at most `maxAgeMs` when given. */
   keepAnswer(stamp: Stamp | undefined, key: string, answer: CachedAnswer, maxAgeMs?: number): void {
     this.keep(this.answers, stamp, key, answer, maxAgeMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + maxAgeMs);
+  }
+
+  /** Reads under way, by key, each with the stamp it started with (shared, startAnswer). */
+  private readonly reading = new Map<string, { stamp: Stamp; promise: Promise<unknown> }>();
+
+  /** The read of `key` under way when nothing it depends on has changed since it started; else undefined. */
+  private underWay(key: string): Promise<unknown> | undefined {
+    const r = this.reading.get(key);
+    return r && this.live() && this.current(r.stamp) ? r.promise : undefined;
+  }
+
+  /**
+   * Runs `read` once for everyone who asks for `key` while it is under way and nothing it depends on
+   * has changed since it started (its result is then what a read starting now would give): after a
+   * change, the callers waiting at that moment read again once between them, not once each.
+   */
+  async shared<T>(key: string, stamp: Stamp | undefined, read: () => Promise<T>): Promise<T> {
+    const joined = this.underWay(key);
+    if (joined) return joined as Promise<T>;
+    const promise = read();
+    if (stamp === undefined) return promise;
+    const entry = { stamp, promise };
+    this.reading.set(key, entry);
+    try {
+      return await promise;
+    } finally {
+      if (this.reading.get(key) === entry) this.reading.delete(key);
+    }
+  }
+
+  /**
+   * A request for an answer no entry holds: when the same answer is being read for another request
+   * and nothing it depends on has changed since, waits (at most `waitMs`) for that answer; undefined
+   * when there is none to wait for, or it gave none to keep (then the caller reads it itself).
+   */
+  answerBeingRead(key: string, waitMs = ANSWER_WAIT_MS): Promise<CachedAnswer | undefined> | undefined {
+    // Not async: with nothing to wait for, the caller goes on at once (and marks its own read before anyone else can look).
+    const joined = this.underWay(key) as Promise<CachedAnswer | undefined> | undefined;
+    if (!joined) return undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<undefined>((r) => {
+      timer = setTimeout(() => r(undefined), waitMs);
+    });
+    return Promise.race([joined, waited]).then((answer) => {
+      clearTimeout(timer);
+      if (answer) this.stats.answersShared++;
+      return answer;
+    });
+  }
+
+  /**
+   * Marks the answer of `key` as being read from `stamp`; the returned function settles it with the
+   * answer (undefined: nothing to keep), and must be called however the request ends.
+   */
+  startAnswer(key: string, stamp: Stamp): (answer: CachedAnswer | undefined) => void {
+    let settle: (answer: CachedAnswer | undefined) => void = () => undefined;
+    const entry = { stamp, promise: new Promise<CachedAnswer | undefined>((r) => (settle = r)) };
+    this.reading.set(key, entry);
+    return (answer) => {
+      settle(answer);
+      if (this.reading.get(key) === entry) this.reading.delete(key);
+    };
   }
 
   private fresh<T extends object>(lru: LRUCache<string, Stamped<T>>, key: string, now: number): T | undefined {

@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { type AclTarget, aclPredicate, intArray, qualifiedColumns, userVisible } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import { type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
-import { containsPattern, filtersSql, inPageOrder, type ListSpec, pageOfIds } from '../../core/list-query.js';
+import { containsPattern, filterShape, filtersSql, inPageOrder, type ListSpec, listPage, pageOfIds } from '../../core/list-query.js';
 import { devicePredicate } from '../devices/devices.repository.js';
 import {
   accessEvents,
@@ -157,6 +157,37 @@ export interface DeviceSyncPart {
   scheduleIds: number[];
 }
 
+/** What an identifiers list reads of each row: the columns toIdentifier shows (not the guest key, nor the pass limit's start), its rules, owner, and what the caller may do. */
+function identifierListColumns(actor: Actor): Record<string, SQL> {
+  const { projectId: _p, guestKey: _k, passesSince: _s, ...shown } = getTableColumns(identifiers);
+  return {
+    ...Object.fromEntries(Object.entries(shown).map(([name, column]) => [name, sql`${column}`])),
+    accessRules: sql`coalesce((SELECT array_agg(x.rule_id ORDER BY x.rule_id) FROM access_rule_identifiers x WHERE x.identifier_id = ${ID.id}), '{}')`,
+    owner: sql`(SELECT jsonb_build_object('id', u.id, 'name', u.name, 'login', u.login) FROM users u WHERE u.id = ${ID.ownerId})`,
+    editable: sql`coalesce((${identifierPredicate(actor)} AND ${actor.permissions.has('can_edit_identifiers')}), FALSE)`,
+    deletable: sql`coalesce((${identifierPredicate(actor)} AND ${actor.permissions.has('can_delete_identifiers')}), FALSE)`,
+  };
+}
+
+/** What an access events list shows of each event, with its device's, identifier's and user's names. */
+const ACCESS_EVENT_COLUMNS: Record<string, SQL> = {
+  id: sql`${AE.id}`,
+  occurred_at: sql`${AE.occurredAt}`,
+  device_id: sql`${AE.deviceId}`,
+  device_name: sql`d.name`,
+  lock_number: sql`${AE.lockNumber}`,
+  granted: sql`${AE.granted}`,
+  reason: sql`${AE.reason}`,
+  value: sql`${AE.value}`,
+  identifier_id: sql`${AE.identifierId}`,
+  identifier_name: sql`i.name`,
+  identifier_type: sql`i.type`,
+  user_id: sql`${AE.userId}`,
+  user_name: sql`u.name`,
+  rule_id: sql`${AE.ruleId}`,
+  direction: sql`${AE.direction}`,
+};
+
 export class AccessRepository {
   constructor(private readonly db: Db) {}
 
@@ -299,21 +330,40 @@ export class AccessRepository {
   async listIdentifiers(
     actor: Actor,
     q: ListQuery & { search?: string | undefined; onlyGuest?: '0' | '1' | undefined; onlyType?: string | undefined },
-  ) {
-    const where = and(
-      eq(identifiers.projectId, actor.projectId),
-      q.onlyType ? sql`${ID.type} = ${q.onlyType}` : undefined,
-      filtersSql(IDENTIFIER_LIST, q),
-      identifierPredicate(actor),
-      q.onlyGuest === '1' ? sql`${ID.guestType} IS NOT NULL` : undefined,
-      q.search
-        ? sql`(${ID.name} ILIKE ${containsPattern(q.search)} OR ${ID.value} ILIKE ${containsPattern(q.search)}
-            OR ${ID.ownerId} IN (SELECT u.id FROM users u WHERE u.project_id = ${actor.projectId} AND u.name ILIKE ${containsPattern(q.search)}))`
-        : undefined,
-    );
-    const page = await pageOfIds(this.db, { table: identifiers, id: sql`${ID.id}`, where, spec: IDENTIFIER_LIST, query: q });
-    const rows = page.ids.length ? await this.identifierSelect(actor).where(sql`${ID.id} = ANY(${intArray(page.ids)})`) : [];
-    return { rows: inPageOrder(page.ids, rows as IdentifierRow[]), total: page.total, estimated: page.estimated };
+  ): Promise<{ rows: IdentifierRow[]; total: number; estimated: boolean }> {
+    // A call's values go beside the statement, which is compiled once per caller and shape (core/list-query.ts listPage).
+    const values: Record<string, unknown> = {};
+    const filters = filtersSql(IDENTIFIER_LIST, q, values);
+    if (q.onlyType) values.onlyType = q.onlyType;
+    if (q.search) values.search = containsPattern(q.search);
+    const guests = q.onlyGuest === '1';
+    const page = await listPage<IdentifierRow>(this.db, {
+      owner: actor,
+      shape: JSON.stringify(['identifiers', filterShape(q), !!q.onlyType, guests, !!q.search]),
+      spec: IDENTIFIER_LIST,
+      query: q,
+      values,
+      statement: () => {
+        const search = sql.placeholder('search');
+        return {
+          table: identifiers,
+          id: sql`${ID.id}`,
+          where: and(
+            eq(identifiers.projectId, actor.projectId),
+            q.onlyType ? sql`${ID.type} = ${sql.placeholder('onlyType')}::text` : undefined,
+            filters,
+            identifierPredicate(actor),
+            guests ? sql`${ID.guestType} IS NOT NULL` : undefined,
+            q.search
+              ? sql`(${ID.name} ILIKE ${search}::text OR ${ID.value} ILIKE ${search}::text
+                  OR ${ID.ownerId} IN (SELECT u.id FROM users u WHERE u.project_id = ${actor.projectId} AND u.name ILIKE ${search}::text))`
+              : undefined,
+          ),
+          columns: identifierListColumns(actor),
+        };
+      },
+    });
+    return { rows: page.rows, total: page.total, estimated: page.estimated };
   }
 
   async identifier(actor: Actor, id: number): Promise<IdentifierRow | undefined> {
@@ -578,29 +628,30 @@ export class AccessRepository {
     return rows.map((r) => Number(r.id));
   }
 
-  async listAccessEvents(actor: Actor, q: ListQuery) {
-    const where = and(
-      eq(accessEvents.projectId, actor.projectId),
-      filtersSql(ACCESS_EVENT_LIST, q),
-      sql`${AE.deviceId} IN (SELECT devices.id FROM devices WHERE devices.project_id = ${actor.projectId} AND ${devicePredicate(actor, 'view')})`,
-    );
-    const page = await pageOfIds(this.db, { table: accessEvents, id: sql`${AE.id}`, where, spec: ACCESS_EVENT_LIST, query: q });
-    const rows = page.ids.length
-      ? await queryRows<Record<string, unknown>>(
-          this.db,
-          sql`SELECT e.id, e.occurred_at, e.device_id, d.name AS device_name, e.lock_number, e.granted, e.reason, e.value,
-              e.identifier_id, i.name AS identifier_name, i.type AS identifier_type, e.user_id, u.name AS user_name, e.rule_id, e.direction
-            FROM access_events e LEFT JOIN devices d ON d.id = e.device_id LEFT JOIN identifiers i ON i.id = e.identifier_id
-            LEFT JOIN users u ON u.id = e.user_id WHERE e.id = ANY(${sql`ARRAY[${sql.join(
-              page.ids.map((x) => sql`${x}`),
-              sql`, `,
-            )}]::bigint[]`})`,
-        )
-      : [];
-    // bigint ids arrive as text from node-postgres: numbers again, so the page's order can be matched.
-    const numbered = rows.map((r) => ({ ...r, id: Number(r.id) }));
-    return { rows: inPageOrder(page.ids.map(Number), numbered), total: page.total, estimated: page.estimated };
+  async listAccessEvents(actor: Actor, q: ListQuery): Promise<{ rows: Record<string, unknown>[]; total: number; estimated: boolean }> {
+    // A call's values go beside the statement, which is compiled once per caller and shape (core/list-query.ts listPage).
+    const values: Record<string, unknown> = {};
+    const filters = filtersSql(ACCESS_EVENT_LIST, q, values);
+    return listPage<Record<string, unknown>>(this.db, {
+      owner: actor,
+      shape: JSON.stringify(['access_events', filterShape(q)]),
+      spec: ACCESS_EVENT_LIST,
+      query: q,
+      values,
+      statement: () => ({
+        table: accessEvents,
+        id: sql`${AE.id}`,
+        where: and(
+          eq(accessEvents.projectId, actor.projectId),
+          filters,
+          sql`${AE.deviceId} IN (SELECT devices.id FROM devices WHERE devices.project_id = ${actor.projectId} AND ${devicePredicate(actor, 'view')})`,
+        ),
+        columns: ACCESS_EVENT_COLUMNS,
+        joins: sql`LEFT JOIN devices d ON d.id = ${AE.deviceId} LEFT JOIN identifiers i ON i.id = ${AE.identifierId} LEFT JOIN users u ON u.id = ${AE.userId}`,
+      }),
+    });
   }
+
   // --- the access matrix -------------------------------------------------------------------------
 
   /**

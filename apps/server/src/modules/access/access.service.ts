@@ -937,9 +937,8 @@ export class AccessService {
     };
   }
 
-  private async mapEvents(rows: readonly { id: number }[]): Promise<AccessEvent[]> {
-    return rows.map((r) => {
-      const e = r as unknown as Record<string, unknown>;
+  private async mapEvents(rows: readonly Record<string, unknown>[]): Promise<AccessEvent[]> {
+    return rows.map((e) => {
       return {
         id: Number(e.id),
         occurred_at: iso(e.occurred_at as string)!,

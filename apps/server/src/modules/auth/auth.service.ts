@@ -18,7 +18,7 @@ import { hashToken, newRefreshToken, type TokenService } from '../../core/auth/t
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError } from '../../core/errors.js';
-import { ACTOR_TABLES, type ReadCache } from '../../core/read-cache.js';
+import { ACTOR_TABLES, type ReadCache, type Stamp } from '../../core/read-cache.js';
 import { endSessions } from '../../core/sessions.js';
 import type { AuthRepository } from './auth.repository.js';
 
@@ -165,6 +165,12 @@ export class AuthService {
     const cached = this.cache?.actor(token);
     if (cached) return cached;
     const generation = this.cache?.stamp(ACTOR_TABLES);
+    // Requests of one caller arriving together after a change read the caller once between them.
+    if (this.cache) return this.cache.shared(`caller:${token}`, generation, () => this.readActor(token, generation));
+    return this.readActor(token, generation);
+  }
+
+  private async readActor(token: string, generation: Stamp | undefined): Promise<Actor | null> {
     const claims = await this.tokens.verifyAccess(token);
     if (!claims) return null;
     const row = await this.repo.actor(claims.userId, claims.projectId, claims.sessionId);

@@ -112,6 +112,28 @@ describe('GET /devices pages', () => {
     });
   }
 
+  it('answers a filtered or searched page byte for byte, within the caller’s scope, each call with its own values', async () => {
+    const scoped = await memberWith(['can_view_descendant_devices', 'can_edit_devices'], [top]);
+    const begins = (value: string) =>
+      encodeURIComponent(JSON.stringify({ match: 'match_all', rules: [{ field: 'name', operator: 'begins_with', value }] }));
+    const names = async (api: Api, q: string) => {
+      const res = await api.get(q);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.body).toBe(JSON.stringify(listResponse(DeviceSchema).strict().parse(res.json())));
+      return (res.json().data as { name: string; domain_id: number }[]).map((d) => `${d.name}@${d.domain_id}`);
+    };
+    const other = made[2]!;
+    const otherGroup = (await admin.get(`/devices/${other.id}`)).json().data.domain_id as number;
+    expect(await names(admin, `/devices?sort=name,id&filters=${begins('b')}`)).toHaveLength(3);
+    expect(await names(admin, `/devices?sort=name&filters=${begins('d')}`)).toEqual([`d panel@${otherGroup}`]);
+    expect((await names(scoped, `/devices?sort=name&filters=${begins('b')}`)).every((n) => !n.endsWith(`@${otherGroup}`))).toBe(true);
+    expect(await names(scoped, `/devices?sort=name&filters=${begins('d')}`)).toEqual([]);
+    expect(await names(admin, '/devices?sort=name&search=LIST-4')).toEqual([`c panel@${t.project.rootGroupId}`]);
+    expect(await names(admin, '/devices?sort=name&search=LIST-6')).toEqual([`d panel@${otherGroup}`]);
+    expect(await names(scoped, '/devices?sort=name&search=LIST-6')).toEqual([]);
+    expect(await names(admin, '/devices?sort=-online,name&size=2&page=2&search=panel')).toHaveLength(2);
+  });
+
   it('a page past the end is empty and still tells the total; a bad sort is a 400', async () => {
     const res = await admin.get('/devices?page=40&size=20&sort=name');
     expect(res.statusCode).toBe(200);

@@ -15,9 +15,11 @@ import { type Database, type Db, type DbOrTx, queryRows } from '../../core/db/cl
 import {
   containsPattern,
   EXACT_TOTAL_CAP,
+  filterShape,
   filtersSql,
   inPageOrder,
   type ListSpec,
+  listPage,
   pageOffset,
   pageOfIds,
   plannerEstimate,
@@ -255,9 +257,32 @@ export class DevicesRepository {
     actor: Actor,
     q: ListQuery & { search?: string | undefined },
   ): Promise<{ rows: ListedDevice[]; total: number; estimated: boolean }> {
-    const filters = filtersSql(DEVICE_LIST, q);
+    // A call's values go beside the statement, which is compiled once per caller and shape (core/list-query.ts listPage).
+    const values: Record<string, unknown> = {};
+    const filters = filtersSql(DEVICE_LIST, q, values);
     const scope = scopeOf(actor, 'devices', 'view');
     if (!filters && !q.search && scope === 'all') return this.wholeProjectPage(actor, q);
+    if (q.search) values.search = containsPattern(q.search);
+    const withPath = needsPath(actor);
+    const page = await listPage<ListedRow>(this.db, {
+      owner: actor,
+      shape: JSON.stringify(['devices', filterShape(q), !!q.search]),
+      spec: DEVICE_LIST,
+      query: q,
+      values,
+      statement: () => ({
+        table: devices,
+        id: sql`${D.id}`,
+        where: this.listWhere(actor, scope, filters, !!q.search),
+        columns: Object.fromEntries(Object.entries(listedColumns(withPath)).map(([name, column]) => [name, sql`${column}`])),
+        joins: sql`LEFT JOIN ${deviceStatus} ON ${deviceStatus.deviceId} = ${D.id}`,
+      }),
+    });
+    return { rows: page.rows.map((r) => listed(actor, r)), total: page.total, estimated: page.estimated };
+  }
+
+  /** The filtered or scoped list's WHERE, with placeholders for the call's values (`search`, the filters'). */
+  private listWhere(actor: Actor, scope: ReturnType<typeof scopeOf>, filters: SQL | undefined, search: boolean): SQL | undefined {
     const conds: (SQL | undefined)[] = [eq(devices.projectId, actor.projectId), filters];
     if (scope === 'domain' || scope === 'descendants') {
       // Visible ids gathered by index: the groups in scope, then their devices, plus what I created.
@@ -266,18 +291,11 @@ export class DevicesRepository {
     } else if (scope !== 'all') {
       conds.push(devicePredicate(actor, 'view'));
     }
-    if (q.search) {
-      const p = containsPattern(q.search);
+    if (search) {
+      const p = sql.placeholder('search');
       conds.push(sql`(${D.name} ILIKE ${p} OR ${D.serialNumber} ILIKE ${p} OR ${D.description} ILIKE ${p} OR ${D.ipAddress} ILIKE ${p})`);
     }
-    const page = await pageOfIds(this.db, { table: devices, id: sql`${D.id}`, where: and(...conds), spec: DEVICE_LIST, query: q });
-    if (!page.ids.length) return { rows: [], total: page.total, estimated: page.estimated };
-    const found = (await this.db
-      .select(listedColumns(needsPath(actor)))
-      .from(devices)
-      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
-      .where(and(eq(devices.projectId, actor.projectId), sql`${D.id} = ANY(${intArray(page.ids)})`))) as ListedRow[];
-    return { rows: inPageOrder(page.ids, found).map((r) => listed(actor, r)), total: page.total, estimated: page.estimated };
+    return and(...conds);
   }
 
   private readonly listStatements = new Map<string, ReturnType<DevicesRepository['wholeProjectStatement']>>();

@@ -318,6 +318,31 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         'Whether each worker of this instance runs.',
         info.workers.map((w) => [{ worker: w.name }, bit(w.is_running)]),
       ),
+      // Why answers are or are not kept (core/read-cache.ts): hits and misses of cacheable reads, every
+      // entry forgotten at once and why, and the changes heard per table (each makes the answers read from it stale).
+      ...counter(
+        'atrium_read_cache_answers_total',
+        'Cacheable reads answered from memory (hit), or not (miss), and misses answered by the same read made for another request (shared).',
+        [
+          [{ result: 'hit' }, app.readCache.stats.answerHits],
+          [{ result: 'miss' }, app.readCache.stats.answerMisses],
+          [{ result: 'shared' }, app.readCache.stats.answersShared],
+        ],
+      ),
+      ...counter('atrium_read_cache_callers_total', 'Signed-in callers known from memory (hit) or read again (miss).', [
+        [{ result: 'hit' }, app.readCache.stats.actorHits],
+        [{ result: 'miss' }, app.readCache.stats.actorMisses],
+      ]),
+      ...counter(
+        'atrium_read_cache_forgotten_total',
+        'Times the read cache forgot everything: its change feed was lost, or a write’s own changes did not come back in time.',
+        Object.entries(app.readCache.stats.forgotten).map(([reason, n]) => [{ reason }, n]),
+      ),
+      ...counter(
+        'atrium_read_cache_changes_total',
+        'Committed writes heard per table (answers read from that table are read again).',
+        [...app.readCache.stats.changes].map(([table, n]) => [{ table }, n]),
+      ),
     ];
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(`${lines.join('\n')}\n${app.routeMetrics.prometheus()}`);
   });
