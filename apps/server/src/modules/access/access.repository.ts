@@ -589,7 +589,7 @@ export class AccessRepository {
       ? await queryRows<Record<string, unknown>>(
           this.db,
           sql`SELECT e.id, e.occurred_at, e.device_id, d.name AS device_name, e.lock_number, e.granted, e.reason, e.value,
-              e.identifier_id, i.name AS identifier_name, i.type AS identifier_type, e.user_id, u.name AS user_name, e.rule_id, e.direction
+              e.identifier_id, i.name AS identifier_name, coalesce(i.type, e.kind) AS identifier_type, e.user_id, u.name AS user_name, e.rule_id, e.direction
             FROM access_events e LEFT JOIN devices d ON d.id = e.device_id LEFT JOIN identifiers i ON i.id = e.identifier_id
             LEFT JOIN users u ON u.id = e.user_id WHERE e.id = ANY(${sql`ARRAY[${sql.join(
               page.ids.map((x) => sql`${x}`),
