@@ -244,7 +244,7 @@ function AuditEventListView() {
       <EllipsisField source="entity_id" sortable={false} />
       <EllipsisField source="request_id" sortable={false} />
       <FunctionField source="ip" sortable={false} render={(e: AuditEvent) => e.ip ?? '—'} />
-      <OpenField label="" sortable={false} onOpen={setOpen} />
+      <OpenField label="form.actions" sortable={false} onOpen={setOpen} />
     </ListPage>
   );
 }

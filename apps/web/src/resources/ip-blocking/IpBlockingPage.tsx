@@ -96,7 +96,9 @@ export function Services({ services, mayEdit }: { services: IpBlockingService[];
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('services.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('services.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('services.hint'))}
         </Typography>
@@ -257,7 +259,7 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
     <Card variant="outlined">
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('banned.title'))}
           </Typography>
           <ServiceSelect
@@ -404,7 +406,7 @@ function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) =>
     <Card variant="outlined">
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('whitelist.title'))}
           </Typography>
           <ServiceSelect label={translate(L('whitelist.service'))} value={filter} all onChange={setFilter} />
