@@ -145,6 +145,16 @@ async function walkLists(page: Page, language: 'en' | 'ru') {
       await page.goto(path);
       await settle(page);
       for (const p of await layoutProblems(page, label === '1280')) problems.push(`${path} at ${label} px (${language}): ${p}`);
+      // A device is told by its serial number, a card by its number: whole on a desk, not "SN-…", "198926…".
+      if ((path === '/devices' || path === '/identifiers') && label === '1280') {
+        const cut = await page.evaluate(() =>
+          [...document.querySelectorAll('main td')]
+            .filter((td) => /^(SN-|\d{6,}$)/.test(td.textContent ?? ''))
+            .filter((td) => [td, ...td.querySelectorAll('*')].some((el) => el.scrollWidth > el.clientWidth + 1))
+            .map((td) => td.textContent),
+        );
+        for (const text of cut) problems.push(`${path} at 1280 px (${language}): ${text} is cut`);
+      }
       if (label === '1280') {
         for (const width of await scrollingTables(page)) {
           console.log(`scrolls in its card at 1280 px: ${path} (${language}), ${width} px wide`);
