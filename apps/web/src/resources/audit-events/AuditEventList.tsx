@@ -233,7 +233,13 @@ function AuditEventListView() {
       extraActions={<ListDownload path="/audit/items/download" name="audit-events" />}
       omit={['id', 'ip']}
       aside={
-        <Drawer anchor="right" open={open !== null} onClose={() => setOpen(null)}>
+        <Drawer
+          anchor="right"
+          open={open !== null}
+          onClose={() => setOpen(null)}
+          // The drawer is a dialog: named by the change it shows.
+          slotProps={{ paper: { 'aria-label': translate('audit_events.details', { id: open ?? '' }) } }}
+        >
           {open !== null ? <AuditEventDetails id={open} onClose={() => setOpen(null)} /> : null}
         </Drawer>
       }

@@ -34,7 +34,14 @@ import { useActions } from '../../app/kit/useActions';
 import { buildTree, pathOf, searchTree, type TreeItem, visibleRows } from './tree';
 
 /** Read by screen readers only (the buttons' column needs a header name; it shows none). */
-const HIDDEN = { position: 'absolute', width: 1, height: 1, overflow: 'hidden', clip: 'rect(0 0 0 0)', whiteSpace: 'nowrap' } as const;
+const HIDDEN = {
+  position: 'absolute',
+  width: '1px',
+  height: '1px',
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+} as const;
 
 const PAGE = 200;
 /** Columns a phone leaves out: the tree's names and types take its width. */
