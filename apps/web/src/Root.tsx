@@ -95,8 +95,12 @@ function Themed({ children }: { children: ReactNode }) {
   const theme = useMemo(
     () =>
       createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack), {
-        // A spinner is a progress bar to a screen reader: it says what it is (axe: aria-progressbar-name).
-        components: { MuiCircularProgress: { defaultProps: { 'aria-label': loading } } },
+        // A spinner or a bar (react-admin's own too) is a progress bar to a screen reader: it says what it is
+        // (axe: aria-progressbar-name).
+        components: {
+          MuiCircularProgress: { defaultProps: { 'aria-label': loading } },
+          MuiLinearProgress: { defaultProps: { 'aria-label': loading } },
+        },
       }),
     [mode, pack, loading],
   );

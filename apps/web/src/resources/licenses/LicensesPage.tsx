@@ -122,7 +122,9 @@ function Usage({ usage }: { usage: LicenseUsage }) {
                 </Typography>
               </Stack>
             </Stack>
+            {/* The text above says the figures; the bar only draws them. */}
             <LinearProgress
+              aria-hidden
               variant="determinate"
               value={usedPercent(r.used, r.limit)}
               color={over.has(r.key) ? 'error' : 'primary'}

@@ -122,7 +122,8 @@ export function MailTemplatesPage() {
           <FunctionField
             label="form.actions"
             render={(t: MailTemplate) => (
-              <Button size="small" onClick={() => setEditing(t)}>
+              // The row's id is the list's own (kind and language): the template edited is the server's record.
+              <Button size="small" onClick={() => setEditing(list.data?.find((x) => x.kind === t.kind && x.locale === t.locale) ?? null)}>
                 {translate(L('edit'))}
               </Button>
             )}
