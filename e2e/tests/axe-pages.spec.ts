@@ -95,7 +95,7 @@ test.describe('the tour with the dialer shown', () => {
           await page.waitForLoadState('networkidle').catch(() => undefined);
           // A page that never ends loading is a finding too (read by axe as it stands all the same); a bar
           // with a value (a licence's usage) is no loading.
-          const loading = page.locator('main .MuiSkeleton-root, main [role="progressbar"]:not([aria-valuenow])');
+          const loading = page.locator('main .MuiSkeleton-root:visible, main [role="progressbar"]:not([aria-valuenow]):visible');
           const settled = await expect(loading)
             .toHaveCount(0, { timeout: 20_000 })
             .then(() => true)
