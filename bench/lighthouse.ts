@@ -24,6 +24,37 @@ interface Run {
   tbt: number;
   scriptKb: number;
   scripts: number;
+  /** What Lighthouse says costs the time: the LCP element, render-blocking files, unused JS, script boot-up. */
+  costs: string[];
+}
+
+type Items = { items?: Record<string, unknown>[] } | undefined;
+
+/** Lighthouse's own account of where the time goes, a line per finding. */
+function costsOf(audits: Record<string, { details?: unknown; displayValue?: string } | undefined>): string[] {
+  const items = (id: string) => ((audits[id]?.details as Items)?.items ?? []) as Record<string, unknown>[];
+  const file = (u: unknown) => String(u ?? '').replace(/^https?:\/\/[^/]+/, '');
+  const lcp = items('largest-contentful-paint-element')
+    .flatMap((i) => ((i as { items?: { node?: { snippet?: string } }[] }).items ?? []).map((x) => x.node?.snippet))
+    .find(Boolean);
+  return [
+    ...(lcp ? [`LCP element: ${lcp.slice(0, 120)}`] : []),
+    ...items('render-blocking-resources').map((i) => `render-blocking: ${file(i.url)} ${Number(i.wastedMs ?? 0).toFixed(0)} ms`),
+    ...items('unused-javascript')
+      .slice(0, 5)
+      .map(
+        (i) =>
+          `unused JS: ${file(i.url)} ${(Number(i.wastedBytes ?? 0) / 1024).toFixed(0)} KB of ${(Number(i.totalBytes ?? 0) / 1024).toFixed(0)} KB`,
+      ),
+    ...items('bootup-time')
+      .slice(0, 4)
+      .map(
+        (i) => `script time: ${file(i.url)} ${Number(i.total ?? 0).toFixed(0)} ms (scripting ${Number(i.scripting ?? 0).toFixed(0)} ms)`,
+      ),
+    ...items('long-tasks')
+      .slice(0, 4)
+      .map((i) => `long task: ${file(i.url)} at ${Number(i.startTime ?? 0).toFixed(0)} ms for ${Number(i.duration ?? 0).toFixed(0)} ms`),
+  ];
 }
 
 async function measure(port: number, url: string, form: Run['form'], signedIn: boolean): Promise<Run> {
@@ -43,6 +74,7 @@ async function measure(port: number, url: string, form: Run['form'], signedIn: b
     tbt: lhr.audits['total-blocking-time']?.numericValue ?? Number.NaN,
     scriptKb: scripts.reduce((s, r) => s + (r.transferSize ?? 0), 0) / 1024,
     scripts: scripts.length,
+    costs: costsOf(lhr.audits),
   };
 }
 
@@ -92,6 +124,10 @@ export async function run(): Promise<void> {
           .toFixed(0)
           .padStart(7)} ${r.scriptKb.toFixed(1).padStart(13)} ${String(r.scripts).padStart(8)}`,
       );
+    }
+    for (const r of runs) {
+      console.log(`\n${r.page} ${r.form}:`);
+      for (const c of r.costs) console.log(`  ${c}`);
     }
     const login = runs.find((r) => r.page === '/login' && r.form === 'mobile');
     const misses = runs

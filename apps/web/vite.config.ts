@@ -1,10 +1,44 @@
 import react from '@vitejs/plugin-react';
-import { defineConfig } from 'vite';
+import { defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
+
+/**
+ * The sign-in page's chunks are fetched with the entry instead of after it: the page is lazy (the
+ * console never needs it), so without this a phone waits for the entry, runs it, and only then asks
+ * for the page, one round trip more before anything shows. The console uses most of them too.
+ */
+function preloadSignInPage(): Plugin {
+  return {
+    name: 'atrium-preload-sign-in',
+    enforce: 'post',
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const bundle = ctx.bundle;
+        if (!bundle) return html;
+        const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
+        const page = chunks.find((c) => c.facadeModuleId && /[\\/]src[\\/]pages[\\/]LoginPage\.tsx$/.test(c.facadeModuleId));
+        if (!page) throw new Error('the sign-in page chunk is missing: check preloadSignInPage');
+        const files = new Set<string>();
+        const walk = (fileName: string) => {
+          if (files.has(fileName)) return;
+          files.add(fileName);
+          const chunk = bundle[fileName];
+          if (chunk?.type === 'chunk') for (const dep of chunk.imports) walk(dep);
+        };
+        walk(page.fileName);
+        const tags: HtmlTagDescriptor[] = [...files]
+          .filter((f) => !html.includes(`/${f}"`))
+          .map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${f}` }, injectTo: 'head' }));
+        return { html, tags };
+      },
+    },
+  };
+}
 
 const apiTarget = process.env.ATRIUM_API_URL ?? 'http://localhost:8080';
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), preloadSignInPage()],
   server: {
     proxy: {
       '/api': { target: apiTarget, changeOrigin: true, ws: true },

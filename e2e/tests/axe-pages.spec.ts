@@ -1,6 +1,8 @@
+import { PERMISSION_CODES } from '@atrium/contract';
 import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
-import { ADMIN, expect, signInFromLogin, test } from './support/console';
+import { ADMIN, Api, expect, signInFromLogin, test } from './support/console';
+import { dialerButton, softphone, withFakeMedia } from './support/dialer';
 
 // axe-core on pages it found faults on, at a phone's width and a desk's, with every impact counted
 // (minor ones too): what a keyboard or a screen reader meets there.
@@ -25,3 +27,88 @@ for (const width of [390, 1280]) {
     expect(await axeFindings(page)).toEqual([]);
   });
 }
+
+/**
+ * The pages of the tour a new administrator takes (the lists, the forms that make a building, the
+ * pages of one's own), every one read by axe as it stands, the dialer's button shown (the user has
+ * a virtual number), with every impact counted.
+ */
+const TOUR = [
+  '/home',
+  '/users',
+  '/users/create',
+  '/roles',
+  '/roles/create',
+  '/groups',
+  '/devices',
+  '/devices/search',
+  '/devices/events',
+  '/devices/tasks',
+  '/devices/alarms',
+  '/schedules',
+  '/schedules/create',
+  '/access-rules',
+  '/access-rules/create',
+  '/identifiers',
+  '/identifiers/create',
+  '/guest-access',
+  '/access-control/events',
+  '/access-control/explain',
+  '/access-matrix',
+  '/virtual-numbers',
+  '/forward-rules',
+  '/call-history',
+  '/audit-events',
+  '/outbox',
+  '/backups',
+  '/api-keys',
+  '/webhooks',
+  '/ip-blocking',
+  '/integrations',
+  '/licenses',
+  '/reports/licenses',
+  '/general-settings',
+  '/mail-templates',
+  '/sso-providers',
+  '/notifications',
+  '/notifications/settings',
+  '/profile',
+  '/system-info',
+  '/no-such-page',
+] as const;
+
+// The dialer's browser: its media allowed without asking (it registers once signed in).
+test.use(withFakeMedia);
+
+test.describe('the tour with the dialer shown', () => {
+  for (const width of [390, 1280]) {
+    test(`every page of the tour has no axe finding at ${width} px`, async ({ browser, request }) => {
+      test.setTimeout(900_000);
+      const admin = await Api.signIn(request, ADMIN);
+      const { page } = await softphone(browser, admin, `Tour ${width}`, [...PERMISSION_CODES]);
+      try {
+        await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
+        const findings: Record<string, string[]> = {};
+        for (const path of TOUR) {
+          await page.goto(path);
+          await expect(page.locator('h1').first()).not.toBeEmpty();
+          await page.waitForLoadState('networkidle').catch(() => undefined);
+          // A page that never ends loading is a finding too (read by axe as it stands all the same); a bar
+          // with a value (a licence's usage) is no loading.
+          const loading = page.locator('main .MuiSkeleton-root:visible, main [role="progressbar"]:not([aria-valuenow]):visible');
+          const settled = await expect(loading)
+            .toHaveCount(0, { timeout: 20_000 })
+            .then(() => true)
+            .catch(() => false);
+          await expect(dialerButton(page)).toBeVisible();
+          const found = [...(settled ? [] : ['still loading after 20 s']), ...(await axeFindings(page))];
+          console.log(`${path} at ${width} px: ${found.length ? found.join('; ') : 'no finding'}`);
+          if (found.length) findings[path] = found;
+        }
+        expect(findings).toEqual({});
+      } finally {
+        await page.context().close();
+      }
+    });
+  }
+});

@@ -90,7 +90,20 @@ function Themed({ children }: { children: ReactNode }) {
   const [mode] = useStore<'light' | 'dark'>('theme', 'light');
   const locale = useAppLocale();
   const pack = useMuiLocalePack(locale);
-  const theme = useMemo(() => createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack)), [mode, pack]);
+  // Read at each render: the language switches (and MUI's pack arrives) after the locale is chosen.
+  const loading = i18nProvider.translate('app.loading');
+  const theme = useMemo(
+    () =>
+      createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack), {
+        // A spinner or a bar (react-admin's own too) is a progress bar to a screen reader: it says what it is
+        // (axe: aria-progressbar-name).
+        components: {
+          MuiCircularProgress: { defaultProps: { 'aria-label': loading } },
+          MuiLinearProgress: { defaultProps: { 'aria-label': loading } },
+        },
+      }),
+    [mode, pack, loading],
+  );
   useDocumentLanguage();
   return (
     <ThemeProvider theme={theme}>

@@ -1,6 +1,7 @@
 import { validateWithoutEval } from '@atrium/contract';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { i18nReady } from './app/locale';
 import { Root } from './Root';
 
 // The console runs under a CSP without 'unsafe-eval' (the server's CONSOLE_CSP).
@@ -8,8 +9,11 @@ validateWithoutEval();
 
 const container = document.getElementById('root');
 if (!container) throw new Error('no #root element');
-createRoot(container).render(
-  <StrictMode>
-    <Root />
-  </StrictMode>,
+// English is at hand; another language is rendered once its texts have arrived.
+void i18nReady.then(() =>
+  createRoot(container).render(
+    <StrictMode>
+      <Root />
+    </StrictMode>,
+  ),
 );

@@ -228,7 +228,10 @@ export const AccessEventSchema = z.object({
   value: z.string().nullable(),
   identifier_id: z.number().nullable(),
   identifier_name: z.string().nullable(),
-  /** The known identifier's type, so its number reads as it does everywhere else; null when the device's value matched none. */
+  /**
+   * The identifier's type (the known identifier's, else what the device reported), so its number
+   * reads as it does everywhere else; null when neither says.
+   */
   identifier_type: z.enum(IDENTIFIER_TYPES).nullable(),
   user_id: z.number().nullable(),
   user_name: z.string().nullable(),

@@ -44,7 +44,9 @@ Misbehaviour (once every device is online):
   --misbehave malformed|invalid|oversized|foreign-topic|wrong-password|replay|flood[=N]  (repeatable)
 
 While running, type on stdin:
-  present SERIAL IDENTIFIER [LOCK]   an identifier is presented at the reader (decided from synced data)
+  present SERIAL IDENTIFIER [LOCK] [KIND]
+                                     an identifier is presented at the reader (decided from synced data);
+                                     KIND (card, access_code, qr, …) is what the reader took it for
   call SERIAL TO                     a visitor calls
   face SERIAL IDENTIFIER_ID|none     a holder's face in front of the camera (none: nobody); an open_lock
                                      asking for a face opens only while that face is shown
@@ -228,7 +230,7 @@ rl.on('line', (line) => {
       case 'present': {
         const d = find(args[0]);
         if (d && args[1]) {
-          const r = await d.present(args[1], { lock: Number(args[2] ?? 1) });
+          const r = await d.present(args[1], { lock: Number(args[2] ?? 1), ...(args[3] ? { kind: args[3] } : {}) });
           console.log(`${d.serial}: ${args[1]} ${r.granted ? 'granted' : `denied (${r.reason})`}`);
         }
         return;

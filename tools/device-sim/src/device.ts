@@ -602,11 +602,22 @@ export class SimDevice extends EventEmitter {
    */
   async present(
     value: string,
-    { lock = 1, at = new Date(), direction = this.opts.direction }: { lock?: number; at?: Date; direction?: 'in' | 'out' } = {},
+    {
+      lock = 1,
+      at = new Date(),
+      direction = this.opts.direction,
+      kind: read,
+    }: {
+      lock?: number;
+      at?: Date;
+      direction?: 'in' | 'out';
+      /** What the reader took the value for (a card reader: `card`), reported when no synced identifier says. */
+      kind?: string;
+    } = {},
   ): Promise<ReaderDecision> {
+    const kind = this.synced.find(value)?.kind ?? read;
     if (this.lockedDown(lock)) {
       // A lockdown holds the door shut whatever the synced data allows.
-      const kind = this.synced.find(value)?.kind;
       await this.event({
         type: 'access_denied',
         time: at.toISOString(),
@@ -617,7 +628,6 @@ export class SimDevice extends EventEmitter {
     }
     const decision = decideAccess(this.synced, value, lock, at);
     if (decision.granted) {
-      const kind = this.synced.find(value)?.kind;
       // Stamped with the instant of the decision: a test clock (`at`) is the door's clock.
       await this.event({
         type: 'access_granted',
@@ -632,7 +642,12 @@ export class SimDevice extends EventEmitter {
       });
       await this.openDoor(lock, 'identifier', value);
     } else {
-      await this.event({ type: 'access_denied', time: at.toISOString(), identifier: value, data: { lock, reason: decision.reason } });
+      await this.event({
+        type: 'access_denied',
+        time: at.toISOString(),
+        identifier: value,
+        data: { lock, reason: decision.reason, ...(kind ? { kind } : {}) },
+      });
     }
     return decision;
   }

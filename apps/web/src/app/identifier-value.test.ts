@@ -11,6 +11,12 @@ describe('identifier numbers as the viewer reads them', () => {
     expect(displayValue('card', null, 'hex')).toBe('');
   });
 
+  it("reads a device's own spelling of a number as the stored one", () => {
+    expect(displayValue('card', '04:a1:b2', 'hex')).toBe('04-A1-B2');
+    expect(displayValue('card', 'cafe01', 'dec')).toBe('13303297');
+    expect(displayValue('card', 'not a number', 'dec')).toBe('not a number');
+  });
+
   it('takes the profile format, decimal by default', () => {
     expect(formatOf('hex')).toBe('hex');
     expect(formatOf('dec')).toBe('dec');

@@ -19,10 +19,13 @@ export function useIdentifierFormat(): IdentifierFormat {
 
 export const isIdentifierType = (t: unknown): t is IdentifierType => (IDENTIFIER_TYPES as readonly unknown[]).includes(t);
 
-/** A stored value as this viewer reads it (`04-A1-B2` or `303538` for hex types, as stored otherwise). */
+/**
+ * A value as this viewer reads it (`04-A1-B2` or `303538` for hex types, as stored otherwise). A
+ * device may report a number in its own spelling (`04:a1:b2`): it is read as the stored form first.
+ */
 export function displayValue(type: unknown, value: unknown, format: IdentifierFormat): string {
   if (typeof value !== 'string') return '';
-  return isIdentifierType(type) ? formatIdentifierValue(type, value, format) : value;
+  return isIdentifierType(type) ? formatIdentifierValue(type, normalizeIdentifierValue(type, value) ?? value, format) : value;
 }
 
 /**

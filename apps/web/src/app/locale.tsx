@@ -16,7 +16,14 @@ export function storedLocale(): AppLocale {
 }
 
 /** One translation provider for the whole console, signed in or not. */
-export const i18nProvider = createI18nProvider(storedLocale());
+export const i18nProvider = createI18nProvider(DEFAULT_APP_LOCALE);
+
+/**
+ * Settled once the provider speaks the stored language: another language's catalogue is a chunk
+ * of its own, fetched here (before the first render, so no page shows in English first).
+ */
+export const i18nReady: Promise<void> =
+  storedLocale() === DEFAULT_APP_LOCALE ? Promise.resolve() : i18nProvider.changeLocale(storedLocale()).catch(() => undefined);
 
 /** Reloads the catalogues into the provider after texts were registered (a chunk that brings its own). */
 export function reloadMessages(): Promise<void> {

@@ -2,6 +2,7 @@ import type { Notification, NotificationClass } from '@atrium/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Translate } from './errors';
 import { http } from './http';
+import { displayValue, type IdentifierFormat, isIdentifierType } from './identifier-value';
 
 export const NOTIFICATIONS_KEY = ['notifications'] as const;
 export const UNREAD_KEY = ['notifications', 'unread'] as const;
@@ -49,8 +50,12 @@ const text = (value: unknown): string => {
   return String(value);
 };
 
-/** The wording of a notification in the current language, from its type and payload. */
-export function notificationText(n: Notification, translate: Translate): string {
+/**
+ * The wording of a notification in the current language, from its type and payload. An identifier's
+ * number is carried as stored with its type, and read here as this viewer reads card numbers
+ * (`format`, their profile's), as the identifiers list shows it.
+ */
+export function notificationText(n: Notification, translate: Translate, format: IdentifierFormat): string {
   const data = n.data ?? {};
   if (n.type === 'system' && typeof data.event === 'string') {
     const fallback = typeof data.name === 'string' ? data.name : data.event.replace(/_/g, ' ');
@@ -62,6 +67,11 @@ export function notificationText(n: Notification, translate: Translate): string 
     values[field] = text(data[field]) || '—';
   }
   if (typeof data.title === 'string' && values.name === '—') values.name = data.title;
+  if (isIdentifierType(data.identifier_type)) {
+    values.identifier_type = translate(`notifications.identifier_types.${data.identifier_type}`, { _: data.identifier_type });
+    if (typeof data.identifier_number === 'string')
+      values.identifier_number = displayValue(data.identifier_type, data.identifier_number, format) || '—';
+  }
   return translate(key, { ...values, _: typeof data.text === 'string' ? data.text : n.type.replace(/_/g, ' ') });
 }
 

@@ -1,5 +1,6 @@
 import type { ThemeOptions } from '@mui/material/styles';
 import { useEffect, useState } from 'react';
+import { loadRussian } from '../i18n';
 
 /** Width of the side menu, and of its minified (icons only) mode. */
 export const MENU_WIDTH = 250;
@@ -52,7 +53,8 @@ type MuiComponents = ThemeOptions['components'];
  * language is chosen, so the sign-in page in English downloads none (its 250 KB budget).
  */
 const MUI_PACKS: Record<string, () => Promise<MuiComponents>> = {
-  ru: () => import('@mui/material/locale').then(({ ruRU }) => ruRU.components),
+  // With the console's own Russian texts, so a theme built once the pack is here labels in Russian too.
+  ru: () => Promise.all([import('@mui/material/locale'), loadRussian()]).then(([{ ruRU }]) => ruRU.components),
 };
 const loadedPacks = new Map<string, MuiComponents>();
 

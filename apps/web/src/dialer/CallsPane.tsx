@@ -237,7 +237,9 @@ export function CallsPane({ ownNumber, snapshot, engine }: { ownNumber: string; 
                   <CallIcon fontSize="large" />
                 )}
               </Avatar>
-              <Typography variant="h6">{titleOf(selected)}</Typography>
+              <Typography variant="h6" component="h2">
+                {titleOf(selected)}
+              </Typography>
               <Typography variant="body2">{t(statusLabel(selected))}</Typography>
             </Stack>
           ) : null}

@@ -42,7 +42,7 @@ export function DialerPanel(props: DialerPanelProps) {
       data-testid="dialer-panel"
     >
       <Box sx={{ display: 'flex', alignItems: 'center', px: 2, py: 1, borderBottom: 1, borderColor: 'divider' }}>
-        <Typography variant="h6" sx={{ flex: 1 }}>
+        <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
           {translate('dialer.title')} · {props.ownNumber}
         </Typography>
         <IconButton onClick={props.onClose} aria-label={translate('dialer.close')}>

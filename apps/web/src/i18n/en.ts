@@ -312,6 +312,15 @@ export const en = {
     important: 'Important notification',
     load_more: 'Show more',
     open: 'Open',
+    /** An identifier's type inside a notification's sentence. */
+    identifier_types: {
+      card: 'card',
+      ukey: 'UKEY',
+      ukey2: 'UKEY2',
+      access_code: 'access code',
+      qr: 'QR code',
+      license_plate: 'licence plate',
+    },
     types: {
       announce_received: 'New announce from %{author}: %{name}',
       conversation_received: 'New conversation from %{author}: %{name}',
@@ -322,7 +331,7 @@ export const en = {
       sip_reboot_completed_error: 'SIP server reboot completed with an error',
       device_broker_settings_sent: 'Broker settings sent to %{device}',
       device_broker_settings_sent_error: 'Sending broker settings to %{device} failed',
-      user_used_identifier: '%{user} used %{identifier_type} %{identifier_number} at %{device}',
+      user_used_identifier: '%{user} used the %{identifier_type} %{identifier_number} at %{device}',
       user_used_revoked_identifier: '%{user} used the revoked %{identifier_type} %{identifier_number} at %{device}',
       device_alarm_enabled: 'Alarm on %{device} (%{group}): %{sensors}',
       device_alarm_disabled: 'Alarm cleared on %{device} (%{group})',

@@ -1,10 +1,8 @@
 import type { TranslationMessages } from 'ra-core';
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
-import russianMessages from 'ra-language-russian';
 import * as kitMessages from '../app/kit/messages';
 import { en } from './en';
-import { ru } from './ru';
 
 /**
  * Texts kept beside the code they belong to (the kit, each area), each module exporting `{ en, ru }`.
@@ -40,19 +38,38 @@ export function deepMerge(...sources: Tree[]): Tree {
   return out;
 }
 
+/**
+ * The Russian catalogues (the shell's and react-admin's), loaded when Russian is first wanted: the
+ * sign-in page in English does not download them. `loadRussian` before rendering in Russian.
+ */
+let russian: { pack: Tree; shell: Tree } | null = null;
+
+export async function loadRussian(): Promise<void> {
+  if (russian) return;
+  const [pack, shell] = await Promise.all([import('ra-language-russian'), import('./ru')]);
+  russian = { pack: pack.default as unknown as Tree, shell: shell.ru };
+  catalogues = build();
+}
+
 // react-admin's Russian pack lags its English one: English fills the gaps rather than raw keys.
-const build = (): Record<AppLocale, TranslationMessages> => ({
+const build = (): { en: TranslationMessages; ru: TranslationMessages | null } => ({
   en: deepMerge(englishMessages as unknown as Tree, en, ...registered.map((m) => m.en)) as unknown as TranslationMessages,
-  ru: deepMerge(
-    englishMessages as unknown as Tree,
-    russianMessages as unknown as Tree,
-    ru,
-    ...registered.map((m) => m.ru),
-  ) as unknown as TranslationMessages,
+  ru: russian
+    ? (deepMerge(
+        englishMessages as unknown as Tree,
+        russian.pack,
+        russian.shell,
+        ...registered.map((m) => m.ru),
+      ) as unknown as TranslationMessages)
+    : null,
 });
 let catalogues = build();
 
-export const messagesFor = (locale: string): TranslationMessages => catalogues[isAppLocale(locale) ? locale : DEFAULT_APP_LOCALE];
+/** A locale's catalogue; Russian's arrives with its chunk the first time (a promise until then). */
+export const messagesFor = (locale: string): TranslationMessages | Promise<TranslationMessages> => {
+  if (locale !== 'ru') return catalogues.en;
+  return catalogues.ru ?? loadRussian().then(() => catalogues.ru as TranslationMessages);
+};
 
 export const createI18nProvider = (locale: AppLocale) =>
   polyglotI18nProvider(messagesFor, locale, [

@@ -4,6 +4,7 @@ import { Alert, AlertTitle, Box, Button, IconButton, Stack } from '@mui/material
 import { useState } from 'react';
 import { useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
+import { useIdentifierFormat } from '../app/identifier-value';
 import { notificationTarget, notificationText, useMarkRead, useUnread } from '../app/notifications';
 
 /**
@@ -12,6 +13,7 @@ import { notificationTarget, notificationText, useMarkRead, useUnread } from '..
  */
 export function ImportantPopups() {
   const translate = useTranslate();
+  const identifierFormat = useIdentifierFormat();
   const navigate = useNavigate();
   const { items } = useUnread();
   const markRead = useMarkRead();
@@ -49,7 +51,7 @@ export function ImportantPopups() {
               }
             >
               <AlertTitle>{translate('notifications.important')}</AlertTitle>
-              {notificationText(n, translate)}
+              {notificationText(n, translate, identifierFormat)}
               {target ? (
                 <Box>
                   <Button

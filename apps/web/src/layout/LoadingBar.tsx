@@ -24,13 +24,23 @@ export function LoadingBar() {
     const timer = setTimeout(() => setShown(true), SHOW_AFTER_MS);
     return () => clearTimeout(timer);
   }, [busy]);
-  if (!shown) return null;
+  // Always there, hidden when idle: a bar taken out of the page while a screen reader or a checker
+  // reads it leaves them a node that is gone (axe then reports an unnamed progress bar).
   return (
     <LinearProgress
       color="secondary"
       aria-label={translate('app.loading')}
-      data-testid="loading-bar"
-      sx={{ position: 'fixed', top: 0, left: 0, right: 0, height: 3, zIndex: (t) => t.zIndex.appBar + 1 }}
+      aria-hidden={!shown}
+      data-testid={shown ? 'loading-bar' : undefined}
+      sx={{
+        position: 'fixed',
+        top: 0,
+        left: 0,
+        right: 0,
+        height: 3,
+        zIndex: (t) => t.zIndex.appBar + 1,
+        visibility: shown ? 'visible' : 'hidden',
+      }}
     />
   );
 }

@@ -5,11 +5,13 @@ import { useState } from 'react';
 import { useLocaleState, useTranslate } from 'react-admin';
 import { useNavigate } from 'react-router-dom';
 import { formatDateTime } from '../app/format';
+import { useIdentifierFormat } from '../app/identifier-value';
 import { notificationTarget, notificationText, useMarkRead, useUnread } from '../app/notifications';
 
 /** The bell: unread badge, the latest 5 unread, 'see all' beyond 5, 'no new notifications'. */
 export function NotificationBell() {
   const translate = useTranslate();
+  const identifierFormat = useIdentifierFormat();
   // Dates in the console's language, not the browser's.
   const [locale] = useLocaleState();
   const navigate = useNavigate();
@@ -64,7 +66,7 @@ export function NotificationBell() {
               sx={{ whiteSpace: 'normal', alignItems: 'flex-start' }}
             >
               <ListItemText
-                primary={notificationText(n, translate)}
+                primary={notificationText(n, translate, identifierFormat)}
                 secondary={formatDateTime(n.created_at, locale)}
                 slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
               />

@@ -5,8 +5,8 @@ import { useTranslate } from 'ra-core';
 export function PageLoader() {
   const translate = useTranslate();
   return (
-    <Box role="progressbar" aria-label={translate('app.loading')} sx={{ display: 'grid', placeItems: 'center', minHeight: '50vh' }}>
-      <CircularProgress color="secondary" />
+    <Box sx={{ display: 'grid', placeItems: 'center', minHeight: '50vh' }}>
+      <CircularProgress color="secondary" aria-label={translate('app.loading')} />
     </Box>
   );
 }

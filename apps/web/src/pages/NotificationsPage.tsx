@@ -8,6 +8,7 @@ import { Title, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { formatDateTime } from '../app/format';
 import { http } from '../app/http';
+import { useIdentifierFormat } from '../app/identifier-value';
 import { fetchNotifications, NOTIFICATIONS_KEY, notificationTarget, notificationText } from '../app/notifications';
 import { PageLoader } from '../layout/PageLoader';
 
@@ -16,6 +17,7 @@ const isClass = (v: string | null): v is NotificationClass => (NOTIFICATION_CLAS
 /** Notifications by class (tabs, `?type=`), 20 per page; opening the page marks them read after 1 s. */
 export function NotificationsPage() {
   const translate = useTranslate();
+  const identifierFormat = useIdentifierFormat();
   // Dates in the console's language, not the browser's.
   const [locale] = useLocaleState();
   const navigate = useNavigate();
@@ -85,7 +87,7 @@ export function NotificationsPage() {
                       )}
                     </ListItemIcon>
                     <ListItemText
-                      primary={notificationText(n, translate)}
+                      primary={notificationText(n, translate, identifierFormat)}
                       secondary={formatDateTime(n.created_at, locale)}
                       slotProps={{ primary: { sx: { fontWeight: n.significance === 'important' ? 600 : 400 } } }}
                     />

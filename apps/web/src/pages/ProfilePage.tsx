@@ -128,7 +128,7 @@ export function ProfilePage() {
           <CardContent>
             <Grid container spacing={3}>
               <Grid size={{ xs: 12, md: 4 }}>
-                <Typography variant="subtitle1" gutterBottom>
+                <Typography variant="subtitle1" component="h2" gutterBottom>
                   {translate('profile.avatar')}
                 </Typography>
                 <AvatarEditor url={profile.avatar_url} name={profile.name} />
@@ -154,7 +154,7 @@ export function ProfilePage() {
                 </Stack>
               </Grid>
               <Grid size={{ xs: 12, md: 8 }}>
-                <Typography variant="subtitle1" gutterBottom>
+                <Typography variant="subtitle1" component="h2" gutterBottom>
                   {translate('profile.main')}
                 </Typography>
                 <TextInput
@@ -171,7 +171,7 @@ export function ProfilePage() {
                   fullWidth
                 />
                 <Divider sx={{ my: 2 }} />
-                <Typography variant="subtitle1" gutterBottom>
+                <Typography variant="subtitle1" component="h2" gutterBottom>
                   {translate('profile.contacts')}
                 </Typography>
                 <TextInput

@@ -20,7 +20,7 @@ export function TwoFactorSection() {
   const s = status.data;
   return (
     <Box sx={{ px: 2, py: 1.5 }} data-testid="two-factor-section">
-      <Typography variant="subtitle1" gutterBottom>
+      <Typography variant="subtitle1" component="h2" gutterBottom>
         {translate('two_factor.title')}
       </Typography>
       {s ? (

@@ -181,7 +181,8 @@ const ACCESS_EVENT_COLUMNS: Record<string, SQL> = {
   value: sql`${AE.value}`,
   identifier_id: sql`${AE.identifierId}`,
   identifier_name: sql`i.name`,
-  identifier_type: sql`i.type`,
+  // A refused card no identifier matched keeps the kind the device reported, so its number reads as any card's.
+  identifier_type: sql`coalesce(i.type, e.kind)`,
   user_id: sql`${AE.userId}`,
   user_name: sql`u.name`,
   rule_id: sql`${AE.ruleId}`,

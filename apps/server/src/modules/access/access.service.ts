@@ -14,6 +14,7 @@ import {
   decideAccess,
   deviceModel,
   type Explain,
+  IDENTIFIER_TYPES,
   type Identifier,
   type IdentifierImportResult,
   type IdentifierType,
@@ -46,6 +47,8 @@ import { accessRules, identifiers, timeRules } from './access.table.js';
 import { GuestAccess } from './guest-access.js';
 import { IdentifierImport } from './identifier-import.js';
 import { assertUkey2WithinLicense, type Ukey2License } from './ukey2-license.js';
+
+const isIdentifierKind = (kind: unknown): kind is IdentifierType => (IDENTIFIER_TYPES as readonly unknown[]).includes(kind);
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
@@ -853,6 +856,8 @@ export class AccessService {
           granted,
           reason: granted ? null : String(e.data.reason ?? 'unknown'),
           value: e.identifier,
+          // What the reader took it for, kept so a number no identifier has still reads as card numbers do.
+          kind: isIdentifierKind(e.data.kind) ? e.data.kind : (i?.type ?? null),
           identifierId: i ? Number(i.id) : null,
           userId: i?.owner_id ?? null,
           ruleId: typeof e.data.rule_id === 'number' ? e.data.rule_id : null,

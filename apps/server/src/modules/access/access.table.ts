@@ -181,6 +181,8 @@ export const accessEvents = pgTable(
     granted: boolean('granted').notNull(),
     reason: text('reason'),
     value: text('value'),
+    /** The identifier type the device reported (`card`, `access_code`…): reads a number no identifier has. */
+    kind: text('kind'),
     identifierId: integer('identifier_id'),
     userId: integer('user_id'),
     ruleId: integer('rule_id'),

@@ -366,7 +366,13 @@ describe('access rules and the doors', () => {
     expect((await admin.delete(`/identifiers/${card.id}`)).statusCode).toBe(200);
     await synced(door.id);
     expect(door.sim.synced.find('CA01')).toBeUndefined();
-    expect(await present('CA01', { lock: 1, at: monday10 })).toMatchObject({ granted: false, reason: 'unknown' });
+    expect(await present('CA01', { lock: 1, at: monday10, kind: 'card' })).toMatchObject({ granted: false, reason: 'unknown' });
+    // The refused number stays on the event with what the reader took it for, so a console reads it as a card number.
+    await allHeard();
+    const refused = (await admin.get('/access-control/logs'))
+      .json()
+      .data.find((l: { reason: string | null; device_id: number }) => l.device_id === door.id && l.reason === 'unknown');
+    expect(refused).toMatchObject({ value: 'CA01', identifier_id: null, identifier_type: 'card' });
   });
 
   it('reaches members of a rule’s group and its subgroups, and drops what a device no longer covers', async () => {

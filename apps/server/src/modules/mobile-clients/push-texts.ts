@@ -1,4 +1,4 @@
-import type { NotificationType } from '@atrium/contract';
+import { formatIdentifierValue, IDENTIFIER_TYPES, type IdentifierType, type NotificationType } from '@atrium/contract';
 
 export type PushLocale = 'en' | 'ru';
 
@@ -18,7 +18,7 @@ const TEXTS: Record<PushLocale, Record<NotificationType, Text>> = {
     sip_reboot_started: { title: 'SIP server', body: 'SIP server reboot started' },
     sip_reboot_completed: { title: 'SIP server', body: 'SIP server reboot completed' },
     device_broker_settings_sent: { title: 'Device', body: 'Broker settings sent to %{device}' },
-    user_used_identifier: { title: 'Access', body: '%{user} used %{identifier_type} %{identifier_number} at %{device}' },
+    user_used_identifier: { title: 'Access', body: '%{user} used the %{identifier_type} %{identifier_number} at %{device}' },
     user_used_revoked_identifier: {
       title: 'Access',
       body: '%{user} used the revoked %{identifier_type} %{identifier_number} at %{device}',
@@ -38,10 +38,13 @@ const TEXTS: Record<PushLocale, Record<NotificationType, Text>> = {
     sip_reboot_started: { title: 'SIP-сервер', body: 'Начата перезагрузка SIP-сервера' },
     sip_reboot_completed: { title: 'SIP-сервер', body: 'Перезагрузка SIP-сервера завершена' },
     device_broker_settings_sent: { title: 'Устройство', body: 'Настройки брокера отправлены на %{device}' },
-    user_used_identifier: { title: 'Доступ', body: '%{user} использовал %{identifier_type} %{identifier_number} на %{device}' },
+    user_used_identifier: {
+      title: 'Доступ',
+      body: '%{user} использовал идентификатор (%{identifier_type} %{identifier_number}) на %{device}',
+    },
     user_used_revoked_identifier: {
       title: 'Доступ',
-      body: '%{user} использовал отозванный %{identifier_type} %{identifier_number} на %{device}',
+      body: '%{user} использовал отозванный идентификатор (%{identifier_type} %{identifier_number}) на %{device}',
     },
     device_alarm_enabled: { title: 'Тревога', body: 'Тревога на %{device} (%{group}): %{sensors}' },
     device_alarm_disabled: { title: 'Тревога снята', body: 'Тревога снята на %{device} (%{group})' },
@@ -58,6 +61,22 @@ const SYSTEM_EVENTS: Record<PushLocale, Record<string, string>> = {
   ru: { password_changed: 'Ваш пароль изменён', license_expiring: 'Срок лицензии скоро закончится: см. «Лицензии»' },
 };
 
+/** An identifier's type inside a sentence, as the console's bell names it. */
+const IDENTIFIER_WORDS: Record<PushLocale, Record<IdentifierType, string>> = {
+  en: { card: 'card', ukey: 'UKEY', ukey2: 'UKEY2', access_code: 'access code', qr: 'QR code', license_plate: 'licence plate' },
+  ru: {
+    card: 'карта',
+    ukey: 'ключ UKEY',
+    ukey2: 'ключ UKEY2',
+    access_code: 'код доступа',
+    qr: 'QR-код',
+    license_plate: 'номерной знак',
+  },
+};
+
+/** How the reader of a push reads card numbers (their profile's `identifier_format`, decimal by default). */
+export type PushIdentifierFormat = 'hex' | 'dec';
+
 /** What a test push from the push settings says. */
 export const testPushText = (locale: PushLocale): { title: string; body: string } =>
   locale === 'ru'
@@ -66,13 +85,32 @@ export const testPushText = (locale: PushLocale): { title: string; body: string 
 
 export const pushLocale = (locale: string | null | undefined): PushLocale => (locale === 'ru' ? 'ru' : 'en');
 
-/** The title and text of a notification's push in `locale`; placeholders without a value are left empty. */
-export function pushText(type: string, data: Record<string, unknown>, locale: PushLocale): { title: string; body: string } {
+/**
+ * The title and text of a notification's push in `locale`; placeholders without a value are left
+ * empty. An identifier's number (carried as stored, with its type) reads as its reader reads card
+ * numbers in the console (`format`).
+ */
+export function pushText(
+  type: string,
+  data: Record<string, unknown>,
+  locale: PushLocale,
+  format: PushIdentifierFormat = 'dec',
+): { title: string; body: string } {
   const t = TEXTS[locale][type as NotificationType] ?? { title: 'Atrium', body: '' };
   const event = typeof data.event === 'string' ? SYSTEM_EVENTS[locale][data.event] : undefined;
   if (type === 'system' && event) return { title: t.title, body: event };
+  const kind = (IDENTIFIER_TYPES as readonly unknown[]).includes(data.identifier_type) ? (data.identifier_type as IdentifierType) : null;
+  const words: Record<string, unknown> = kind
+    ? {
+        ...data,
+        identifier_type: IDENTIFIER_WORDS[locale][kind],
+        ...(typeof data.identifier_number === 'string'
+          ? { identifier_number: formatIdentifierValue(kind, data.identifier_number, format) }
+          : {}),
+      }
+    : data;
   const body = t.body.replace(/%\{(\w+)\}/g, (_, k: string) => {
-    const v = data[k];
+    const v = words[k];
     return v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   });
   return { title: t.title, body };

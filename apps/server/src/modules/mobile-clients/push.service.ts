@@ -36,6 +36,7 @@ interface Claimed {
 interface Context {
   push: { is_enabled?: boolean; url?: string | null; token?: string | null } | null;
   locale: string | null;
+  identifier_format: string | null;
   type: string | null;
   data: Record<string, unknown> | null;
   tokens: string[] | null;
@@ -190,13 +191,14 @@ export class PushService {
       this.db,
       sql`SELECT (SELECT settings -> 'push_server' FROM projects WHERE id = ${d.project_id}) AS push,
                  (SELECT locale FROM users WHERE id = ${d.user_id}) AS locale,
+                 (SELECT profile ->> 'identifier_format' FROM users WHERE id = ${d.user_id}) AS identifier_format,
                  n.type, n.data,
                  (SELECT array_agg(mc.push_token ORDER BY mc.id) FROM mobile_clients mc
                    WHERE mc.user_id = ${d.user_id} AND mc.project_id = ${d.project_id} AND mc.platform = ${d.platform}
                      AND mc.push_token IS NOT NULL) AS tokens
             FROM (SELECT 1) one LEFT JOIN notifications n ON n.id = ${d.notification_id}`,
     );
-    return c ?? { push: null, locale: null, type: null, data: null, tokens: null };
+    return c ?? { push: null, locale: null, identifier_format: null, type: null, data: null, tokens: null };
   }
 
   private async finish(
@@ -227,7 +229,7 @@ export class PushService {
       const message: PushMessage = {
         tokens,
         platform: d.platform,
-        ...pushText(c.type, c.data ?? {}, locale),
+        ...pushText(c.type, c.data ?? {}, locale, c.identifier_format === 'hex' ? 'hex' : 'dec'),
         data: { type: c.type, id: Number(d.notification_id) },
         locale,
       };

@@ -1,6 +1,6 @@
 import UploadIcon from '@mui/icons-material/Upload';
 import { Box, Button, type ButtonProps, Dialog, DialogActions, DialogContent, DialogTitle, Slider, Typography } from '@mui/material';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslate } from 'react-admin';
 import Cropper, { type Area } from 'react-easy-crop';
 
@@ -37,17 +37,24 @@ export function croppedImageForm(blob: Blob): FormData {
   return form;
 }
 
-/** A button that picks one picture file; its input is named by `label` too. */
+/**
+ * A button that picks one picture file; its input is named by `label` too. A real button opening
+ * the hidden input (a label drawn as a button would carry a role a label may not have).
+ */
 export function ImageFileButton({
   label,
   accept = IMAGE_TYPES,
   onFile,
   ...button
-}: { label: string; accept?: string; onFile: (file: File) => void } & Omit<ButtonProps<'label'>, 'onChange' | 'component'>) {
+}: { label: string; accept?: string; onFile: (file: File) => void } & Omit<ButtonProps, 'onChange' | 'onClick' | 'component'>) {
+  const input = useRef<HTMLInputElement>(null);
   return (
-    <Button component="label" variant="outlined" startIcon={<UploadIcon />} {...button}>
-      {label}
+    <>
+      <Button variant="outlined" startIcon={<UploadIcon />} {...button} onClick={() => input.current?.click()}>
+        {label}
+      </Button>
       <input
+        ref={input}
         hidden
         type="file"
         accept={accept}
@@ -59,7 +66,7 @@ export function ImageFileButton({
           if (file) onFile(file);
         }}
       />
-    </Button>
+    </>
   );
 }
 

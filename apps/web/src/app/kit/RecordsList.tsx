@@ -14,6 +14,19 @@ import {
 import { ListBody } from './ListBody';
 import { deletableRow, EmptyState } from './ListPage';
 
+/** A page of the server's records: where it is and how to ask for another. */
+export interface ServerPaging {
+  /** Records on the server, every page together. */
+  total: number;
+  /** The page shown, from 1. */
+  page: number;
+  perPage: number;
+  /** Asks for another page, or another page size (which starts again at page 1). */
+  onChange: (page: number, perPage: number) => void;
+  /** The page sizes offered. */
+  perPageOptions?: number[];
+}
+
 export interface RecordsListProps<T extends RaRecord> {
   /** The records, already fetched (a settings page's own query, a part of a larger answer). */
   records: readonly T[] | undefined;
@@ -35,6 +48,11 @@ export interface RecordsListProps<T extends RaRecord> {
   label?: string;
   /** What an empty list shows, when not the kit's "no records yet". */
   empty?: ReactElement;
+  /**
+   * The records are one page of the server's (`records` holds that page only): the list pages
+   * through the server instead of through `records`.
+   */
+  serverPaging?: ServerPaging;
   /** The columns (react-admin fields). */
   children: ReactNode;
 }
@@ -55,9 +73,33 @@ export function RecordsList<T extends RaRecord>({
   primary,
   label,
   empty,
+  serverPaging,
   children,
 }: RecordsListProps<T>) {
-  const list = useList<T>({ data: records as T[] | undefined, isPending: loading, sort, perPage, resource });
+  const local = useList<T>({
+    data: records as T[] | undefined,
+    isPending: loading,
+    sort,
+    perPage: serverPaging?.perPage ?? perPage,
+    resource,
+  });
+  // One page of the server's, shown whole (the local list holds a page of that size): the pager asks
+  // the server for the others.
+  const list = serverPaging
+    ? ({
+        ...local,
+        total: serverPaging.total,
+        page: serverPaging.page,
+        perPage: serverPaging.perPage,
+        hasNextPage: serverPaging.page * serverPaging.perPage < serverPaging.total,
+        hasPreviousPage: serverPaging.page > 1,
+        setPage: (page: number) => serverPaging.onChange(page, serverPaging.perPage),
+        setPerPage: (size: number) => serverPaging.onChange(1, size),
+      } as typeof local)
+    : local;
+  const paged = serverPaging
+    ? serverPaging.total > Math.min(...(serverPaging.perPageOptions ?? [serverPaging.perPage]))
+    : (records?.length ?? 0) > perPage;
   return (
     <ResourceContextProvider value={resource}>
       <ListContextProvider value={list}>
@@ -71,7 +113,7 @@ export function RecordsList<T extends RaRecord>({
         >
           {children}
         </ListBody>
-        {(records?.length ?? 0) > perPage ? <Pagination rowsPerPageOptions={[perPage]} /> : null}
+        {paged ? <Pagination rowsPerPageOptions={serverPaging?.perPageOptions ?? [serverPaging?.perPage ?? perPage]} /> : null}
       </ListContextProvider>
     </ResourceContextProvider>
   );

@@ -220,7 +220,7 @@ function ReservationLogs({ r }: { r: Reservation }) {
   });
   return (
     <Box sx={{ mt: 2 }} data-testid="reservation-logs">
-      <Typography variant="h6" sx={{ mb: 1 }}>
+      <Typography variant="h6" component="h2" sx={{ mb: 1 }}>
         {translate('reservations.sections.logs')}
       </Typography>
       {!allowed ? (

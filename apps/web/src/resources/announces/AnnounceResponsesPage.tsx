@@ -1,29 +1,15 @@
 import type { Announce, AnnounceResponse } from '@atrium/contract';
 import DownloadIcon from '@mui/icons-material/Download';
-import {
-  Alert,
-  Autocomplete,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TablePagination,
-  TableRow,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Autocomplete, Box, Button, Card, CardContent, Stack, TextField, Typography } from '@mui/material';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import { Link, useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
+import { PROSE_CELL } from '../../app/kit/ListBody';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useAlert } from '../../app/useAlert';
 import { AnnounceStatusChip } from './AnnounceList';
 import { ResultsChart } from './ResultsChart';
@@ -65,32 +51,33 @@ function Responses({ poll }: { poll: Announce }) {
         <Typography variant="h6" component="h2" gutterBottom>
           {translate('announces.responses')}
         </Typography>
-        <Table size="small">
-          <TableHead>
-            <TableRow>
-              <TableCell>{translate('announces.user')}</TableCell>
-              <TableCell>{translate('announces.answered_at')}</TableCell>
-              <TableCell>{translate('announces.responses')}</TableCell>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {data.data.map((r) => (
-              <TableRow key={r.id}>
-                <TableCell>{r.user?.name ?? translate('announces.hidden_user')}</TableCell>
-                <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(r.answered_at, locale)}</TableCell>
-                <TableCell>{answersText(poll, r)}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-        <TablePagination
-          component="div"
-          count={data.meta.total}
-          page={page}
-          rowsPerPage={PAGE}
-          rowsPerPageOptions={[PAGE]}
-          onPageChange={(_e, p) => setPage(p)}
-        />
+        <RecordsList
+          records={data.data}
+          resource="announces/responses"
+          primary="user"
+          label={translate('announces.responses')}
+          serverPaging={{ total: data.meta.total, page: page + 1, perPage: PAGE, onChange: (p) => setPage(p - 1) }}
+        >
+          <FunctionField
+            source="user"
+            label="announces.user"
+            sortable={false}
+            render={(r: AnnounceResponse) => r.user?.name ?? translate('announces.hidden_user')}
+          />
+          <FunctionField
+            source="answered_at"
+            label="announces.answered_at"
+            sortable={false}
+            render={(r: AnnounceResponse) => formatDateTime(r.answered_at, locale)}
+          />
+          <FunctionField
+            source="answers"
+            label="announces.responses"
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(r: AnnounceResponse) => answersText(poll, r)}
+          />
+        </RecordsList>
       </CardContent>
     </Card>
   );

@@ -233,7 +233,13 @@ function AuditEventListView() {
       extraActions={<ListDownload path="/audit/items/download" name="audit-events" />}
       omit={['id', 'ip']}
       aside={
-        <Drawer anchor="right" open={open !== null} onClose={() => setOpen(null)}>
+        <Drawer
+          anchor="right"
+          open={open !== null}
+          onClose={() => setOpen(null)}
+          // The drawer is a dialog: named by the change it shows.
+          slotProps={{ paper: { 'aria-label': translate('audit_events.details', { id: open ?? '' }) } }}
+        >
           {open !== null ? <AuditEventDetails id={open} onClose={() => setOpen(null)} /> : null}
         </Drawer>
       }
@@ -244,7 +250,7 @@ function AuditEventListView() {
       <EllipsisField source="entity_id" sortable={false} />
       <EllipsisField source="request_id" sortable={false} />
       <FunctionField source="ip" sortable={false} render={(e: AuditEvent) => e.ip ?? '—'} />
-      <OpenField label="" sortable={false} onOpen={setOpen} />
+      <OpenField label="form.actions" sortable={false} onOpen={setOpen} />
     </ListPage>
   );
 }

@@ -1,7 +1,7 @@
 import { DEVICE_PROTOCOLS, type Device } from '@atrium/contract';
 import RadarIcon from '@mui/icons-material/Radar';
 import { Button } from '@mui/material';
-import { FunctionField, NullableBooleanInput, SelectInput, TextInput, useTranslate } from 'react-admin';
+import { FunctionField, NullableBooleanInput, SelectInput, TextField, TextInput, useTranslate } from 'react-admin';
 import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
@@ -46,8 +46,9 @@ function DeviceListView() {
       <EllipsisField source="name" />
       <FunctionField source="type" render={(d: Device) => translate(`devices.types.${d.type}`)} />
       <EllipsisField source="model" />
-      <EllipsisField source="serial_number" />
-      <EllipsisField source="ip_address" />
+      {/* A serial number and an address are read whole (a device is told by them): never cut. */}
+      <TextField source="serial_number" emptyText="—" />
+      <TextField source="ip_address" emptyText="—" />
       <EllipsisField source="port" />
       <FunctionField source="protocol" render={(d: Device) => translate(`devices.protocols.${d.protocol}`)} />
       <OnlineField source="online" />

@@ -33,6 +33,16 @@ import { useDomainTypes } from '../../app/kit/StructureDialogs';
 import { useActions } from '../../app/kit/useActions';
 import { buildTree, pathOf, searchTree, type TreeItem, visibleRows } from './tree';
 
+/** Read by screen readers only (the buttons' column needs a header name; it shows none). */
+const HIDDEN = {
+  position: 'absolute',
+  width: '1px',
+  height: '1px',
+  overflow: 'hidden',
+  clip: 'rect(0 0 0 0)',
+  whiteSpace: 'nowrap',
+} as const;
+
 const PAGE = 200;
 /** Columns a phone leaves out: the tree's names and types take its width. */
 const WIDE_ONLY = { display: { xs: 'none', sm: 'table-cell' } } as const;
@@ -129,7 +139,11 @@ export function GroupTree() {
               <TableCell align="right" sx={WIDE_ONLY}>
                 {translate('resources.groups.fields.id')}
               </TableCell>
-              <TableCell sx={{ width: 56 }} />
+              <TableCell sx={{ width: 56 }}>
+                <Box component="span" sx={HIDDEN}>
+                  {translate('form.actions')}
+                </Box>
+              </TableCell>
             </TableRow>
           </TableHead>
           <TableBody>

@@ -64,7 +64,8 @@ function IdentifierListView() {
       <EllipsisField source="id" />
       <EllipsisField source="name" render={(r) => identifierName(r as Identifier)} />
       <FunctionField source="type" render={(i: Identifier) => translate(`identifiers.types.${i.type}`, { _: i.type })} />
-      <EllipsisField source="value" render={(r) => displayValue(r.type, r.value, format)} />
+      {/* The number is what a card is told by (read off the card, typed at a desk): never cut. */}
+      <FunctionField source="value" render={(i: Identifier) => displayValue(i.type, i.value, format)} />
       <EllipsisField source="owner_id" label="resources.identifiers.fields.owner" render={(r) => (r as Identifier).owner?.name} />
       <FunctionField
         source="is_active"

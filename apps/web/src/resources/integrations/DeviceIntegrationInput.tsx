@@ -53,7 +53,7 @@ export function DeviceIntegrationInput({ readOnly }: { readOnly?: boolean }) {
   const choices = cameraChoices(cameras.data, { access_point: accessPoint ?? null, name: cameraName ?? null });
   return (
     <Box data-testid="device-integration-axxon" sx={{ width: '100%' }}>
-      <Typography variant="subtitle1" sx={{ mb: 1 }}>
+      <Typography variant="subtitle1" component="h2" sx={{ mb: 1 }}>
         {translate(L('title'))}
       </Typography>
       <BooleanInput source={`${SRC}.enabled`} label={L('enabled')} readOnly={readOnly} />

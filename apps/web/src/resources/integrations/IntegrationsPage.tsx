@@ -250,7 +250,7 @@ function ServerPanel({ integration, macros }: { integration: Integration; macros
   return (
     <Box>
       <Stack direction="row" spacing={2} sx={{ alignItems: 'center', mb: 1 }}>
-        <Typography variant="subtitle1" sx={{ flexGrow: 1 }}>
+        <Typography variant="subtitle1" component="h2" sx={{ flexGrow: 1 }}>
           {translate(L('server.title'))}
         </Typography>
         <StatusChip id={integration.id} />
@@ -322,7 +322,9 @@ function RulesEditor({
   const set = (i: number, patch: Partial<RuleDraft>) => onChange(rules.map((r, j) => (j === i ? { ...r, ...patch } : r)));
   return (
     <Box>
-      <Typography variant="subtitle1">{translate(L('rules.title'))}</Typography>
+      <Typography variant="subtitle1" component="h2">
+        {translate(L('rules.title'))}
+      </Typography>
       <Typography variant="body2" color="text.secondary" sx={{ mb: 1 }}>
         {translate(L('rules.hint'))}
       </Typography>
@@ -665,7 +667,7 @@ export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
   return (
     <Box data-testid="integrations-section" sx={{ width: '100%' }}>
       <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-        <Typography variant="subtitle1" sx={{ flexGrow: 1 }}>
+        <Typography variant="subtitle1" component="h2" sx={{ flexGrow: 1 }}>
           {translate(L(scope === 'project' ? 'section.project' : 'section.group'))}
         </Typography>
         <Button component={RouterLink} to={add} state={back} size="small" variant="outlined" startIcon={<AddIcon />}>

@@ -8,32 +8,13 @@ import {
   IpOrRangeSchema,
   type IpWhitelistEntry,
 } from '@atrium/contract';
-import {
-  Alert,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  CircularProgress,
-  MenuItem,
-  Stack,
-  Switch,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TablePagination,
-  TableRow,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, CircularProgress, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Confirm, FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
-import { formatDateTime } from '../../app/format';
+import { formatDateTime, formatNumber } from '../../app/format';
 import { PROSE_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { RecordsList } from '../../app/kit/RecordsList';
@@ -68,6 +49,7 @@ const ruleOf = ({ name, is_enabled, max_failures, window_seconds, ban_seconds }:
 /** Status: each service on or off with its rule, and how many addresses it bans and exempts. */
 export function Services({ services, mayEdit }: { services: IpBlockingService[]; mayEdit: boolean }) {
   const translate = useTranslate();
+  const [locale] = useLocaleState();
   const dp = useDataProvider<AtriumDataProvider>();
   const alert = useAlert();
   const queryClient = useQueryClient();
@@ -81,6 +63,8 @@ export function Services({ services, mayEdit }: { services: IpBlockingService[];
     },
     onError: (e) => alert.error(e),
   });
+  const rows = useMemo(() => services.map((s) => ({ ...s, id: s.name })), [services]);
+  const rule = (name: string): Rule => draft.find((r) => r.name === name) ?? ruleOf(services.find((s) => s.name === name)!);
   const set = (name: string, patch: Partial<Rule>) => setDraft((d) => d.map((r) => (r.name === name ? { ...r, ...patch } : r)));
   const minutes = (name: string, field: 'window_seconds' | 'ban_seconds', value: number) => (
     <TextField
@@ -112,66 +96,93 @@ export function Services({ services, mayEdit }: { services: IpBlockingService[];
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6">{translate(L('services.title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('services.title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" gutterBottom>
           {translate(L('services.hint'))}
         </Typography>
-        <TableContainer>
-          <Table size="small">
-            <TableHead>
-              <TableRow>
-                {['service', 'enabled', 'max_failures', 'window_minutes', 'ban_minutes', 'banned', 'whitelisted'].map((c) => (
-                  <TableCell key={c}>{translate(L(`services.${c}`))}</TableCell>
-                ))}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {draft.map((r) => {
-                const s = services.find((x) => x.name === r.name);
-                const label = translate(L(`services.names.${r.name}`));
-                return (
-                  <TableRow key={r.name}>
-                    <TableCell>
-                      <Typography variant="body2">{label}</Typography>
-                      <Typography variant="caption" color="text.secondary">
-                        {translate(L(`services.descriptions.${r.name}`))}
-                      </Typography>
-                    </TableCell>
-                    <TableCell>
-                      <Switch
-                        checked={r.is_enabled}
-                        disabled={!mayEdit}
-                        onChange={(e) => set(r.name, { is_enabled: e.target.checked })}
-                        slotProps={{ input: { 'aria-label': `${label}: ${translate(L('services.enabled'))}` } }}
-                      />
-                    </TableCell>
-                    <TableCell>
-                      <TextField
-                        size="small"
-                        type="number"
-                        value={r.max_failures}
-                        disabled={!mayEdit}
-                        slotProps={{
-                          htmlInput: {
-                            min: IP_BLOCKING_LIMITS.max_failures.min,
-                            max: IP_BLOCKING_LIMITS.max_failures.max,
-                            'aria-label': `${label}: ${translate(L('services.max_failures'))}`,
-                          },
-                        }}
-                        onChange={(e) => set(r.name, { max_failures: Math.max(1, Number(e.target.value) || 1) })}
-                        sx={{ width: 100 }}
-                      />
-                    </TableCell>
-                    <TableCell>{minutes(r.name, 'window_seconds', r.window_seconds)}</TableCell>
-                    <TableCell>{minutes(r.name, 'ban_seconds', r.ban_seconds)}</TableCell>
-                    <TableCell>{s?.banned_count ?? 0}</TableCell>
-                    <TableCell>{s?.whitelist_count ?? 0}</TableCell>
-                  </TableRow>
-                );
-              })}
-            </TableBody>
-          </Table>
-        </TableContainer>
+        <RecordsList
+          // The rows are the services; each cell reads the draft (the list copies its records a render late).
+          records={rows}
+          resource="ip-blocking/services"
+          primary="name"
+          label={translate(L('services.title'))}
+        >
+          <FunctionField
+            source="name"
+            label={L('services.service')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(r: IpBlockingService) => (
+              <>
+                <Typography variant="body2">{translate(L(`services.names.${r.name}`))}</Typography>
+                <Typography variant="caption" color="text.secondary">
+                  {translate(L(`services.descriptions.${r.name}`))}
+                </Typography>
+              </>
+            )}
+          />
+          <FunctionField
+            source="is_enabled"
+            label={L('services.enabled')}
+            sortable={false}
+            render={({ name }: IpBlockingService) => (
+              <Switch
+                checked={rule(name).is_enabled}
+                disabled={!mayEdit}
+                onChange={(e) => set(name, { is_enabled: e.target.checked })}
+                slotProps={{ input: { 'aria-label': `${translate(L(`services.names.${name}`))}: ${translate(L('services.enabled'))}` } }}
+              />
+            )}
+          />
+          <FunctionField
+            source="max_failures"
+            label={L('services.max_failures')}
+            sortable={false}
+            render={({ name }: IpBlockingService) => (
+              <TextField
+                size="small"
+                type="number"
+                value={rule(name).max_failures}
+                disabled={!mayEdit}
+                slotProps={{
+                  htmlInput: {
+                    min: IP_BLOCKING_LIMITS.max_failures.min,
+                    max: IP_BLOCKING_LIMITS.max_failures.max,
+                    'aria-label': `${translate(L(`services.names.${name}`))}: ${translate(L('services.max_failures'))}`,
+                  },
+                }}
+                onChange={(e) => set(name, { max_failures: Math.max(1, Number(e.target.value) || 1) })}
+                sx={{ width: 100 }}
+              />
+            )}
+          />
+          <FunctionField
+            source="window_seconds"
+            label={L('services.window_minutes')}
+            sortable={false}
+            render={({ name }: IpBlockingService) => minutes(name, 'window_seconds', rule(name).window_seconds)}
+          />
+          <FunctionField
+            source="ban_seconds"
+            label={L('services.ban_minutes')}
+            sortable={false}
+            render={({ name }: IpBlockingService) => minutes(name, 'ban_seconds', rule(name).ban_seconds)}
+          />
+          <FunctionField
+            source="banned_count"
+            label={L('services.banned')}
+            sortable={false}
+            render={(r: IpBlockingService) => formatNumber(r.banned_count, locale)}
+          />
+          <FunctionField
+            source="whitelist_count"
+            label={L('services.whitelisted')}
+            sortable={false}
+            render={(r: IpBlockingService) => formatNumber(r.whitelist_count, locale)}
+          />
+        </RecordsList>
         {mayEdit ? (
           <Box sx={{ mt: 1 }}>
             <Button variant="contained" disabled={!changed || save.isPending} onClick={() => save.mutate(draft)}>
@@ -248,7 +259,7 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
     <Card variant="outlined">
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('banned.title'))}
           </Typography>
           <ServiceSelect
@@ -280,7 +291,16 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
           records={bans.data?.data.map((b) => ({ ...b, id: `${b.service} ${b.ip}` }))}
           loading={bans.isPending}
           resource="ip-blocking/banned"
-          perPage={size}
+          serverPaging={{
+            total: bans.data?.meta.total ?? 0,
+            page: page + 1,
+            perPage: size,
+            perPageOptions: [20, 50, 100],
+            onChange: (p, n) => {
+              setPage(p - 1);
+              setSize(n);
+            },
+          }}
           primary="ip"
           label={translate(L('banned.title'))}
           empty={<EmptyState text={translate(L('banned.empty'))} />}
@@ -325,22 +345,6 @@ function Banned({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) => st
             />
           ) : null}
         </RecordsList>
-        <TablePagination
-          component="div"
-          count={bans.data?.meta.total ?? 0}
-          page={page}
-          rowsPerPage={size}
-          rowsPerPageOptions={[20, 50, 100]}
-          onPageChange={(_e, p) => setPage(p)}
-          onRowsPerPageChange={(e) => {
-            setSize(Number(e.target.value));
-            setPage(0);
-          }}
-          labelRowsPerPage={translate('ra.navigation.page_rows_per_page')}
-          labelDisplayedRows={({ from, to, count }) =>
-            translate('ra.navigation.page_range_info', { offsetBegin: count ? from : 0, offsetEnd: to, total: count })
-          }
-        />
         <Confirm
           isOpen={confirming}
           loading={unbanAll.isPending}
@@ -402,7 +406,7 @@ function Whitelist({ mayEdit, when }: { mayEdit: boolean; when: (iso: string) =>
     <Card variant="outlined">
       <CardContent>
         <Stack direction="row" spacing={2} sx={{ mb: 1, alignItems: 'center' }}>
-          <Typography variant="h6" sx={{ flexGrow: 1 }}>
+          <Typography variant="h6" component="h2" sx={{ flexGrow: 1 }}>
             {translate(L('whitelist.title'))}
           </Typography>
           <ServiceSelect label={translate(L('whitelist.service'))} value={filter} all onChange={setFilter} />

@@ -10,12 +10,6 @@ import {
   CircularProgress,
   Stack,
   Tab,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
   Tabs,
   TextField,
   Typography,
@@ -23,11 +17,12 @@ import {
 } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
 import { formatDate } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useAlert } from '../../app/useAlert';
 import { chartRange, countTicks, linear, niceMax, periodBar, polyline } from './charts';
 
@@ -134,29 +129,40 @@ function UsedChart({ days }: { days: LicenseUsedDay[] }) {
 
 function UsedTable({ days }: { days: LicenseUsedDay[] }) {
   const translate = useTranslate();
+  const [locale] = useLocaleState();
   const cell = (used: number, limit: number | null) => `${used} (${limit ?? '∞'})`;
   return (
-    <TableContainer>
-      <Table size="small">
-        <TableHead>
-          <TableRow>
-            {['day', 'sip', 'mobile_app', 'ukey2'].map((c) => (
-              <TableCell key={c}>{translate(L(`columns.${c}`))}</TableCell>
-            ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {[...days].reverse().map((d) => (
-            <TableRow key={d.day} data-testid="used-row">
-              <TableCell>{d.day}</TableCell>
-              <TableCell>{cell(d.sip_numbers_used, d.sip_limit)}</TableCell>
-              <TableCell>{cell(d.mobile_app_used, d.mobile_app_limit)}</TableCell>
-              <TableCell>{cell(d.ukey2_used, d.ukey2_limit)}</TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </TableContainer>
+    <RecordsList
+      records={[...days].reverse().map((d) => ({ ...d, id: d.day }))}
+      resource="reports/licenses/used"
+      primary="day"
+      label={translate(L('tabs.used'))}
+    >
+      <FunctionField
+        source="day"
+        label={L('columns.day')}
+        sortable={false}
+        render={(d: LicenseUsedDay) => formatDate(d.day, locale, { utc: true })}
+      />
+      <FunctionField
+        source="sip"
+        label={L('columns.sip')}
+        sortable={false}
+        render={(d: LicenseUsedDay) => cell(d.sip_numbers_used, d.sip_limit)}
+      />
+      <FunctionField
+        source="mobile_app"
+        label={L('columns.mobile_app')}
+        sortable={false}
+        render={(d: LicenseUsedDay) => cell(d.mobile_app_used, d.mobile_app_limit)}
+      />
+      <FunctionField
+        source="ukey2"
+        label={L('columns.ukey2')}
+        sortable={false}
+        render={(d: LicenseUsedDay) => cell(d.ukey2_used, d.ukey2_limit)}
+      />
+    </RecordsList>
   );
 }
 
@@ -208,31 +214,36 @@ function PeriodTable({ rows }: { rows: LicensePeriodRow[] }) {
   const [locale] = useLocaleState();
   const day = (s: number) => (s <= 0 || s >= 999_999_999_999 ? '…' : formatDate(s * 1000, locale, { utc: true }));
   return (
-    <TableContainer>
-      <Table size="small">
-        <TableHead>
-          <TableRow>
-            {['kind', 'name', 'type', 'period', 'quantity', 'status'].map((c) => (
-              <TableCell key={c}>{translate(L(`columns.${c}`))}</TableCell>
-            ))}
-          </TableRow>
-        </TableHead>
-        <TableBody>
-          {rows.map((r) => (
-            <TableRow key={`${r.kind}-${r.id}-${r.type}-${r.from}-${r.to}`} data-testid="period-row">
-              <TableCell>{translate(L(`kinds.${r.kind}`))}</TableCell>
-              <TableCell>{r.name}</TableCell>
-              <TableCell>{typeText(r.type)}</TableCell>
-              <TableCell>{r.from <= 0 && r.to >= 999_999_999_999 ? translate(L('unlimited')) : `${day(r.from)} – ${day(r.to)}`}</TableCell>
-              <TableCell>{r.quantity ?? '∞'}</TableCell>
-              <TableCell>
-                <Chip size="small" color={STATUS_COLOR[r.status]} label={translate(L(`statuses.${r.status}`))} />
-              </TableCell>
-            </TableRow>
-          ))}
-        </TableBody>
-      </Table>
-    </TableContainer>
+    <RecordsList
+      records={rows.map((r) => ({ ...r, key: r.id, id: `${r.kind}-${r.id}-${r.type}-${r.from}-${r.to}` }))}
+      resource="reports/licenses/period"
+      primary="name"
+      label={translate(L('tabs.period'))}
+    >
+      <FunctionField
+        source="kind"
+        label={L('columns.kind')}
+        sortable={false}
+        render={(r: LicensePeriodRow) => translate(L(`kinds.${r.kind}`))}
+      />
+      <FunctionField source="name" label={L('columns.name')} sortable={false} render={(r: LicensePeriodRow) => r.name} />
+      <FunctionField source="type" label={L('columns.type')} sortable={false} render={(r: LicensePeriodRow) => typeText(r.type)} />
+      <FunctionField
+        source="period"
+        label={L('columns.period')}
+        sortable={false}
+        render={(r: LicensePeriodRow) =>
+          r.from <= 0 && r.to >= 999_999_999_999 ? translate(L('unlimited')) : `${day(r.from)} – ${day(r.to)}`
+        }
+      />
+      <FunctionField source="quantity" label={L('columns.quantity')} sortable={false} render={(r: LicensePeriodRow) => r.quantity ?? '∞'} />
+      <FunctionField
+        source="status"
+        label={L('columns.status')}
+        sortable={false}
+        render={(r: LicensePeriodRow) => <Chip size="small" color={STATUS_COLOR[r.status]} label={translate(L(`statuses.${r.status}`))} />}
+      />
+    </RecordsList>
   );
 }
 

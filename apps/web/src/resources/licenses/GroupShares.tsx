@@ -116,7 +116,9 @@ export function GroupShares({ features, editable }: { features: LicenseInfo; edi
   return (
     <Card variant="outlined" sx={{ mt: 2 }} data-testid="group-shares">
       <CardContent>
-        <Typography variant="h6">{translate(L('title'))}</Typography>
+        <Typography variant="h6" component="h2">
+          {translate(L('title'))}
+        </Typography>
         <Typography variant="body2" color="text.secondary" sx={{ mb: 2 }}>
           {translate(L('hint'))}
         </Typography>

@@ -26,22 +26,17 @@ import {
   IconButton,
   LinearProgress,
   Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
   TextField,
   Tooltip,
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ChangeEvent, useRef, useState } from 'react';
-import { Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { FunctionField, Title, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
 import { formatDate } from '../../app/format';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { countText, enabledFeatures, periodDay, usedPercent } from './format';
@@ -79,7 +74,7 @@ function InEffect({ state }: { state: LicenseFeaturesState }) {
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           {translate(L('in_effect'))}
         </Typography>
         {rows.map(([label, value]) => (
@@ -111,7 +106,7 @@ function Usage({ usage }: { usage: LicenseUsage }) {
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           {translate(L('usage'))}
         </Typography>
         {rows.map((r) => (
@@ -127,7 +122,9 @@ function Usage({ usage }: { usage: LicenseUsage }) {
                 </Typography>
               </Stack>
             </Stack>
+            {/* The text above says the figures; the bar only draws them. */}
             <LinearProgress
+              aria-hidden
               variant="determinate"
               value={usedPercent(r.used, r.limit)}
               color={over.has(r.key) ? 'error' : 'primary'}
@@ -146,7 +143,7 @@ function Features({ state }: { state: LicenseFeaturesState }) {
   return (
     <Card variant="outlined">
       <CardContent>
-        <Typography variant="h6" gutterBottom>
+        <Typography variant="h6" component="h2" gutterBottom>
           {translate(L('features'))}
         </Typography>
         <Box sx={{ display: 'flex', flexWrap: 'wrap', gap: 1 }}>
@@ -229,56 +226,67 @@ function LicenseRows({ list, mayManage }: { list: LicenseList; mayManage: boolea
   if (!list.items.length) return <Typography color="text.secondary">{translate(L('empty'))}</Typography>;
   return (
     <>
-      <TableContainer>
-        <Table size="small" aria-label={translate(L('list'))}>
-          <TableHead>
-            <TableRow>
-              {['customer', 'status', 'period', 'counts', 'source', 'issued_at', ...(mayManage ? ['actions'] : [])].map((c) => (
-                <TableCell key={c}>{translate(L(`columns.${c}`))}</TableCell>
-              ))}
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {list.items.map((l) => {
-              const from = periodDay(l.period.from, locale);
-              const to = periodDay(l.period.to, locale);
-              return (
-                <TableRow key={l.id} data-testid="license-row">
-                  <TableCell>{l.customer}</TableCell>
-                  <TableCell>
-                    <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
-                      <Chip size="small" color={STATUS_COLOR[l.status]} label={translate(L(`statuses.${l.status}`))} />
-                      {list.active_ids.includes(l.id) && <Chip size="small" variant="outlined" label={translate(L('in_use'))} />}
-                      {l.days !== null && (
-                        <Typography variant="caption" color="text.secondary">
-                          {translate(L('days_left'), { smart_count: l.days })}
-                        </Typography>
-                      )}
-                    </Stack>
-                  </TableCell>
-                  <TableCell>{from || to ? `${from ?? '…'} – ${to ?? '…'}` : unlimited}</TableCell>
-                  <TableCell>
-                    {[l.features.sip.license_count, l.features.mobile_app.license_count, l.features.ukey2.license_count]
-                      .map(countText)
-                      .join(' / ')}
-                  </TableCell>
-                  <TableCell>{translate(L(`file_sources.${l.source}`))}</TableCell>
-                  <TableCell>{l.issued_at ? formatDate(l.issued_at, locale) : ''}</TableCell>
-                  {mayManage && (
-                    <TableCell>
-                      <Tooltip title={translate(L('remove'))}>
-                        <IconButton size="small" aria-label={translate(L('remove'))} onClick={() => setRemoving(l)}>
-                          <DeleteIcon fontSize="small" />
-                        </IconButton>
-                      </Tooltip>
-                    </TableCell>
-                  )}
-                </TableRow>
-              );
-            })}
-          </TableBody>
-        </Table>
-      </TableContainer>
+      <RecordsList records={list.items} resource="licenses" primary="customer" label={translate(L('list'))}>
+        <FunctionField source="customer" label={L('columns.customer')} sortable={false} render={(l: License) => l.customer} />
+        <FunctionField
+          source="status"
+          label={L('columns.status')}
+          sortable={false}
+          render={(l: License) => (
+            <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+              <Chip size="small" color={STATUS_COLOR[l.status]} label={translate(L(`statuses.${l.status}`))} />
+              {list.active_ids.includes(l.id) && <Chip size="small" variant="outlined" label={translate(L('in_use'))} />}
+              {l.days !== null && (
+                <Typography variant="caption" color="text.secondary">
+                  {translate(L('days_left'), { smart_count: l.days })}
+                </Typography>
+              )}
+            </Stack>
+          )}
+        />
+        <FunctionField
+          source="period"
+          label={L('columns.period')}
+          sortable={false}
+          render={(l: License) => {
+            const from = periodDay(l.period.from, locale);
+            const to = periodDay(l.period.to, locale);
+            return from || to ? `${from ?? '…'} – ${to ?? '…'}` : unlimited;
+          }}
+        />
+        <FunctionField
+          source="counts"
+          label={L('columns.counts')}
+          sortable={false}
+          render={(l: License) =>
+            [l.features.sip.license_count, l.features.mobile_app.license_count, l.features.ukey2.license_count].map(countText).join(' / ')
+          }
+        />
+        <FunctionField
+          source="source"
+          label={L('columns.source')}
+          sortable={false}
+          render={(l: License) => translate(L(`file_sources.${l.source}`))}
+        />
+        <FunctionField
+          source="issued_at"
+          label={L('columns.issued_at')}
+          sortable={false}
+          render={(l: License) => (l.issued_at ? formatDate(l.issued_at, locale) : '')}
+        />
+        {mayManage ? (
+          <FunctionField
+            label={L('columns.actions')}
+            render={(l: License) => (
+              <Tooltip title={translate(L('remove'))}>
+                <IconButton size="small" aria-label={translate(L('remove'))} onClick={() => setRemoving(l)}>
+                  <DeleteIcon fontSize="small" />
+                </IconButton>
+              </Tooltip>
+            )}
+          />
+        ) : null}
+      </RecordsList>
       <Dialog open={removing !== null} onClose={() => setRemoving(null)}>
         <DialogTitle>{translate(L('remove_title'), { customer: removing?.customer ?? '' })}</DialogTitle>
         <DialogContent>
@@ -383,7 +391,7 @@ export function LicensesPage() {
       </Box>
       <Card variant="outlined">
         <CardContent>
-          <Typography variant="h6" gutterBottom>
+          <Typography variant="h6" component="h2" gutterBottom>
             {translate(L('list'))}
           </Typography>
           <LicenseRows list={list.data} mayManage={mayManage} />

@@ -18,19 +18,16 @@ import {
   DialogContent,
   DialogTitle,
   Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableRow,
   TextField,
   Tooltip,
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Title, useDataProvider, useTranslate } from 'react-admin';
+import { FunctionField, Title, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
+import { PROSE_CELL } from '../../app/kit/ListBody';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { insertPlaceholder } from './placeholders';
@@ -91,39 +88,47 @@ export function MailTemplatesPage() {
         </Alert>
       )}
       <Card variant="outlined">
-        <Table size="small" aria-label={translate(L('title'))}>
-          <TableHead>
-            <TableRow>
-              <TableCell>{translate(L('kind'))}</TableCell>
-              <TableCell>{translate(L('locale'))}</TableCell>
-              <TableCell>{translate(L('subject'))}</TableCell>
-              <TableCell>{translate(L('state'))}</TableCell>
-              <TableCell />
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {(list.data ?? []).map((t) => (
-              <TableRow key={`${t.kind}-${t.locale}`} data-testid={`template-${t.kind}-${t.locale}`}>
-                <TableCell>{translate(L(`kinds.${t.kind}`))}</TableCell>
-                <TableCell>{translate(L(`locales.${t.locale}`))}</TableCell>
-                {/* The mail's own words, in the mail's language whatever the console's: marked so for readers and checks. */}
-                <TableCell lang={t.locale}>{t.subject}</TableCell>
-                <TableCell>
-                  <Chip
-                    size="small"
-                    color={t.is_default ? 'default' : 'primary'}
-                    label={translate(L(t.is_default ? 'default' : 'custom'))}
-                  />
-                </TableCell>
-                <TableCell align="right">
-                  <Button size="small" onClick={() => setEditing(t)}>
-                    {translate(L('edit'))}
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+        <RecordsList
+          records={list.data?.map((t) => ({ ...t, id: `${t.kind}-${t.locale}` }))}
+          loading={list.isPending && !list.isError}
+          resource="mail-templates"
+          primary="kind"
+          label={translate(L('title'))}
+          perPage={100}
+        >
+          <FunctionField source="kind" label={L('kind')} sortable={false} render={(t: MailTemplate) => translate(L(`kinds.${t.kind}`))} />
+          <FunctionField
+            source="locale"
+            label={L('locale')}
+            sortable={false}
+            render={(t: MailTemplate) => translate(L(`locales.${t.locale}`))}
+          />
+          {/* The mail's own words, in the mail's language whatever the console's: marked so for readers and checks. */}
+          <FunctionField
+            source="subject"
+            label={L('subject')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(t: MailTemplate) => <span lang={t.locale}>{t.subject}</span>}
+          />
+          <FunctionField
+            source="is_default"
+            label={L('state')}
+            sortable={false}
+            render={(t: MailTemplate) => (
+              <Chip size="small" color={t.is_default ? 'default' : 'primary'} label={translate(L(t.is_default ? 'default' : 'custom'))} />
+            )}
+          />
+          <FunctionField
+            label="form.actions"
+            render={(t: MailTemplate) => (
+              // The row's id is the list's own (kind and language): the template edited is the server's record.
+              <Button size="small" onClick={() => setEditing(list.data?.find((x) => x.kind === t.kind && x.locale === t.locale) ?? null)}>
+                {translate(L('edit'))}
+              </Button>
+            )}
+          />
+        </RecordsList>
       </Card>
       {editing && <TemplateEditor key={`${editing.kind}-${editing.locale}`} template={editing} onClose={() => setEditing(null)} />}
     </Box>

@@ -116,7 +116,7 @@ export function PermissionEditor({ source = 'permissions', readOnly = false }: {
   return (
     <Box sx={{ width: '100%' }}>
       <Stack direction={{ xs: 'column', sm: 'row' }} sx={{ gap: 2, alignItems: { sm: 'center' }, mb: 1 }}>
-        <Typography variant="h6" sx={{ flex: 1 }}>
+        <Typography variant="h6" component="h2" sx={{ flex: 1 }}>
           {translate('roles.editor.title')}{' '}
           <Typography component="span" color="text.secondary">
             ({translate('roles.editor.selected', { smart_count: selected.length })})

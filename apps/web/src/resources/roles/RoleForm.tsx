@@ -56,7 +56,9 @@ export function RoleForm() {
       sx={{ maxWidth: 1100 }}
     >
       {access.edit ? null : <ReadOnlyNotice />}
-      <Typography variant="h6">{translate('roles.general')}</Typography>
+      <Typography variant="h6" component="h2">
+        {translate('roles.general')}
+      </Typography>
       <Box sx={{ display: 'grid', gridTemplateColumns: { xs: '1fr', md: '1fr 1fr' }, columnGap: 2, width: '100%' }}>
         <TextInput source="name" validate={[required, maxLength(255)]} />
         <TextInput source="description" validate={maxLength(1000)} />

@@ -3,24 +3,16 @@ import AddIcon from '@mui/icons-material/Add';
 import DeleteIcon from '@mui/icons-material/Delete';
 import EditIcon from '@mui/icons-material/Edit';
 import {
-  Alert,
   Box,
   Button,
   Card,
   CardContent,
   Chip,
-  CircularProgress,
   Dialog,
   DialogActions,
   DialogContent,
   DialogTitle,
   IconButton,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
   Tooltip,
   Typography,
 } from '@mui/material';
@@ -30,6 +22,7 @@ import {
   BooleanInput,
   Confirm,
   Form,
+  FunctionField,
   PasswordInput,
   required,
   SaveButton,
@@ -41,6 +34,8 @@ import {
 } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { GroupInput } from '../../app/kit/GroupPicker';
+import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -105,60 +100,56 @@ export function SsoProvidersPage() {
               </Button>
             ) : null}
           </Box>
-          {list.isLoading ? (
-            <CircularProgress size={24} />
-          ) : rows.length === 0 ? (
-            <Alert severity="info">{translate(L('empty'))}</Alert>
-          ) : (
-            <TableContainer>
-              <Table size="small" aria-label={translate(L('title'))}>
-                <TableHead>
-                  <TableRow>
-                    <TableCell>{translate(L('fields.name'))}</TableCell>
-                    <TableCell>{translate(L('fields.issuer'))}</TableCell>
-                    <TableCell>{translate(L('fields.client_id'))}</TableCell>
-                    <TableCell>{translate(L('fields.match'))}</TableCell>
-                    <TableCell>{translate(L('fields.status'))}</TableCell>
-                    {mayChange ? <TableCell /> : null}
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {rows.map((p) => (
-                    <TableRow key={p.id}>
-                      <TableCell>{p.name}</TableCell>
-                      <TableCell sx={{ wordBreak: 'break-all' }}>{p.issuer}</TableCell>
-                      <TableCell>{p.client_id}</TableCell>
-                      <TableCell>
-                        {p.claim} → {translate(L(`match_fields.${p.match_field}`))}
-                      </TableCell>
-                      <TableCell>
-                        <Chip
-                          size="small"
-                          color={p.is_enabled ? 'success' : 'default'}
-                          label={translate(L(p.is_enabled ? 'enabled' : 'disabled'))}
-                        />
-                        {p.auto_create ? <Chip size="small" sx={{ ml: 1 }} label={translate(L('creates_users'))} /> : null}
-                      </TableCell>
-                      {mayChange ? (
-                        <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                          <Tooltip title={translate('ra.action.edit')}>
-                            <IconButton aria-label={`${translate('ra.action.edit')} ${p.name}`} onClick={() => setEditing(p)}>
-                              <EditIcon fontSize="small" />
-                            </IconButton>
-                          </Tooltip>
-                          <Tooltip title={translate('ra.action.delete')}>
-                            <IconButton aria-label={`${translate('ra.action.delete')} ${p.name}`} onClick={() => setDeleting(p)}>
-                              <DeleteIcon fontSize="small" />
-                            </IconButton>
-                          </Tooltip>
-                        </TableCell>
-                      ) : null}
-                    </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
-          )}
+          <RecordsList
+            records={rows}
+            loading={list.isLoading}
+            resource="sso-providers"
+            label={translate(L('title'))}
+            empty={<EmptyState text={translate(L('empty'))} />}
+          >
+            <FunctionField source="name" label={L('fields.name')} render={(p: SsoProvider) => p.name} />
+            <EllipsisField source="issuer" label={L('fields.issuer')} />
+            <EllipsisField source="client_id" label={L('fields.client_id')} />
+            <FunctionField
+              source="claim"
+              label={L('fields.match')}
+              sortable={false}
+              render={(p: SsoProvider) => `${p.claim} → ${translate(L(`match_fields.${p.match_field}`))}`}
+            />
+            <FunctionField
+              source="is_enabled"
+              label={L('fields.status')}
+              render={(p: SsoProvider) => (
+                <>
+                  <Chip
+                    size="small"
+                    color={p.is_enabled ? 'success' : 'default'}
+                    label={translate(L(p.is_enabled ? 'enabled' : 'disabled'))}
+                  />
+                  {p.auto_create ? <Chip size="small" sx={{ ml: 1 }} label={translate(L('creates_users'))} /> : null}
+                </>
+              )}
+            />
+            {mayChange ? (
+              <FunctionField
+                label="form.actions"
+                render={(p: SsoProvider) => (
+                  <>
+                    <Tooltip title={translate('ra.action.edit')}>
+                      <IconButton aria-label={`${translate('ra.action.edit')} ${p.name}`} onClick={() => setEditing(p)}>
+                        <EditIcon fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                    <Tooltip title={translate('ra.action.delete')}>
+                      <IconButton aria-label={`${translate('ra.action.delete')} ${p.name}`} onClick={() => setDeleting(p)}>
+                        <DeleteIcon fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                  </>
+                )}
+              />
+            ) : null}
+          </RecordsList>
         </CardContent>
       </Card>
       {editing ? <ProviderDialog provider={editing === 'new' ? null : editing} onClose={() => setEditing(null)} /> : null}

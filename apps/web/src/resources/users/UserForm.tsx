@@ -42,7 +42,7 @@ const Section = ({ title }: { title: string }) => {
   return (
     <>
       <Divider sx={{ width: '100%', my: 1 }} />
-      <Typography variant="h6" gutterBottom>
+      <Typography variant="h6" component="h2" gutterBottom>
         {translate(title)}
       </Typography>
     </>
@@ -127,7 +127,7 @@ export function UserForm({ mode, header }: { mode: 'create' | 'edit'; header?: R
     >
       {readOnly ? <ReadOnlyNotice /> : null}
       {header}
-      <Typography variant="h6" gutterBottom>
+      <Typography variant="h6" component="h2" gutterBottom>
         {translate('users.account')}
       </Typography>
       <Grid>

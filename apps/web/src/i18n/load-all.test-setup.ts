@@ -1,0 +1,3 @@
+import { loadRussian } from './index';
+
+await loadRussian();
