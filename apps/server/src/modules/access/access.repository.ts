@@ -182,7 +182,7 @@ const ACCESS_EVENT_COLUMNS: Record<string, SQL> = {
   identifier_id: sql`${AE.identifierId}`,
   identifier_name: sql`i.name`,
   // A refused card no identifier matched keeps the kind the device reported, so its number reads as any card's.
-  identifier_type: sql`coalesce(i.type, e.kind)`,
+  identifier_type: sql`coalesce(i.type, ${AE.kind})`,
   user_id: sql`${AE.userId}`,
   user_name: sql`u.name`,
   rule_id: sql`${AE.ruleId}`,
