@@ -9,18 +9,22 @@
 // 2. Under load — a device fleet (tools/device-sim through the proxy's MQTT port) sending
 //    BENCH_CLUSTER_RATE (100) events a second from BENCH_CLUSTER_DEVICES (200) devices, and
 //    BENCH_CLUSTER_CONSOLES (4) console clients signing in and reading lists through the proxy — one
-//    Atrium instance is killed (-9), then the RabbitMQ node leading the devices' queue.
+//    Atrium instance is killed (-9), then the RabbitMQ node leading the devices' queue. Meanwhile two
+//    phones call each other through Kamailio at the SIP edge (the instances run with SIP_EDGE=kamailio).
 //
 // Printed: requests failed, events acknowledged to the devices and not stored (must be 0), events
-// stored twice (must be 0), and how long the API and the event flow took to recover from each loss.
+// stored twice (must be 0), SIP calls placed, answered, failed and dropped while up (must be 0), and
+// how long the API and the event flow took to recover from each loss.
 // Every process, directory and the database are removed at the end, whatever happened.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { type RabbitCluster, rabbitmqAvailable, startRabbitCluster } from '../apps/server/src/gateways/mqtt/rabbitmq.test-broker.js';
+import { startAnsweringPhone, startKamailio, stopChild } from '../apps/server/src/sip/kamailio.testing.js';
+import { freeUdpPort } from '../apps/server/src/sip/testing.js';
 import { PASSWORD, seedDevices, serialOf } from './devices.js';
 import { ProcessFleet } from './devices-fleet.js';
 import { type Figures, freePort, freshDatabase, LOGIN_BODY, load, PG_ADMIN, ROOT, secs, startProcess, tempDir, until } from './lib.js';
@@ -107,18 +111,96 @@ async function consoleClient(base: string, calls: Calls, stopped: () => boolean)
   }
 }
 
-// ─── SIP calls through Kamailio plug in here ─────────────────────────────────────────────────────
-// Kamailio at the SIP edge (deploy/kamailio/kamailio.cfg) joins this bench as a third load beside the
-// fleet and the console clients: started on its own ports with the cluster's database, phones
-// registering through it and calling each other across the two instances while they and the node
-// die. It fills in `SipLoad` (start before the losses, stop after, its counts in the table); until
-// it is plugged in, the bench says that calls were not measured.
+// ─── SIP calls through Kamailio ───────────────────────────────────────────────────────────────────
+// Kamailio at the SIP edge (deploy/kamailio/kamailio.cfg) is a third load beside the fleet and the
+// console clients: on its own port with the cluster's database, asking both instances (the one killed
+// first), two phones registered through it, one calling the other at SIP_RATE calls a second, each
+// call up for SIP_TALK_MS, from before the losses until after them.
+const SIP_RATE = Number(process.env.BENCH_CLUSTER_SIP_RATE ?? 2);
+const SIP_TALK_MS = Number(process.env.BENCH_CLUSTER_SIP_TALK_MS ?? 3000);
+const SIP_PASSWORD = (n: string) => `Bench${n}pass`;
+
+interface SipCounts {
+  placed: number;
+  answered: number;
+  /** Ended with an error before an answer (refused, timed out). */
+  failed: number;
+  /** Answered, then not ended normally: the BYE lost or refused (the dialog gone). */
+  dropped: number;
+}
+
 interface SipLoad {
   start(): Promise<void>;
-  stop(): Promise<{ placed: number; dropped: number }>;
+  stop(): Promise<SipCounts>;
   close(): Promise<void>;
 }
-const sipLoad: SipLoad | null = null;
+
+/** Kamailio in front of `instances`, numbers 8001 (the caller) and 8002 (a phone answering every call) made through the API. */
+async function startSipLoad(databaseUrl: string, instances: string[], api: string, token: string): Promise<SipLoad> {
+  const stops: (() => Promise<void>)[] = [];
+  let caller: ChildProcess | null = null;
+  const dir = tempDir();
+  const close = async () => {
+    if (caller) await stopChild(caller);
+    for (const s of stops.splice(0).reverse()) await s().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const domains = (await (await fetch(`${api}/api/v0/domains`, { headers })).json()) as { data: { id: number }[] };
+    for (const number of ['8001', '8002']) {
+      const res = await fetch(`${api}/api/v0/sip-numbers`, {
+        method: 'PUT',
+        headers,
+        body: JSON.stringify({ number, password: SIP_PASSWORD(number), domain_id: domains.data[0]!.id }),
+      });
+      if (!res.ok) throw new Error(`number ${number}: ${res.status} ${await res.text()}`);
+    }
+    const port = await freeUdpPort();
+    const kamailio = await startKamailio({ port, databaseUrl, atriumUrls: instances.join(',') });
+    stops.push(kamailio.stop);
+    const callee = await startAnsweringPhone(port, '8002', SIP_PASSWORD('8002'));
+    stops.push(callee.stop);
+    const log = path.join(dir, 'calls.log');
+    const counts = (): SipCounts => {
+      const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+      const n = (what: string) => lines.filter((l) => l.startsWith(`${what} `)).length;
+      const [placed, answered, ended] = [n('placed'), n('answered'), n('ended')];
+      return { placed, answered, failed: placed - answered, dropped: answered - ended };
+    };
+    return {
+      async start() {
+        const [p, mp] = [await freeUdpPort(), await freeUdpPort()];
+        // No limit on calls: it calls until stopped (SIGUSR1: no new calls, those up end normally).
+        caller = spawn(
+          '/usr/bin/sipp',
+          [
+            `127.0.0.1:${port}`,
+            ...['-sf', path.join(ROOT, 'bench/sipp/uac-call-talk.xml'), '-i', '127.0.0.1', '-p', String(p), '-mp', String(mp)],
+            ...['-s', '8002', '-key', 'caller', '8001', '-au', '8001', '-ap', SIP_PASSWORD('8001')],
+            ...['-r', String(SIP_RATE), '-d', String(SIP_TALK_MS), '-l', String(SIP_RATE * 60), '-recv_timeout', '20000'],
+            ...['-nostdin', '-trace_logs', '-log_file', log],
+          ],
+          { cwd: dir, stdio: 'ignore' },
+        );
+      },
+      async stop() {
+        const c = caller;
+        if (c && c.exitCode === null) {
+          const exited = new Promise((r) => c.once('exit', r));
+          c.kill('SIGUSR1');
+          await Promise.race([exited, new Promise((r) => setTimeout(r, SIP_TALK_MS + 30_000))]);
+          await stopChild(c);
+        }
+        return counts();
+      },
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
 // ──────────────────────────────────────────────────────────────────────────────────────────────────
 
 export async function run(): Promise<void> {
@@ -129,6 +211,7 @@ export async function run(): Promise<void> {
   let fleet: ProcessFleet | null = null;
   let db: pg.Client | null = null;
   let cleaned: Promise<void> | null = null;
+  let sipLoad: SipLoad | null = null;
   // Once, whether the run ends, fails or is interrupted (Ctrl-C): nothing it started outlives it.
   const cleanup = () =>
     (cleaned ??= (async () => {
@@ -228,6 +311,8 @@ export async function run(): Promise<void> {
         TRUST_PROXY: '127.0.0.1',
         JWT_SECRET: SECRET,
         SIP_ENABLED: 'false',
+        SIP_EDGE: 'kamailio',
+        SIP_EDGE_FROM: 'loopback',
         ADMIN_LOGIN: 'admin',
         ADMIN_PASSWORD: JSON.parse(LOGIN_BODY).password,
         LOG_LEVEL: 'error',
@@ -293,7 +378,14 @@ export async function run(): Promise<void> {
       ),
     ]);
     console.log(`${started.connected} of ${DEVICES} devices connected through HAProxy's MQTT port (${started.refused.length} refused)`);
-    if (sipLoad) await sipLoad.start();
+    sipLoad = await startSipLoad(
+      url,
+      [a, b].map((i) => `http://127.0.0.1:${i.port}`),
+      base,
+      token,
+    );
+    await sipLoad.start();
+    console.log(`SIP calls through Kamailio: ${SIP_RATE}/s, each up ${secs(SIP_TALK_MS)}`);
 
     const calls: Calls = { ok: 0, failed: [] };
     let consolesStop = false;
@@ -345,7 +437,7 @@ export async function run(): Promise<void> {
     });
     consolesStop = true;
     await Promise.all(consoles);
-    const sip = sipLoad ? await sipLoad.stop() : null;
+    const sip = await sipLoad.stop();
 
     // Every acknowledged event must be in the table: wait for the stragglers (redelivered ones).
     const ackedIds = new Set(acked.ids);
@@ -414,13 +506,11 @@ export async function run(): Promise<void> {
     row('API back after the node kill', secs(lastFailure(nodeKilledAt, end)), 'last failed call');
     row('events back after the instance kill', secs(flowBack(instanceKilledAt)), `first second storing ≥ ${RATE / 2}/s began`);
     row('events back after the node kill', secs(flowBack(nodeKilledAt)), `first second storing ≥ ${RATE / 2}/s began`);
-    row(
-      'SIP calls placed / dropped',
-      sip ? `${sip.placed} / ${sip.dropped}` : 'not measured',
-      sip ? '0 dropped' : '(Kamailio not plugged in)',
-    );
+    row('SIP calls placed / answered', `${sip.placed} / ${sip.answered}`, `through Kamailio, ${secs(SIP_TALK_MS)} each`);
+    row('  failed before an answer', sip.failed, 'as few as a loss costs');
+    row('  dropped while up', sip.dropped, `0: ${sip.dropped === 0 ? 'met' : 'NOT met'}`);
     if (kinds.length) console.log(`failed calls were: ${kinds.join('; ')}`);
-    if (lost > 0 || twice > 0) process.exitCode = 1;
+    if (lost > 0 || twice > 0 || sip.dropped > 0) process.exitCode = 1;
   } finally {
     process.off('SIGINT', interrupted);
     process.off('SIGTERM', interrupted);

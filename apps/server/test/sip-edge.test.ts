@@ -8,24 +8,20 @@
 // WebSocket and takes a call; a second Kamailio, with rtpengine, reaches a phone registered through
 // the first.
 
-import dgram from 'node:dgram';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
+import { type KamailioProcess, kamailioInstalled, startKamailio as startEdge } from '../src/sip/kamailio.testing.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
 import { createResponse } from '../src/sip/message.js';
 import { WsPhone } from '../src/sip/ws-phone.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
-const KAMAILIO = '/usr/sbin/kamailio';
 // Debian's kamailio-websocket-modules: SIP over WebSocket for browsers (WITH_WEBSOCKET).
 const haveWebSocket = existsSync('/usr/lib/x86_64-linux-gnu/kamailio/modules/websocket.so');
-const KAMAILIO_CFG = path.resolve(import.meta.dirname, '../../../deploy/kamailio/kamailio.cfg');
 const PG = process.env.TEST_DATABASE_URL;
 
-const haveKamailio = existsSync(KAMAILIO);
+const haveKamailio = kamailioInstalled();
 if (!haveKamailio) console.warn('SIP edge test skipped: /usr/sbin/kamailio (Debian package kamailio) is missing');
 if (haveKamailio && !baresipInstalled()) console.warn('SIP edge test skipped: baresip (with its aufile module) is missing');
 if (haveKamailio && !PG) console.warn('SIP edge test skipped: it needs PostgreSQL (TEST_DATABASE_URL), which Kamailio reads too');
@@ -38,55 +34,17 @@ const rig = new InstanceRig(
 );
 const EDGE = { SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'loopback' };
 
-/** An OPTIONS to Kamailio's UDP port: true once it answers 200. */
-function optionsAnswered(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = dgram.createSocket('udp4');
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      s.close();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), 500);
-    s.on('message', (m) => done(/^SIP\/2\.0 200/.test(m.toString())));
-    s.bind(0, '127.0.0.1', () => {
-      const local = s.address().port;
-      const branch = `z9hG4bK${Math.random().toString(36).slice(2)}`;
-      const msg = [
-        `OPTIONS sip:127.0.0.1:${port} SIP/2.0`,
-        `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=${branch};rport`,
-        'Max-Forwards: 70',
-        `From: <sip:probe@127.0.0.1>;tag=${branch}`,
-        `To: <sip:127.0.0.1:${port}>`,
-        `Call-ID: ${branch}@probe`,
-        'CSeq: 1 OPTIONS',
-        'Content-Length: 0',
-        '',
-        '',
-      ].join('\r\n');
-      s.send(msg, port, '127.0.0.1');
-    });
+/** Kamailio on a UDP port with the rig's database, ended (with its run directory) after the tests. */
+async function startKamailio(port: number, atriumUrls: string, defines: string[] = [], args: string[] = []): Promise<KamailioProcess> {
+  const k = await startEdge({
+    port,
+    databaseUrl: rig.databaseUrl,
+    atriumUrls,
+    defines,
+    args,
+    spawn: (cmd, argv) => rig.spawnLogged(cmd, argv, {}),
   });
-}
-
-/** Kamailio with deploy/kamailio/kamailio.cfg on a UDP port, Atrium's database and instances, and more `-A` definitions. */
-async function startKamailio(port: number, atriumUrls: string, defines: string[] = [], args: string[] = []): Promise<{ output(): string }> {
-  const dir = mkdtempSync(path.join(runDir, 'run-'));
-  const k = rig.spawnLogged(
-    KAMAILIO,
-    [
-      ...['-DD', '-E', '-f', KAMAILIO_CFG, '-l', `udp:127.0.0.1:${port}`, '-n', '2', '-Y', dir, '-w', dir, '-m', '64', '-M', '16'],
-      ...['-A', `DB_URL="${rig.databaseUrl}"`, '-A', `ATRIUM_URLS="${atriumUrls}"`],
-      ...defines.flatMap((d) => ['-A', d]),
-      ...args,
-    ],
-    {},
-  );
-  await waitFor(
-    () => optionsAnswered(port),
-    () => `kamailio\n${k.output().slice(-5000)}`,
-    30_000,
-  );
+  kamailios.push(k);
   return k;
 }
 
@@ -95,8 +53,8 @@ let b: Instance;
 let api: Api;
 let sipPort = 0;
 let wsPort = 0;
-let kamailio: { output(): string };
-let runDir = '';
+let kamailio: KamailioProcess;
+const kamailios: KamailioProcess[] = [];
 const phones: BaresipUa[] = [];
 const numberIds = new Map<string, number>();
 let rtpengine: RtpengineProcess | null = null;
@@ -158,7 +116,6 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       numberIds.set(n, Number(res.data.id));
     }
     sipPort = await freePort();
-    runDir = mkdtempSync(path.join(tmpdir(), 'atrium-kamailio-'));
     wsPort = await freePort();
     // The instance killed below is the one asked first.
     kamailio = await startKamailio(
@@ -177,7 +134,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     WsPhone.closeAll();
     await rig.close();
     await rtpengine?.stop();
-    if (runDir) rmSync(runDir, { recursive: true, force: true });
+    for (const k of kamailios.splice(0)) await k.stop();
   }, 60_000);
 
   it('registers phones in PostgreSQL with digest against the numbers made through the API', async () => {
