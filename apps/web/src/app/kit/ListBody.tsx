@@ -9,6 +9,8 @@ import {
   type ReactElement,
   type ReactNode,
   useEffect,
+  useLayoutEffect,
+  useRef,
   useState,
 } from 'react';
 import {
@@ -70,7 +72,19 @@ const KeyboardRow = memo(function KeyboardRow(props: DatagridRowProps) {
       event.currentTarget.click();
     }
   };
-  return <DatagridRow {...props} {...(opens ? { tabIndex: 0, onKeyDown } : {})} />;
+  const ref = useRef<HTMLTableRowElement>(null);
+  // react-admin gives the row's checkbox its name on MUI's root span, where a span with no role may
+  // not carry one (axe aria-prohibited-attr) and the input stays unnamed: the name moves to the input.
+  useLayoutEffect(() => {
+    const box = ref.current?.querySelector('.select-item');
+    const input = box?.querySelector('input');
+    const label = box?.getAttribute('aria-label');
+    if (box && input && label && box.tagName !== 'INPUT') {
+      input.setAttribute('aria-label', label);
+      box.removeAttribute('aria-label');
+    }
+  });
+  return <DatagridRow ref={ref} {...props} {...(opens ? { tabIndex: 0, onKeyDown } : {})} />;
 });
 
 const KEYBOARD_BODY = <DatagridBody row={<KeyboardRow />} />;
@@ -263,6 +277,21 @@ function markColumns(fields: Field[], identifying: string | undefined): Field[] 
   );
 }
 
+/**
+ * A table's column of row buttons (no source) with no label of its own is headed "Actions": an empty
+ * header cell leaves the column unnamed to a screen reader (axe `empty-table-header`). A phone's lines
+ * show such buttons without a label, so only the table's columns get it.
+ */
+function nameButtonColumns(fields: Field[]): Field[] {
+  return fields.map((f) => {
+    const label = f.props.label;
+    const unnamed = label === undefined || label === false || (typeof label === 'string' && label.trim() === '');
+    return f.props.source === undefined && unnamed
+      ? (cloneElement(f as ReactElement<Record<string, unknown>>, { label: 'form.actions' }) as Field)
+      : f;
+  });
+}
+
 export interface ListBodyProps extends Omit<DatagridProps, 'children' | 'sx' | 'empty'> {
   /** Columns hidden until the user shows them (the toolbar's column chooser remembers the choice). */
   omit?: string[];
@@ -296,7 +325,7 @@ export function ListBody({ omit, primary, empty, sx, children, rowClick, ...prop
       {...props}
       sx={[TABLE_SX, ...(Array.isArray(sx) ? sx : [sx ?? {}])]}
     >
-      {fields}
+      {nameButtonColumns(fields)}
     </Table>
   );
 }

@@ -99,7 +99,15 @@ function ChangeSide({ title, value, changed, tone }: { title: string; value: unk
                 {l.text}
               </Box>
               {l.changed ? (
-                <Typography variant="caption" sx={{ color: `${tone}.main`, fontWeight: 600, whiteSpace: 'nowrap' }}>
+                <Typography
+                  variant="caption"
+                  // The tone's main colour on its own tint is too faint to read (axe color-contrast): its dark shade (light in dark mode).
+                  sx={{
+                    color: (t) => (t.palette.mode === 'dark' ? t.palette[tone].light : t.palette[tone].dark),
+                    fontWeight: 600,
+                    whiteSpace: 'nowrap',
+                  }}
+                >
                   {translate('audit_events.changed')}
                 </Typography>
               ) : null}
