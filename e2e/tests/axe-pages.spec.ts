@@ -101,7 +101,15 @@ test.describe('the tour with the dialer shown', () => {
             .then(() => true)
             .catch(() => false);
           await expect(dialerButton(page)).toBeVisible();
-          const found = [...(settled ? [] : ['still loading after 20 s']), ...(await axeFindings(page))];
+          // A finding on a node gone by the time axe names it (its target reads ":root") is a moment of the
+          // page's loading, not the page: a finding counts when a second look, a second later, sees it too.
+          let seen = await axeFindings(page);
+          if (seen.length) {
+            console.log(`${path} at ${width} px, first look: ${seen.join('; ')}`);
+            await page.waitForTimeout(1_000);
+            seen = await axeFindings(page);
+          }
+          const found = [...(settled ? [] : ['still loading after 20 s']), ...seen];
           console.log(`${path} at ${width} px: ${found.length ? found.join('; ') : 'no finding'}`);
           if (found.length) findings[path] = found;
         }
