@@ -8,6 +8,7 @@ import { inject } from 'vitest';
 import { type AppInstance, buildApp, partsStopping } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { type Database, openDatabase } from '../src/core/db/client.js';
+import { makeRole, makeUser } from './factories/user.factory.js';
 
 /** A fresh database for one test file: in-memory PGlite, or a clone of the migrated PostgreSQL template. */
 export async function freshDatabase(timeouts: { statementTimeoutMs?: number; acquireTimeoutMs?: number } = {}): Promise<Database> {
@@ -87,6 +88,13 @@ type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** A client signed in as the test project's administrator (every permission). */
 export async function adminClient(t: TestApp): Promise<ReturnType<typeof client>> {
   return client(t.app, await login(t.app, t.adminLogin, t.adminPassword));
+}
+
+/** A client signed in as a new member of the test project with exactly these permissions, in these groups. */
+export async function memberClient(t: TestApp, permissions: string[], groupIds: number[]): Promise<ReturnType<typeof client>> {
+  const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
+  const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
+  return client(t.app, await login(t.app, u.login, u.password));
 }
 
 /** A small client bound to one token: `await api.get('/profile')`. */

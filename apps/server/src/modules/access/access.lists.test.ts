@@ -2,7 +2,7 @@ import { AccessEventSchema, IdentifierSchema, listResponse } from '@atrium/contr
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { type adminClient, buildTestApp, client, login, memberClient, type TestApp } from '../../../test/helpers.js';
 import { queryRows } from '../../core/db/client.js';
 
 let t: TestApp;
@@ -59,11 +59,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function memberWith(permissions: string[], groupIds: number[]) {
-  const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
-  const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
-  return client(t.app, await login(t.app, u.login, u.password));
-}
+const memberWith = (permissions: string[], groupIds: number[]) => memberClient(t, permissions, groupIds);
 
 type Api = Awaited<ReturnType<typeof memberWith>>;
 

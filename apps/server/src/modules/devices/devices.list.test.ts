@@ -1,8 +1,8 @@
 import { DeviceSchema, listResponse } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeGroup, makeRole, makeUser } from '../../../test/factories/user.factory.js';
-import { type adminClient, buildTestApp, client, login, type TestApp } from '../../../test/helpers.js';
+import { makeGroup } from '../../../test/factories/user.factory.js';
+import { type adminClient, buildTestApp, client, login, memberClient, type TestApp } from '../../../test/helpers.js';
 import { DevicesRepository } from './devices.repository.js';
 
 let t: TestApp;
@@ -41,11 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-async function memberWith(permissions: string[], groupIds: number[]) {
-  const roleId = await makeRole(t.database.db, t.project.projectId, permissions);
-  const u = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds });
-  return client(t.app, await login(t.app, u.login, u.password));
-}
+const memberWith = (permissions: string[], groupIds: number[]) => memberClient(t, permissions, groupIds);
 
 type Api = Awaited<ReturnType<typeof memberWith>>;
 
