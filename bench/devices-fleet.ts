@@ -12,14 +12,14 @@ import { Fleet } from '@atrium/device-sim';
 /** What the parent asks of a child. */
 type Command =
   | { cmd: 'start'; url: string; serials: string[]; password: string; concurrency: number; attempts: number }
-  | { cmd: 'events'; total: number; rate: number; window?: number; ids?: boolean }
+  | { cmd: 'events'; round: number; total: number; rate: number; window?: number; ids?: boolean }
   | { cmd: 'stop' };
 
 /** What a child answers. */
 type Answer =
   | { type: 'started'; refused: { serial: string; error: string }[]; retried: number; recovered: number; connected: number }
-  | { type: 'sent'; sent: number; ms: number; behind: number; kept: number }
-  | { type: 'acked'; acked: number; failed: number; firstError: string; ms: number; ids?: string[] }
+  | { type: 'sent'; round: number; sent: number; ms: number; behind: number; kept: number }
+  | { type: 'acked'; round: number; acked: number; failed: number; firstError: string; ms: number; ids?: string[] }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -43,6 +43,13 @@ export interface AckOutcome {
 
 /** The parent's handle on the fleet's processes. */
 export class ProcessFleet {
+  /**
+   * Numbers each `events` call: its event ids carry it (the server stores an event id once, so a
+   * second round reusing the first's ids would be taken as re-sends and stored as nothing), and its
+   * answers are told apart from a round before whose acknowledgements arrive late.
+   */
+  private round = 0;
+
   private constructor(private readonly children: ChildProcess[]) {}
 
   /** Forks `processes` children (each a Node process running this file with tsx). */
@@ -87,13 +94,13 @@ export class ProcessFleet {
     return this.children.flatMap((c) => (c.pid ? [c.pid] : []));
   }
 
-  private next<T extends Answer['type']>(child: ChildProcess, type: T): Promise<Extract<Answer, { type: T }>> {
+  private next<T extends Answer['type']>(child: ChildProcess, type: T, round?: number): Promise<Extract<Answer, { type: T }>> {
     return new Promise((resolve, reject) => {
       const onMessage = (m: Answer) => {
         if (m.type === 'error') {
           cleanup();
           reject(new Error(`fleet process ${child.pid}: ${m.message}`));
-        } else if (m.type === type) {
+        } else if (m.type === type && (round === undefined || !('round' in m) || m.round === round)) {
           cleanup();
           resolve(m as Extract<Answer, { type: T }>);
         }
@@ -147,14 +154,15 @@ export class ProcessFleet {
    */
   async events(total: number, rate: number, window?: number, ids = false): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
     const k = this.children.length;
+    const round = ++this.round;
     const t0 = performance.now();
     const sentAnswers: Promise<Extract<Answer, { type: 'sent' }>>[] = [];
     const ackAnswers: Promise<Extract<Answer, { type: 'acked' }>>[] = [];
     this.children.forEach((child, i) => {
       const share = Math.floor(total / k) + (i < total % k ? 1 : 0);
-      sentAnswers.push(this.next(child, 'sent'));
-      ackAnswers.push(this.next(child, 'acked'));
-      child.send({ cmd: 'events', total: share, rate: rate / k, ...(window ? { window } : {}), ...(ids ? { ids } : {}) } satisfies Command);
+      sentAnswers.push(this.next(child, 'sent', round));
+      ackAnswers.push(this.next(child, 'acked', round));
+      child.send({ cmd: 'events', round, total: share, rate: rate / k, ...(window ? { window } : {}), ...(ids ? { ids } : {}) } satisfies Command);
     });
     // Both are listened for from the start: a child may answer 'acked' right after 'sent'.
     const acked = Promise.all(ackAnswers).then((a) => ({
@@ -255,8 +263,8 @@ function child(): void {
                 sent++;
                 inFlight.set(d, (inFlight.get(d) ?? 0) + 1);
                 const settle = () => inFlight.set(d, (inFlight.get(d) ?? 1) - 1);
-                // Unique within the fleet: a device's serial and this child's count.
-                const eventId = `${d.serial}-${i}`;
+                // Unique within the fleet: a device's serial, the round and this child's count.
+                const eventId = `${d.serial}-${c.round}-${i}`;
                 d.event({ event_id: eventId, type: 'sensor', data: { sensor: 'bench', value: i } }).then(
                   () => {
                     settle();
@@ -277,9 +285,9 @@ function child(): void {
             };
             tick();
           });
-          answer({ type: 'sent', sent, ms: performance.now() - t0, behind, kept });
+          answer({ type: 'sent', round: c.round, sent, ms: performance.now() - t0, behind, kept });
           while (acked + failed < sent) await new Promise((r) => setTimeout(r, 50));
-          answer({ type: 'acked', acked, failed, firstError, ms: performance.now() - t0, ...(c.ids ? { ids: ackedIds } : {}) });
+          answer({ type: 'acked', round: c.round, acked, failed, firstError, ms: performance.now() - t0, ...(c.ids ? { ids: ackedIds } : {}) });
           return;
         }
         case 'stop':
