@@ -58,8 +58,12 @@ test('an installer finds, initialises, configures and remotely controls a panel,
     await expect(page.getByText('1 device added')).toBeVisible();
     // Added, the devices list follows (the search, whose row names the same serial, stays up while its code loads).
     await expect(page).toHaveURL(/\/devices$/);
-    await page.getByRole('row').filter({ hasText: serial }).getByText(serial, { exact: true }).click();
-    await expect(page).toHaveURL(/\/devices\/\d+$/);
+    // A click that lands on the search's row in the moment before the list replaces it opens nothing:
+    // clicked again until the record opens.
+    await expect(async () => {
+      await page.getByRole('row').filter({ hasText: serial }).getByText(serial, { exact: true }).click();
+      await expect(page).toHaveURL(/\/devices\/\d+$/, { timeout: 2000 });
+    }).toPass({ timeout: 15_000 });
     const status = page.getByTestId('device-status');
     await expect(status).toHaveText('Offline');
 
