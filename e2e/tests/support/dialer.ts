@@ -62,8 +62,16 @@ export const callCard = (page: Page) => page.getByTestId('dialer-call');
 export async function dial(page: Page, number: string): Promise<void> {
   if (!(await page.getByTestId('dialer-keypad').isVisible())) await dialerButton(page).click();
   const keypad = page.getByTestId('dialer-keypad');
+  const display = page.getByTestId('dialer-keypad-display');
   for (const digit of number) await keypad.getByRole('button', { name: digit, exact: true }).click();
-  await page.getByRole('button', { name: 'Voice call' }).click();
+  await expect(display).toHaveText(number);
+  // A dial the dialer does not place (its registration renewing at that moment on a busy machine:
+  // it warns and keeps the number) is placed again once registered; a placed one empties the keypad.
+  await expect(async () => {
+    await expect(registered(page)).toBeVisible({ timeout: 10_000 });
+    if ((await display.textContent()) === number) await page.getByRole('button', { name: 'Voice call' }).click();
+    await expect(display).not.toHaveText(number, { timeout: 2000 });
+  }).toPass({ timeout: 30_000 });
 }
 
 /**
