@@ -351,11 +351,14 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   }).withTypeProvider<ZodTypeProvider>();
   cutConnectionsLeftOnClose(app, CLOSE_GRACE_MS);
   // One line per request at info: method, route (not the URL, which may carry a search or a token), status, time; the request id is on every line.
-  app.addHook('onResponse', async (req, reply) => {
+  // Hooks that run on every request and never wait take Fastify's callback form: an async hook costs
+  // a promise and a turn of the microtask queue per request.
+  app.addHook('onResponse', (req, reply, done) => {
     req.log.info(
       { method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request',
     );
+    done();
   });
   // Counts and latencies per route for System info and GET /metrics (modules/system).
   collectRouteMetrics(app);
@@ -389,8 +392,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       if (bad !== null) throw new AppError('invalid_data', [{ field: bad || where, message: VALIDATION_MESSAGES.invalid_value }]);
     }
   });
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
+    done(null, payload);
   });
 
   const projectsRepo = new ProjectsRepository(database.db);
@@ -597,8 +601,12 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   app.decorateRequest('cacheSettle', undefined);
   // A write answered here is visible to the caller's next read: the answer leaves once the change
   // feed has brought its writes back to this instance's cache (other instances hear them the same way).
-  app.addHook('onSend', async (req) => {
-    if (!READ_METHODS.has(req.method) && !req.routeOptions.config?.keepsReadCache) await readCache.settle();
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (READ_METHODS.has(req.method) || req.routeOptions.config?.keepsReadCache) return done(null, payload);
+    readCache.settle().then(
+      () => done(null, payload),
+      (err: Error) => done(err),
+    );
   });
   // A shutdown that hangs says which part it waits for (each part of the server stops in its own hook).
   const parts = new Set<string>();
@@ -647,8 +655,9 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
   );
   app.addHook('onReady', async () => services.integrations.start());
   app.addHook('onClose', () => stopping('integrations', () => services.integrations.stop()));
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     if (!READ_METHODS.has(req.method) && req.actor) void services.webhooks.afterRequest(req.actor.projectId, String(req.id));
+    done();
   });
   app.addHook('onReady', async () => services.webhooks.start());
   app.addHook('onReady', async () => services.push.start()); // push delivery (issue 14)
@@ -761,17 +770,24 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
         // Others asking the same meanwhile wait for this read instead of each making their own.
         if (req.cacheStamp) req.cacheSettle = readCache.startAnswer(key, req.cacheStamp);
       });
-      typed.addHook('onSend', async (req, reply, payload) => {
-        if (req.cacheStamp === undefined) return;
-        if (reply.statusCode !== 200 || typeof payload !== 'string') return req.cacheSettle?.(undefined);
-        const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-        const cache = req.routeOptions.config.cache;
-        const answer = { payload, contentType };
-        readCache.keepAnswer(req.cacheStamp, answerKey(req), answer, cache === true ? undefined : cache?.maxAgeMs);
-        req.cacheSettle?.(answer);
+      typed.addHook('onSend', (req, reply, payload, done) => {
+        if (req.cacheStamp !== undefined) {
+          if (reply.statusCode !== 200 || typeof payload !== 'string') req.cacheSettle?.(undefined);
+          else {
+            const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
+            const cache = req.routeOptions.config.cache;
+            const answer = { payload, contentType };
+            readCache.keepAnswer(req.cacheStamp, answerKey(req), answer, cache === true ? undefined : cache?.maxAgeMs);
+            req.cacheSettle?.(answer);
+          }
+        }
+        done(null, payload);
       });
       // However a request ended (an error before its answer, the client gone), no one waits for it any more.
-      typed.addHook('onResponse', async (req) => req.cacheSettle?.(undefined));
+      typed.addHook('onResponse', (req, _reply, done) => {
+        req.cacheSettle?.(undefined);
+        done();
+      });
       typed.addHook('onRequestAbort', async (req) => req.cacheSettle?.(undefined));
       await typed.register(authRoutes);
       await typed.register(profileRoutes);

@@ -76,18 +76,27 @@ export function guardIpBlocking(
   blocking: () => IpBlockingService,
   signedHere: (token: string) => Promise<boolean>,
 ): void {
-  app.addHook('onRequest', async (req) => {
+  // Callback hooks: they run on every request and, but for a failed call, never wait.
+  app.addHook('onRequest', (req, _reply, done) => {
     const service = serviceOf(req);
-    if (service) blocking().assertAllowed(service, req.ip);
-  });
-  app.addHook('onSend', async (req, reply) => {
-    const service = serviceOf(req);
-    if (!service || reply.statusCode < 400) return;
     try {
-      const found = await failure(req, reply.statusCode, service, signedHere);
+      if (service) blocking().assertAllowed(service, req.ip);
+    } catch (err) {
+      return done(err as Error);
+    }
+    done();
+  });
+  app.addHook('onSend', (req, reply, payload, done) => {
+    const service = serviceOf(req);
+    if (!service || reply.statusCode < 400) return done(null, payload);
+    countFailure(req, reply.statusCode, service).then(() => done(null, payload));
+  });
+  const countFailure = async (req: FastifyRequest, status: number, service: IpBlockingServiceName): Promise<void> => {
+    try {
+      const found = await failure(req, status, service, signedHere);
       if (found) await blocking().failed(service, req.ip, found.lastAttempt);
     } catch (err) {
       req.log.error({ err }, 'ip blocking: failure not counted');
     }
-  });
+  };
 }

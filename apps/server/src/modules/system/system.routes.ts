@@ -57,8 +57,9 @@ const SERVER_VERSION = (() => {
 export function collectRouteMetrics(app: AppInstance): RouteMetrics {
   const metrics = new RouteMetrics();
   app.decorate('routeMetrics', metrics);
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     metrics.record(req.method, req.routeOptions.url, reply.statusCode, reply.elapsedTime);
+    done();
   });
   return metrics;
 }

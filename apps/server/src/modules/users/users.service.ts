@@ -53,10 +53,20 @@ const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date
 const ADMIN_FIELDS = ['login', 'role', 'domains', 'is_group_admin', 'license_info', 'elevator_access_disabled'] as const;
 
 export function toUser(u: UserListRow, showLicense: boolean): User {
-  const stored = u.profile as Partial<UserProfile>;
-  const profile = Object.fromEntries(
-    Object.keys(DEFAULT_PROFILE).map((k) => [k, stored[k as keyof UserProfile] ?? DEFAULT_PROFILE[k as keyof UserProfile]]),
-  ) as UserProfile;
+  const stored = (u.profile ?? {}) as Partial<UserProfile>;
+  // Written out key by key, in DEFAULT_PROFILE's order: building it through Object.fromEntries was a
+  // tenth of an uncached list call's CPU (two arrays and a closure per key, per row).
+  const d = DEFAULT_PROFILE;
+  const profile: UserProfile = {
+    address: stored.address ?? d.address,
+    phone: stored.phone ?? d.phone,
+    use_phone_in_forward: stored.use_phone_in_forward ?? d.use_phone_in_forward,
+    country_code: stored.country_code ?? d.country_code,
+    time_zone: stored.time_zone ?? d.time_zone,
+    sip_number_id: stored.sip_number_id ?? d.sip_number_id,
+    identifier_format: stored.identifier_format ?? d.identifier_format,
+    time_format: stored.time_format ?? d.time_format,
+  };
   return {
     id: u.id,
     login: u.login,
