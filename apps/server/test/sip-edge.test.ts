@@ -1,7 +1,8 @@
 // Kamailio at the SIP edge (deploy/kamailio/kamailio.cfg, as an operator runs it) in front of two
 // Atrium processes (src/main.ts with SIP_EDGE=kamailio) on one PostgreSQL database: phones register
 // with Kamailio against the numbers made through Atrium's API, a call between them is routed by
-// asking Atrium and connects both ways, Atrium records it, an unreachable callee gets 480 and a
+// asking Atrium and connects both ways, Atrium records it, the console's stop call ends a call through
+// Kamailio's JSON-RPC (both phones get a BYE), an unreachable callee gets 480 and a
 // `failed` record (not `noanswer`), and when the instance Kamailio asks first is killed (-9) while a
 // call rings and another is up, both go on and are recorded, and new calls route through the
 // survivor (a forward rule's no-answer stage included). A browser-like phone registers over
