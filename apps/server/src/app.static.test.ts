@@ -114,4 +114,25 @@ describe('serving hygiene (issue 9)', () => {
     const api = await app.inject({ method: 'GET', url: '/api/v0/openapi.json', headers: { 'accept-encoding': 'gzip' } });
     expect(api.headers['content-encoding']).toBe('gzip');
   });
+
+  it('sends the compressed copies the build wrote instead of compressing again', async () => {
+    const source = `export const b = ${JSON.stringify('y'.repeat(20_000))};`;
+    writeFileSync(path.join(web, 'assets', 'pre-Abcdefgh12.js'), source);
+    // Bodies that no compressor would produce from the source: only the files on disk can be the answer.
+    writeFileSync(path.join(web, 'assets', 'pre-Abcdefgh12.js.br'), 'brotli copy from the build');
+    writeFileSync(path.join(web, 'assets', 'pre-Abcdefgh12.js.gz'), 'gzip copy from the build');
+    for (const [accept, encoding, body] of [
+      ['br, gzip', 'br', 'brotli copy from the build'],
+      ['gzip', 'gzip', 'gzip copy from the build'],
+    ]) {
+      const res = await app.inject({ method: 'GET', url: '/assets/pre-Abcdefgh12.js', headers: { 'accept-encoding': accept } });
+      expect(res.headers['content-encoding'], accept).toBe(encoding);
+      expect(res.headers['content-type'], accept).toContain('javascript');
+      expect(res.headers['cache-control'], accept).toBe('public, max-age=31536000, immutable');
+      expect(res.rawPayload.toString(), accept).toBe(body);
+    }
+    const plain = await app.inject({ method: 'GET', url: '/assets/pre-Abcdefgh12.js', headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(source);
+  });
 });

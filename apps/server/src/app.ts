@@ -845,11 +845,16 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
       root: webRoot,
       wildcard: true,
       index: ['index.html'],
+      // The build writes name.br and name.gz beside each file (apps/web vite.config.ts precompress):
+      // sent as they are, so no request waits for brotli's top level; fastify-compress leaves an
+      // answer that already has a content-encoding alone.
+      preCompressed: true,
       // Built assets carry their content hash in the name: cached for a year and never revalidated.
       // Everything else (index.html, favicon) is revalidated, so a new build is seen at once.
       cacheControl: false,
       setHeaders: (reply, file) => {
-        const hashed = /[\\/]assets[\\/][^\\/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/.test(file);
+        // `file` is the one sent: a build's compressed copy (name.js.br) is as hashed as name.js.
+        const hashed = /[\\/]assets[\\/][^\\/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+(\.br|\.gz)?$/.test(file);
         reply.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
