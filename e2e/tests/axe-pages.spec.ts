@@ -137,3 +137,39 @@ test.describe('the tour with the dialer shown', () => {
     }
   });
 });
+
+/**
+ * What axe reports as an unnamed progress bar at ":root" is a node gone before it was named: a
+ * watcher in the page, there from the first script, notes every progress bar the moment it is added
+ * or loses its name, so a spinner that lives a tenth of a second is caught as surely as one that stays.
+ */
+test('no progress bar without a name appears while the pages of the tour load', async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { unnamedProgress: string[] }).unnamedProgress = seen;
+    const look = (root: ParentNode) => {
+      for (const el of root.querySelectorAll('[role="progressbar"]')) {
+        const name = el.getAttribute('aria-label')?.trim() || el.getAttribute('aria-labelledby') || el.getAttribute('title');
+        if (!name) seen.push(`${location.pathname}: <${el.tagName.toLowerCase()} class="${el.getAttribute('class') ?? ''}">`);
+      }
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes' && r.target instanceof Element && r.target.parentNode) look(r.target.parentNode);
+        for (const node of r.addedNodes) if (node instanceof Element && node.parentNode) look(node.parentNode);
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['role', 'aria-label'] });
+  });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await signInFromLogin(page, ADMIN);
+  const unnamed: string[] = [];
+  for (const path of TOUR) {
+    // A full load each time: the session check and the page's code chunk show their loaders again.
+    await page.goto(path);
+    await expect(page.locator('h1').first()).not.toBeEmpty();
+    await page.waitForLoadState('networkidle').catch(() => undefined);
+    unnamed.push(...(await page.evaluate(() => (window as unknown as { unnamedProgress: string[] }).unnamedProgress)));
+  }
+  expect([...new Set(unnamed)]).toEqual([]);
+});

@@ -82,8 +82,10 @@ export function App() {
   );
   const locale = useAppLocale();
   const pack = useMuiLocalePack(locale);
-  const light = useMemo(() => localisedTheme(lightTheme, pack), [pack]);
-  const dark = useMemo(() => localisedTheme(darkTheme, pack), [pack]);
+  // Read at each render, as in Root: the catalogue of a newly chosen language arrives after the locale.
+  const loading = i18nProvider.translate('app.loading');
+  const light = useMemo(() => localisedTheme(lightTheme, pack, loading), [pack, loading]);
+  const dark = useMemo(() => localisedTheme(darkTheme, pack, loading), [pack, loading]);
   return (
     <Admin
       disableTelemetry

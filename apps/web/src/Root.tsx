@@ -92,18 +92,7 @@ function Themed({ children }: { children: ReactNode }) {
   const pack = useMuiLocalePack(locale);
   // Read at each render: the language switches (and MUI's pack arrives) after the locale is chosen.
   const loading = i18nProvider.translate('app.loading');
-  const theme = useMemo(
-    () =>
-      createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack), {
-        // A spinner or a bar (react-admin's own too) is a progress bar to a screen reader: it says what it is
-        // (axe: aria-progressbar-name).
-        components: {
-          MuiCircularProgress: { defaultProps: { 'aria-label': loading } },
-          MuiLinearProgress: { defaultProps: { 'aria-label': loading } },
-        },
-      }),
-    [mode, pack, loading],
-  );
+  const theme = useMemo(() => createTheme(localisedTheme(mode === 'dark' ? darkTheme : lightTheme, pack, loading)), [mode, pack, loading]);
   useDocumentLanguage();
   return (
     <ThemeProvider theme={theme}>

@@ -79,7 +79,21 @@ export function useMuiLocalePack(locale: string): MuiComponents | undefined {
   return loadedPacks.get(locale);
 }
 
-/** A theme with MUI's texts of a locale pack; the console's own component settings win. */
-export function localisedTheme(options: ThemeOptions, pack: MuiComponents | undefined): ThemeOptions {
-  return pack ? { ...options, components: { ...pack, ...options.components } } : options;
+/**
+ * A theme with MUI's texts of a locale pack and a name for every spinner and bar; the console's own
+ * component settings win. Both themes need the name: `<Admin>` wraps its pages in its own theme, so
+ * react-admin's loading page (shown while a signed-in route checks the session) drew an unnamed
+ * progress bar under the outer one's defaults (axe: aria-progressbar-name, target :root).
+ */
+export function localisedTheme(options: ThemeOptions, pack: MuiComponents | undefined, busyLabel: string): ThemeOptions {
+  const named = { 'aria-label': busyLabel };
+  return {
+    ...options,
+    components: {
+      ...pack,
+      MuiCircularProgress: { defaultProps: named },
+      MuiLinearProgress: { defaultProps: named },
+      ...options.components,
+    },
+  };
 }
