@@ -78,33 +78,7 @@ export class SipEdge {
     private readonly db: Db,
     private readonly directory: SipDirectory,
     private readonly recorder: SipCallObserver & { flush(): Promise<void> },
-    private readonly rpc: string[] = [],
   ) {}
-
-  /**
-   * The console's "stop call": the Kamailio that holds the call's dialog ends it (dialog module's
-   * JSON-RPC, `dlg.end_dlg`: a BYE to each leg), found by asking each configured RPC address for the
-   * dialog by its Call-ID. The end is recorded here at once, as the embedded server records its own
-   * BYE; Kamailio's report of the dialog's end, coming after, finds it recorded.
-   */
-  async endCall(callId: string): Promise<boolean> {
-    let ended = false;
-    for (const url of this.rpc) {
-      const found = await jsonRpc(url, 'dlg.dlg_list', [callId]).catch(() => null);
-      const dialogs = (Array.isArray(found) ? found : found ? [found] : []) as { h_entry?: unknown; h_id?: unknown }[];
-      for (const d of dialogs) {
-        if (typeof d.h_entry !== 'number' || typeof d.h_id !== 'number') continue;
-        const res = await jsonRpc(url, 'dlg.end_dlg', [d.h_entry, d.h_id]).then(
-          () => true,
-          () => false,
-        );
-        ended ||= res;
-      }
-      if (ended) break;
-    }
-    if (ended) await this.event({ type: 'ended', callId, status: 200, unreachable: false });
-    return ended;
-  }
 
   /**
    * Where an INVITE goes: the directory's route as Kamailio rings it. The call's record is written
@@ -212,19 +186,6 @@ export class SipEdge {
     const [call] = await queryRows<{ callee: string }>(this.db, sql`SELECT callee FROM call_records WHERE sip_call_id = ${e.callId}`);
     return call?.callee ?? '';
   }
-}
-
-/** One JSON-RPC 2.0 call to Kamailio's jsonrpcs over HTTP: its result, or a rejection with its error. */
-async function jsonRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
-    signal: AbortSignal.timeout(3000),
-  });
-  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
-  if (body.error) throw new Error(`${method}: ${body.error.message ?? 'error'}`);
-  return body.result;
 }
 
 /** A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs. */
