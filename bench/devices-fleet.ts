@@ -113,7 +113,7 @@ export class ProcessFleet {
         if (m.type === 'error') {
           cleanup();
           reject(new Error(`fleet process ${child.pid}: ${m.message}`));
-        } else if (m.type === type && (round === undefined || !('round' in m) || m.round === round)) {
+        } else if (m.type === type && (round === undefined || ('round' in m && m.round === round))) {
           cleanup();
           resolve(m as Extract<Answer, { type: T }>);
         }

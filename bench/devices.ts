@@ -520,11 +520,14 @@ async function offer(
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, rssKb(servers.pid) || 0);
   }, 500);
-  const { sent: s, acked: ackedP } = await fleet.events(total, rate);
+  // The fleet stands in for devices on other machines: while it sends it takes the cores the server
+  // and the database leave, so that what the console's list meets is the server's own work, not a
+  // load generator's share of two cores (whether it still offers the rate asked is printed). Once
+  // sent it takes its normal share again, so that what it still holds in its own buffers (a fleet
+  // starved by the machine's other work) reaches the server while the storing is awaited.
+  fleet.setPriority(FLEET_NICE);
+  const { sent: s, acked: ackedP } = await fleet.events(total, rate).finally(() => fleet.setPriority(0));
   clearInterval(sampler);
-  // Sent: the fleet takes its normal share again, so that what it still holds in its own buffers (a
-  // fleet starved by the machine's other work) reaches the server while the storing is awaited.
-  fleet.setPriority(0);
   let ack: Offered['ack'] = null;
   ackedP.then(
     (a) => {
@@ -641,15 +644,10 @@ async function events(
   console.log(
     `publishing ${total} events (QoS 1) from ${ids.length} devices in ${fleet.processes} processes at ${EVENT_RATE}/s for ${EVENT_SECONDS} s…`,
   );
-  // The fleet stands in for devices on other machines: here it takes the cores the server and the
-  // database leave (as in the burst below), so that what the console's list meets is the server's
-  // own work, not a load generator's share of two cores. Whether it still offers the rate asked for
-  // is printed ("events sent rate"). BENCH_FLEET_NICE=0 measures it at equal priority.
-  fleet.setPriority(FLEET_NICE);
-  console.log(`the fleet at nice ${FLEET_NICE}, its sessions too (BENCH_FLEET_NICE)`);
+  console.log(`the fleet at nice ${FLEET_NICE} while it sends, its sessions too (BENCH_FLEET_NICE; 0: equal priority)`);
   // A console at work meanwhile: the devices list, one request after another, from 10 s into the phase.
   const during = EVENT_SECONDS >= 25 ? duringEvents(servers, auth) : null;
-  const steady = await offer(servers, fleet, db, total, EVENT_RATE, auth).finally(() => fleet.setPriority(0));
+  const steady = await offer(servers, fleet, db, total, EVENT_RATE, auth);
   describe(steady);
   const busy = await during;
   if (busy) {
@@ -689,8 +687,7 @@ async function events(
   });
 
   console.log(`\nintake capacity: ${burst} events offered at ${EVENT_RATE * 5}/s (more than can be stored)…`);
-  fleet.setPriority(FLEET_NICE);
-  const peak = await offer(servers, fleet, db, burst, EVENT_RATE * 5, auth).finally(() => fleet.setPriority(0));
+  const peak = await offer(servers, fleet, db, burst, EVENT_RATE * 5, auth);
   describe(peak);
   const peakRate = peak.stored / (peak.tStored / 1000);
   rows.push({

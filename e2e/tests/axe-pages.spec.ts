@@ -84,18 +84,16 @@ test.use(withFakeMedia);
 async function tourFindings(page: Page, width: number): Promise<Record<string, string[]>> {
   await page.setViewportSize({ width, height: width < 600 ? 844 : 800 });
   const findings: Record<string, string[]> = {};
-  let first = true;
-  for (const path of TOUR) {
+  for (const [i, path] of TOUR.entries()) {
     // The first page is loaded; the others are reached inside the running console (the router follows
     // the history, as the menu's links do), so each page is read as a person moving through the
     // console meets it, without starting the console and registering the dialer forty times.
-    if (first) await page.goto(path);
+    if (i === 0) await page.goto(path);
     else
       await page.evaluate((to) => {
         window.history.pushState(null, '', to);
         window.dispatchEvent(new PopStateEvent('popstate'));
       }, path);
-    first = false;
     await expect(page).toHaveURL(new RegExp(`${path.replace(/[/]/g, '\\/')}$`));
     await expect(page.locator('h1').first()).not.toBeEmpty();
     await page.waitForLoadState('networkidle').catch(() => undefined);
