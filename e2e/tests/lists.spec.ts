@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { ADMIN, Api, expect, signInFromLogin, snapshot, test } from './support/console';
+import { ADMIN, Api, expect, goInside, signInFromLogin, snapshot, test } from './support/console';
 
 // Every list page of the console, as a person sees it on a phone held upright (390×844) and on a
 // desk (1280×800), in English and in Russian: nothing wider than the screen, the title and the
@@ -89,6 +89,8 @@ async function seed(admin: Api) {
 /** The page has drawn its list (or its empty state): its title is there and nothing is loading. */
 async function settle(page: Page) {
   await expect(page.locator('h1')).not.toBeEmpty();
+  // A width just set is laid out by the next frames (the list turns into lines or back into a table).
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
   await page.waitForLoadState('networkidle').catch(() => undefined);
   await expect(page.locator('main .MuiSkeleton-root:visible, main [role="progressbar"]:visible')).toHaveCount(0);
 }
@@ -138,13 +140,17 @@ async function scrollingTables(page: Page): Promise<number[]> {
 
 async function walkLists(page: Page, language: 'en' | 'ru') {
   const problems: string[] = [];
-  for (const path of LIST_PAGES) {
-    for (const [label, size] of [
-      ['390', PHONE],
-      ['1280', DESK],
-    ] as const) {
+  const widths = [
+    ['390', PHONE],
+    ['1280', DESK],
+  ] as const;
+  for (const [i, path] of LIST_PAGES.entries()) {
+    // The console is started once; each list is reached inside it and seen at both widths, the
+    // second by turning the screen (as a person's window or phone does), every other page starting
+    // with the width the last one ended on.
+    await goInside(page, path);
+    for (const [label, size] of i % 2 ? [...widths].reverse() : widths) {
       await page.setViewportSize(size);
-      await page.goto(path);
       await settle(page);
       for (const p of await layoutProblems(page, label === '1280')) problems.push(`${path} at ${label} px (${language}): ${p}`);
       // A device is told by its serial number, a card by its number: whole on a desk, not "SN-…", "198926…".

@@ -85,6 +85,23 @@ export function realtimeSubscribed(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Moves the running console to `path` as its menu's links do (the router follows the history), so a
+ * walk over many pages starts the console once instead of loading it again for each.
+ */
+export async function goInside(page: Page, path: string): Promise<void> {
+  // The console's title sits in its frame and stays while the next page loads: the move is done once
+  // the title is the next page's (every page of a walk is titled unlike the one before it).
+  const before = await page.evaluate((to) => {
+    const title = document.querySelector('h1')?.textContent ?? '';
+    window.history.pushState(null, '', to);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    return title;
+  }, path);
+  await expect(page).toHaveURL(new RegExp(`${path.replace(/[/?]/g, '\\$&')}$`));
+  await expect(page.locator('h1').first()).not.toHaveText(before);
+}
+
 /** The side menu of the console. */
 export const sideMenu = (page: Page) => page.getByRole('navigation', { name: /^(Main menu|Главное меню)$/ });
 

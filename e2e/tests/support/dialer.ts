@@ -34,9 +34,16 @@ export interface Softphone {
 
 /**
  * A user holding `permissions` with a master virtual number, signed in in a browser of their own
- * (microphone and camera allowed), the dialer registered.
+ * (microphone and camera allowed), the dialer registered. `initScript` runs in every document of that
+ * browser from its first script on, the sign-in page included.
  */
-export async function softphone(browser: Browser, admin: Api, name: string, permissions: string[]): Promise<Softphone> {
+export async function softphone(
+  browser: Browser,
+  admin: Api,
+  name: string,
+  permissions: string[],
+  initScript?: () => void,
+): Promise<Softphone> {
   const user = await makeUser(admin, { permissions, name });
   const number = newNumber('7');
   const sip = await admin.call<{ id: number }>('PUT', '/sip-numbers', {
@@ -47,6 +54,7 @@ export async function softphone(browser: Browser, admin: Api, name: string, perm
     purpose: 'master_sip_number',
   });
   const context = await browser.newContext({ permissions: ['microphone', 'camera'] });
+  if (initScript) await context.addInitScript(initScript);
   const page = await context.newPage();
   await signInFromLogin(page, user);
   await expect(registered(page)).toBeVisible({ timeout: 20_000 });
