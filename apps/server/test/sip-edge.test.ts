@@ -6,7 +6,7 @@
 // call rings and another is up, both go on and are recorded, and new calls route through the
 // survivor (a forward rule's no-answer stage included). A browser-like phone registers over
 // WebSocket and takes a call; a second Kamailio, with rtpengine, reaches a phone registered through
-// the first.
+// the first. A call out through a SIP trunk that asks for digest is sent again with the trunk's login.
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/bares
 import { type KamailioProcess, kamailioInstalled, startKamailio as startEdge } from '../src/sip/kamailio.testing.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
 import { createResponse } from '../src/sip/message.js';
+import { freeUdpPort, runSipp, type SippRun } from '../src/sip/testing.js';
 import { WsPhone } from '../src/sip/ws-phone.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
@@ -58,6 +59,8 @@ const kamailios: KamailioProcess[] = [];
 const phones: BaresipUa[] = [];
 const numberIds = new Map<string, number>();
 let rtpengine: RtpengineProcess | null = null;
+const sipps: SippRun[] = [];
+let rootDomain = 0;
 
 const PASSWORD = (n: string) => `Edge${n}pass`;
 
@@ -109,9 +112,9 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     b = await rig.start('edge-b', { env: EDGE, timeoutMs: 120_000 });
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
-    const root = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107']) {
-      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
+    rootDomain = (domains.data as unknown as { id: number }[])[0]!.id;
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107', '7108']) {
+      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: rootDomain });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
     }
@@ -131,6 +134,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     if (process.env.SIP_EDGE_TEST_LOG)
       writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
     for (const p of phones.splice(0)) await p.stop();
+    for (const s of sipps.splice(0)) s.kill();
     WsPhone.closeAll();
     await rig.close();
     await rtpengine?.stop();
@@ -283,6 +287,32 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       expect(await historyOf('7106', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
     },
   );
+
+  it('a call out through a SIP trunk that asks for digest: sent again once with the trunk’s login, connected and recorded', async () => {
+    const trunkPort = await freeUdpPort();
+    const { api: viaB } = await rig.signIn(b.base);
+    const created = await viaB('PUT', '/sip-trunks', {
+      name: 'Carrier',
+      outgoing_number: '+74950000000',
+      termination_uri: `sip:127.0.0.1:${trunkPort}`,
+      login: 'atrium-trunk',
+      password: 'Trunk-secret-1',
+      domains: [rootDomain],
+    });
+    expect(created.status, JSON.stringify(created.data)).toBe(200);
+    // The trunk (SIPp): 401 to the first INVITE; the second must carry atrium-trunk's digest (else 403).
+    const trunk = await runSipp('uas-trunk-auth.xml', sipPort, [], '127.0.0.1', trunkPort);
+    sipps.push(trunk);
+    const caller = await phone('7108');
+    caller.command(`/dial sip:84951234567@127.0.0.1:${sipPort}`);
+    await caller.waitFor(/Call established/, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    caller.command('/hangup');
+    const done = await trunk.done;
+    expect(done.code, done.errors).toBe(0);
+    expect(kamailio.output()).toMatch(/the trunk asked for credentials \(401\), sent again as atrium-trunk/);
+    expect((await historyOf('7108', '84951234567')).status).toBe('answered');
+  });
 
   it('reported every event in a form Atrium accepted', () => {
     expect(kamailio.output()).not.toMatch(/atrium event for .* not reported \(4\d\d\)/);

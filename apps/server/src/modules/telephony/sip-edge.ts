@@ -126,6 +126,10 @@ export class SipEdge {
       flat[`stage${i}_timeout`] = String(stage.timeout);
       flat[`stage${i}_numbers`] = stage.numbers.join(',');
       flat[`stage${i}_uris`] = stage.uris.join(' ');
+      if (stage.trunk) {
+        flat[`stage${i}_trunk_login`] = stage.trunk.login;
+        flat[`stage${i}_trunk_password`] = stage.trunk.password;
+      }
     });
     return { action: 'fork', callee: route.callee, sos, speechId, callerName, stages: stages.length, ...flat };
   }
@@ -188,17 +192,29 @@ export class SipEdge {
   }
 }
 
-/** A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs. */
+/**
+ * A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs, and
+ * the credentials of the stage's trunk for its digest challenge. The directory puts one trunk in a
+ * stage (the forward group's, or the one of the callee's groups); were there two with different
+ * logins, Kamailio could not tell which branch is whose, so none would be given.
+ */
 function edgeStage(stage: SipStage) {
   const numbers: string[] = [];
   const uris: string[] = [];
+  const logins = new Map<string, { login: string; password: string }>();
+  let withoutLogin = false;
   for (const t of stage.targets) {
     if (t.kind === 'number') {
       numbers.push(t.number);
       continue;
     }
     const termination = parseUri(t.trunk.terminationUri);
-    if (termination) uris.push(formatUri({ ...termination, user: t.number, params: termination.params, headers: '' }));
+    if (!termination) continue;
+    uris.push(formatUri({ ...termination, user: t.number, params: termination.params, headers: '' }));
+    if (t.trunk.login && t.trunk.password)
+      logins.set(`${t.trunk.login}\n${t.trunk.password}`, { login: t.trunk.login, password: t.trunk.password });
+    else withoutLogin = true;
   }
-  return { reason: stage.reason, timeout: stage.timeoutSeconds ?? 0, numbers, uris };
+  const trunk = logins.size === 1 && !withoutLogin ? [...logins.values()][0] : undefined;
+  return { reason: stage.reason, timeout: stage.timeoutSeconds ?? 0, numbers, uris, trunk };
 }
