@@ -103,10 +103,17 @@ describe('configuration', () => {
   it('puts Kamailio at the SIP edge only when asked, on PostgreSQL, answering only SIP_EDGE_FROM', () => {
     expect(loadConfig({}).sip.edge).toBeNull();
     const db = { DATABASE_URL: 'postgres://atrium@10.0.0.2/atrium' };
-    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio' }).sip.edge).toEqual({ from: ['loopback'] });
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio' }).sip.edge).toEqual({ from: ['loopback'], rpc: [] });
     expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_FROM: '10.0.0.5, 10.1.0.0/16' }).sip.edge).toEqual({
       from: ['10.0.0.5', '10.1.0.0/16'],
+      rpc: [],
     });
+    const rpc = { SIP_EDGE_RPC: 'http://10.0.0.5:5071/RPC, http://10.0.0.6:5071/RPC' };
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', ...rpc }).sip.edge?.rpc).toEqual([
+      'http://10.0.0.5:5071/RPC',
+      'http://10.0.0.6:5071/RPC',
+    ]);
+    expect(() => loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_RPC: '10.0.0.5:5071' })).toThrow(/SIP_EDGE_RPC/);
     expect(() => loadConfig({ SIP_EDGE: 'kamailio' })).toThrow(/SIP_EDGE=kamailio needs DATABASE_URL/);
     expect(() => loadConfig({ ...db, SIP_EDGE: 'opensips' })).toThrow(/SIP_EDGE must be embedded or kamailio/);
     expect(() => loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'kamailio.local' })).toThrow(/SIP_EDGE_FROM/);

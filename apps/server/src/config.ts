@@ -132,6 +132,14 @@ const EnvSchema = z.object({
       (v) => v.split(',').every((a) => a.trim() === 'loopback' || isIP(a.trim().split('/')[0] ?? '') !== 0),
       'SIP_EDGE_FROM must be a comma list of addresses, CIDRs (10.0.0.0/8) or loopback',
     ),
+  // Kamailio's JSON-RPC (jsonrpcs over HTTP) addresses, comma list: how the console's "stop call" ends a call at the edge.
+  SIP_EDGE_RPC: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v.split(',').every((u) => u.trim() === '' || /^https?:\/\/\S+$/.test(u.trim())),
+      'SIP_EDGE_RPC must be a comma list of http(s) URLs (http://10.0.0.5:5071/RPC)',
+    ),
   SIP_PUBLIC_HOST: z.string().min(1).optional(),
   SIP_TLS_CERT: z.string().min(1).optional(),
   SIP_TLS_KEY: z.string().min(1).optional(),
@@ -255,7 +263,7 @@ export interface Config {
      * where calls go and tells it what became of them (/sip-edge, only from SIP_EDGE_FROM); Atrium's
      * own SIP server does not start. Absent or null: the embedded server.
      */
-    edge?: { from: string[] } | null;
+    edge?: { from: string[]; rpc?: string[] } | null;
     host: string;
     publicHost: string;
     port: number;
@@ -374,7 +382,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     sip: {
       enabled: e.SIP_ENABLED === 'true',
-      edge: e.SIP_EDGE === 'kamailio' ? { from: e.SIP_EDGE_FROM.split(',').map((a) => a.trim()) } : null,
+      edge:
+        e.SIP_EDGE === 'kamailio'
+          ? {
+              from: e.SIP_EDGE_FROM.split(',').map((a) => a.trim()),
+              rpc: e.SIP_EDGE_RPC.split(',')
+                .map((u) => u.trim())
+                .filter(Boolean),
+            }
+          : null,
       host: e.SIP_HOST ?? e.HOST,
       publicHost: e.SIP_PUBLIC_HOST ?? new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).hostname,
       port: e.SIP_PORT,

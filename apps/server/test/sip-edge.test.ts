@@ -6,7 +6,8 @@
 // call rings and another is up, both go on and are recorded, and new calls route through the
 // survivor (a forward rule's no-answer stage included). A browser-like phone registers over
 // WebSocket and takes a call; a second Kamailio, with rtpengine, reaches a phone registered through
-// the first.
+// the first. A call out through a SIP trunk that asks for digest is sent again with the trunk's login;
+// the console's stop call ends a call between two phones (a BYE to each, through Kamailio).
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/bares
 import { type KamailioProcess, kamailioInstalled, startKamailio as startEdge } from '../src/sip/kamailio.testing.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
 import { createResponse } from '../src/sip/message.js';
+import { freeUdpPort, runSipp, type SippRun } from '../src/sip/testing.js';
 import { WsPhone } from '../src/sip/ws-phone.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
@@ -32,7 +34,9 @@ const rig = new InstanceRig(
   { login: 'admin', password: 'sip-edge-admin-pass-1' },
   'sip-edge-test-secret-sip-edge-test-1',
 );
-const EDGE = { SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'loopback' };
+// Kamailio's JSON-RPC port (RPC_PORT), named to both instances (SIP_EDGE_RPC) before they start.
+let rpcPort = 0;
+const edgeEnv = () => ({ SIP_EDGE: 'kamailio', SIP_EDGE_FROM: 'loopback', SIP_EDGE_RPC: `http://127.0.0.1:${rpcPort}/RPC` });
 
 /** Kamailio on a UDP port with the rig's database, ended (with its run directory) after the tests. */
 async function startKamailio(port: number, atriumUrls: string, defines: string[] = [], args: string[] = []): Promise<KamailioProcess> {
@@ -58,6 +62,8 @@ const kamailios: KamailioProcess[] = [];
 const phones: BaresipUa[] = [];
 const numberIds = new Map<string, number>();
 let rtpengine: RtpengineProcess | null = null;
+const sipps: SippRun[] = [];
+let rootDomain = 0;
 
 const PASSWORD = (n: string) => `Edge${n}pass`;
 
@@ -104,14 +110,15 @@ async function talk(caller: BaresipUa, callee: BaresipUa, number: string) {
 describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP edge, two Atrium instances', { timeout: 300_000 }, () => {
   beforeAll(async () => {
     rig.createDatabase();
+    rpcPort = await freePort();
     // One after the other: the first creates the schema, the project and Kamailio's tables.
-    a = await rig.start('edge-a', { env: EDGE, timeoutMs: 120_000 });
-    b = await rig.start('edge-b', { env: EDGE, timeoutMs: 120_000 });
+    a = await rig.start('edge-a', { env: edgeEnv(), timeoutMs: 120_000 });
+    b = await rig.start('edge-b', { env: edgeEnv(), timeoutMs: 120_000 });
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
-    const root = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107']) {
-      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: root });
+    rootDomain = (domains.data as unknown as { id: number }[])[0]!.id;
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107', '7108', '7109', '7110']) {
+      const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: rootDomain });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
     }
@@ -121,8 +128,8 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     kamailio = await startKamailio(
       sipPort,
       `${a.base},${b.base}`,
-      haveWebSocket ? ['WITH_WEBSOCKET'] : [],
-      haveWebSocket ? ['-l', `tcp:127.0.0.1:${wsPort}`] : [],
+      [...(haveWebSocket ? ['WITH_WEBSOCKET'] : []), `RPC_PORT=${rpcPort}`],
+      [...(haveWebSocket ? ['-l', `tcp:127.0.0.1:${wsPort}`] : []), '-l', `tcp:127.0.0.1:${rpcPort}`],
     );
   }, 360_000);
 
@@ -131,6 +138,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     if (process.env.SIP_EDGE_TEST_LOG)
       writeFileSync(process.env.SIP_EDGE_TEST_LOG, `${kamailio?.output()}\n--- a\n${a?.output()}\n--- b\n${b?.output()}`);
     for (const p of phones.splice(0)) await p.stop();
+    for (const s of sipps.splice(0)) s.kill();
     WsPhone.closeAll();
     await rig.close();
     await rtpengine?.stop();
@@ -283,6 +291,85 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
       expect(await historyOf('7106', '7102')).toEqual({ status: 'answered', answered_by: '7102' });
     },
   );
+
+  it('a call out through a SIP trunk that asks for digest: sent again once with the trunk’s login, connected and recorded', async () => {
+    const trunkPort = await freeUdpPort();
+    const { api: viaB } = await rig.signIn(b.base);
+    const created = await viaB('PUT', '/sip-trunks', {
+      name: 'Carrier',
+      outgoing_number: '+74950000000',
+      termination_uri: `sip:127.0.0.1:${trunkPort}`,
+      login: 'atrium-trunk',
+      password: 'Trunk-secret-1',
+      domains: [rootDomain],
+    });
+    expect(created.status, JSON.stringify(created.data)).toBe(200);
+    // The trunk (SIPp): 401 to the first INVITE; the second must carry atrium-trunk's digest (else 403).
+    const trunk = await runSipp('uas-trunk-auth.xml', sipPort, [], '127.0.0.1', trunkPort);
+    sipps.push(trunk);
+    const caller = await phone('7108');
+    caller.command(`/dial sip:84951234567@127.0.0.1:${sipPort}`);
+    await caller.waitFor(/Call established/, 15_000);
+    await new Promise((r) => setTimeout(r, 500));
+    caller.command('/hangup');
+    const done = await trunk.done;
+    expect(done.code, done.errors).toBe(0);
+    expect(kamailio.output()).toMatch(/the trunk asked for credentials \(401\), sent again as atrium-trunk/);
+    expect((await historyOf('7108', '84951234567')).status).toBe('answered');
+  });
+
+  it("the console's stop call ends the real call: both phones get a BYE, Kamailio's dialog and the record end", async () => {
+    // Fresh phones: their output holds this call only. The console lists (and stops) the calls of
+    // the signed-in user's numbers: 7109 becomes the admin's.
+    const caller = await phone('7109');
+    const callee = await phone('7110');
+    const { api: viaB } = await rig.signIn(b.base);
+    const adminId = Number(rig.psql(`SELECT id FROM users WHERE login = '${rig.admin.login}'`));
+    const owned = await viaB('PATCH', `/sip-numbers/${numberIds.get('7109')}`, { user_id: adminId });
+    expect(owned.status, JSON.stringify(owned.data)).toBe(200);
+    caller.command(`/dial sip:7110@127.0.0.1:${sipPort}`);
+    await caller.waitFor(/Call established/, 15_000);
+    await callee.waitFor(/Call established/, 15_000);
+    let id = '';
+    await waitFor(
+      async () => {
+        const list = await viaB('GET', '/calls/management/list');
+        const call = (list.data as unknown as { id: string; callee: string; status: string }[]).find(
+          (c) => c.callee === '7110' && c.status === 'answered',
+        );
+        id = call?.id ?? '';
+        return id !== '';
+      },
+      () => 'the call in the console',
+      10_000,
+    );
+    const callId = rig.psql(`SELECT sip_call_id FROM call_records WHERE id = '${id}'`);
+    const stop = await viaB('POST', `/calls/management/${id}/stop`);
+    expect(stop.status, JSON.stringify(stop.data)).toBe(200);
+    // Neither phone hung up: each call ends because a BYE came (baresip prints the call's RTP counts at its end).
+    await caller.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    await callee.waitFor(/^packets:\s+\d+\s+\d+/m, 10_000);
+    for (const ua of [caller, callee]) expect(ua.output()).toMatch(/terminated|session closed/i);
+    expect(rig.psql(`SELECT status FROM call_records WHERE id = '${id}'`)).toBe('destroyed');
+    expect(await historyOf('7109', '7110')).toEqual({ status: 'answered', answered_by: '7110' });
+    // Kamailio's dialog ended too (the BYEs passed its dialog module): none of the call is left up.
+    await waitFor(
+      async () => {
+        const res = await fetch(`http://127.0.0.1:${rpcPort}/RPC`, {
+          method: 'POST',
+          body: JSON.stringify({ jsonrpc: '2.0', method: 'dlg.dlg_list', params: [callId], id: 1 }),
+        });
+        const body = (await res.json()) as { result?: { state: number } | { state: number }[] };
+        const dialogs = body.result === undefined ? [] : Array.isArray(body.result) ? body.result : [body.result];
+        return dialogs.every((d) => d.state === 5);
+      },
+      () => `Kamailio's dialog of ${callId}\n${kamailio.output().slice(-3000)}`,
+      10_000,
+    );
+    const list = await viaB('GET', '/calls/management/list');
+    expect((list.data as unknown as { id: string }[]).some((c) => c.id === id)).toBe(false);
+    expect(kamailio.output()).not.toMatch(/terminating non-confirmed dialogs/);
+  });
 
   it('reported every event in a form Atrium accepted', () => {
     expect(kamailio.output()).not.toMatch(/atrium event for .* not reported \(4\d\d\)/);

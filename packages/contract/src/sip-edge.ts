@@ -35,7 +35,9 @@ export type SipEdgeRouteRequest = z.infer<typeof SipEdgeRouteRequestSchema>;
  * `stages` is their count and stage N is `stageN_reason` (initial, no_answer, error),
  * `stageN_timeout` (seconds it rings before the no-answer stage; 0: until the caller gives up),
  * `stageN_numbers` (Atrium numbers, comma-separated: their registered contacts ring) and
- * `stageN_uris` (outside numbers through a SIP trunk, request URIs separated by spaces).
+ * `stageN_uris` (outside numbers through a SIP trunk, request URIs separated by spaces), with
+ * `stageN_trunk_login` and `stageN_trunk_password` when that trunk has a login: Kamailio answers the
+ * trunk's digest challenge (401/407) with them, once.
  */
 export const SipEdgeRouteSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('reject'), status: z.number().int(), reason: z.string() }),

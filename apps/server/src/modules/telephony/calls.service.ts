@@ -151,6 +151,13 @@ export class CallsService {
     ) => Promise<unknown>,
   ) {}
 
+  /** Kamailio at the edge: ends a call's dialog (both legs get a BYE); false when no Kamailio holds it. */
+  private edgeStop: ((callId: string) => Promise<boolean>) | null = null;
+
+  attachEdge(stop: (callId: string) => Promise<boolean>): void {
+    this.edgeStop = stop;
+  }
+
   /** The running SIP server hands itself over here (main.ts). */
   attachSip(control: SipControl | null): void {
     this.control = control;
@@ -199,7 +206,9 @@ export class CallsService {
     const call = (await this.activeCalls(actor)).find((c) => c.id === id);
     if (!call) throw notFound();
     const [row] = await queryRows<{ sip_call_id: string }>(this.db, sql`SELECT sip_call_id FROM call_records WHERE id = ${id}`);
-    const stopped = row && this.control ? await this.control.stopCall(row.sip_call_id) : false;
+    const control = this.control;
+    const stop = control ? (callId: string) => control.stopCall(callId) : this.edgeStop;
+    const stopped = row && stop ? await stop(row.sip_call_id) : false;
     if (!stopped) {
       await this.db.execute(sql`UPDATE call_records SET status = 'destroyed', ended_at = now() WHERE id = ${id} AND status <> 'destroyed'`);
     }

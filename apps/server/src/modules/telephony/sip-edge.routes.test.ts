@@ -146,4 +146,33 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
     expect((await info(Buffer.from('Signal=5\r\nDuration=160\r\n').toString('hex'))).statusCode).toBe(204);
     expect((await info('Signal=#')).statusCode).toBe(400);
   });
+
+  // Last: from here on, a number not found goes out through this trunk.
+  it('gives the trunk’s login for a call out through it, and no login for a call to a number', async () => {
+    const trunk = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v0/sip-trunks',
+      headers: { authorization: `Bearer ${token}` },
+      payload: {
+        name: 'Carrier',
+        outgoing_number: '+74950000000',
+        termination_uri: 'sip:192.0.2.90:5070',
+        login: 'atrium-trunk',
+        password: 'Trunk-secret-1',
+        domains: [t.project.rootGroupId],
+      },
+    });
+    expect(trunk.statusCode, trunk.body).toBe(200);
+    const out = (await ask('route', invite('c-trunk', '84951234567'))).json();
+    expect(out).toMatchObject({
+      action: 'fork',
+      stage0_numbers: '',
+      stage0_uris: 'sip:84951234567@192.0.2.90:5070',
+      stage0_trunk_login: 'atrium-trunk',
+      stage0_trunk_password: 'Trunk-secret-1',
+    });
+    const inside = (await ask('route', invite('c-inside', '7202'))).json();
+    expect(inside).not.toHaveProperty('stage0_trunk_login');
+    expect(inside).not.toHaveProperty('stage0_trunk_password');
+  });
 });

@@ -15,8 +15,10 @@ export async function sipEdgeRoutes(app: AppInstance): Promise<void> {
   const edge = app.config.sip.edge;
   if (!edge) return;
   await ensureEdgeSchema(app.database.db);
-  const { directory, recorder } = telephonyOf(app);
-  const sipEdge = new SipEdge(app.database.db, directory, recorder);
+  const { directory, recorder, calls } = telephonyOf(app);
+  const sipEdge = new SipEdge(app.database.db, directory, recorder, edge.rpc ?? []);
+  // The console's "stop call" ends the real call through Kamailio's RPC (SIP_EDGE_RPC), not only its record.
+  calls.attachEdge((callId) => sipEdge.endCall(callId));
   const allowed = brokerAuthCallers(edge.from);
   app.addHook('onRequest', async (req, reply) => {
     if (!allowed(req.ip)) return reply.callNotFound();

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { SipEdgeEvent, SipEdgeRoute, SipEdgeRouteRequest } from '@atrium/contract';
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { type Db, queryRows } from '../../core/db/client.js';
 import { formatUri, parseUri } from '../../sip/address.js';
 import { dtmfDigit, outcomeOf, sdpHolds } from '../../sip/call.js';
@@ -78,7 +80,39 @@ export class SipEdge {
     private readonly db: Db,
     private readonly directory: SipDirectory,
     private readonly recorder: SipCallObserver & { flush(): Promise<void> },
+    private readonly rpc: string[] = [],
   ) {}
+
+  /**
+   * The console's "stop call" at the edge: the BYE each phone would send, one to each leg, written
+   * here from the dialog of the Kamailio that holds the call (found by its Call-ID with
+   * `dlg.dlg_list` over each configured JSON-RPC address) and handed to that Kamailio's HTTP
+   * listener (`/sip-bye`), which sends it to its own SIP socket. Each BYE then passes Kamailio's
+   * in-dialog route as if a phone had sent it: the dialog module ends the dialog (and reports its
+   * end), rtpengine lets the media go, and the other BYE is relayed whatever the dialog's state by
+   * then. Kamailio's own `dlg.end_dlg` is not used: it sends the second BYE only while the dialog is
+   * still confirmed, and the first leg's 200, handled in another process in between, made it refuse
+   * (docs/decisions.md); `tm.t_uac_start` cannot be used either, as it adds a From tag of its own.
+   * The end is recorded here at once, as the embedded server records its own BYE; Kamailio's report
+   * of the dialog's end finds it recorded. False when no Kamailio holds an answered dialog of the
+   * call (a ringing call ends in its record only).
+   */
+  async endCall(callId: string): Promise<boolean> {
+    let ended = false;
+    for (const url of this.rpc) {
+      const found = await jsonRpc(url, 'dlg.dlg_list', [callId]).catch(() => null);
+      const dialogs = (Array.isArray(found) ? found : found ? [found] : []) as unknown[];
+      for (const d of dialogs) {
+        const byes = edgeByes(d);
+        if (!byes) continue;
+        const sent = await Promise.all(byes.message.map((m) => sendBye(url, byes.nextHop, m)));
+        ended ||= sent.some(Boolean);
+      }
+      if (ended) break;
+    }
+    if (ended) await this.event({ type: 'ended', callId, status: 200, unreachable: false });
+    return ended;
+  }
 
   /**
    * Where an INVITE goes: the directory's route as Kamailio rings it. The call's record is written
@@ -126,6 +160,10 @@ export class SipEdge {
       flat[`stage${i}_timeout`] = String(stage.timeout);
       flat[`stage${i}_numbers`] = stage.numbers.join(',');
       flat[`stage${i}_uris`] = stage.uris.join(' ');
+      if (stage.trunk) {
+        flat[`stage${i}_trunk_login`] = stage.trunk.login;
+        flat[`stage${i}_trunk_password`] = stage.trunk.password;
+      }
     });
     return { action: 'fork', callee: route.callee, sos, speechId, callerName, stages: stages.length, ...flat };
   }
@@ -188,17 +226,124 @@ export class SipEdge {
   }
 }
 
-/** A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs. */
+/** A BYE handed to Kamailio's HTTP listener beside its JSON-RPC, sent from there to its own SIP socket `nextHop`. */
+async function sendBye(rpcUrl: string, nextHop: string, message: string): Promise<boolean> {
+  const res = await fetch(new URL('/sip-bye', rpcUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'message/sip', 'x-next-hop': nextHop },
+    body: message,
+    signal: AbortSignal.timeout(3000),
+  }).catch(() => null);
+  return res?.status === 204;
+}
+
+/** One JSON-RPC 2.0 call to Kamailio's jsonrpcs over HTTP: its result, or a rejection with its error. */
+async function jsonRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', method, params, id: 1 }),
+    signal: AbortSignal.timeout(3000),
+  });
+  const body = (await res.json()) as { result?: unknown; error?: { message?: string } };
+  if (body.error) throw new Error(`${method}: ${body.error.message ?? 'error'}`);
+  return body.result;
+}
+
+const DialogLegSchema = z.object({
+  tag: z.string().min(1),
+  contact: z.string().min(1),
+  cseq: z.coerce.number().int().min(0),
+  route_set: z.string().default(''),
+  socket: z.string().default(''),
+});
+type DialogLeg = z.infer<typeof DialogLegSchema>;
+
+/** What `dlg.dlg_list` says of a dialog, as far as a BYE to each leg needs it. */
+const EdgeDialogSchema = z.object({
+  'call-id': z.string().min(1),
+  from_uri: z.string().min(1),
+  to_uri: z.string().min(1),
+  state: z.number().int(),
+  caller: DialogLegSchema,
+  callee: DialogLegSchema,
+});
+
+/** The Via branch of these BYEs: kamailio.cfg drops the 200 each comes back with (deploy/kamailio). */
+const STOP_BRANCH = 'z9hG4bKatriumstop';
+
+/** Kamailio's dialog states: 3, answered and not yet acknowledged; 4, confirmed. */
+const ANSWERED_STATES = new Set([3, 4]);
+
+/**
+ * A CSeq well above the last one Kamailio saw from the other leg: a request of that leg still on
+ * its way (or a trunk leg's CSeq moved up by a digest retry) cannot make the BYE's look old.
+ */
+const BYE_CSEQ_STEP = 100;
+
+/** A header value as it is, on one line. */
+const oneLine = (v: string) => v.replace(/[\r\n]/g, '');
+
+/**
+ * The two BYEs of an answered dialog of `dlg.dlg_list`, each as the other leg would send it (From
+ * its URI and tag, the To of the leg it goes to, the other leg's CSeq moved up), with a Route
+ * through the Kamailio itself (a loose route to its own socket, then the leg's route set) and a Via
+ * whose branch Kamailio's reply route recognises (the 200 comes back to it, for nobody), and the
+ * SIP URI of the socket they are sent to. Null for a dialog not answered, or not read.
+ */
+export function edgeByes(dialog: unknown): { nextHop: string; message: string[] } | null {
+  const parsed = EdgeDialogSchema.safeParse(dialog);
+  if (!parsed.success || !ANSWERED_STATES.has(parsed.data.state)) return null;
+  const d = parsed.data;
+  // Kamailio's own address, from the socket of a leg (udp:127.0.0.1:5060): UDP preferred, as every Kamailio listens on it.
+  const socket = [d.caller.socket, d.callee.socket].find((x) => x.startsWith('udp:')) ?? d.caller.socket;
+  const m = /^(udp|tcp|tls|sctp):(.+):(\d+)$/.exec(socket);
+  if (!m) return null;
+  const [proto, host, port] = [m[1] ?? 'udp', m[2] ?? '', m[3] ?? ''];
+  const self = `sip:${host}:${port};transport=${proto}`;
+  const bye = (to: DialogLeg, toUri: string, from: DialogLeg, fromUri: string) => {
+    const route = [`<${self};lr>`, ...(to.route_set ? [to.route_set] : [])].join(', ');
+    const lines = [
+      `BYE ${oneLine(to.contact)} SIP/2.0`,
+      // (named Via by Kamailio: its xhttp module defaces a line starting with Via in an HTTP body)
+      `Atrium-Via: SIP/2.0/${proto.toUpperCase()} ${host}:${port};branch=${STOP_BRANCH}${randomBytes(8).toString('hex')}`,
+      'Max-Forwards: 70',
+      `Route: ${oneLine(route)}`,
+      `From: <${oneLine(fromUri)}>;tag=${oneLine(from.tag)}`,
+      `To: <${oneLine(toUri)}>;tag=${oneLine(to.tag)}`,
+      `Call-ID: ${oneLine(d['call-id'])}`,
+      `CSeq: ${from.cseq + BYE_CSEQ_STEP} BYE`,
+      'Reason: SIP;cause=200;text="Call stopped by the console"',
+      'Content-Length: 0',
+    ];
+    return `${lines.join('\r\n')}\r\n\r\n`;
+  };
+  return { nextHop: self, message: [bye(d.caller, d.from_uri, d.callee, d.to_uri), bye(d.callee, d.to_uri, d.caller, d.from_uri)] };
+}
+
+/**
+ * A directory stage as Kamailio rings it: numbers through usrloc, trunk targets as request URIs, and
+ * the credentials of the stage's trunk for its digest challenge. The directory puts one trunk in a
+ * stage (the forward group's, or the one of the callee's groups); were there two with different
+ * logins, Kamailio could not tell which branch is whose, so none would be given.
+ */
 function edgeStage(stage: SipStage) {
   const numbers: string[] = [];
   const uris: string[] = [];
+  const logins = new Map<string, { login: string; password: string }>();
+  let withoutLogin = false;
   for (const t of stage.targets) {
     if (t.kind === 'number') {
       numbers.push(t.number);
       continue;
     }
     const termination = parseUri(t.trunk.terminationUri);
-    if (termination) uris.push(formatUri({ ...termination, user: t.number, params: termination.params, headers: '' }));
+    if (!termination) continue;
+    uris.push(formatUri({ ...termination, user: t.number, params: termination.params, headers: '' }));
+    if (t.trunk.login && t.trunk.password)
+      logins.set(`${t.trunk.login}\n${t.trunk.password}`, { login: t.trunk.login, password: t.trunk.password });
+    else withoutLogin = true;
   }
-  return { reason: stage.reason, timeout: stage.timeoutSeconds ?? 0, numbers, uris };
+  const trunk = logins.size === 1 && !withoutLogin ? [...logins.values()][0] : undefined;
+  return { reason: stage.reason, timeout: stage.timeoutSeconds ?? 0, numbers, uris, trunk };
 }
