@@ -1,6 +1,17 @@
+import Brightness4Icon from '@mui/icons-material/Brightness4';
 import PersonIcon from '@mui/icons-material/Person';
-import { Box, Stack } from '@mui/material';
-import { Logout, MenuItemLink, AppBar as RaAppBar, TitlePortal, ToggleThemeButton, UserMenu, useTranslate, useUserMenu } from 'react-admin';
+import { Box, ListItemIcon, ListItemText, MenuItem, Stack, Switch, useMediaQuery } from '@mui/material';
+import {
+  Logout,
+  MenuItemLink,
+  AppBar as RaAppBar,
+  TitlePortal,
+  ToggleThemeButton,
+  UserMenu,
+  useTheme,
+  useTranslate,
+  useUserMenu,
+} from 'react-admin';
 import { Breadcrumbs } from './Breadcrumbs';
 import { DocumentTitle } from './DocumentTitle';
 import { NotificationBell } from './NotificationBell';
@@ -14,10 +25,28 @@ function ProfileItem() {
   );
 }
 
+/** On a phone the theme's switch is here, not in the bar: the page's title needs the bar's width. */
+function ThemeItem() {
+  const translate = useTranslate();
+  const [theme, setTheme] = useTheme();
+  const dark = theme === 'dark';
+  return (
+    <MenuItem role="menuitemcheckbox" aria-checked={dark} onClick={() => setTheme(dark ? 'light' : 'dark')}>
+      <ListItemIcon>
+        <Brightness4Icon fontSize="small" />
+      </ListItemIcon>
+      <ListItemText>{translate('toolbar.dark_mode')}</ListItemText>
+      <Switch edge="end" size="small" checked={dark} tabIndex={-1} slotProps={{ input: { 'aria-hidden': true } }} />
+    </MenuItem>
+  );
+}
+
 function ProfileMenu() {
+  const phone = useMediaQuery((theme) => theme.breakpoints.down('sm'));
   return (
     <UserMenu label="toolbar.profile_menu">
       <ProfileItem />
+      {phone ? <ThemeItem /> : null}
       <Logout />
     </UserMenu>
   );
@@ -32,10 +61,14 @@ export function AppBar() {
       color="primary"
       userMenu={<ProfileMenu />}
       toolbar={
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+        // On a phone the buttons sit closer and the theme's switch moves into the profile menu, so a
+        // one-word Russian title ("Идентификаторы", "Пользователи") keeps its width.
+        <Stack direction="row" spacing={{ xs: 0, sm: 1 }} sx={{ alignItems: 'center' }}>
           <ToolbarLanguageSwitch />
           <NotificationBell />
-          <ToggleThemeButton />
+          <Box sx={{ display: { xs: 'none', sm: 'flex' } }}>
+            <ToggleThemeButton />
+          </Box>
         </Stack>
       }
     >

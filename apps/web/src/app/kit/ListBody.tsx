@@ -28,7 +28,7 @@ import {
   useResourceContext,
   useStore,
 } from 'react-admin';
-import { Link } from 'react-router-dom';
+import { Link, useNavigate } from 'react-router-dom';
 
 /** Screens up to this width (a phone held upright) get a list of lines instead of a table. */
 export const NARROW_SCREEN = '(max-width:600px)';
@@ -89,7 +89,11 @@ const KeyboardRow = memo(function KeyboardRow(props: DatagridRowProps) {
 
 const KEYBOARD_BODY = <DatagridBody row={<KeyboardRow />} />;
 
-/** Where a record of a line leads, as a path (react-admin's rowClick rules), or null when nowhere. */
+/**
+ * Where a record of a line leads, as a path (react-admin's rowClick rules), or null when nowhere. A
+ * rowClick given as a function is the page's click handler (it may open a panel and answer false), so
+ * it is called on a click only, as the table does (see RecordLine), never to draw a line.
+ */
 function useRecordPath(record: RaRecord, rowClick: DatagridProps['rowClick']): string | null {
   const resource = useResourceContext();
   const getPathForRecord = useGetPathForRecordCallback();
@@ -97,9 +101,9 @@ function useRecordPath(record: RaRecord, rowClick: DatagridProps['rowClick']): s
   useEffect(() => {
     let live = true;
     (async () => {
-      if (!rowClick || !resource) return setPath(null);
-      const link = typeof rowClick === 'function' ? await rowClick(record.id, resource, record) : rowClick;
-      if (!link || link === 'expand' || link === 'toggleSelection') return setPath(null);
+      if (!rowClick || !resource || typeof rowClick === 'function') return setPath(null);
+      const link = rowClick;
+      if (link === 'expand' || link === 'toggleSelection') return setPath(null);
       const found = await getPathForRecord({ record, resource, link });
       if (live) setPath(typeof found === 'string' ? found : null);
     })().catch(() => live && setPath(null));
@@ -127,6 +131,18 @@ function RecordLine({
 }) {
   const resource = useResourceContext();
   const path = useRecordPath(record, rowClick);
+  const getPathForRecord = useGetPathForRecordCallback();
+  const navigate = useNavigate();
+  // A click handler of the page: the line is a button that calls it, then goes where it answers (if anywhere).
+  const onClick =
+    typeof rowClick === 'function' && resource
+      ? async () => {
+          const link = await rowClick(record.id, resource, record);
+          if (!link || link === 'expand' || link === 'toggleSelection') return;
+          const found = await getPathForRecord({ record, resource, link });
+          if (typeof found === 'string') navigate(found);
+        }
+      : null;
   const values = others.filter((f) => f.props.source !== undefined);
   const actions = others.filter((f) => f.props.source === undefined);
   const body = (
@@ -172,6 +188,10 @@ function RecordLine({
       <ListItem divider disablePadding sx={{ flexDirection: 'column', alignItems: 'stretch' }}>
         {path ? (
           <ListItemButton component={Link} to={path} sx={{ alignItems: 'flex-start' }}>
+            {body}
+          </ListItemButton>
+        ) : onClick ? (
+          <ListItemButton onClick={() => void onClick()} sx={{ alignItems: 'flex-start' }}>
             {body}
           </ListItemButton>
         ) : (
