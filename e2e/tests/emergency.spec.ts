@@ -144,8 +144,10 @@ test('an emergency alert plays on the building’s monitors and opens its doors;
     await expect(playback.getByRole('status')).toHaveText('Played on 2 of 2 · failed: 0 · waiting: 0 · doors opened: 1', {
       timeout: 20_000,
     });
-    await expect(playback.getByTestId(`playback-device-${flat1.id}`)).toContainText('Played');
-    await expect(playback.getByTestId(`playback-device-${entrance.id}`)).toContainText('Lock 1: Opened');
+    // A device's row: the one whose device cell carries its id.
+    const deviceRow = (id: number) => playback.getByRole('row').filter({ has: page.getByTestId(`playback-device-${id}`) });
+    await expect(deviceRow(flat1.id)).toContainText('Played');
+    await expect(deviceRow(entrance.id)).toContainText('Lock 1: Opened');
     for (const m of [flat1, flat2]) {
       expect(m.sim.sounds.map((s) => [s.alertId, s.seconds, s.bytes])).toEqual([[alertId, 60, audio.length]]);
       expect(m.sim.playing).not.toBeNull();

@@ -33,6 +33,12 @@ import { Link, useNavigate } from 'react-router-dom';
 /** Screens up to this width (a phone held upright) get a list of lines instead of a table. */
 export const NARROW_SCREEN = '(max-width:600px)';
 
+/**
+ * Desks at least this wide show a list's secondary columns (`secondary`): below it, on a laptop with
+ * the menu open, nine columns with dates do not fit the card without scrolling sideways.
+ */
+export const WIDE_SCREEN = '(min-width:1440px)';
+
 /** Class of a column whose text is prose: it wraps (up to a readable measure) instead of widening the table. */
 export const PROSE_CELL = 'kit-prose';
 
@@ -245,27 +251,51 @@ function LineList({
   );
 }
 
-/** The columns a configurable table shows now: the user's choice, or all but `omit`. */
-function useShownFields(fields: Field[], omit: string[] | undefined): Field[] {
+/**
+ * The columns a table shows now: the user's choice of a configurable table, else all but `omit` and,
+ * below a wide desk, the `secondary` ones. react-admin keeps a configurable table's hidden columns in
+ * its store from the first visit: while the user has made no choice, the store follows the screen.
+ */
+function useShownFields(fields: Field[], omit: string[] | undefined, secondary: string[] | undefined): [Field[], string[] | undefined] {
   const resource = useResourceContext();
+  const wide = useMediaQuery(WIDE_SCREEN, { noSsr: true });
   const [columns] = useStore<string[] | undefined>(`preferences.${resource}.datagrid.columns`);
-  if (!omit) return fields;
-  if (columns) return columns.map((i) => fields[Number(i)]).filter((f): f is Field => !!f);
-  return fields.filter((f) => !f.props.source || !omit.includes(f.props.source));
+  const [, setStoredOmit] = useStore<string[] | undefined>(`preferences.${resource}.datagrid.omit`);
+  const hidden = [...(omit ?? []), ...(wide ? [] : (secondary ?? []))];
+  const key = hidden.join(',');
+  const configurable = omit !== undefined;
+  useEffect(() => {
+    if (configurable && !columns) setStoredOmit(key ? key.split(',') : []);
+  }, [configurable, columns, key, setStoredOmit]);
+  if (configurable && columns) return [columns.map((i) => fields[Number(i)]).filter((f): f is Field => !!f), hidden];
+  return [fields.filter((f) => !f.props.source || !hidden.includes(f.props.source)), configurable ? hidden : undefined];
 }
 
 /**
  * How the table lays out its columns: each as wide as its content and on one line (a date, a number,
- * a chip, the identifying column), except the free texts (`EllipsisField`), which share what width is
- * left and end with an ellipsis when it is not enough, and prose, which wraps.
+ * a chip), except the free texts (`EllipsisField`), which share what width is left and end with an
+ * ellipsis when it is not enough, prose, which wraps, and the identifying column, which is whole on
+ * one line when the card has room and wraps between its words when it has not.
  */
 const TABLE_SX: SxProps<Theme> = {
   '& .RaDatagrid-tableWrapper': { overflowX: 'auto' },
   '& .RaDatagrid-table': { tableLayout: 'auto', width: '100%' },
+  // MUI's 16 px on each side of every cell is a column's width of air in a table of nine columns:
+  // 12 px between cells, 16 px at the card's edges (the checkbox cell keeps its own).
+  '& .RaDatagrid-headerCell:not(.MuiTableCell-paddingCheckbox), & .RaDatagrid-rowCell:not(.MuiTableCell-paddingCheckbox)': {
+    paddingLeft: '12px',
+    paddingRight: '12px',
+    '&:first-of-type': { paddingLeft: '16px' },
+    '&:last-of-type': { paddingRight: '16px' },
+  },
   // A long header wraps between its words rather than widen its column past its values.
   '& .RaDatagrid-headerCell': { whiteSpace: 'normal', overflowWrap: 'normal', verticalAlign: 'bottom' },
   // A width of 1% shrinks a column to its content, leaving the rest of the line to the free texts.
   '& .RaDatagrid-rowCell': { whiteSpace: 'nowrap', width: '1%' },
+  // The identifying column takes what the others leave, up to its names on one line; short of that
+  // it wraps between words (never cut, never narrower than a name's first words).
+  [`& .RaDatagrid-rowCell.${IDENTIFYING_CELL}`]: { whiteSpace: 'normal', overflowWrap: 'normal', width: 'auto', minWidth: '16ch' },
+  [`& .RaDatagrid-rowCell.${IDENTIFYING_CELL} .${ELLIPSIS_TEXT}`]: { whiteSpace: 'normal' },
   // A zero max-width lets a free text's column give up width instead of widening the table.
   [`& .RaDatagrid-rowCell:has(> .${ELLIPSIS_TEXT}):not(.${IDENTIFYING_CELL})`]: { width: 'auto', maxWidth: 0, minWidth: '12ch' },
   [`& .RaDatagrid-rowCell.${PROSE_CELL}`]: { whiteSpace: 'normal', width: 'auto', minWidth: '16ch' },
@@ -315,6 +345,12 @@ function nameButtonColumns(fields: Field[]): Field[] {
 export interface ListBodyProps extends Omit<DatagridProps, 'children' | 'sx' | 'empty'> {
   /** Columns hidden until the user shows them (the toolbar's column chooser remembers the choice). */
   omit?: string[];
+  /**
+   * Columns shown only on wide desks (`WIDE_SCREEN`): a list with too many columns for a laptop's
+   * card drops these there rather than scroll sideways; the column chooser, where offered, still
+   * shows them.
+   */
+  secondary?: string[];
   /** The column that names a record, never cut; by default `name`, else the first column but `id`. */
   primary?: string;
   /** What an empty list shows. */
@@ -329,23 +365,24 @@ export interface ListBodyProps extends Omit<DatagridProps, 'children' | 'sx' | '
  * The records of the list context, as a table on desks and as lines on phones: the one body of every
  * console list, so layout, keyboard, empty and loading states are solved once.
  */
-export function ListBody({ omit, primary, empty, sx, children, rowClick, ...props }: ListBodyProps) {
+export function ListBody({ omit, secondary, primary, empty, sx, children, rowClick, ...props }: ListBodyProps) {
   const narrow = useMediaQuery(NARROW_SCREEN, { noSsr: true });
   const identifying = identifyingSource(children, primary);
   const fields = markColumns(fieldsOf(children), identifying);
-  const shown = useShownFields(fields, omit);
+  const [shown, hidden] = useShownFields(fields, omit, secondary);
   if (narrow) return <LineList fields={shown} primary={identifying} rowClick={rowClick} empty={empty} label={props['aria-label']} />;
-  const Table = omit ? DatagridConfigurable : Datagrid;
+  // A configurable table is given every column (its chooser lists them) and hides them by the store.
+  const Table = hidden ? DatagridConfigurable : Datagrid;
   return (
     <Table
       body={KEYBOARD_BODY}
       rowClick={rowClick}
       empty={empty}
-      {...(omit ? { omit } : {})}
+      {...(hidden ? { omit: hidden } : {})}
       {...props}
       sx={[TABLE_SX, ...(Array.isArray(sx) ? sx : [sx ?? {}])]}
     >
-      {nameButtonColumns(fields)}
+      {nameButtonColumns(hidden ? fields : shown)}
     </Table>
   );
 }

@@ -325,6 +325,8 @@ export interface ListPageProps extends Omit<ListProps, 'children' | 'actions' | 
    * and the choice is remembered.
    */
   omit?: string[];
+  /** Columns shown only on wide desks (see `ListBody`). */
+  secondary?: string[];
   /** The column that names a record (never cut, the title of a phone's line); see `ListBody`. */
   primary?: string;
   /** The columns (react-admin fields). */
@@ -350,6 +352,7 @@ export function ListPage({
   bulkActions,
   extraActions,
   omit,
+  secondary,
   primary,
   children,
   ...props
@@ -386,6 +389,7 @@ export function ListPage({
           bulkActionButtons={canDelete ? (bulkActions ?? <BulkDeleteWithConfirm />) : false}
           empty={<EmptyState />}
           omit={omit}
+          secondary={secondary}
           primary={primary}
           sx={UNSELECTABLE_ROW_SX}
         >

@@ -14,7 +14,8 @@ export function DateTimeField(props: FieldProps & { date?: boolean }) {
       format.date(value as string, { utc: /^\d{4}-\d{2}-\d{2}$/.test(String(value)) })
     : format.dateTime(value as string);
   return (
-    <Typography component="span" variant="body2">
+    // A date and its time read as one: never split over two lines.
+    <Typography component="span" variant="body2" sx={{ whiteSpace: 'nowrap' }}>
       {text}
     </Typography>
   );

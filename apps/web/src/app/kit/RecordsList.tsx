@@ -44,6 +44,8 @@ export interface RecordsListProps<T extends RaRecord> {
   isRowSelectable?: DatagridProps['isRowSelectable'];
   /** The column that names a record; see `ListBody`. */
   primary?: string;
+  /** Columns shown only on wide desks (see `ListBody`). */
+  secondary?: string[];
   /** The list's accessible name, when the page holds more than one list. */
   label?: string;
   /** What an empty list shows, when not the kit's "no records yet". */
@@ -71,6 +73,7 @@ export function RecordsList<T extends RaRecord>({
   bulkActions = false,
   isRowSelectable = deletableRow,
   primary,
+  secondary,
   label,
   empty,
   serverPaging,
@@ -108,6 +111,7 @@ export function RecordsList<T extends RaRecord>({
           bulkActionButtons={bulkActions}
           isRowSelectable={isRowSelectable}
           primary={primary}
+          secondary={secondary}
           aria-label={label}
           empty={empty ?? <EmptyState />}
         >

@@ -19,7 +19,7 @@ import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { PROSE_CELL } from '../../app/kit/ListBody';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { DateTimeField } from '../../app/kit/LocaleFields';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useLiveRefresh } from '../../app/live';
 import { reasonKey } from './explain';
 
@@ -113,7 +113,7 @@ function AccessEventListView() {
       <EllipsisField source="id" />
       <DateTimeField source="occurred_at" />
       <EllipsisField source="device_name" sortable={false} />
-      <EllipsisField source="lock_number" />
+      <LocaleNumberField code source="lock_number" emptyText="—" />
       <ResultField source="granted" />
       <FunctionField
         source="reason"

@@ -15,6 +15,7 @@ import {
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { formatTotal, matrixFilterQuery, matrixProvider, matrixSort, type Row } from './matrix';
 
 function MatrixProvider({ children }: { children: ReactNode }) {
@@ -102,7 +103,7 @@ function AccessMatrixListView() {
         render={(r) => translate(`identifiers.types.${String(r.identifier_type)}`, { _: String(r.identifier_type) })}
       />
       <EllipsisField source="device_name" />
-      <EllipsisField source="lock_number" sortable={false} />
+      <LocaleNumberField code source="lock_number" sortable={false} emptyText="—" />
       <EllipsisField source="rule_name" />
       <EffectField source="prohibition" sortable={false} />
       <FunctionField

@@ -2,7 +2,7 @@ import { type Amenity, slotsOfDay, WEEK_DAYS } from '@atrium/contract';
 import { FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { DateTimeField } from '../../app/kit/LocaleFields';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { AmenityForm } from './AmenityForm';
@@ -61,7 +61,7 @@ export function AmenityList() {
           sortable={false}
           render={() => <SlotsSummary />}
         />
-        <EllipsisField source="live_reservations" sortable={false} />
+        <LocaleNumberField source="live_reservations" sortable={false} emptyText="—" />
         <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>

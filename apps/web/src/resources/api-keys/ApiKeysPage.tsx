@@ -59,7 +59,14 @@ export function ApiKeysTable({
   const [locale] = useLocaleState();
   const when = (iso: string | null, none: string) => (iso ? formatDateTime(iso, locale) : translate(L(none)));
   return (
-    <RecordsList records={keys} loading={loading} resource="api-keys" empty={<EmptyState text={translate(L('empty'))} />}>
+    <RecordsList
+      records={keys}
+      loading={loading}
+      resource="api-keys"
+      // When a key was made matters less than when it was last used and when it expires.
+      secondary={['created_at']}
+      empty={<EmptyState text={translate(L('empty'))} />}
+    >
       <EllipsisField source="name" label={L('fields.name')} />
       <FunctionField
         source="prefix"

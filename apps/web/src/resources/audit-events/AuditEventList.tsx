@@ -20,6 +20,7 @@ import { auditSentence } from '../../app/audit-sentence';
 import { filterSource } from '../../app/dataProvider';
 import { formatDateTime } from '../../app/format';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
+import { PROSE_CELL } from '../../app/kit/ListBody';
 import { ListDownload } from '../../app/kit/ListDownload';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
 import { DateTimeField } from '../../app/kit/LocaleFields';
@@ -254,7 +255,7 @@ function AuditEventListView() {
     >
       <EllipsisField source="id" />
       <DateTimeField source="created_at" />
-      <FunctionField source="change" sortable={false} render={(e: AuditEvent) => sentence(e)} />
+      <FunctionField source="change" sortable={false} cellClassName={PROSE_CELL} render={(e: AuditEvent) => sentence(e)} />
       <EllipsisField source="entity_id" sortable={false} />
       <EllipsisField source="request_id" sortable={false} />
       <FunctionField source="ip" sortable={false} render={(e: AuditEvent) => e.ip ?? '—'} />

@@ -5,7 +5,7 @@ import { useMemo, useState } from 'react';
 import { BooleanInput, FunctionField, TextInput, useRefresh, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { DateTimeField } from '../../app/kit/LocaleFields';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useLiveTopic } from '../../app/live';
 import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
@@ -112,7 +112,7 @@ export function ConversationList() {
           }}
         />
         <DateTimeField source="last_message_at" />
-        <EllipsisField source="messages_count" />
+        <LocaleNumberField source="messages_count" emptyText="—" />
         <DateTimeField source="created_at" />
       </ListPage>
       {starting ? <StartConversationDialog onClose={() => setStarting(false)} /> : null}

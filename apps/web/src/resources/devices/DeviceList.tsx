@@ -6,6 +6,7 @@ import { Link } from 'react-router-dom';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { GroupInput } from '../../app/kit/GroupPicker';
 import { EllipsisField, ListPage, textFilter } from '../../app/kit/ListPage';
+import { LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
 import { DEVICE_TOPICS, OnlineField, typeChoices, useLiveRefresh } from './shared';
 
@@ -49,7 +50,7 @@ function DeviceListView() {
       {/* A serial number and an address are read whole (a device is told by them): never cut. */}
       <TextField source="serial_number" emptyText="—" />
       <TextField source="ip_address" emptyText="—" />
-      <EllipsisField source="port" />
+      <LocaleNumberField code source="port" emptyText="—" />
       <FunctionField source="protocol" render={(d: Device) => translate(`devices.protocols.${d.protocol}`)} />
       <OnlineField source="online" />
     </ListPage>

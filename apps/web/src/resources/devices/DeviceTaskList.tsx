@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { FunctionField, SelectInput, useDataProvider, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { DateTimeField } from '../../app/kit/LocaleFields';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
 import { useAlert } from '../../app/useAlert';
 import { DEVICE_TOPICS, stateChoices, TaskStateField, useLiveRefresh } from './shared';
@@ -71,6 +71,7 @@ export function DeviceTaskList() {
       canDelete={can('devices.edit')}
       rowClick={false}
       omit={['id', 'serial_number', 'attempts']}
+      secondary={['finished_at']}
     >
       <EllipsisField source="id" />
       <EllipsisField source="device_name" sortable={false} />
@@ -78,7 +79,7 @@ export function DeviceTaskList() {
       <FunctionField source="type" render={(t: DeviceTask) => translate(`devices.tasks.types.${t.type}`)} />
       <TaskStateField source="state" />
       <EllipsisField source="error" sortable={false} />
-      <EllipsisField source="attempts" sortable={false} />
+      <LocaleNumberField source="attempts" sortable={false} emptyText="—" />
       <DateTimeField source="created_at" />
       <DateTimeField source="finished_at" sortable={false} />
       <TaskActions label="" />

@@ -1,35 +1,23 @@
 import type { Lockdown } from '@atrium/contract';
 import LockIcon from '@mui/icons-material/Lock';
 import LockOpenIcon from '@mui/icons-material/LockOpen';
-import {
-  Alert,
-  Box,
-  Button,
-  Card,
-  CardContent,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Button, Card, CardContent, Stack, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Confirm, Form, TextInput, Title, useDataProvider, useGetOne, useTranslate } from 'react-admin';
+import { Confirm, Form, FunctionField, TextInput, Title, useDataProvider, useGetOne, useTranslate } from 'react-admin';
 import { useWatch } from 'react-hook-form';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime, useFormat } from '../../app/format';
 import { GROUPS_API, GroupInput } from '../../app/kit/GroupPicker';
 import { NotAllowed } from '../../app/kit/RecordPage';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { TaskChip } from './PlaybackPanel';
 import { EMERGENCY_API, lockdownInMotion } from './shared';
 
 const KEY = ['emergency', 'lockdowns'];
+type LockdownDevice = Lockdown['devices'][number];
 const when = (iso: string | null, locale: string) => (iso ? formatDateTime(iso, locale) : '');
 
 function StartLockdown({ onStarted }: { onStarted: () => void }) {
@@ -141,47 +129,50 @@ function LockdownCard({ lockdown, mayAct, onChanged }: { lockdown: Lockdown; may
           ) : null}
         </Stack>
         {lockdown.devices.length ? (
-          <TableContainer>
-            <Table size="small" aria-label={translate('emergency.lockdown.device')}>
-              <TableHead>
-                <TableRow>
-                  <TableCell>{translate('emergency.lockdown.device')}</TableCell>
-                  <TableCell>{translate('emergency.lockdown.locked')}</TableCell>
-                  <TableCell>{translate('emergency.lockdown.released')}</TableCell>
-                </TableRow>
-              </TableHead>
-              <TableBody>
-                {lockdown.devices.map((d) => (
-                  <TableRow key={d.device_id}>
-                    <TableCell>
-                      {d.device_name}
-                      <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
-                        {translate(d.online ? 'emergency.playback.online' : 'emergency.playback.offline')}
-                      </Typography>
-                    </TableCell>
-                    <TableCell>
-                      {d.lock ? (
-                        <TaskChip
-                          state={d.lock.state}
-                          error={d.lock.error}
-                          label={translate(`emergency.lockdown.states.${d.lock.state}`)}
-                        />
-                      ) : null}
-                    </TableCell>
-                    <TableCell>
-                      {d.release ? (
-                        <TaskChip
-                          state={d.release.state}
-                          error={d.release.error}
-                          label={translate(`emergency.lockdown.states.${d.release.state}`)}
-                        />
-                      ) : null}
-                    </TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-          </TableContainer>
+          <RecordsList
+            records={lockdown.devices.map((d) => ({ ...d, id: d.device_id }))}
+            resource="emergency-lockdown/devices"
+            perPage={Math.max(lockdown.devices.length, 1)}
+            primary="device_name"
+            label={translate('emergency.lockdown.device')}
+          >
+            <FunctionField
+              source="device_name"
+              label="emergency.lockdown.device"
+              render={(d: LockdownDevice) => (
+                <>
+                  {d.device_name}
+                  <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
+                    {translate(d.online ? 'emergency.playback.online' : 'emergency.playback.offline')}
+                  </Typography>
+                </>
+              )}
+            />
+            <FunctionField
+              source="lock"
+              label="emergency.lockdown.locked"
+              sortable={false}
+              render={(d: LockdownDevice) =>
+                d.lock ? (
+                  <TaskChip state={d.lock.state} error={d.lock.error} label={translate(`emergency.lockdown.states.${d.lock.state}`)} />
+                ) : null
+              }
+            />
+            <FunctionField
+              source="release"
+              label="emergency.lockdown.released"
+              sortable={false}
+              render={(d: LockdownDevice) =>
+                d.release ? (
+                  <TaskChip
+                    state={d.release.state}
+                    error={d.release.error}
+                    label={translate(`emergency.lockdown.states.${d.release.state}`)}
+                  />
+                ) : null
+              }
+            />
+          </RecordsList>
         ) : null}
       </CardContent>
       <Confirm

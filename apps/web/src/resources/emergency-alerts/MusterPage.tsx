@@ -1,27 +1,18 @@
 import { EMERGENCY_DEFAULTS, type Muster } from '@atrium/contract';
 import DownloadIcon from '@mui/icons-material/Download';
 import PrintIcon from '@mui/icons-material/Print';
-import {
-  Box,
-  Button,
-  GlobalStyles,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Box, Button, Card, GlobalStyles, Stack, Typography } from '@mui/material';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Form, NumberInput, Title, useDataProvider, useTranslate } from 'react-admin';
+import { Form, FunctionField, NumberInput, Title, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime, useFormat } from '../../app/format';
 import { downloadFile } from '../../app/kit/download';
 import { GroupInput } from '../../app/kit/GroupPicker';
+import { EmptyState } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
 import { NotAllowed } from '../../app/kit/RecordPage';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { EMERGENCY_API } from './shared';
@@ -37,6 +28,8 @@ const printStyles = (
     }}
   />
 );
+
+type Entry = Muster['entries'][number];
 
 /** /emergency-muster: who is inside a group's buildings, for an evacuation; printable and downloadable. */
 export function MusterPage() {
@@ -120,38 +113,32 @@ export function MusterPage() {
               </Button>
             </Stack>
           </Stack>
-          {m.entries.length ? (
-            <TableContainer>
-              <Table size="small" aria-label={translate('emergency.muster.title')}>
-                <TableHead>
-                  <TableRow>
-                    <TableCell>#</TableCell>
-                    <TableCell>{translate('emergency.muster.person')}</TableCell>
-                    <TableCell>{translate('emergency.muster.identifier')}</TableCell>
-                    <TableCell>{translate('emergency.muster.door')}</TableCell>
-                    <TableCell>{translate('emergency.muster.entered')}</TableCell>
-                    <TableCell>{translate('emergency.muster.direction')}</TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {m.entries.map((e, i) => (
-                    <TableRow key={`${e.user_id ?? ''}-${e.identifier_id ?? ''}-${e.value ?? ''}`}>
-                      <TableCell>{i + 1}</TableCell>
-                      <TableCell>{e.user_name ?? '—'}</TableCell>
-                      <TableCell>{e.identifier_name ?? e.value ?? '—'}</TableCell>
-                      <TableCell>{e.device_name ?? e.device_id}</TableCell>
-                      <TableCell>{when(e.entered_at)}</TableCell>
-                      <TableCell>
-                        {e.direction ? translate('emergency.muster.in') : translate('emergency.muster.unknown_direction')}
-                      </TableCell>
-                    </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
-          ) : (
-            <Typography variant="body2">{translate('emergency.muster.empty')}</Typography>
-          )}
+          {/* Every person on one page: the list is printed and read out at the assembly point. */}
+          <Card variant="outlined">
+            <RecordsList
+              records={m.entries.map((e, i) => ({ ...e, id: i + 1 }))}
+              resource="emergency-muster"
+              perPage={Math.max(m.entries.length, 1)}
+              primary="user_name"
+              label={translate('emergency.muster.title')}
+              empty={<EmptyState text={translate('emergency.muster.empty')} />}
+            >
+              <FunctionField source="id" label="#" sortable={false} render={(e: Entry & { id: number }) => e.id} />
+              <FunctionField source="user_name" label="emergency.muster.person" render={(e: Entry) => e.user_name ?? '—'} />
+              <FunctionField
+                source="identifier_name"
+                label="emergency.muster.identifier"
+                render={(e: Entry) => e.identifier_name ?? e.value ?? '—'}
+              />
+              <FunctionField source="device_name" label="emergency.muster.door" render={(e: Entry) => e.device_name ?? e.device_id} />
+              <DateTimeField source="entered_at" label="emergency.muster.entered" />
+              <FunctionField
+                source="direction"
+                label="emergency.muster.direction"
+                render={(e: Entry) => translate(e.direction ? 'emergency.muster.in' : 'emergency.muster.unknown_direction')}
+              />
+            </RecordsList>
+          </Card>
         </>
       ) : null}
     </Box>

@@ -1,30 +1,20 @@
 import { type DeviceTaskState, EMERGENCY_REALTIME, type EmergencyAlert, type EmergencyPlayback } from '@atrium/contract';
 import CampaignIcon from '@mui/icons-material/Campaign';
 import StopIcon from '@mui/icons-material/Stop';
-import {
-  Button,
-  Card,
-  CardContent,
-  Chip,
-  Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  Typography,
-} from '@mui/material';
+import { Box, Button, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { Confirm, useDataProvider, useRefresh, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime, useFormat } from '../../app/format';
+import { RecordsList } from '../../app/kit/RecordsList';
 import { useLiveTopic } from '../../app/live';
 import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 import { EMERGENCY_API } from './shared';
+
+type PlaybackDevice = EmergencyPlayback['devices'][number];
 
 /** Several devices reporting at once make one read of the playback. */
 const LIVE_DEBOUNCE_MS = 250;
@@ -143,57 +133,64 @@ export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
               {translate('emergency.playback.started_at', { at: when(p.started_at) })}
               {p.stopped_at ? ` · ${translate('emergency.playback.stopped_at', { at: when(p.stopped_at) })}` : ''}
             </Typography>
-            <TableContainer>
-              <Table size="small" aria-label={translate('emergency.playback.title')}>
-                <TableHead>
-                  <TableRow>
-                    <TableCell>{translate('emergency.playback.device')}</TableCell>
-                    <TableCell>{translate('emergency.playback.sound')}</TableCell>
-                    <TableCell>{translate('emergency.playback.doors')}</TableCell>
-                    <TableCell>{translate('emergency.playback.stop_state')}</TableCell>
-                  </TableRow>
-                </TableHead>
-                <TableBody>
-                  {p.devices.map((d) => (
-                    <TableRow key={d.device_id} data-testid={`playback-device-${d.device_id}`}>
-                      <TableCell>
-                        {d.device_name}
-                        <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
-                          {translate(`devices.types.${d.device_type}`)} ·{' '}
-                          {translate(d.online ? 'emergency.playback.online' : 'emergency.playback.offline')}
-                        </Typography>
-                      </TableCell>
-                      <TableCell>
-                        {d.play ? (
-                          <TaskChip
-                            state={d.play.state}
-                            error={d.play.error}
-                            label={translate(`emergency.playback.states.${d.play.state}`)}
-                          />
-                        ) : null}
-                      </TableCell>
-                      <TableCell>
-                        <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap' }}>
-                          {d.locks.map((l) => (
-                            <TaskChip
-                              key={l.task_id}
-                              state={l.state}
-                              error={l.error}
-                              label={`${translate('emergency.playback.lock', { lock: l.lock })}: ${translate(`emergency.playback.door_states.${l.state}`)}`}
-                            />
-                          ))}
-                        </Stack>
-                      </TableCell>
-                      <TableCell>
-                        {d.stop ? (
-                          <TaskChip state={d.stop.state} error={d.stop.error} label={translate(`devices.tasks.states.${d.stop.state}`)} />
-                        ) : null}
-                      </TableCell>
-                    </TableRow>
-                  ))}
-                </TableBody>
-              </Table>
-            </TableContainer>
+            <RecordsList
+              records={p.devices.map((d) => ({ ...d, id: d.device_id }))}
+              resource="emergency-alerts/playback"
+              perPage={Math.max(p.devices.length, 1)}
+              primary="device_name"
+              label={translate('emergency.playback.title')}
+            >
+              <FunctionField
+                source="device_name"
+                label="emergency.playback.device"
+                render={(d: PlaybackDevice) => (
+                  <Box component="span" data-testid={`playback-device-${d.device_id}`}>
+                    {d.device_name}
+                    <Typography variant="caption" color="text.secondary" sx={{ display: 'block' }}>
+                      {translate(`devices.types.${d.device_type}`)} ·{' '}
+                      {translate(d.online ? 'emergency.playback.online' : 'emergency.playback.offline')}
+                    </Typography>
+                  </Box>
+                )}
+              />
+              <FunctionField
+                source="play"
+                label="emergency.playback.sound"
+                sortable={false}
+                render={(d: PlaybackDevice) =>
+                  d.play ? (
+                    <TaskChip state={d.play.state} error={d.play.error} label={translate(`emergency.playback.states.${d.play.state}`)} />
+                  ) : null
+                }
+              />
+              <FunctionField
+                source="locks"
+                label="emergency.playback.doors"
+                sortable={false}
+                render={(d: PlaybackDevice) => (
+                  <Stack direction="row" spacing={0.5} sx={{ flexWrap: 'wrap' }}>
+                    {d.locks.map((l) => (
+                      <TaskChip
+                        key={l.task_id}
+                        state={l.state}
+                        error={l.error}
+                        label={`${translate('emergency.playback.lock', { lock: l.lock })}: ${translate(`emergency.playback.door_states.${l.state}`)}`}
+                      />
+                    ))}
+                  </Stack>
+                )}
+              />
+              <FunctionField
+                source="stop"
+                label="emergency.playback.stop_state"
+                sortable={false}
+                render={(d: PlaybackDevice) =>
+                  d.stop ? (
+                    <TaskChip state={d.stop.state} error={d.stop.error} label={translate(`devices.tasks.states.${d.stop.state}`)} />
+                  ) : null
+                }
+              />
+            </RecordsList>
           </>
         )}
       </CardContent>

@@ -3,7 +3,7 @@ import { Box, Typography } from '@mui/material';
 import { FunctionField, TextInput, useRecordContext, useTranslate } from 'react-admin';
 import { ApiRoutes } from '../../app/kit/apiRoutes';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
-import { DateTimeField } from '../../app/kit/LocaleFields';
+import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { CreatePage, EditPage } from '../../app/kit/RecordPage';
 import { useSessionData } from '../../app/SessionContext';
 import { MarkerForm } from './MarkerForm';
@@ -51,7 +51,7 @@ export function MarkerList({ embedded = false }: { embedded?: boolean }) {
         <EllipsisField source="id" />
         <FunctionField source="name" render={(m: Marker) => <MarkerChip marker={m} />} />
         <EllipsisField source="color" />
-        <EllipsisField source="users_count" />
+        <LocaleNumberField source="users_count" emptyText="—" />
         <DateTimeField source="created_at" />
       </ListPage>
     </ApiRoutes>

@@ -1,5 +1,6 @@
 import type { Role, RoleBulkDeleteResult } from '@atrium/contract';
 import { BooleanField, FunctionField, TextField, useTranslate } from 'react-admin';
+import { PROSE_CELL } from '../../app/kit/ListBody';
 import { BulkDeleteWithConfirm, ListPage, textFilter } from '../../app/kit/ListPage';
 import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
@@ -23,6 +24,8 @@ export function RoleList() {
       canCreate={can('roles.create')}
       canDelete={can('roles.bulk_delete')}
       addRoute
+      // A role is told by its name, as every other list's records are; its number is one click away.
+      omit={['id']}
       bulkActions={
         <BulkDeleteWithConfirm
           flags={GENTLY}
@@ -32,7 +35,7 @@ export function RoleList() {
     >
       <LocaleNumberField code source="id" />
       <FunctionField source="name" render={(r: Role) => roleName(r, translate)} />
-      <TextField source="description" emptyText="—" />
+      <TextField source="description" emptyText="—" cellClassName={PROSE_CELL} />
       <FunctionField
         source="permissions"
         sortable={false}

@@ -1,28 +1,14 @@
 import { LOG_LEVELS, type LogLevel, type SystemLogEntry, type SystemLogs } from '@atrium/contract';
-import {
-  Alert,
-  Card,
-  CardContent,
-  Chip,
-  FormControlLabel,
-  MenuItem,
-  Stack,
-  Switch,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
-  TextField,
-  Typography,
-} from '@mui/material';
+import { Alert, Box, Card, CardContent, Chip, FormControlLabel, MenuItem, Stack, Switch, TextField, Typography } from '@mui/material';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { FunctionField, useDataProvider, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { errorText } from '../../app/errors';
-import { formatDateTime } from '../../app/format';
+import { PROSE_CELL } from '../../app/kit/ListBody';
+import { EmptyState } from '../../app/kit/ListPage';
+import { DateTimeField } from '../../app/kit/LocaleFields';
+import { RecordsList } from '../../app/kit/RecordsList';
 
 const L = (k: string) => `system_info.logs.${k}`;
 const LIVE_MS = 3000;
@@ -56,7 +42,6 @@ function useSettled(value: string, ms = 400): string {
 /** Recent logs (spec comms §7 "System: … logs"): this instance's last lines, by level and text, live or paused. */
 export function RecentLogs() {
   const translate = useTranslate();
-  const [locale] = useLocaleState();
   const dp = useDataProvider<AtriumDataProvider>();
   const [level, setLevel] = useState<LogLevel | ''>('');
   const [search, setSearch] = useState('');
@@ -72,7 +57,8 @@ export function RecentLogs() {
     refetchInterval: live ? LIVE_MS : false,
     placeholderData: keepPreviousData,
   });
-  const items = logs.data?.items ?? [];
+  // A line is named by its number since the instance started, which stays across refreshes.
+  const items = (logs.data?.items ?? []).map((e) => ({ ...e, id: e.seq }));
   return (
     <Card variant="outlined" sx={{ mt: 2 }}>
       <CardContent>
@@ -116,39 +102,41 @@ export function RecentLogs() {
           {translate(L('hint'), { held: logs.data?.held ?? 0, capacity: logs.data?.capacity ?? 0 })}
         </Typography>
         {logs.isError ? <Alert severity="error">{errorText(logs.error, translate)}</Alert> : null}
-        {/* A scrolling region is reached and scrolled by keyboard too (focusable, named). */}
-        <TableContainer sx={{ maxHeight: 520 }} tabIndex={0} role="region" aria-label={translate(L('title'))}>
-          <Table size="small" stickyHeader aria-label={translate(L('title'))}>
-            <TableHead>
-              <TableRow>
-                {['time', 'level', 'message', 'details'].map((c) => (
-                  <TableCell key={c}>{translate(L(c))}</TableCell>
-                ))}
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {items.length === 0 ? (
-                <TableRow>
-                  <TableCell colSpan={4}>{translate(L(logs.isPending ? 'loading' : 'empty'))}</TableCell>
-                </TableRow>
-              ) : (
-                items.map((e) => (
-                  <TableRow key={e.seq}>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{formatDateTime(e.time, locale)}</TableCell>
-                    <TableCell>
-                      <Chip size="small" color={COLOR[e.level]} label={translate(L(`levels.${e.level}`))} />
-                    </TableCell>
-                    <TableCell>{e.msg}</TableCell>
-                    <TableCell sx={{ fontFamily: 'monospace', fontSize: 12, wordBreak: 'break-all' }}>
-                      {e.request_id ? `request=${e.request_id} ` : ''}
-                      {formatFields(e.fields)}
-                    </TableCell>
-                  </TableRow>
-                ))
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
+        <RecordsList
+          records={logs.isPending ? undefined : items}
+          loading={logs.isPending}
+          resource="system-info/logs"
+          perPage={25}
+          label={translate(L('title'))}
+          empty={<EmptyState text={translate(L('empty'))} />}
+        >
+          <DateTimeField source="time" label={L('time')} sortable={false} />
+          <FunctionField
+            source="level"
+            label={L('level')}
+            sortable={false}
+            render={(e: SystemLogEntry) => <Chip size="small" color={COLOR[e.level]} label={translate(L(`levels.${e.level}`))} />}
+          />
+          <FunctionField
+            source="msg"
+            label={L('message')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(e: SystemLogEntry) => e.msg}
+          />
+          <FunctionField
+            source="fields"
+            label={L('details')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(e: SystemLogEntry) => (
+              <Box component="span" sx={{ fontFamily: 'monospace', fontSize: 12, overflowWrap: 'break-word' }}>
+                {e.request_id ? `request=${e.request_id} ` : ''}
+                {formatFields(e.fields)}
+              </Box>
+            )}
+          />
+        </RecordsList>
       </CardContent>
     </Card>
   );
