@@ -2,6 +2,7 @@ import { validateWithoutEval } from '@atrium/contract';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { i18nReady } from './app/locale';
+import { dropShell, SHELL_LAST_MS } from './app/shell';
 import { Root } from './Root';
 
 // The console runs under a CSP without 'unsafe-eval' (the server's CONSOLE_CSP).
@@ -17,3 +18,4 @@ void i18nReady.then(() =>
     </StrictMode>,
   ),
 );
+setTimeout(dropShell, SHELL_LAST_MS);
