@@ -141,7 +141,12 @@ describe('serving hygiene (issue 9)', () => {
 describe("the console's inline script", () => {
   /** The hashes a browser computes: of each inline script's text as served, byte for byte. */
   const hashesIn = (html: string) =>
-    [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(([, body]) => `'sha256-${createHash('sha256').update(body ?? '').digest('base64')}'`);
+    [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+      ([, body]) =>
+        `'sha256-${createHash('sha256')
+          .update(body ?? '')
+          .digest('base64')}'`,
+    );
   const scriptSrc = (csp: unknown) => /script-src ([^;]*)/.exec(String(csp))?.[1]?.split(' ');
   const page = (script: string) =>
     `<!doctype html><title>Atrium console</title><div id="shell"></div><script>${script}</script>\n<div id="root"></div><script type="module" src="/assets/app.js"></script>`;

@@ -5,7 +5,12 @@ import { readFileSync, statSync } from 'node:fs';
 export function inlineScriptHashes(html: string): string[] {
   return [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)]
     .filter(([, attributes]) => !/\bsrc\s*=/i.test(attributes ?? ''))
-    .map(([, , body]) => `'sha256-${createHash('sha256').update(body ?? '', 'utf8').digest('base64')}'`);
+    .map(
+      ([, , body]) =>
+        `'sha256-${createHash('sha256')
+          .update(body ?? '', 'utf8')
+          .digest('base64')}'`,
+    );
 }
 
 /**

@@ -12,7 +12,9 @@ const texts = [...html.matchAll(/<span class="(en|ru)" data-t="([\w.]+)">([^<]*)
   text,
 }));
 const lookup = (catalogue: unknown, key: string): unknown =>
-  key.split('.').reduce<unknown>((node, k) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined), catalogue);
+  key
+    .split('.')
+    .reduce<unknown>((node, k) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[k] : undefined), catalogue);
 
 describe("index.html's shell", () => {
   it('says what the sign-in page says, in English and in Russian', () => {
