@@ -5,9 +5,10 @@ import react from '@vitejs/plugin-react';
 import { defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
 
 /**
- * The sign-in page's chunks are fetched with the entry instead of after it: the page is lazy (the
- * console never needs it), so without this a phone waits for the entry, runs it, and only then asks
- * for the page, one round trip more before anything shows. The console uses most of them too.
+ * The console's start (src/boot.tsx, imported by the entry after the first paint) and the sign-in
+ * page's chunks are fetched with the entry instead of after it: both are loaded on demand (the
+ * console never needs the page), so without this a phone waits for the entry, runs it, and only then
+ * asks for them, one round trip more before the page shows. The console uses most of them too.
  */
 function preloadSignInPage(): Plugin {
   return {
@@ -19,8 +20,12 @@ function preloadSignInPage(): Plugin {
         const bundle = ctx.bundle;
         if (!bundle) return html;
         const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
-        const page = chunks.find((c) => c.facadeModuleId && /[\\/]src[\\/]pages[\\/]LoginPage\.tsx$/.test(c.facadeModuleId));
-        if (!page) throw new Error('the sign-in page chunk is missing: check preloadSignInPage');
+        const chunkOf = (file: RegExp) => {
+          const chunk = chunks.find((c) => c.facadeModuleId && file.test(c.facadeModuleId));
+          if (!chunk) throw new Error(`no chunk for ${file}: check preloadSignInPage`);
+          return chunk;
+        };
+        const roots = [chunkOf(/[\\/]src[\\/]boot\.tsx$/), chunkOf(/[\\/]src[\\/]pages[\\/]LoginPage\.tsx$/)];
         const files = new Set<string>();
         const walk = (fileName: string) => {
           if (files.has(fileName)) return;
@@ -28,7 +33,7 @@ function preloadSignInPage(): Plugin {
           const chunk = bundle[fileName];
           if (chunk?.type === 'chunk') for (const dep of chunk.imports) walk(dep);
         };
-        walk(page.fileName);
+        for (const root of roots) walk(root.fileName);
         const tags: HtmlTagDescriptor[] = [...files]
           .filter((f) => !html.includes(`/${f}"`))
           .map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${f}` }, injectTo: 'head' }));

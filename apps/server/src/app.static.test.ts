@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,5 +135,42 @@ describe('serving hygiene (issue 9)', () => {
     const plain = await app.inject({ method: 'GET', url: '/assets/pre-Abcdefgh12.js', headers: { 'accept-encoding': 'identity' } });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body).toBe(source);
+  });
+});
+
+describe("the console's inline script", () => {
+  /** The hashes a browser computes: of each inline script's text as served, byte for byte. */
+  const hashesIn = (html: string) =>
+    [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+      ([, body]) =>
+        `'sha256-${createHash('sha256')
+          .update(body ?? '')
+          .digest('base64')}'`,
+    );
+  const scriptSrc = (csp: unknown) => /script-src ([^;]*)/.exec(String(csp))?.[1]?.split(' ');
+  const page = (script: string) =>
+    `<!doctype html><title>Atrium console</title><div id="shell"></div><script>${script}</script>\n<div id="root"></div><script type="module" src="/assets/app.js"></script>`;
+
+  it('is allowed by its hash on every page the console serves, and nothing else inline is', async () => {
+    writeFileSync(path.join(web, 'index.html'), page("\n  document.getElementById('shell').className = 'ru';\n"));
+    for (const url of ['/', '/login', '/users/3']) {
+      const res = await app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+      const hashes = hashesIn(res.body);
+      expect(hashes, url).toHaveLength(1);
+      expect(scriptSrc(res.headers['content-security-policy']), url).toEqual(["'self'", ...hashes]);
+      expect(String(res.headers['content-security-policy']), url).not.toContain("'unsafe-inline' 'sha256");
+    }
+  });
+
+  it('follows a rebuilt index.html without a restart', async () => {
+    const file = path.join(web, 'index.html');
+    writeFileSync(file, page('window.shellVersion = 1;'));
+    utimesSync(file, new Date(), new Date(Date.now() - 60_000));
+    const before = await app.inject({ method: 'GET', url: '/login' });
+    writeFileSync(file, page('window.shellVersion = 2;'));
+    utimesSync(file, new Date(), new Date());
+    const after = await app.inject({ method: 'GET', url: '/login' });
+    expect(hashesIn(after.body)).not.toEqual(hashesIn(before.body));
+    expect(scriptSrc(after.headers['content-security-policy'])).toEqual(["'self'", ...hashesIn(after.body)]);
   });
 });

@@ -37,6 +37,7 @@ import type { Database } from './core/db/client.js';
 import { deviceBrokerUrls } from './core/device-broker.js';
 import { AppError, errorBody, prohibited, registerErrorHandler } from './core/errors.js';
 import { FileStore } from './core/files.js';
+import { fileScriptHashes } from './core/inline-scripts.js';
 import { findForbiddenJson, parseJsonBody } from './core/json-body.js';
 import { type LicenseDeclaration, LicenseGuard } from './core/license-guard.js';
 import { REDACT_PATHS, REDACTED, serializeError } from './core/log-redact.js';
@@ -690,10 +691,16 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
     transformObject: (doc) => polishDocument(jsonSchemaTransformObject(doc) as never),
   });
   // Security headers on every answer: the console, the API, uploaded files and the API docs (CONSOLE_CSP
-  // below). Helmet builds them once per SIP WebSocket port, the one part that changes, not per request.
-  let security: { port: number | null; headers: Record<string, string> } | undefined;
-  app.addHook('onRequest', (_req, reply, done) => {
-    if (security?.port !== sipWs.port) security = { port: sipWs.port, headers: securityHeaders(sipWs.port) };
+  // below). Helmet builds them again only when a part that changes does: the SIP WebSocket port, or the
+  // console's index.html (its inline script is allowed by hash), not per request.
+  const consoleScripts = fileScriptHashes(path.join(config.webDist, 'index.html'));
+  let security: { port: number | null; scripts: string[]; headers: Record<string, string> } | undefined;
+  app.addHook('onRequest', (req, reply, done) => {
+    // Only a page can run an inline script: the API and the hashed assets keep the last headers.
+    const page = !req.url.startsWith('/api/') && !req.url.startsWith('/assets/');
+    const scripts = page || !security ? consoleScripts() : security.scripts;
+    if (security?.port !== sipWs.port || security.scripts !== scripts)
+      security = { port: sipWs.port, scripts, headers: securityHeaders(sipWs.port, scripts) };
     reply.headers(security.headers);
     done();
   });
@@ -876,8 +883,10 @@ export async function buildApp({ config, database, serveWeb }: BuildOptions): Pr
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The Content-Security-Policy of everything Atrium serves. Scripts only from Atrium itself (the
- * console has no inline script); styles may be inline, as MUI's emotion writes them at run time;
+ * The Content-Security-Policy of everything Atrium serves. Scripts only from Atrium itself, and the
+ * console's one inline script (index.html's first paint) by its hash; styles may be inline, as MUI's
+ * emotion writes them at run time (a hash in style-src would turn that off, so index.html's inline
+ * style needs none);
  * images also from data: and blob: (avatars being cropped, QR codes); connections to Atrium itself,
  * WebSockets included; no frame may embed Atrium, no plugin runs, forms post only to Atrium.
  */
@@ -897,7 +906,7 @@ const CONSOLE_CSP = {
 };
 
 /** The headers helmet sets, with the web dialer's SIP WebSocket (spec comms §7: 8443) allowed once the SIP server listens. */
-function securityHeaders(sipWsPort: number | null): Record<string, string> {
+function securityHeaders(sipWsPort: number | null, inlineScripts: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   const res = {
     setHeader: (name: string, value: unknown) => {
@@ -910,7 +919,11 @@ function securityHeaders(sipWsPort: number | null): Record<string, string> {
   helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: { ...CONSOLE_CSP, connectSrc: ["'self'", sipWsPort ? `ws://*:${sipWsPort} wss://*:${sipWsPort}` : "'self'"] },
+      directives: {
+        ...CONSOLE_CSP,
+        scriptSrc: [...CONSOLE_CSP.scriptSrc, ...inlineScripts],
+        connectSrc: ["'self'", sipWsPort ? `ws://*:${sipWsPort} wss://*:${sipWsPort}` : "'self'"],
+      },
     },
     // The console opens no cross-origin windows and embeds nothing cross-origin; these defaults would only break downloads.
     crossOriginEmbedderPolicy: false,

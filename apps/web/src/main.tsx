@@ -1,19 +1,9 @@
-import { validateWithoutEval } from '@atrium/contract';
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
-import { i18nReady } from './app/locale';
-import { Root } from './Root';
-
-// The console runs under a CSP without 'unsafe-eval' (the server's CONSOLE_CSP).
-validateWithoutEval();
-
-const container = document.getElementById('root');
-if (!container) throw new Error('no #root element');
-// English is at hand; another language is rendered once its texts have arrived.
-void i18nReady.then(() =>
-  createRoot(container).render(
-    <StrictMode>
-      <Root />
-    </StrictMode>,
-  ),
-);
+/**
+ * The console starts after the first paint of index.html's shell. A module script runs as soon as
+ * the document is parsed, which can be before the browser's first frame: the console's scripts
+ * (a second or more of a phone's CPU) would then hold the shell back until they are done. A page
+ * in the background paints no frame, so it starts at once.
+ */
+const start = () => void import('./boot');
+if (document.visibilityState === 'visible') requestAnimationFrame(() => setTimeout(start, 0));
+else start();

@@ -3,6 +3,7 @@ import { Alert, Box, Button } from '@mui/material';
 import type { ReactNode } from 'react';
 import { Layout, Notification, useTranslate } from 'react-admin';
 import { SessionProvider } from '../app/SessionContext';
+import { useDropShell } from '../app/shell';
 import { Dialer } from '../dialer/Dialer';
 import { AppBar } from './AppBar';
 import { FloatingButtons, FloatingButtonsProvider, useFloatingButtonsRoom } from './FloatingButtons';
@@ -58,6 +59,8 @@ function RoomyLayout({ children }: { children: ReactNode }) {
 
 /** The signed-in frame: session data, realtime, menu, toolbar, popups and floating buttons. */
 export function AppLayout({ children }: { children: ReactNode }) {
+  // The console's frame (its loading state first) replaces index.html's shell.
+  useDropShell();
   return (
     <SessionProvider loading={<PageLoader />} failed={(retry) => <ProfileFailed retry={retry} />}>
       <FloatingButtonsProvider>

@@ -2,9 +2,11 @@ import { Alert, AlertTitle, Box, Button } from '@mui/material';
 import { useTranslate } from 'ra-core';
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { isChunkLoadError } from '../app/lazy';
+import { useDropShell } from '../app/shell';
 
 function LoadError({ chunk }: { chunk: boolean }) {
   const translate = useTranslate();
+  useDropShell();
   return (
     <Box sx={{ p: 4, maxWidth: 640, mx: 'auto' }}>
       <Alert

@@ -112,7 +112,8 @@ export function LoginPage() {
             {translate('auth.sign_in')}
           </Button>
           <SsoButtons search={location.search} />
-          <Stack direction="row" sx={{ justifyContent: 'space-between', flexWrap: 'wrap', gap: 1 }}>
+          {/* Its line is kept while the server's settings say which links to show: the card does not grow under the pointer. */}
+          <Stack direction="row" sx={{ justifyContent: 'space-between', flexWrap: 'wrap', gap: 1, minHeight: '1.5rem' }}>
             {settings?.can_user_recovery_password ? (
               <PageLink to="/password/recovery">{translate('auth.forgot_password')}</PageLink>
             ) : (

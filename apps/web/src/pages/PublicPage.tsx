@@ -3,6 +3,7 @@ import { useTranslate } from 'ra-core';
 import { type ReactNode, useEffect } from 'react';
 import { Link as RouterLink } from 'react-router-dom';
 import { setAppLocale, useAppLocale } from '../app/locale';
+import { useDropShell } from '../app/shell';
 import { LanguageSwitch } from '../layout/LanguageSwitch';
 import { usePublicSettings } from './usePublicSettings';
 
@@ -12,6 +13,7 @@ export function PublicPage({ title, children, footer, wide }: { title: string; c
   const locale = useAppLocale();
   // The management company's name and logo (project settings, white-label tab) when it has them.
   const brand = usePublicSettings()?.white_label;
+  useDropShell();
   useEffect(() => {
     document.title = `${title} · ${translate('app.name')}`;
   }, [title, translate]);

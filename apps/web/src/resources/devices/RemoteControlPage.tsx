@@ -30,6 +30,7 @@ import { formatTime, useFormat } from '../../app/format';
 import { http } from '../../app/http';
 import { RealtimeClient, realtimeUrl } from '../../app/realtime';
 import { sessionStore } from '../../app/session';
+import { useDropShell } from '../../app/shell';
 
 interface Session {
   session: string;
@@ -58,6 +59,8 @@ function refusal(device: Device): 'not_mqtt' | 'offline' | null {
  */
 export function RemoteControlPage() {
   const translate = useTranslate();
+  // Outside the console's layout, so it replaces index.html's shell itself.
+  useDropShell();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const id = Number(params.get('id'));
