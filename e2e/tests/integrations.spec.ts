@@ -178,8 +178,10 @@ test("a group's integrations on its page, and a device picks an available integr
     await page.goto(`/groups/${building.id}`);
     await main.getByRole('tab', { name: 'Integrations' }).click();
     const section = main.getByTestId('integrations-section');
-    await expect(section.getByTestId(`section-integration-${towerVideo.id}`)).toContainText(`Tower cams ${stamp}`.slice(0, 31));
-    await expect(section.getByTestId(`section-integration-${towerVideo.id}`)).toContainText('Available');
+    // The section's list is the console's list kit: the integration's row is the one holding its name's cell.
+    const towerRow = section.getByRole('row').filter({ has: page.getByTestId(`section-integration-${towerVideo.id}`) });
+    await expect(towerRow).toContainText(`Tower cams ${stamp}`.slice(0, 31));
+    await expect(towerRow).toContainText('Available');
     await expect(section).not.toContainText('Annex cams');
     await snapshot(page, 'integrations-group-section');
     await section.getByRole('link', { name: 'New integration' }).click();
@@ -194,7 +196,7 @@ test("a group's integrations on its page, and a device picks an available integr
     await dialog.getByRole('button', { name: 'Close' }).click();
     await expect(page).toHaveURL(new RegExp(`/groups/${building.id}$`));
     await main.getByRole('tab', { name: 'Integrations' }).click();
-    await section.getByTestId(`section-integration-${towerVideo.id}`).getByRole('link', { name: 'Edit' }).click();
+    await towerRow.getByRole('link', { name: 'Edit' }).click();
     await expect(page).toHaveURL(new RegExp(`/integration/${towerVideo.id}/edit$`));
     await expect(dialog.getByTestId('integration-cameras')).toContainText('1. Entrance');
     await dialog.getByRole('button', { name: 'Close' }).click();

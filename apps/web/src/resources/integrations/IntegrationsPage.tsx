@@ -30,11 +30,6 @@ import {
   ListItemText,
   MenuItem,
   Stack,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableRow,
   TextField,
   Typography,
 } from '@mui/material';
@@ -43,7 +38,7 @@ import { useState } from 'react';
 import { Confirm, FunctionField, useDataProvider, useTranslate } from 'react-admin';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
-import { ACTIONS_CELL } from '../../app/kit/ListBody';
+import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
@@ -674,47 +669,58 @@ export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
           {translate(L('new'))}
         </Button>
       </Stack>
-      {list.isLoading ? (
-        <CircularProgress size={20} />
-      ) : list.error ? (
+      {list.error ? (
         <Alert severity="warning">{translate('errors.http.action prohibited')}</Alert>
-      ) : (list.data ?? []).length === 0 ? (
-        <Typography variant="body2" color="text.secondary">
-          {translate(L('empty'))}
-        </Typography>
       ) : (
-        <Table size="small">
-          <TableHead>
-            <TableRow>
-              {['name', 'url', 'status', 'macro_rules'].map((f) => (
-                <TableCell key={f}>{translate(L(`fields.${f}`))}</TableCell>
-              ))}
-              <TableCell />
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {(list.data ?? []).map((i) => (
-              <TableRow key={i.id} data-testid={`section-integration-${i.id}`}>
-                <TableCell>
-                  {i.name}
-                  {scope !== 'project' && i.domain_id !== scope ? (
-                    <Chip size="small" variant="outlined" sx={{ ml: 1 }} label={translate(L('section.shared'))} />
-                  ) : null}
-                </TableCell>
-                <TableCell sx={{ overflowWrap: 'anywhere' }}>{i.axxon_one_settings.url}</TableCell>
-                <TableCell>
-                  <StatusChip id={i.id} />
-                </TableCell>
-                <TableCell>{translate(L('rules.count'), { smart_count: i.macro_rules.length })}</TableCell>
-                <TableCell align="right">
-                  <Button component={RouterLink} to={`/integration/${i.id}/edit`} state={back} size="small">
-                    {translate(L('actions.edit'))}
-                  </Button>
-                </TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
+        <RecordsList
+          records={list.data}
+          loading={list.isLoading}
+          resource="integrations"
+          label={translate(L(scope === 'project' ? 'section.project' : 'section.group'))}
+          empty={<EmptyState text={translate(L('empty'))} />}
+        >
+          <FunctionField
+            source="name"
+            label={L('fields.name')}
+            render={(i: Integration) => (
+              <span data-testid={`section-integration-${i.id}`}>
+                {i.name}
+                {scope !== 'project' && i.domain_id !== scope ? (
+                  <Chip size="small" variant="outlined" sx={{ ml: 1 }} label={translate(L('section.shared'))} />
+                ) : null}
+              </span>
+            )}
+          />
+          <FunctionField
+            source="url"
+            label={L('fields.url')}
+            sortable={false}
+            cellClassName={PROSE_CELL}
+            render={(i: Integration) => i.axxon_one_settings.url}
+          />
+          <FunctionField
+            source="status"
+            label={L('fields.status')}
+            sortable={false}
+            render={(i: Integration) => <StatusChip id={i.id} />}
+          />
+          <FunctionField
+            source="macro_rules"
+            label={L('fields.macro_rules')}
+            sortable={false}
+            render={(i: Integration) => translate(L('rules.count'), { smart_count: i.macro_rules.length })}
+          />
+          <FunctionField
+            label="form.actions"
+            sortable={false}
+            cellClassName={ACTIONS_CELL}
+            render={(i: Integration) => (
+              <Button component={RouterLink} to={`/integration/${i.id}/edit`} state={back} size="small">
+                {translate(L('actions.edit'))}
+              </Button>
+            )}
+          />
+        </RecordsList>
       )}
     </Box>
   );

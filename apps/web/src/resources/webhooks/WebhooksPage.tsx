@@ -13,7 +13,6 @@ import {
   Button,
   Checkbox,
   Chip,
-  CircularProgress,
   Collapse,
   Dialog,
   DialogActions,
@@ -24,18 +23,12 @@ import {
   FormHelperText,
   Stack,
   Switch,
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableRow,
   TextField,
   Typography,
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Fragment, useState } from 'react';
-import { Confirm, FunctionField, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
+import { useState } from 'react';
+import { Confirm, FunctionField, NumberField, useDataProvider, useLocaleState, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime } from '../../app/format';
 import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
@@ -211,98 +204,91 @@ export function DeliveryLog({ webhook, onClose }: { webhook: Webhook | null; onC
     onError: (e) => alert.error(e),
   });
   const when = (iso: string | null) => (iso ? formatDateTime(iso, locale) : '—');
-  const rows = list.data?.data ?? [];
+  const shown = list.data?.data.find((d) => d.id === opened) ?? null;
   return (
     <Dialog open={webhook !== null} onClose={onClose} maxWidth="lg" fullWidth>
       <DialogTitle>{translate(L('log.title'), { name: webhook?.name ?? '' })}</DialogTitle>
       <DialogContent>
-        <TableContainer>
-          <Table size="small">
-            <TableHead>
-              <TableRow>
-                <TableCell>{translate(L('log.time'))}</TableCell>
-                <TableCell>{translate(L('log.event'))}</TableCell>
-                <TableCell>{translate(L('log.status'))}</TableCell>
-                <TableCell>{translate(L('log.attempts'))}</TableCell>
-                <TableCell>{translate(L('log.response'))}</TableCell>
-                <TableCell />
-              </TableRow>
-            </TableHead>
-            <TableBody>
-              {list.isLoading ? (
-                <TableRow>
-                  <TableCell colSpan={6}>
-                    <CircularProgress size={20} />
-                  </TableCell>
-                </TableRow>
-              ) : rows.length === 0 ? (
-                <TableRow>
-                  <TableCell colSpan={6}>{translate(L('log.empty'))}</TableCell>
-                </TableRow>
-              ) : (
-                rows.map((d) => (
-                  <Fragment key={d.id}>
-                    <TableRow
-                      hover
-                      sx={{ cursor: 'pointer' }}
-                      onClick={() => setOpened(opened === d.id ? null : d.id)}
-                      data-testid={`delivery-${d.id}`}
-                    >
-                      <TableCell>{when(d.created_at)}</TableCell>
-                      <TableCell>{translate(L(`events.${d.event_type}`), { _: d.event_type })}</TableCell>
-                      <TableCell>
-                        <StatusChip status={d.status} />
-                        {d.status === 'pending' && d.attempts > 0 ? (
-                          <Typography variant="caption" sx={{ display: 'block' }}>
-                            {translate(L('log.next'), { time: when(d.next_attempt_at) })}
-                          </Typography>
-                        ) : null}
-                      </TableCell>
-                      <TableCell>{d.attempts}</TableCell>
-                      <TableCell>{d.response_status ?? d.error ?? '—'}</TableCell>
-                      <TableCell align="right">
-                        <Button
-                          size="small"
-                          disabled={d.status === 'delivering' || redeliver.isPending}
-                          onClick={(e) => {
-                            e.stopPropagation();
-                            redeliver.mutate(d);
-                          }}
-                        >
-                          {translate(L('actions.redeliver'))}
-                        </Button>
-                      </TableCell>
-                    </TableRow>
-                    <TableRow>
-                      <TableCell colSpan={6} sx={{ py: 0, borderBottom: opened === d.id ? undefined : 'none' }}>
-                        <Collapse in={opened === d.id} unmountOnExit>
-                          <Box sx={{ py: 1 }}>
-                            {(detail.data?.data.attempt_log ?? []).map((a) => (
-                              <Typography key={a.attempt} variant="body2" sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere' }}>
-                                {translate(L('log.attempt'), { n: a.attempt })} · {when(a.at)} · {a.response_status ?? a.error} ·{' '}
-                                {a.duration_ms} ms
-                                {a.response_body ? ` · ${a.response_body.slice(0, 200)}` : ''}
-                              </Typography>
-                            ))}
-                            <Typography variant="subtitle2" sx={{ mt: 1 }}>
-                              {translate(L('log.payload'))}
-                            </Typography>
-                            <Box
-                              component="pre"
-                              sx={{ m: 0, p: 1, bgcolor: 'action.hover', borderRadius: 1, fontSize: 12, overflow: 'auto', maxHeight: 240 }}
-                            >
-                              {detail.data ? JSON.stringify(detail.data.data.payload, null, 2) : ''}
-                            </Box>
-                          </Box>
-                        </Collapse>
-                      </TableCell>
-                    </TableRow>
-                  </Fragment>
-                ))
-              )}
-            </TableBody>
-          </Table>
-        </TableContainer>
+        <RecordsList
+          records={list.data?.data}
+          loading={list.isLoading}
+          resource="webhook-deliveries"
+          label={translate(L('log.title'), { name: webhook?.name ?? '' })}
+          empty={<EmptyState text={translate(L('log.empty'))} />}
+          // A click shows (or hides) the delivery's attempts and payload under the list.
+          rowClick={(id) => {
+            setOpened(opened === Number(id) ? null : Number(id));
+            return false;
+          }}
+        >
+          <FunctionField source="created_at" label={L('log.time')} sortable={false} render={(d: WebhookDelivery) => when(d.created_at)} />
+          <FunctionField
+            source="event_type"
+            label={L('log.event')}
+            sortable={false}
+            render={(d: WebhookDelivery) => translate(L(`events.${d.event_type}`), { _: d.event_type })}
+          />
+          <FunctionField
+            source="status"
+            label={L('log.status')}
+            sortable={false}
+            render={(d: WebhookDelivery) => (
+              <>
+                <StatusChip status={d.status} />
+                {d.status === 'pending' && d.attempts > 0 ? (
+                  <Typography variant="caption" sx={{ display: 'block' }}>
+                    {translate(L('log.next'), { time: when(d.next_attempt_at) })}
+                  </Typography>
+                ) : null}
+              </>
+            )}
+          />
+          <NumberField source="attempts" label={L('log.attempts')} sortable={false} />
+          <FunctionField
+            source="response_status"
+            label={L('log.response')}
+            sortable={false}
+            render={(d: WebhookDelivery) => d.response_status ?? d.error ?? '—'}
+          />
+          <FunctionField
+            label="form.actions"
+            sortable={false}
+            cellClassName={ACTIONS_CELL}
+            render={(d: WebhookDelivery) => (
+              <Button
+                size="small"
+                disabled={d.status === 'delivering' || redeliver.isPending}
+                onClick={(e) => {
+                  e.stopPropagation();
+                  redeliver.mutate(d);
+                }}
+              >
+                {translate(L('actions.redeliver'))}
+              </Button>
+            )}
+          />
+        </RecordsList>
+        <Collapse in={shown !== null} unmountOnExit>
+          {shown ? (
+            <Box sx={{ py: 1 }} role="region" aria-label={when(shown.created_at)}>
+              {(detail.data?.data.attempt_log ?? []).map((a) => (
+                <Typography key={a.attempt} variant="body2" sx={{ fontFamily: 'monospace', overflowWrap: 'anywhere' }}>
+                  {translate(L('log.attempt'), { n: a.attempt })} · {when(a.at)} · {a.response_status ?? a.error} · {a.duration_ms} ms
+                  {a.response_body ? ` · ${a.response_body.slice(0, 200)}` : ''}
+                </Typography>
+              ))}
+              <Typography variant="subtitle2" sx={{ mt: 1 }}>
+                {translate(L('log.payload'))}
+              </Typography>
+              <Box
+                component="pre"
+                sx={{ m: 0, p: 1, bgcolor: 'action.hover', borderRadius: 1, fontSize: 12, overflow: 'auto', maxHeight: 240 }}
+              >
+                {detail.data ? JSON.stringify(detail.data.data.payload, null, 2) : ''}
+              </Box>
+            </Box>
+          ) : null}
+        </Collapse>
       </DialogContent>
       <DialogActions>
         <Button onClick={() => void list.refetch()}>{translate(L('actions.refresh'))}</Button>
