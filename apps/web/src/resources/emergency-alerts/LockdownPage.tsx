@@ -13,7 +13,7 @@ import { NotAllowed } from '../../app/kit/RecordPage';
 import { RecordsList } from '../../app/kit/RecordsList';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
-import { TaskChip } from './PlaybackPanel';
+import { TaskStateField } from './PlaybackPanel';
 import { EMERGENCY_API, lockdownInMotion } from './shared';
 
 const KEY = ['emergency', 'lockdowns'];
@@ -148,30 +148,8 @@ function LockdownCard({ lockdown, mayAct, onChanged }: { lockdown: Lockdown; may
                 </>
               )}
             />
-            <FunctionField
-              source="lock"
-              label="emergency.lockdown.locked"
-              sortable={false}
-              render={(d: LockdownDevice) =>
-                d.lock ? (
-                  <TaskChip state={d.lock.state} error={d.lock.error} label={translate(`emergency.lockdown.states.${d.lock.state}`)} />
-                ) : null
-              }
-            />
-            <FunctionField
-              source="release"
-              label="emergency.lockdown.released"
-              sortable={false}
-              render={(d: LockdownDevice) =>
-                d.release ? (
-                  <TaskChip
-                    state={d.release.state}
-                    error={d.release.error}
-                    label={translate(`emergency.lockdown.states.${d.release.state}`)}
-                  />
-                ) : null
-              }
-            />
+            <TaskStateField source="lock" label="emergency.lockdown.locked" sortable={false} states="emergency.lockdown.states" />
+            <TaskStateField source="release" label="emergency.lockdown.released" sortable={false} states="emergency.lockdown.states" />
           </RecordsList>
         ) : null}
       </CardContent>

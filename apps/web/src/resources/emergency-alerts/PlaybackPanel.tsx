@@ -4,7 +4,7 @@ import StopIcon from '@mui/icons-material/Stop';
 import { Box, Button, Card, CardContent, Chip, Stack, Typography } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { Confirm, FunctionField, useDataProvider, useRefresh, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useRecordContext, useRefresh, useTranslate } from 'react-admin';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { formatDateTime, useFormat } from '../../app/format';
 import { RecordsList } from '../../app/kit/RecordsList';
@@ -39,6 +39,14 @@ export function TaskChip({ state, error, label }: { state: DeviceTaskState; erro
       title={error ?? undefined}
     />
   );
+}
+
+/** A device's task on a kit list: its chip worded from `states` (a catalogue prefix), nothing before it exists. */
+export function TaskStateField({ source, states }: { source: string; label: string; sortable?: boolean; states: string }) {
+  const translate = useTranslate();
+  const record = useRecordContext<Record<string, { state: DeviceTaskState; error?: string | null } | null>>();
+  const task = record?.[source];
+  return task ? <TaskChip state={task.state} error={task.error} label={translate(`${states}.${task.state}`)} /> : null;
 }
 
 /**
@@ -153,16 +161,7 @@ export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
                   </Box>
                 )}
               />
-              <FunctionField
-                source="play"
-                label="emergency.playback.sound"
-                sortable={false}
-                render={(d: PlaybackDevice) =>
-                  d.play ? (
-                    <TaskChip state={d.play.state} error={d.play.error} label={translate(`emergency.playback.states.${d.play.state}`)} />
-                  ) : null
-                }
-              />
+              <TaskStateField source="play" label="emergency.playback.sound" sortable={false} states="emergency.playback.states" />
               <FunctionField
                 source="locks"
                 label="emergency.playback.doors"
@@ -180,16 +179,7 @@ export function PlaybackPanel({ alert }: { alert: EmergencyAlert }) {
                   </Stack>
                 )}
               />
-              <FunctionField
-                source="stop"
-                label="emergency.playback.stop_state"
-                sortable={false}
-                render={(d: PlaybackDevice) =>
-                  d.stop ? (
-                    <TaskChip state={d.stop.state} error={d.stop.error} label={translate(`devices.tasks.states.${d.stop.state}`)} />
-                  ) : null
-                }
-              />
+              <TaskStateField source="stop" label="emergency.playback.stop_state" sortable={false} states="devices.tasks.states" />
             </RecordsList>
           </>
         )}

@@ -35,7 +35,7 @@ import {
 } from '@mui/material';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Confirm, FunctionField, useDataProvider, useTranslate } from 'react-admin';
+import { Confirm, FunctionField, useDataProvider, useRecordContext, useTranslate } from 'react-admin';
 import { Link as RouterLink, useLocation, useNavigate, useParams, useSearchParams } from 'react-router-dom';
 import type { AtriumDataProvider } from '../../app/dataProvider';
 import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
@@ -632,6 +632,19 @@ export function IntegrationRoute() {
   );
 }
 
+/** An integration's state on a kit list (the section's and the page's); label and source read by the list's header. */
+function StatusField(_: { source: string; label: string; sortable?: boolean }) {
+  const i = useRecordContext<Integration>();
+  return i ? <StatusChip id={i.id} /> : null;
+}
+
+/** How many macro rules an integration has, on a kit list. */
+function MacroRulesField(_: { source: string; label: string; sortable?: boolean }) {
+  const translate = useTranslate();
+  const i = useRecordContext<Integration>();
+  return i ? translate(L('rules.count'), { smart_count: i.macro_rules.length }) : null;
+}
+
 /** Where the form came from (a group's page, the project settings), to go back there when it closes. */
 interface BackState {
   back?: string;
@@ -698,18 +711,8 @@ export function IntegrationsSection({ scope }: { scope: number | 'project' }) {
             cellClassName={PROSE_CELL}
             render={(i: Integration) => i.axxon_one_settings.url}
           />
-          <FunctionField
-            source="status"
-            label={L('fields.status')}
-            sortable={false}
-            render={(i: Integration) => <StatusChip id={i.id} />}
-          />
-          <FunctionField
-            source="macro_rules"
-            label={L('fields.macro_rules')}
-            sortable={false}
-            render={(i: Integration) => translate(L('rules.count'), { smart_count: i.macro_rules.length })}
-          />
+          <StatusField source="status" label={L('fields.status')} sortable={false} />
+          <MacroRulesField source="macro_rules" label={L('fields.macro_rules')} sortable={false} />
           <FunctionField
             label="form.actions"
             sortable={false}
@@ -828,18 +831,8 @@ export function IntegrationsPage({ open, presetDomainId }: { open?: 'new' | numb
             sortable={false}
             render={(i: Integration) => translate(L(i.axxon_one_settings.has_certificate ? 'tls' : 'plain'))}
           />
-          <FunctionField
-            source="status"
-            label={L('fields.status')}
-            sortable={false}
-            render={(i: Integration) => <StatusChip id={i.id} />}
-          />
-          <FunctionField
-            source="macro_rules"
-            label={L('fields.macro_rules')}
-            sortable={false}
-            render={(i: Integration) => translate(L('rules.count'), { smart_count: i.macro_rules.length })}
-          />
+          <StatusField source="status" label={L('fields.status')} sortable={false} />
+          <MacroRulesField source="macro_rules" label={L('fields.macro_rules')} sortable={false} />
           <FunctionField
             label="form.actions"
             sortable={false}
