@@ -117,7 +117,7 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
     rootDomain = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107', '7108', '7109', '7110']) {
+    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107', '7108', '7109', '7110', '7111', '7112', '7113']) {
       const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: rootDomain });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
@@ -369,6 +369,43 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     const list = await viaB('GET', '/calls/management/list');
     expect((list.data as unknown as { id: string }[]).some((c) => c.id === id)).toBe(false);
     expect(kamailio.output()).not.toMatch(/terminating non-confirmed dialogs/);
+  });
+
+  it("the console's stop of a call still ringing: CANCEL to the phone, 487 to the caller, no next stage rung, the record ended", async () => {
+    const { api: viaB } = await rig.signIn(b.base);
+    const adminId = Number(rig.psql(`SELECT id FROM users WHERE login = '${rig.admin.login}'`));
+    const owned = await viaB('PATCH', `/sip-numbers/${numberIds.get('7111')}`, { user_id: adminId });
+    expect(owned.status, JSON.stringify(owned.data)).toBe(200);
+    // A failure of 7112 would ring 7113: a stopped call must not.
+    const rules = { redirect_if_error: { numbers: ['7113'] } };
+    const forward = await viaB('PATCH', `/sip-numbers/${numberIds.get('7112')}`, { forward_mode: 'manual', forward_rules: rules });
+    expect(forward.status, JSON.stringify(forward.data)).toBe(200);
+    const caller = await phone('7111');
+    const callee = await phone('7112', 'manual');
+    const next = await phone('7113', 'manual');
+    caller.command(`/dial sip:7112@127.0.0.1:${sipPort}`);
+    await callee.waitFor(/Incoming call/i, 15_000);
+    let id = '';
+    await waitFor(
+      async () => {
+        const list = await viaB('GET', '/calls/management/list');
+        const call = (list.data as unknown as { id: string; callee: string }[]).find((c) => c.callee === '7112');
+        id = call?.id ?? '';
+        return id !== '';
+      },
+      () => 'the ringing call in the console',
+      10_000,
+    );
+    const stop = await viaB('POST', `/calls/management/${id}/stop`);
+    expect(stop.status, JSON.stringify(stop.data)).toBe(200);
+    // The caller hears 487 from the edge; the ringing phone's call closes (its CANCEL came).
+    await caller.waitFor(/487 Request Terminated/i, 10_000);
+    await callee.waitFor(/session closed|terminated|cancel/i, 10_000);
+    expect(rig.psql(`SELECT status FROM call_records WHERE id = '${id}'`)).toBe('destroyed');
+    expect(await historyOf('7111', '7112')).toEqual({ status: 'cancel', answered_by: '' });
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(next.output()).not.toMatch(/Incoming call/i);
+    expect(caller.output()).not.toMatch(/Call established/);
   });
 
   it('reported every event in a form Atrium accepted', () => {

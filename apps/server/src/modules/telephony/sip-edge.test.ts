@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMessage } from '../../sip/message.js';
-import { edgeByes } from './sip-edge.js';
+import { edgeByes, ringingCseq } from './sip-edge.js';
 
 // The console's stop call at the Kamailio edge: the BYEs Atrium writes from Kamailio's dialog
 // (dlg.dlg_list), each as the other phone would send it, routed through Kamailio itself.
@@ -41,5 +41,15 @@ describe('edgeByes', () => {
     expect(edgeByes({ ...dialog, state: 2 })).toBeNull();
     expect(edgeByes({ ...dialog, caller: { ...dialog.caller, socket: 'nowhere' }, callee: { ...dialog.callee, socket: '' } })).toBeNull();
     expect(edgeByes({ 'call-id': 'x' })).toBeNull();
+  });
+});
+
+describe('ringingCseq', () => {
+  it("names the INVITE's CSeq of a dialog not answered yet, and nothing for any other", () => {
+    expect(ringingCseq({ state: 1, caller: { cseq: '7' } })).toBe(7);
+    expect(ringingCseq({ state: 2, caller: { cseq: 12, tag: 'a' }, callee: {} })).toBe(12);
+    expect(ringingCseq({ state: 4, caller: { cseq: 12 } })).toBeNull();
+    expect(ringingCseq({ state: 2 })).toBeNull();
+    expect(ringingCseq(null)).toBeNull();
   });
 });

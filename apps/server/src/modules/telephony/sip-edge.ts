@@ -93,25 +93,31 @@ export class SipEdge {
    * then. Kamailio's own `dlg.end_dlg` is not used: it sends the second BYE only while the dialog is
    * still confirmed, and the first leg's 200, handled in another process in between, made it refuse
    * (docs/decisions.md); `tm.t_uac_start` cannot be used either, as it adds a From tag of its own.
-   * The end is recorded here at once, as the embedded server records its own BYE; Kamailio's report
-   * of the dialog's end finds it recorded. False when no Kamailio holds an answered dialog of the
-   * call (a ringing call ends in its record only).
+   * A call still ringing is cancelled as the embedded proxy cancels it: Kamailio's `tm.cancel` sends
+   * CANCEL to every branch, the caller gets their 487, and the call is marked first (the
+   * `atrium_stop` table) so that its failure route ends it instead of ringing the next stage.
+   * The end is recorded here at once, as the embedded server records its own BYE or CANCEL;
+   * Kamailio's report of the end finds it recorded. False when no Kamailio holds the call.
    */
   async endCall(callId: string): Promise<boolean> {
-    let ended = false;
+    let ended: 200 | 487 | null = null;
     for (const url of this.rpc) {
       const found = await jsonRpc(url, 'dlg.dlg_list', [callId]).catch(() => null);
       const dialogs = (Array.isArray(found) ? found : found ? [found] : []) as unknown[];
       for (const d of dialogs) {
         const byes = edgeByes(d);
-        if (!byes) continue;
-        const sent = await Promise.all(byes.message.map((m) => sendBye(url, byes.nextHop, m)));
-        ended ||= sent.some(Boolean);
+        if (byes) {
+          const sent = await Promise.all(byes.message.map((m) => sendBye(url, byes.nextHop, m)));
+          if (sent.some(Boolean)) ended = 200;
+          continue;
+        }
+        const cseq = ringingCseq(d);
+        if (cseq !== null && (await cancelRinging(url, callId, cseq))) ended ??= 487;
       }
       if (ended) break;
     }
-    if (ended) await this.event({ type: 'ended', callId, status: 200, unreachable: false });
-    return ended;
+    if (ended) await this.event({ type: 'ended', callId, status: ended, unreachable: false });
+    return ended !== null;
   }
 
   /**
@@ -237,6 +243,23 @@ async function sendBye(rpcUrl: string, nextHop: string, message: string): Promis
   return res?.status === 204;
 }
 
+/**
+ * Cancels the branches of a ringing call's INVITE transaction (Call-ID and the caller's CSeq),
+ * marked first as stopped by the console (kamailio.cfg's `atrium_stop`); false when Kamailio holds
+ * no such transaction (answered or ended meanwhile).
+ */
+async function cancelRinging(url: string, callId: string, cseq: number): Promise<boolean> {
+  const marked = await jsonRpc(url, 'htable.seti', ['atrium_stop', callId, 1]).then(
+    () => true,
+    () => false,
+  );
+  if (!marked) return false;
+  return jsonRpc(url, 'tm.cancel', [callId, String(cseq)]).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** One JSON-RPC 2.0 call to Kamailio's jsonrpcs over HTTP: its result, or a rejection with its error. */
 async function jsonRpc(url: string, method: string, params: unknown[]): Promise<unknown> {
   const res = await fetch(url, {
@@ -268,6 +291,21 @@ const EdgeDialogSchema = z.object({
   caller: DialogLegSchema,
   callee: DialogLegSchema,
 });
+
+/** Kamailio's dialog states before an answer: 1, nothing heard from the callee yet; 2, ringing. */
+const RINGING_STATES = new Set([1, 2]);
+
+/** What `dlg.dlg_list` says of a dialog not answered yet: the caller's CSeq names its INVITE's transaction. */
+const RingingDialogSchema = z.object({
+  state: z.number().int(),
+  caller: z.object({ cseq: z.coerce.number().int().min(0) }),
+});
+
+/** The CSeq of the INVITE of a dialog of `dlg.dlg_list` that is still ringing; null for any other. */
+export function ringingCseq(dialog: unknown): number | null {
+  const parsed = RingingDialogSchema.safeParse(dialog);
+  return parsed.success && RINGING_STATES.has(parsed.data.state) ? parsed.data.caller.cseq : null;
+}
 
 /** The Via branch of these BYEs: kamailio.cfg drops the 200 each comes back with (deploy/kamailio). */
 const STOP_BRANCH = 'z9hG4bKatriumstop';
