@@ -96,6 +96,8 @@ export async function startRabbitNode(opts: RabbitNodeOptions): Promise<RabbitNo
     HOME: dir,
     ERL_EPMD_PORT: String(epmdPort),
     RABBITMQ_NODENAME: name,
+    // An Erlang VM that crashes (rabbitmqctl against a node being killed) writes its dump here, not in the tests' directory.
+    ERL_CRASH_DUMP: path.join(dir, 'erl_crash.dump'),
     RABBITMQ_NODE_PORT: String(amqpPort),
     RABBITMQ_DIST_PORT: String(distPort),
     RABBITMQ_BASE: dir,
@@ -117,7 +119,7 @@ export async function startRabbitNode(opts: RabbitNodeOptions): Promise<RabbitNo
   });
   const ctl = (...args: string[]) =>
     new Promise<string>((resolve, reject) =>
-      execFile(RABBITMQCTL, ['-n', name, ...args], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      execFile(RABBITMQCTL, ['-n', name, ...args], { env, cwd: dir, timeout: 60_000 }, (err, stdout, stderr) =>
         err ? reject(new Error(`rabbitmqctl ${args.join(' ')}: ${stderr || err.message}`)) : resolve(stdout),
       ),
     );
