@@ -45,6 +45,8 @@ export function AmenityList() {
         canDelete={scopes('delete').some(can)}
         addRoute
         omit={['id']}
+        // When it was made matters least: shown on a wide desk, where the slots' summary leaves room.
+        secondary={['created_at']}
       >
         <EllipsisField source="id" />
         <EllipsisField source="name" />

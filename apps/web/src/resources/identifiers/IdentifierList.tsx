@@ -60,6 +60,9 @@ function IdentifierListView() {
       }
       addRoute
       omit={['id']}
+      // Passes and validity wait for a wide desk (and the record): a guest's long QR value and the
+      // status chips keep the columns that tell a card and whether it opens.
+      secondary={['passes', 'period']}
     >
       <EllipsisField source="id" />
       <EllipsisField source="name" render={(r) => identifierName(r as Identifier)} />
