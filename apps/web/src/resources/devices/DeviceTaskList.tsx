@@ -8,6 +8,7 @@ import type { AtriumDataProvider } from '../../app/dataProvider';
 import { EllipsisField, ListPage } from '../../app/kit/ListPage';
 import { DateTimeField, LocaleNumberField } from '../../app/kit/LocaleFields';
 import { useActions } from '../../app/kit/useActions';
+import { taskErrorText } from '../../app/task-error';
 import { useAlert } from '../../app/useAlert';
 import { DEVICE_TOPICS, stateChoices, TaskStateField, useLiveRefresh } from './shared';
 
@@ -78,7 +79,7 @@ export function DeviceTaskList() {
       <EllipsisField source="serial_number" sortable={false} />
       <FunctionField source="type" render={(t: DeviceTask) => translate(`devices.tasks.types.${t.type}`)} />
       <TaskStateField source="state" />
-      <EllipsisField source="error" sortable={false} />
+      <EllipsisField source="error" sortable={false} render={(r) => taskErrorText(translate, (r as DeviceTask).error)} />
       <LocaleNumberField source="attempts" sortable={false} emptyText="—" />
       <DateTimeField source="created_at" />
       <DateTimeField source="finished_at" sortable={false} />

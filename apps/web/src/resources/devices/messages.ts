@@ -203,6 +203,12 @@ export const en = {
       restart: 'Run again',
       reinit: 'Initialise again',
       restarted: 'The task is queued again',
+      // Why Atrium itself ended a task (a device's own error text is shown as the device sent it).
+      errors: {
+        superseded: 'Replaced by a newer task',
+        'superseded by a full sync': 'Replaced by a full synchronisation',
+        timeout: 'The device did not answer in time',
+      },
       types: {
         apply_settings: 'Apply settings',
         init: 'Initialise',
@@ -448,6 +454,11 @@ export const ru: typeof en = {
       restart: 'Запустить снова',
       reinit: 'Инициализировать снова',
       restarted: 'Задача снова в очереди',
+      errors: {
+        superseded: 'Заменена более новой задачей',
+        'superseded by a full sync': 'Заменена полной синхронизацией',
+        timeout: 'Устройство не ответило вовремя',
+      },
       types: {
         apply_settings: 'Применение настроек',
         init: 'Инициализация',

@@ -11,6 +11,7 @@ import { RecordsList } from '../../app/kit/RecordsList';
 import { useLiveTopic } from '../../app/live';
 import { debounce } from '../../app/realtime';
 import { useSessionData } from '../../app/SessionContext';
+import { taskErrorText } from '../../app/task-error';
 import { useAlert } from '../../app/useAlert';
 import { EMERGENCY_API } from './shared';
 
@@ -30,13 +31,14 @@ const COLORS: Record<DeviceTaskState, 'default' | 'success' | 'error' | 'warning
 };
 
 export function TaskChip({ state, error, label }: { state: DeviceTaskState; error?: string | null; label: string }) {
+  const translate = useTranslate();
   return (
     <Chip
       size="small"
       color={COLORS[state]}
       variant={state === 'completed' ? 'filled' : 'outlined'}
       label={label}
-      title={error ?? undefined}
+      title={taskErrorText(translate, error)}
     />
   );
 }

@@ -1,0 +1,10 @@
+import { chromium } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+const [out, width, cols, ...files] = process.argv.slice(2);
+const imgs = files.map((f) => `<figure><img src="data:image/png;base64,${readFileSync(f).toString('base64')}"><figcaption>${f.split('/').pop()}</figcaption></figure>`).join('');
+const html = `<style>body{margin:0;display:grid;grid-template-columns:repeat(${cols},1fr);gap:6px;background:#888;font:12px sans-serif}figure{margin:0}img{width:100%;max-height:900px;aspect-ratio:1280/560;object-fit:cover;object-position:top}</style>${imgs}`;
+const b = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+const p = await b.newPage({ viewport: { width: Number(width), height: 800 } });
+await p.setContent(html);
+await p.screenshot({ path: out, fullPage: true });
+await b.close();
