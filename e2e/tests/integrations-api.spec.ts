@@ -93,7 +93,9 @@ test('an administrator wires a webhook, pings it through a failure, and redelive
 
     const row = main.getByRole('row').filter({ hasText: 'Building BMS' });
     await expect(row).toContainText('Access denied, Markers');
-    await row.getByRole('button', { name: 'Send test ping' }).click();
+    // One action on the row, the others in its menu (named after the webhook).
+    await row.getByRole('button', { name: 'More actions: Building BMS' }).click();
+    await page.getByRole('menuitem', { name: 'Send test ping' }).click();
     // Refused once, delivered on the retry a second later; each attempt signed.
     await expect.poll(() => got.length, { timeout: 15_000 }).toBe(2);
     for (const g of got) {

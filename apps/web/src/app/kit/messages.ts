@@ -17,6 +17,7 @@ export const en = {
     not_allowed: 'Not allowed',
     not_allowed_hint: 'Your role does not allow this action.',
     read_only: 'You can view this record, but your role does not allow changing it.',
+    more_actions: 'More actions: %{name}',
   },
   structure: {
     export_title: 'Export users by group',
@@ -56,6 +57,7 @@ export const ru: typeof en = {
     not_allowed: 'Действие недоступно',
     not_allowed_hint: 'Ваша роль не разрешает это действие.',
     read_only: 'Вы можете просматривать эту запись, но ваша роль не разрешает её изменять.',
+    more_actions: 'Ещё действия: %{name}',
   },
   structure: {
     export_title: 'Экспорт пользователей по группе',

@@ -35,6 +35,7 @@ import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
+import { RowActions } from '../../app/kit/RowActions';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -342,23 +343,16 @@ export function WebhooksTable({
         sortable={false}
         cellClassName={ACTIONS_CELL}
         render={(w: Webhook) => (
-          <>
-            <Button size="small" onClick={() => onAction('log', w)}>
-              {translate(L('actions.deliveries'))}
-            </Button>
-            <Button size="small" onClick={() => onAction('ping', w)}>
-              {translate(L('actions.ping'))}
-            </Button>
-            <Button size="small" onClick={() => onAction('edit', w)}>
-              {translate(L('actions.edit'))}
-            </Button>
-            <Button size="small" onClick={() => onAction('rotate', w)}>
-              {translate(L('actions.rotate'))}
-            </Button>
-            <Button size="small" color="error" onClick={() => onAction('delete', w)}>
-              {translate(L('actions.delete'))}
-            </Button>
-          </>
+          <RowActions
+            name={w.name}
+            actions={[
+              { label: translate(L('actions.deliveries')), onClick: () => onAction('log', w) },
+              { label: translate(L('actions.ping')), onClick: () => onAction('ping', w) },
+              { label: translate(L('actions.edit')), onClick: () => onAction('edit', w) },
+              { label: translate(L('actions.rotate')), onClick: () => onAction('rotate', w) },
+              { label: translate(L('actions.delete')), onClick: () => onAction('delete', w), danger: true },
+            ]}
+          />
         )}
       />
     </RecordsList>
