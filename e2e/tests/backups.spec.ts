@@ -58,7 +58,8 @@ test('an administrator makes a backup, deletes a group and restores it, from the
 
   // Apply the stored backup, after a confirmation that says what it does.
   await sideMenu(page).getByRole('menuitem', { name: 'Backups', exact: true }).click();
-  await row.getByRole('button', { name: 'Apply' }).click();
+  await row.getByRole('button', { name: `More actions: Before ${tag}` }).click();
+  await page.getByRole('menuitem', { name: 'Apply' }).click();
   const confirm = page.getByRole('dialog', { name: `Apply backup Before ${tag}` });
   await expect(confirm).toContainText('Groups and domain types');
   await expect(confirm).toContainText('Rows added since in them will be removed');

@@ -1,6 +1,6 @@
 import MoreVertIcon from '@mui/icons-material/MoreVert';
-import { Button, IconButton, ListItemText, Menu, MenuItem, Stack } from '@mui/material';
-import { useState } from 'react';
+import { Button, IconButton, ListItemIcon, ListItemText, Menu, MenuItem, Stack } from '@mui/material';
+import { type ReactNode, useState } from 'react';
 import { useTranslate } from 'react-admin';
 
 export interface RowAction {
@@ -9,6 +9,7 @@ export interface RowAction {
   /** Deleting, revoking: worded in the error colour. */
   danger?: boolean;
   disabled?: boolean;
+  icon?: ReactNode;
 }
 
 /**
@@ -31,6 +32,7 @@ export function RowActions({ actions, name, inline = 1 }: { actions: RowAction[]
           color={a.danger ? 'error' : 'primary'}
           disabled={a.disabled}
           onClick={a.onClick}
+          startIcon={a.icon}
           sx={{ whiteSpace: 'nowrap' }}
         >
           {a.label}
@@ -58,6 +60,7 @@ export function RowActions({ actions, name, inline = 1 }: { actions: RowAction[]
                 }}
                 sx={a.danger ? { color: 'error.main' } : undefined}
               >
+                {a.icon ? <ListItemIcon sx={a.danger ? { color: 'error.main' } : undefined}>{a.icon}</ListItemIcon> : null}
                 <ListItemText>{a.label}</ListItemText>
               </MenuItem>
             ))}

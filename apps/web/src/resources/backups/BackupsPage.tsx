@@ -30,6 +30,7 @@ import { downloadFile, LONG_TIMEOUT_MS } from '../../app/kit/download';
 import { ACTIONS_CELL, PROSE_CELL } from '../../app/kit/ListBody';
 import { BulkDeleteWithConfirm, EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
+import { RowActions } from '../../app/kit/RowActions';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -109,23 +110,18 @@ export function BackupsTable({
           sortable={false}
           cellClassName={ACTIONS_CELL}
           render={(b: Backup) => (
-            <>
-              {can(BACKUP_PERMISSIONS.download) ? (
-                <Button size="small" startIcon={<DownloadIcon />} onClick={() => onAction('download', b)}>
-                  {translate(L('download'))}
-                </Button>
-              ) : null}
-              {can(BACKUP_PERMISSIONS.apply) ? (
-                <Button size="small" color="warning" startIcon={<RestoreIcon />} onClick={() => onAction('apply', b)}>
-                  {translate(L('apply'))}
-                </Button>
-              ) : null}
-              {mayDelete ? (
-                <Button size="small" color="error" onClick={() => onAction('delete', b)}>
-                  {translate(L('delete'))}
-                </Button>
-              ) : null}
-            </>
+            <RowActions
+              name={b.name}
+              actions={[
+                ...(can(BACKUP_PERMISSIONS.download)
+                  ? [{ label: translate(L('download')), onClick: () => onAction('download', b), icon: <DownloadIcon fontSize="small" /> }]
+                  : []),
+                ...(can(BACKUP_PERMISSIONS.apply)
+                  ? [{ label: translate(L('apply')), onClick: () => onAction('apply', b), icon: <RestoreIcon fontSize="small" /> }]
+                  : []),
+                ...(mayDelete ? [{ label: translate(L('delete')), onClick: () => onAction('delete', b), danger: true }] : []),
+              ]}
+            />
           )}
         />
       ) : null}
