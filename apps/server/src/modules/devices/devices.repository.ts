@@ -970,21 +970,28 @@ export class DevicesRepository {
   }
 
   /**
-   * Online devices whose instance is not alive (no fresh row in `instances`, or, with `sessions`, no
-   * database session of its own: a killed process loses it at once), other than `me`'s.
+   * One look of the liveness check, in one statement (it runs every few seconds on every instance,
+   * idle or not): `orphans`, online devices whose instance is not alive (no fresh row in
+   * `instances`, or, with `sessions`, no database session of its own: a killed process loses it at
+   * once), other than `me`'s; and `taken`, devices another instance declared offline while `me`
+   * seemed dead (offlineOrphans marks them `gone:` and its id), which `me` may still hear.
    */
-  async orphanedOnline(me: string, sessions: boolean, goneMs: number, limit = 5000) {
+  async livenessLook(me: string, sessions: boolean, goneMs: number, limit = 5000) {
     const alive = sessions
       ? sql`EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = ${INSTANCE_SESSION_PREFIX} || s.instance_id)`
       : sql`TRUE`;
-    return queryRows<{ device_id: number; serial: string; instance_id: string | null }>(
+    const rows = await queryRows<{ taken: boolean; device_id: number; serial: string; instance_id: string | null }>(
       this.db,
-      sql`SELECT s.device_id, d.serial_number AS serial, s.instance_id FROM device_status s JOIN devices d ON d.id = s.device_id
-        WHERE s.online AND s.instance_id IS DISTINCT FROM ${me}
-          AND NOT (EXISTS (SELECT 1 FROM instances i WHERE i.id = s.instance_id
-              AND i.seen_at > now() - make_interval(secs => ${goneMs / 1000})) AND ${alive})
-        ORDER BY s.device_id LIMIT ${limit}`,
+      sql`(SELECT FALSE AS taken, s.device_id, d.serial_number AS serial, s.instance_id FROM device_status s JOIN devices d ON d.id = s.device_id
+          WHERE s.online AND s.instance_id IS DISTINCT FROM ${me}
+            AND NOT (EXISTS (SELECT 1 FROM instances i WHERE i.id = s.instance_id
+                AND i.seen_at > now() - make_interval(secs => ${goneMs / 1000})) AND ${alive})
+          ORDER BY s.device_id LIMIT ${limit})
+        UNION ALL
+        (SELECT TRUE, s.device_id, d.serial_number, s.instance_id FROM device_status s JOIN devices d ON d.id = s.device_id
+          WHERE NOT s.online AND s.instance_id = ${GONE_PREFIX + me} LIMIT ${limit})`,
     );
+    return { orphans: rows.filter((r) => !r.taken), taken: rows.filter((r) => r.taken) };
   }
 
   /** Takes over devices still held by `from` (a dead instance) that `me`'s gateway hears. */
@@ -1018,15 +1025,6 @@ export class DevicesRepository {
     );
     for (const r of rows) changed.add(Number(r.device_id));
     return changed;
-  }
-
-  /** Devices another instance declared offline because it thought `me` dead. */
-  async takenFrom(me: string, limit = 5000) {
-    return queryRows<{ serial: string }>(
-      this.db,
-      sql`SELECT d.serial_number AS serial FROM device_status s JOIN devices d ON d.id = s.device_id
-        WHERE NOT s.online AND s.instance_id = ${GONE_PREFIX + me} LIMIT ${limit}`,
-    );
   }
 
   async remoteSession(projectId: number, session: string) {

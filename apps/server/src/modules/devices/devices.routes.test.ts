@@ -743,6 +743,40 @@ describe('device events and sync errors', () => {
     await admin.get('/users');
     expect(cache.answerHits).toBe(before.hits + 1);
   });
+
+  it('one look for dead instances: takes over what it hears, declares the rest offline, and gets back what was taken from it', async () => {
+    const [heardOrphan, lostOrphan, takenFromMe] = [await makeDevice(), await makeDevice(), await makeDevice()];
+    const heard = new Set([heardOrphan.serial_number, takenFromMe.serial_number]);
+    const hearing = Object.assign(new RecordingGateway(), {
+      holdsOnline: async (serials: readonly string[]) => serials.filter((s) => heard.has(s)),
+    });
+    devices().attachGateway(hearing);
+    try {
+      await devices().onPresence(takenFromMe.serial_number, { online: true });
+      const status = async (id: number) =>
+        (
+          await queryRows<{ online: boolean; instance_id: string | null }>(
+            t.database.db,
+            sql`SELECT online, instance_id FROM device_status WHERE device_id = ${id}`,
+          )
+        )[0];
+      const me = (await status(takenFromMe.id))?.instance_id;
+      expect(me).toBeTruthy();
+      // Another instance took this one for dead and declared its device offline; two devices of an instance that died.
+      await t.database.db.execute(sql`UPDATE device_status SET online = FALSE, instance_id = 'gone:' || instance_id WHERE device_id = ${takenFromMe.id}`);
+      for (const d of [heardOrphan, lostOrphan])
+        await t.database.db.execute(
+          sql`INSERT INTO device_status (device_id, online, instance_id) VALUES (${d.id}, TRUE, 'dead-instance')
+            ON CONFLICT (device_id) DO UPDATE SET online = TRUE, instance_id = 'dead-instance'`,
+        );
+      expect(await devices().checkLiveness()).toBe(1);
+      expect(await status(heardOrphan.id)).toEqual({ online: true, instance_id: me });
+      expect(await status(lostOrphan.id)).toEqual({ online: false, instance_id: 'gone:dead-instance' });
+      await vi.waitFor(async () => expect(await status(takenFromMe.id)).toEqual({ online: true, instance_id: me }), { timeout: 5000 });
+    } finally {
+      devices().attachGateway(gw);
+    }
+  });
 });
 
 /**

@@ -477,7 +477,7 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
   async checkLiveness(): Promise<number> {
     const me = this.instance;
     if (!me) return 0;
-    const orphans = await this.repo.orphanedOnline(me.id, me.sessions, me.goneMs);
+    const { orphans, taken } = await this.repo.livenessLook(me.id, me.sessions, me.goneMs);
     const serials = [...new Set(orphans.map((o) => o.serial))];
     const heard = new Set(this.gateway?.holdsOnline ? await this.gateway.holdsOnline(serials) : []);
     const byOwner = new Map<string | null, { claim: number[]; offline: number[] }>();
@@ -501,7 +501,6 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
       );
     }
     // Devices another instance took from this one while it seemed dead, and that it still hears: back online.
-    const taken = await this.repo.takenFrom(me.id);
     if (taken.length && this.gateway?.holdsOnline) {
       for (const serial of await this.gateway.holdsOnline(taken.map((t) => t.serial))) void this.onPresence(serial, { online: true });
     }
