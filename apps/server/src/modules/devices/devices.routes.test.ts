@@ -763,7 +763,9 @@ describe('device events and sync errors', () => {
       const me = (await status(takenFromMe.id))?.instance_id;
       expect(me).toBeTruthy();
       // Another instance took this one for dead and declared its device offline; two devices of an instance that died.
-      await t.database.db.execute(sql`UPDATE device_status SET online = FALSE, instance_id = 'gone:' || instance_id WHERE device_id = ${takenFromMe.id}`);
+      await t.database.db.execute(
+        sql`UPDATE device_status SET online = FALSE, instance_id = 'gone:' || instance_id WHERE device_id = ${takenFromMe.id}`,
+      );
       for (const d of [heardOrphan, lostOrphan])
         await t.database.db.execute(
           sql`INSERT INTO device_status (device_id, online, instance_id) VALUES (${d.id}, TRUE, 'dead-instance')
