@@ -21,7 +21,12 @@ declare module 'autocannon' {
       errors: number;
       non2xx: number;
     }
+    /** A run under way: a promise of its result that also tells each response as it comes. */
+    interface Instance extends Promise<Result> {
+      /** `responseTime`: ms since the request was written, as a float (hrtime). */
+      on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTime: number) => void): this;
+    }
   }
-  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  function autocannon(opts: autocannon.Options): autocannon.Instance;
   export default autocannon;
 }
