@@ -1,30 +1,14 @@
 import CloseIcon from '@mui/icons-material/Close';
 import MoreVertIcon from '@mui/icons-material/MoreVert';
-import {
-  Button,
-  Dialog,
-  DialogActions,
-  DialogContent,
-  DialogTitle,
-  IconButton,
-  ListItemIcon,
-  ListItemText,
-  Menu,
-  MenuItem,
-  Stack,
-} from '@mui/material';
+import { Button, Dialog, DialogActions, DialogContent, DialogTitle, IconButton, Stack } from '@mui/material';
 import { type ReactNode, useId, useState } from 'react';
 import { Form, type RaRecord, useTranslate } from 'react-admin';
+import { ActionsMenu, type KitAction } from './ActionsMenu';
 
 /** Dialog widths of spec core §9: 600 by default, 900 for wide forms, 300 for confirmations. */
 export type DialogWidth = 300 | 600 | 900;
 
-export interface DialogAction {
-  label: string;
-  icon?: ReactNode;
-  onClick: () => void;
-  disabled?: boolean;
-}
+export type DialogAction = KitAction;
 
 export interface FormDialogProps<T extends Partial<RaRecord> = Record<string, unknown>> {
   open: boolean;
@@ -94,21 +78,7 @@ export function FormDialog<T extends Partial<RaRecord> = Record<string, unknown>
                 <Button size="small" endIcon={<MoreVertIcon />} onClick={(e) => setMenu(e.currentTarget)} aria-haspopup="menu">
                   {translate('form.actions')}
                 </Button>
-                <Menu anchorEl={menu} open={!!menu} onClose={() => setMenu(null)}>
-                  {actions.map((a) => (
-                    <MenuItem
-                      key={a.label}
-                      disabled={a.disabled}
-                      onClick={() => {
-                        setMenu(null);
-                        a.onClick();
-                      }}
-                    >
-                      {a.icon ? <ListItemIcon>{a.icon}</ListItemIcon> : null}
-                      <ListItemText>{a.label}</ListItemText>
-                    </MenuItem>
-                  ))}
-                </Menu>
+                <ActionsMenu anchor={menu} onClose={() => setMenu(null)} actions={actions} />
               </>
             ) : null}
             <IconButton aria-label={translate('app.close')} onClick={onClose} disabled={busy} size="small">

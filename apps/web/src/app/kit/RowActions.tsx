@@ -1,16 +1,8 @@
 import MoreVertIcon from '@mui/icons-material/MoreVert';
-import { Button, IconButton, ListItemIcon, ListItemText, Menu, MenuItem, Stack } from '@mui/material';
-import { type ReactNode, useState } from 'react';
+import { Button, IconButton, Stack } from '@mui/material';
+import { useState } from 'react';
 import { useTranslate } from 'react-admin';
-
-export interface RowAction {
-  label: string;
-  onClick: () => void;
-  /** Deleting, revoking: worded in the error colour. */
-  danger?: boolean;
-  disabled?: boolean;
-  icon?: ReactNode;
-}
+import { ActionsMenu, type KitAction } from './ActionsMenu';
 
 /**
  * What can be done with a row of a list, in its actions column (`ACTIONS_CELL`): the first `inline`
@@ -18,7 +10,7 @@ export interface RowAction {
  * Five buttons side by side wrapped into a column as tall as five rows; one button and a menu keep
  * every row one line high, on a desk and in Russian.
  */
-export function RowActions({ actions, name, inline = 1 }: { actions: RowAction[]; name: string; inline?: number }) {
+export function RowActions({ actions, name, inline = 1 }: { actions: KitAction[]; name: string; inline?: number }) {
   const translate = useTranslate();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
   const shown = actions.slice(0, inline);
@@ -49,22 +41,7 @@ export function RowActions({ actions, name, inline = 1 }: { actions: RowAction[]
           >
             <MoreVertIcon fontSize="small" />
           </IconButton>
-          <Menu anchorEl={anchor} open={!!anchor} onClose={() => setAnchor(null)}>
-            {more.map((a) => (
-              <MenuItem
-                key={a.label}
-                disabled={a.disabled}
-                onClick={() => {
-                  setAnchor(null);
-                  a.onClick();
-                }}
-                sx={a.danger ? { color: 'error.main' } : undefined}
-              >
-                {a.icon ? <ListItemIcon sx={a.danger ? { color: 'error.main' } : undefined}>{a.icon}</ListItemIcon> : null}
-                <ListItemText>{a.label}</ListItemText>
-              </MenuItem>
-            ))}
-          </Menu>
+          <ActionsMenu anchor={anchor} onClose={() => setAnchor(null)} actions={more} />
         </>
       ) : null}
     </Stack>
