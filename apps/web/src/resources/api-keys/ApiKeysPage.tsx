@@ -23,6 +23,7 @@ import { ACTIONS_CELL } from '../../app/kit/ListBody';
 import { EllipsisField, EmptyState } from '../../app/kit/ListPage';
 import { OneTimeSecretDialog } from '../../app/kit/OneTimeSecret';
 import { RecordsList, RecordsListPage } from '../../app/kit/RecordsList';
+import { RowActions } from '../../app/kit/RowActions';
 import { useSessionData } from '../../app/SessionContext';
 import { useAlert } from '../../app/useAlert';
 
@@ -87,16 +88,13 @@ export function ApiKeysTable({
         sortable={false}
         cellClassName={ACTIONS_CELL}
         render={(k: ApiKey) => (
-          <>
-            {k.status === 'active' ? (
-              <Button size="small" color="warning" onClick={() => onRevoke(k)}>
-                {translate(L('revoke'))}
-              </Button>
-            ) : null}
-            <Button size="small" color="error" onClick={() => onDelete(k)}>
-              {translate(L('delete'))}
-            </Button>
-          </>
+          <RowActions
+            name={k.name}
+            actions={[
+              ...(k.status === 'active' ? [{ label: translate(L('revoke')), onClick: () => onRevoke(k) }] : []),
+              { label: translate(L('delete')), onClick: () => onDelete(k), danger: true },
+            ]}
+          />
         )}
       />
     </RecordsList>

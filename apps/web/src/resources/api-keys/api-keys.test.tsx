@@ -61,8 +61,11 @@ describe('API keys page', () => {
     expect(html).toContain('atr_abcd1xyz…');
     expect(html).toContain('Integrations');
     for (const s of ['Active', 'Revoked', 'Expired', 'Never']) expect(html).toContain(s);
+    // One line per row: an active key's Revoke on the row and Delete behind its menu; the others' Delete on the row.
     expect(html.match(/>Revoke</g)).toHaveLength(1);
-    expect(html.match(/>Delete</g)).toHaveLength(3);
+    expect(html.match(/>Delete</g)).toHaveLength(2);
+    expect(html).toContain('aria-label="More actions: Key 1"');
+    expect(html).not.toContain('More actions: Key 2');
     expect(render([], 'ru')).toContain('API-ключей пока нет');
   });
 });
