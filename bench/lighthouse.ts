@@ -57,11 +57,18 @@ function costsOf(audits: Record<string, { details?: unknown; displayValue?: stri
   ];
 }
 
-async function measure(port: number, url: string, form: Run['form'], signedIn: boolean): Promise<Run> {
+async function measure(port: number, url: string, form: Run['form'], signedIn: boolean, attempt = 1): Promise<Run> {
   const flags: Flags = { port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: signedIn };
   const result = await lighthouse(url, flags, form === 'desktop' ? desktopConfig : undefined);
   if (!result) throw new Error(`no Lighthouse result for ${url}`);
   const lhr = result.lhr;
+  // A run Lighthouse could not finish has no figures. The first navigation of a fresh browser
+  // sometimes loses its trace (NO_NAVSTART, "run Lighthouse again"): that run is made again, twice
+  // at most; any other error is printed and scores 0.
+  if (lhr.runtimeError) {
+    console.log(`${url} ${form}: Lighthouse could not measure (${lhr.runtimeError.code}: ${lhr.runtimeError.message})`);
+    if (lhr.runtimeError.code === 'NO_NAVSTART' && attempt < 3) return measure(port, url, form, signedIn, attempt + 1);
+  }
   const requests =
     (lhr.audits['network-requests']?.details as { items?: { resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? [];
   const scripts = requests.filter((r) => r.resourceType === 'Script');

@@ -2,46 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type HtmlTagDescriptor, type Plugin } from 'vite';
-
-/**
- * The console's start (src/boot.tsx, imported by the entry after the first paint) and the sign-in
- * page's chunks are fetched with the entry instead of after it: both are loaded on demand (the
- * console never needs the page), so without this a phone waits for the entry, runs it, and only then
- * asks for them, one round trip more before the page shows. The console uses most of them too.
- */
-function preloadSignInPage(): Plugin {
-  return {
-    name: 'atrium-preload-sign-in',
-    enforce: 'post',
-    transformIndexHtml: {
-      order: 'post',
-      handler(html, ctx) {
-        const bundle = ctx.bundle;
-        if (!bundle) return html;
-        const chunks = Object.values(bundle).filter((c) => c.type === 'chunk');
-        const chunkOf = (file: RegExp) => {
-          const chunk = chunks.find((c) => c.facadeModuleId && file.test(c.facadeModuleId));
-          if (!chunk) throw new Error(`no chunk for ${file}: check preloadSignInPage`);
-          return chunk;
-        };
-        const roots = [chunkOf(/[\\/]src[\\/]boot\.tsx$/), chunkOf(/[\\/]src[\\/]pages[\\/]LoginPage\.tsx$/)];
-        const files = new Set<string>();
-        const walk = (fileName: string) => {
-          if (files.has(fileName)) return;
-          files.add(fileName);
-          const chunk = bundle[fileName];
-          if (chunk?.type === 'chunk') for (const dep of chunk.imports) walk(dep);
-        };
-        for (const root of roots) walk(root.fileName);
-        const tags: HtmlTagDescriptor[] = [...files]
-          .filter((f) => !html.includes(`/${f}"`))
-          .map((f) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${f}` }, injectTo: 'head' }));
-        return { html, tags };
-      },
-    },
-  };
-}
+import { defineConfig, type Plugin } from 'vite';
 
 /**
  * Each built script, style and index.html is written beside itself compressed at the highest levels
@@ -83,7 +44,7 @@ function precompress(): Plugin {
 const apiTarget = process.env.ATRIUM_API_URL ?? 'http://localhost:8080';
 
 export default defineConfig({
-  plugins: [react(), preloadSignInPage(), precompress()],
+  plugins: [react(), precompress()],
   server: {
     proxy: {
       '/api': { target: apiTarget, changeOrigin: true, ws: true },
