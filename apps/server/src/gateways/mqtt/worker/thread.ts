@@ -6,7 +6,8 @@
  * call to it (those of one turn in one message); events are stored here on PostgreSQL, or cross to
  * the main thread in batches on PGlite. It loads its code, then waits for its start message.
  */
-import { readlinkSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
@@ -32,6 +33,24 @@ const send = (msg: FromPlane) => port.postMessage(msg);
 let data = null as unknown as DevicePlaneData;
 
 let levels = new Set<string>();
+
+/**
+ * DEVICE_PLANE_CPU_PROF=file: a V8 CPU profile of this thread alone, written when the plane closes.
+ * Node's --cpu-prof writes a worker's profile only when the thread ends by itself, and the
+ * supervisor ends it with terminate(); a profile of the whole process would mix in the HTTP thread.
+ */
+const profileTo = process.env.DEVICE_PLANE_CPU_PROF;
+const profiler = profileTo ? new Session() : null;
+if (profiler) {
+  profiler.connect();
+  void profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
+}
+async function writeProfile(): Promise<void> {
+  if (!profiler || !profileTo) return;
+  const { profile } = await profiler.post('Profiler.stop');
+  writeFileSync(profileTo, JSON.stringify(profile));
+}
+
 const log: ThreadLogger = forwardingLog(send, () => levels);
 
 // --- calls on the main thread, those of one turn in one message ---------------------------------
@@ -340,6 +359,7 @@ async function control(method: string, args: unknown[]): Promise<unknown> {
       await broker?.close();
       await database?.close().catch(() => undefined);
       sendCounters();
+      await writeProfile();
       return undefined;
     default:
       throw new Error(`unknown device plane control ${method}`);
