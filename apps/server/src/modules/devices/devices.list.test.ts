@@ -178,3 +178,41 @@ describe('GET /devices pages', () => {
     expect(byName).not.toEqual(byNameDesc);
   });
 });
+
+describe('GET /devices settings', () => {
+  it('shows each device’s own settings as GET /devices/:id does, after a change too, and defaults for stored ones the schema refuses', async () => {
+    const make = async (serial: string) => {
+      const res = await admin.put('/devices', { name: `settings ${serial}`, model: 'AP-200', serial_number: serial, domain_id: top });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().data.id as number;
+    };
+    const custom = await make('LIST-SET-1');
+    const twin = await make('LIST-SET-2');
+    const broken = await make('LIST-SET-3');
+    for (const id of [custom, twin]) {
+      const res = await admin.patch(`/devices/${id}`, {
+        device_settings: { sip: { enabled: true, login: `door-${id}`, talk_timeout: 90 } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    await t.database.db.execute(sql`UPDATE devices SET device_settings = '{"sip": {"talk_timeout": "long"}}'::jsonb WHERE id = ${broken}`);
+    const listed = async () => {
+      const res = await admin.get('/devices?size=100&sort=id');
+      expect(res.body).toBe(JSON.stringify(listResponse(DeviceSchema).strict().parse(res.json())));
+      return new Map((res.json().data as { id: number; device_settings: { sip: { login: string | null } } }[]).map((d) => [d.id, d]));
+    };
+    let rows = await listed();
+    for (const id of [custom, twin, broken]) expect(rows.get(id)).toEqual((await admin.get(`/devices/${id}`)).json().data);
+    expect(rows.get(custom)?.device_settings.sip.login).toBe(`door-${custom}`);
+    expect(rows.get(twin)?.device_settings.sip.login).toBe(`door-${twin}`);
+    expect(rows.get(broken)?.device_settings.sip.login).toBeNull();
+
+    // Listed twice (the second from what the first remembered), then changed: the change shows.
+    rows = await listed();
+    expect(rows.get(custom)?.device_settings.sip.login).toBe(`door-${custom}`);
+    expect((await admin.patch(`/devices/${custom}`, { device_settings: { sip: { login: 'renamed' } } })).statusCode).toBe(200);
+    rows = await listed();
+    expect(rows.get(custom)).toEqual((await admin.get(`/devices/${custom}`)).json().data);
+    expect(rows.get(custom)?.device_settings.sip.login).toBe('renamed');
+  });
+});

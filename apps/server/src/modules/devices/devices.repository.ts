@@ -85,9 +85,11 @@ const rowColumns = (actor: Actor) => ({
 });
 
 /** A device as a list shows it: its secrets only as whether they are set, its project left out. */
-export type ListedDevice = Omit<DeviceRow, 'projectId' | 'passwordHash' | 'devicePassword'> & {
+export type ListedDevice = Omit<DeviceRow, 'projectId' | 'passwordHash' | 'devicePassword' | 'settings'> & {
   passwordSet: boolean;
   devicePasswordSet: boolean;
+  /** The stored settings as PostgreSQL's JSON text (toDevice reads the same text once, see settingsOf). */
+  settings: string;
 };
 
 /**
@@ -97,9 +99,10 @@ export type ListedDevice = Omit<DeviceRow, 'projectId' | 'passwordHash' | 'devic
  * depend on the caller, so it can be prepared once and reused.
  */
 function listedColumns(withPath: boolean) {
-  const { projectId: _p, passwordHash: _h, devicePassword: _d, ...shown } = getTableColumns(devices);
+  const { projectId: _p, passwordHash: _h, devicePassword: _d, settings: _s, ...shown } = getTableColumns(devices);
   return {
     ...shown,
+    settings: sql<string>`${D.settings}::text`,
     passwordSet: sql<boolean>`(${D.passwordHash} IS NOT NULL)`,
     devicePasswordSet: sql<boolean>`(${D.devicePassword} IS NOT NULL)`,
     online: sql<boolean>`coalesce(${deviceStatus.online}, FALSE)`,
