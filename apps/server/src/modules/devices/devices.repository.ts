@@ -88,7 +88,7 @@ const rowColumns = (actor: Actor) => ({
 export type ListedDevice = Omit<DeviceRow, 'projectId' | 'passwordHash' | 'devicePassword' | 'settings'> & {
   passwordSet: boolean;
   devicePasswordSet: boolean;
-  /** The stored settings as PostgreSQL's JSON text (toDevice reads the same text once, see settingsOf). */
+  /** The stored settings as PostgreSQL's JSON text (toDevice reads each text once, see listedSettings). */
   settings: string;
 };
 

@@ -130,8 +130,7 @@ type BrokerSendOutcome = BrokerSettingsSentData['devices'][number]['outcome'];
 const iso = (d: Date | string | null) => (d === null ? null : (d instanceof Date ? d : new Date(d)).toISOString());
 
 /** Settings as stored, completed with the defaults of spec entities §3 for what was never set. */
-function settingsOf(stored: Record<string, unknown> | string): DeviceSettings {
-  if (typeof stored === 'string') return listedSettings(stored);
+function settingsOf(stored: Record<string, unknown>): DeviceSettings {
   const parsed = DeviceSettingsSchema.safeParse(stored);
   return parsed.success ? parsed.data : DeviceSettingsSchema.parse({});
 }
@@ -198,7 +197,7 @@ export function toDevice(d: DeviceRow | ListedDevice): Device {
     location_latitude: d.latitude,
     location_longitude: d.longitude,
     management: { heartbeat: management.heartbeat ?? 30, realtime_logging: management.realtime_logging ?? false },
-    device_settings: settingsOf(d.settings),
+    device_settings: typeof d.settings === 'string' ? listedSettings(d.settings) : settingsOf(d.settings),
     capabilities: deviceModel(d.type, d.model)?.capabilities ?? NO_CAPABILITIES,
     online: d.online,
     last_seen_at: iso(d.lastSeenAt),

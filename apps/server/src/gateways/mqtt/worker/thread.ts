@@ -34,6 +34,8 @@ let data = null as unknown as DevicePlaneData;
 
 let levels = new Set<string>();
 
+const log: ThreadLogger = forwardingLog(send, () => levels);
+
 /**
  * DEVICE_PLANE_CPU_PROF=file: a V8 CPU profile of this thread alone, written when the plane closes.
  * Node's --cpu-prof writes a worker's profile only when the thread ends by itself, and the
@@ -41,17 +43,20 @@ let levels = new Set<string>();
  */
 const profileTo = process.env.DEVICE_PLANE_CPU_PROF;
 const profiler = profileTo ? new Session() : null;
-if (profiler) {
+/** Started with the plane, once its log levels are known, so that a failure is told. */
+function startProfiler(): void {
+  if (!profiler) return;
   profiler.connect();
-  void profiler.post('Profiler.enable').then(() => profiler.post('Profiler.start'));
+  profiler
+    .post('Profiler.enable')
+    .then(() => profiler.post('Profiler.start'))
+    .catch((e: unknown) => log.warn({ err: (e as Error).message }, 'device plane: no CPU profile (the profiler did not start)'));
 }
 async function writeProfile(): Promise<void> {
   if (!profiler || !profileTo) return;
   const { profile } = await profiler.post('Profiler.stop');
   writeFileSync(profileTo, JSON.stringify(profile));
 }
-
-const log: ThreadLogger = forwardingLog(send, () => levels);
 
 // --- calls on the main thread, those of one turn in one message ---------------------------------
 
@@ -259,6 +264,7 @@ function lowerPriority(nice: number): void {
 async function start(given: DevicePlaneData): Promise<void> {
   data = given;
   levels = new Set(data.logLevels);
+  startProfiler();
   lowerPriority(data.nice);
   database = data.databaseUrl ? new DatabaseSink(data.databaseUrl, data.statementTimeoutMs) : null;
   const events = new EventIntake(database ?? mainThreadSink, {
