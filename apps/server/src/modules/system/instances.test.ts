@@ -85,4 +85,10 @@ describe('several instances on one database', () => {
     names = ((await admin.get('/system/info')).json().data.instances as Instance[]).map((i) => i.name);
     expect(names).toEqual(['front-a']);
   });
+
+  it('closes all the same when the database is already away (its row is left for the others to forget)', async () => {
+    const c = await buildTestApp({ env: { INSTANCE_NAME: 'front-c' } });
+    await c.database.close();
+    await expect(c.app.close()).resolves.toBeUndefined();
+  });
 });

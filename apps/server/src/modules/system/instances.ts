@@ -116,8 +116,12 @@ export class InstanceRegistry {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.draining?.catch(() => undefined);
-    // Gone at once from the others' System info rather than after INSTANCE_GONE_MS.
-    await this.database.db.delete(instances).where(eq(instances.id, this.id));
+    // Gone at once from the others' System info rather than after INSTANCE_GONE_MS. With the database
+    // away the row stays, and the others forget it then: a shutdown must finish all the same.
+    await this.database.db
+      .delete(instances)
+      .where(eq(instances.id, this.id))
+      .catch((err) => this.opts.log?.warn({ err }, 'instance: its row could not be removed; the others will forget it'));
   }
 
   /** Refreshes this instance's row, forgets long-gone ones, and carries out commands a lost NOTIFY left waiting. */
