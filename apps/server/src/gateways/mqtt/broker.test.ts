@@ -146,6 +146,10 @@ describe('embedded MQTT broker', () => {
 
   it('hands a QoS 1 publish the gateway took before its PUBACK to no subscriber again; one it left goes on as usual', async () => {
     const one = await connect(device('SN-1'));
+    // The device itself listens on its own subtree: a taken event is not echoed to it either.
+    const echoed: string[] = [];
+    expect(await subscribe(one, 'atrium/v1/devices/SN-1/#')).toBe(1);
+    one.on('message', (_topic, payload) => echoed.push(payload.toString()));
     const held: string[] = [];
     const release = broker.local.holdPublishes((_topic, payload, answer) => {
       const text = payload.toString();
@@ -162,10 +166,12 @@ describe('embedded MQTT broker', () => {
       await publish('{"type":"take"}');
       await publish('{"type":"leave"}');
       await expect.poll(() => seen).toEqual(['{"type":"leave"}']);
+      await expect.poll(() => echoed).toEqual(['{"type":"leave"}']);
       expect(held).toEqual(['{"type":"take"}']);
     } finally {
       release();
       await off();
+      one.end(true);
     }
   });
 

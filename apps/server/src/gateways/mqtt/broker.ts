@@ -252,8 +252,8 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       // A device's QoS 1 event the gateway takes is acknowledged when the gateway says (once stored).
       // aedes writes a QoS 1 PUBACK right after this callback, and reads nothing more from the
       // connection until it has (it finishes a socket read's packets before the next read), so the
-      // broker writes that PUBACK itself and lets aedes go on as for QoS 0 (publishing the event to
-      // subscribers, never to this link again): the device's later packets are read, its PINGREQ
+      // broker writes that PUBACK itself and lets aedes go on as for QoS 0 (publishing it no further:
+      // see broker.publish below): the device's later packets are read, its PINGREQ
       // answered and its further events taken and held too, up to its in-flight window. Past
       // HELD_PER_CONNECTION on one connection, or while the taker is full, the old way holds: the
       // callback waits for the event's commit and the connection is not read meanwhile.
@@ -311,6 +311,19 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       callback(null, subscription);
     },
   });
+  // A device's event the gateway took goes to no one else: the only subscriber that could want it is
+  // the gateway's own link (the internal account lives in this process's memory alone), which skips
+  // taken payloads, and a device may subscribe only under its own subtree. aedes would still store
+  // it as retained if so flagged, match it against every subscription and hand it to the link, some
+  // 8 % of the device plane's CPU in a flood (bench/devices.ts profile), so it ends here.
+  const publish = broker.publish.bind(broker);
+  broker.publish = ((packet: { payload?: unknown }, client: unknown, done?: (err?: Error | null) => void) => {
+    if (typeof client !== 'function' && Buffer.isBuffer(packet.payload) && (packet.payload as MarkedPayload)[TAKEN] === true) {
+      done?.(null);
+      return;
+    }
+    (publish as (p: unknown, c: unknown, d?: unknown) => void)(packet, client, done);
+  }) as typeof broker.publish;
   // A refused clientless will (above) makes aedes emit 'error' from its will sweep: an unheard
   // 'error' would end the process, so every broker error is reported and the broker goes on.
   (broker as unknown as NodeJS.EventEmitter).on('error', (err: Error) => refuse(`broker error: ${err.message}`, undefined));
