@@ -11,7 +11,7 @@ import os from 'node:os';
 import pg from 'pg';
 import { PASSWORD, rssKb, seedDevices, serialOf } from './devices.js';
 import { ProcessFleet } from './devices-fleet.js';
-import { freePort, PG_ADMIN, portOpen, secs, startServers, until } from './lib.js';
+import { benchDatabaseName, dropDatabase, freePort, PG_ADMIN, portOpen, secs, startServers, until } from './lib.js';
 
 const DEVICES = Number(process.env.BENCH_OUTAGE_DEVICES ?? 2000);
 const RATE = Number(process.env.BENCH_EVENT_RATE ?? 20_000);
@@ -70,7 +70,8 @@ async function cuttableProxy(target: {
 }
 
 export async function run(): Promise<void> {
-  const dbName = process.env.BENCH_DB ?? 'atrium_bench_devices_outage';
+  // A database of the run's own, dropped at its end (BENCH_DB names one that stays).
+  const dbName = benchDatabaseName('atrium_bench_devices_outage');
   const pgAt = new URL(PG_ADMIN);
   const proxy = await cuttableProxy({ host: pgAt.hostname, port: Number(pgAt.port || 5432) });
   const servers = await startServers(dbName, {
@@ -149,9 +150,11 @@ export async function run(): Promise<void> {
     );
     if (lost > 0 || rows !== distinct || peak / 1024 >= LIMIT_MIB) process.exitCode = 1;
   } finally {
-    servers.stop();
+    const stopped = servers.stop();
     proxy.close();
     await db.end().catch(() => undefined);
     if (fleet) await Promise.race([fleet.stop(), new Promise((r) => setTimeout(r, 8000))]);
+    await stopped;
+    if (!process.env.BENCH_DB) await dropDatabase(dbName).catch(() => undefined);
   }
 }

@@ -32,6 +32,8 @@ import type { Db } from '../apps/server/src/core/db/client.js';
 import { DevicesRepository } from '../apps/server/src/modules/devices/devices.repository.js';
 import { ProcessFleet } from './devices-fleet.js';
 import {
+  benchDatabaseName,
+  dropDatabase,
   type Figures,
   load,
   type PgbenchFigures,
@@ -705,9 +707,9 @@ const loadNow = () => os.loadavg()[0]!.toFixed(1);
 export async function run(): Promise<void> {
   if (ONLY && ONLY !== 'list') throw new Error(`BENCH_DEVICES_ONLY=${ONLY}: only "list" can run alone`);
   const loadAtStart = loadNow();
-  // The list alone in a database of its own: a fresh database is dropped first, and a whole run may be going on.
-  // BENCH_DB: a database name of one's own, when several checkouts bench on one machine.
-  const dbName = process.env.BENCH_DB ?? (ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
+  // A database of the run's own (named after its process, so runs at once never meet), dropped at its
+  // end; BENCH_DB names one that stays.
+  const dbName = benchDatabaseName(ONLY === 'list' ? 'atrium_bench_devices_list' : 'atrium_bench_devices');
   // BENCH_SERVER_SESSION=shared: the server in the bench's own session (see ServerOptions.ownSession).
   const ownSession = process.env.BENCH_SERVER_SESSION !== 'shared';
   const servers = await startServers(dbName, { embeddedMqtt: true, ownSession });
@@ -754,8 +756,10 @@ export async function run(): Promise<void> {
     );
     if (problems.length) throw new Error(`the devices benchmark failed: ${problems.join('; ')}`);
   } finally {
-    servers.stop();
+    const stopped = servers.stop();
     await db.end().catch(() => undefined);
     if (fleet) await Promise.race([fleet.stop(), sleep(8000)]);
+    await stopped;
+    if (!process.env.BENCH_DB) await dropDatabase(dbName).catch(() => undefined);
   }
 }
