@@ -18,7 +18,7 @@ import type { SipDirectory } from './types.js';
  *   expired, issued for another method, number or sender (flow), or its nonce count used already.
  *   A phone that knows the password answers the new nonce; a captured header goes no further;
  * - 403 to every REGISTER from an address the directory refuses (IP blocking), and each refused
- *   REGISTER reported to it.
+ *   REGISTER reported to it; when that check cannot be answered, the REGISTER is challenged as usual.
  */
 export class DigestAuthenticator {
   /** What a number without credentials is checked against, so that its answer takes as long as a real one. */
@@ -29,6 +29,21 @@ export class DigestAuthenticator {
     private readonly directory: SipDirectory,
     private readonly nonces: NonceIssuer,
   ) {}
+
+  /**
+   * Whether the directory refuses REGISTERs from this address. The check guards against password
+   * guessing, and in the SIP worker it is a synchronous call to the main thread with a deadline: when
+   * it cannot be answered in time (the main thread busy for a second), the REGISTER goes on to its
+   * digest like any other rather than failing a phone that knows its password; a wrong one is still
+   * reported, so the address is still counted towards its ban.
+   */
+  private refuses(address: string): boolean {
+    try {
+      return this.directory.refusesRegistration?.(address) ?? false;
+    } catch {
+      return false;
+    }
+  }
 
   /** Resolves to the authenticated number, or null once it has answered the request itself. */
   async authenticate(req: SipRequest, tx: ServerTransaction, kind: 'www' | 'proxy', number: string | null): Promise<string | null> {
@@ -41,7 +56,7 @@ export class DigestAuthenticator {
         res.headers.add(challengeName, challengeHeader(this.realm, this.nonces.issue(binding), stale)),
       );
     const registering = kind === 'www';
-    if (registering && this.directory.refusesRegistration?.(tx.flow.address)) {
+    if (registering && this.refuses(tx.flow.address)) {
       tx.reply(403, 'Forbidden');
       return null;
     }

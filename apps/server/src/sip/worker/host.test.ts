@@ -19,7 +19,10 @@ class StuckDirectory extends MemoryDirectory {
     if (number === '1998') throw new Error('the database is away');
     return super.credentials(number);
   }
+  /** Whether the ban check itself fails, as the main thread's answer does when it comes too late. */
+  banCheckFails = false;
   refusesRegistration(address: string): boolean {
+    if (this.banCheckFails) throw new Error('sip directory refusesRegistration: no answer within 1000 ms');
     return this.banned.has(address);
   }
 }
@@ -62,6 +65,16 @@ describe('the SIP server in a worker thread', () => {
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40103)).toBe(403);
     directory.banned.clear();
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40103)).toBe(200);
+  });
+
+  it('a ban check that cannot be answered lets the REGISTER on to its digest: the right password registers, a wrong one is refused', async () => {
+    const directory = new StuckDirectory();
+    directory.passwords.set('1000', 'Secret1000');
+    const s = await start(directory);
+    directory.banCheckFails = true;
+    expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40110)).toBe(200);
+    expect(await registerContact(s.ports.udp, '1000', 'Wrong-password', 40111)).toBe(403);
+    expect(s.crashes).toBe(0);
   });
 
   it('mirrors registrations from the observer events, and hands every one to the observer', async () => {
