@@ -88,8 +88,18 @@ export const SystemInfoSchema = z.object({
     /** QoS 1 events acknowledged once stored, and those waiting for their acknowledgement now. */
     acknowledged: z.number(),
     awaiting_ack: z.number(),
-    /** Delays, per reason: a write tried again (database slow or away); the intake full (reading stopped). */
-    delayed: z.object({ write_retry: z.number(), intake_full: z.number(), read_paused: z.number() }),
+    /**
+     * Delays, per reason: a write tried again (database slow or away); the intake full (reading
+     * stopped); events read past unacknowledged while the intake was full and the database away, and
+     * connections then closed so that their devices send those events again.
+     */
+    delayed: z.object({
+      write_retry: z.number(),
+      intake_full: z.number(),
+      read_paused: z.number(),
+      deferred: z.number(),
+      reconnect_asked: z.number(),
+    }),
     /**
      * Acknowledgements not sent because their connection to an external broker closed first: the
      * broker sends those events again (the same event id is not stored twice).

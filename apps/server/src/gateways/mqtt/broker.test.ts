@@ -220,6 +220,65 @@ describe('embedded MQTT broker', () => {
     }
   });
 
+  it("reads a device's events past, unacknowledged, while the taker is full and cannot store; once there is room it closes the connection (no will) and the device sends them again", async () => {
+    const answers: ((notTaken?: Error) => boolean)[] = [];
+    const deferred: string[] = [];
+    let full = true;
+    const release = broker.local.holdPublishes(
+      (topic, _payload, answer) => {
+        if (!topic.endsWith('/events')) return false;
+        answers.push(answer);
+        return true;
+      },
+      () => full,
+      { takes: (topic) => topic.endsWith('/events'), away: () => true, deferred: (what) => deferred.push(what) },
+    );
+    const wills: string[] = [];
+    const off = await broker.local.subscribe(['atrium/v1/devices/+/status'], (_topic, payload) => wills.push(payload.toString()));
+    const will = {
+      topic: deviceTopic('SN-1', 'status'),
+      payload: Buffer.from('{"state":"offline","reason":"will"}'),
+      qos: 1 as const,
+      retain: false,
+    };
+    const one = await connect({ ...device('SN-1'), keepalive: 1, reconnectPeriod: 200, will });
+    let pongs = 0;
+    let reconnects = 0;
+    one.on('packetreceive', (p) => {
+      if (p.cmd === 'pingresp') pongs++;
+    });
+    one.on('reconnect', () => reconnects++);
+    try {
+      const acked: number[] = [];
+      for (const i of [1, 2, 3]) one.publish(deviceTopic('SN-1', 'events'), `{"n":${i}}`, { qos: 1 }, (err) => !err && acked.push(i));
+      await expect.poll(() => deferred.length).toBe(3);
+      // Read past: nothing taken, nothing acknowledged, and the connection stays up, its pings answered.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(answers).toHaveLength(0);
+      expect(acked).toEqual([]);
+      expect(pongs).toBeGreaterThanOrEqual(2);
+      expect(reconnects).toBe(0);
+      // A status is no event: handled as ever while events are read past.
+      await new Promise<void>((r) => one.publish(deviceTopic('SN-1', 'status'), '{"state":"online"}', { qos: 1 }, () => r()));
+      await expect.poll(() => wills).toEqual(['{"state":"online"}']);
+      // Room again: the connection is closed without its will, and the device sends its events again.
+      full = false;
+      await expect.poll(() => deferred).toEqual(['event', 'event', 'event', 'reconnect']);
+      // mqtt.js sends its stored publishes again one at a time, each after the last one's PUBACK.
+      for (const n of [1, 2, 3]) {
+        await expect.poll(() => answers.length, { timeout: 5000 }).toBe(n);
+        expect(answers[n - 1]?.()).toBe(true);
+      }
+      expect(reconnects).toBe(1);
+      await expect.poll(() => acked.sort()).toEqual([1, 2, 3]);
+      expect(wills).toEqual(['{"state":"online"}']);
+    } finally {
+      release();
+      await off();
+      one.end(true);
+    }
+  });
+
   it("links Atrium's gateway in-process: retained messages first, then what is published live, inside atrium/v1 only", async () => {
     const one = await connect(device('SN-1'));
     const status = JSON.stringify({ state: 'online' });

@@ -127,9 +127,12 @@ export interface LocalBrokerLink {
    * device's connection is closed so that it sends the message again), and the message goes to no
    * subscriber afterwards, neither this link's own subscription nor the device's. The
    * connection is read on meanwhile (its pings answered, its next events taken) unless `full` says
-   * the taker holds all it may. Returns the way to stop.
+   * the taker holds all it may. While it holds all it may and cannot store (`away`), a device's
+   * further events are neither taken nor acknowledged, only read past, and its connection is closed
+   * once there is room again so that it sends them again (`deferred` hears of both). Returns the way
+   * to stop.
    */
-  holdPublishes(take: PublishTaker, full?: () => boolean): () => void;
+  holdPublishes(take: PublishTaker, full?: () => boolean, away?: AwayOptions): () => void;
 }
 
 /**
@@ -178,17 +181,73 @@ type MarkedPayload = Buffer & { [TAKEN]?: boolean };
 const HELD_PER_CONNECTION = 1000;
 const HELD = Symbol('events held on this connection');
 const CORKED = Symbol('PUBACKs gathered for one write');
+/** Events of this connection were read past, unacknowledged: it is closed once there is room, so that the device sends them again. */
+const OWES = Symbol('events read past on this connection');
 type HeldConnection = {
   [HELD]?: number;
   [CORKED]?: boolean;
+  [OWES]?: boolean;
+  _disconnected?: boolean;
   closed: boolean;
   connected: boolean;
   conn: { write(b: Buffer): boolean; cork(): void; uncork(): void; destroyed: boolean };
   close(): void;
 };
 
+/** How the broker hears that the taker cannot store, and tells what it read past. */
+export interface AwayOptions {
+  /** Whether the taker would take a publish on this topic (only those are ever read past). */
+  takes: (topic: string) => boolean;
+  /** Whether the taker, full, cannot store now (its writes fail): further events are read past. */
+  away: () => boolean;
+  /** An event read past (`event`), or a connection closed so that its device sends such events again (`reconnect`). */
+  deferred?: (what: 'event' | 'reconnect') => void;
+}
+
+/** How often connections that owe events are looked at for room to take them again (ms). */
+const OWING_SWEEP_MS = 500;
+
 /** A PUBACK for this packet id: remaining length 2, which MQTT 5 reads as success without properties. */
 const puback = (id: number) => Buffer.from([0x40, 0x02, id >> 8, id & 0xff]);
+
+/**
+ * The answer to an event taken while its connection reads on: its PUBACK once stored, or the
+ * connection closed. Made here, not in authorizePublish, so that the closure's context holds the
+ * connection and packet id alone: one made there would share a context with aedes' callback, and
+ * through it keep the whole packet and its payload alive until the commit (a database outage holds
+ * a fleet's windows: 2,000 × 100 events).
+ */
+function heldAnswer(conn: HeldConnection, messageId: number): (notTaken?: Error) => boolean {
+  return (notTaken) => {
+    conn[HELD] = (conn[HELD] ?? 1) - 1;
+    if (notTaken) {
+      // Not stored: no PUBACK, and the connection ends so that the device sends it again.
+      conn.close();
+      return false;
+    }
+    if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
+    // A committed batch answers many events of one connection in the same turn: corked
+    // until the next tick, they leave in one write (as aedes' own packets do).
+    if (!conn[CORKED]) {
+      conn[CORKED] = true;
+      conn.conn.cork();
+      process.nextTick(() => {
+        conn[CORKED] = false;
+        conn.conn.uncork();
+      });
+    }
+    conn.conn.write(puback(messageId));
+    return true;
+  };
+}
+
+/** The answer to an event whose connection waits for its commit: aedes' own callback, which writes the PUBACK. */
+function waitingAnswer(conn: HeldConnection, callback: (err: Error | null) => void): (notTaken?: Error) => boolean {
+  return (notTaken) => {
+    callback(notTaken ?? null);
+    return !notTaken && !conn.closed;
+  };
+}
 
 /**
  * The embedded broker (aedes) of `npm start`. No anonymous client: a device signs in with its serial
@@ -206,6 +265,27 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   let taker: PublishTaker | null = null;
   /** Whether the taker holds all it may: then a connection waits for its event's commit before it is read on. */
   let takerFull: (() => boolean) | null = null;
+  let takerAway: AwayOptions | null = null;
+  /** Connections some of whose events were read past, closed once the taker has room and their taken events are answered. */
+  const owing = new Set<HeldConnection>();
+  let owingSweep: NodeJS.Timeout | null = null;
+  const sweepOwing = () => {
+    for (const conn of owing) {
+      if (conn.closed || !conn.connected) owing.delete(conn);
+      else if (!takerFull?.() && !(conn[HELD] ?? 0)) {
+        owing.delete(conn);
+        // As a clean disconnect: no will, so the device is not reported offline for the moment it
+        // takes to reconnect; one that does not come back is found silent by its heartbeats.
+        conn._disconnected = true;
+        conn.close();
+        takerAway?.deferred?.('reconnect');
+      }
+    }
+    if (!owing.size && owingSweep) {
+      clearInterval(owingSweep);
+      owingSweep = null;
+    }
+  };
   const broker = await Aedes.createBroker({
     persistence,
     // Messages in delivery at once (aedes' default is 100). Beyond it aedes queues them in an array it
@@ -262,34 +342,24 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
         const payload = packet.payload as MarkedPayload;
         const conn = client as unknown as HeldConnection;
         const messageId = packet.messageId;
+        // The taker is full and cannot store (the database away): holding more would grow memory with
+        // the outage, and leaving the connection unread would leave its pings unanswered. So the event
+        // is read past, neither taken nor acknowledged, as are the connection's later ones; once there
+        // is room the connection is closed, and the device sends again what has no PUBACK.
+        if (takerAway?.takes(packet.topic) && (conn[OWES] || (takerFull?.() && takerAway.away()))) {
+          if (!conn[OWES]) {
+            conn[OWES] = true;
+            owing.add(conn);
+            owingSweep ??= setInterval(sweepOwing, OWING_SWEEP_MS).unref();
+          }
+          takerAway.deferred?.('event');
+          payload[TAKEN] = true;
+          packet.qos = 0;
+          return callback(null);
+        }
         const readOn = messageId !== undefined && (conn[HELD] ?? 0) < HELD_PER_CONNECTION && !takerFull?.();
         payload[TAKEN] = true;
-        const answer = readOn
-          ? (notTaken?: Error) => {
-              conn[HELD] = (conn[HELD] ?? 1) - 1;
-              if (notTaken) {
-                // Not stored: no PUBACK, and the connection ends so that the device sends it again.
-                conn.close();
-                return false;
-              }
-              if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
-              // A committed batch answers many events of one connection in the same turn: corked
-              // until the next tick, they leave in one write (as aedes' own packets do).
-              if (!conn[CORKED]) {
-                conn[CORKED] = true;
-                conn.conn.cork();
-                process.nextTick(() => {
-                  conn[CORKED] = false;
-                  conn.conn.uncork();
-                });
-              }
-              conn.conn.write(puback(messageId));
-              return true;
-            }
-          : (notTaken?: Error) => {
-              callback(notTaken ?? null);
-              return !notTaken && !conn.closed;
-            };
+        const answer = readOn ? heldAnswer(conn, messageId) : waitingAnswer(conn, callback);
         if (readOn) conn[HELD] = (conn[HELD] ?? 0) + 1;
         if (taker(packet.topic, payload, answer)) {
           if (!readOn) return;
@@ -437,13 +507,15 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (broker.closed) queueMicrotask(listener);
       else broker.once('closed', listener);
     },
-    holdPublishes(take, full) {
+    holdPublishes(take, full, away) {
       taker = take;
       takerFull = full ?? null;
+      takerAway = away ?? null;
       return () => {
         if (taker === take) {
           taker = null;
           takerFull = null;
+          takerAway = null;
         }
       };
     },
@@ -468,6 +540,9 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (next) await openTls(next);
     },
     close: async () => {
+      if (owingSweep) clearInterval(owingSweep);
+      owingSweep = null;
+      owing.clear();
       await closeTls();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

@@ -20,6 +20,7 @@ import {
   type DeviceMessageHandlers,
   type DeviceTaskMessage,
   type EventReport,
+  type EventStored,
   InvalidTaskError,
 } from '../../modules/devices/devices.gateway.js';
 import type { LocalBrokerLink } from './broker.js';
@@ -103,6 +104,13 @@ export interface GatewayStats {
   acksOfClosedConnections: number;
   /** Times reading from the broker stopped because the intake was full (an external broker keeps the rest). */
   readPaused: number;
+  /**
+   * Embedded broker: events read past, neither taken nor acknowledged, while the intake was full and
+   * could not store; and connections closed once there was room again, so that their devices send
+   * those events again.
+   */
+  deferred: number;
+  reconnectAsked: number;
 }
 
 interface Presence {
@@ -155,6 +163,8 @@ export class MqttGateway implements DeviceGateway {
     acknowledged: 0,
     acksOfClosedConnections: 0,
     readPaused: 0,
+    deferred: 0,
+    reconnectAsked: 0,
   };
   private readonly presence = new Map<string, Presence>();
   /** Last-seen times (ms) not handed over yet. */
@@ -317,6 +327,14 @@ export class MqttGateway implements DeviceGateway {
         return true;
       },
       () => this.opts.handlers.eventsFull?.() ?? false,
+      {
+        takes: (topic) => topic.endsWith('/events'),
+        away: () => this.opts.handlers.eventsAway?.() ?? false,
+        deferred: (what) => {
+          if (what === 'event') this.stats.deferred++;
+          else this.stats.reconnectAsked++;
+        },
+      },
     );
     const subscribed = local.subscribe(
       DEVICE_UP_LEAVES.map((l) => mqttTopics.allDevices(l)),
@@ -647,7 +665,9 @@ export class MqttGateway implements DeviceGateway {
     // take it synchronously (a flood's common case): no promise chain per event, order kept.
     if (leaf === 'events') {
       const report = eventReport(decoded.message as DeviceMessage<'events'>);
-      const stored = answer && (() => answer());
+      // The answer itself, not a closure made here: this function's context holds the decoded
+      // message (for the queued path below), which a held event would keep alive until its commit.
+      const stored: EventStored | undefined = answer;
       if (this.opts.handlers.acceptEvent && !this.queues.has(serial)) {
         let taken: boolean;
         try {

@@ -55,6 +55,9 @@ export interface GatewayIntakeStats {
   readonly acknowledged: number;
   readonly acksOfClosedConnections: number;
   readonly readPaused: number;
+  /** Events read past unacknowledged while the intake was full and could not store, and connections closed afterwards so that their devices send them again. */
+  readonly deferred: number;
+  readonly reconnectAsked: number;
 }
 
 /**
@@ -142,6 +145,11 @@ export interface DeviceMessageHandlers {
   eventRoom?(): Promise<void> | null;
   /** Whether the intake holds all the unstored events it may (eventRoom would wait), without waiting. */
   eventsFull?(): boolean;
+  /**
+   * Whether the intake holds all it may and cannot store them now (its writes fail): the embedded
+   * broker then reads a device's further events past, unacknowledged, and has it send them again later.
+   */
+  eventsAway?(): boolean;
   onSyncAck(serial: string, report: SyncAckReport): Promise<void>;
   /** The device asks for a full sync. */
   onSyncRequest?(serial: string, report: SyncRequestReport): Promise<void>;

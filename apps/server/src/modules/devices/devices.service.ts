@@ -1568,6 +1568,8 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
         write_retry: this.stats.eventWriteRetries + (p?.writeRetries ?? 0),
         intake_full: this.stats.eventIntakeFull + (p?.intakeFull ?? 0),
         read_paused: g?.readPaused ?? 0,
+        deferred: g?.deferred ?? 0,
+        reconnect_asked: g?.reconnectAsked ?? 0,
       },
       acks_of_closed_connections: g?.acksOfClosedConnections ?? 0,
       // The gateway's refusals (unreadable, overloaded…) and this service's (a message not following its device).

@@ -6,12 +6,37 @@
  * the gateway is asked to stop reading: a database that is slow or away costs bounded memory.
  */
 import type { EventReport, EventStored } from './devices.gateway.js';
+import { withoutNul } from './event-copy.js';
 
-/** An event as the intake holds it: whose (serial number), what, and when the plane heard of it (ms). */
+/**
+ * An event as the intake holds it: whose (serial number), what, and when the plane heard of it (ms).
+ * Its data is kept as the JSON text the COPY writes (without NUL), made when the event is taken: a
+ * database outage holds a fleet's in-flight windows here (2,000 devices × 100), and a decoded data
+ * object costs several times its text in the heap, and more in the collector once it outlives the
+ * young generation.
+ */
 export interface IntakeEvent {
   serial: string;
-  report: EventReport;
+  type: string;
+  identifier: string | null;
+  eventId: string | null;
+  /** The device's ISO-8601 time, if it gave one. */
+  time: string | undefined;
+  data: string;
   receivedAt: number;
+}
+
+/** The intake's form of a device's event report. */
+export function intakeEvent(serial: string, report: EventReport, receivedAt: number): IntakeEvent {
+  return {
+    serial,
+    type: report.type,
+    identifier: report.identifier ?? null,
+    eventId: report.event_id ?? null,
+    time: report.time,
+    data: withoutNul(JSON.stringify(report.data ?? {})),
+    receivedAt,
+  };
 }
 
 /** Where batches go: the database on the plane's own connections, or the main thread (PGlite lives there). */
@@ -30,6 +55,13 @@ export interface IntakeSnapshot {
   unstoredAtStop: number;
 }
 
+/** A batch being stored: its events, their acknowledgements, and whether its last attempt failed. */
+interface Batch {
+  events: IntakeEvent[];
+  acks: (EventStored | undefined)[];
+  failed: boolean;
+}
+
 /** Longest wait between two attempts at storing a batch (ms). */
 const RETRY_MAX_MS = 5000;
 
@@ -37,7 +69,7 @@ export class EventIntake {
   private pending: IntakeEvent[] = [];
   private acks: (EventStored | undefined)[] = [];
   /** Batches being stored, oldest first, with their acknowledgements. */
-  private readonly writing = new Set<{ events: IntakeEvent[]; acks: (EventStored | undefined)[] }>();
+  private readonly writing = new Set<Batch>();
   private scheduled = false;
   private closed = false;
   private readonly writes = new Set<Promise<void>>();
@@ -58,7 +90,7 @@ export class EventIntake {
   /** Takes an event at once (the gateway's fast path): `stored` acknowledges it once committed. */
   acceptEvent(serial: string, report: EventReport, stored?: EventStored): boolean {
     if (this.closed) return false;
-    this.pending.push({ serial, report, receivedAt: Date.now() });
+    this.pending.push(intakeEvent(serial, report, Date.now()));
     this.acks.push(stored);
     this.schedule();
     return true;
@@ -79,6 +111,12 @@ export class EventIntake {
   /** Whether the intake holds all it may (eventRoom would wait). */
   get full(): boolean {
     return !this.closed && this.held >= this.opts.heldMax;
+  }
+
+  /** Whether a batch being stored has failed and waits to be tried again (the database slow or away). */
+  get failing(): boolean {
+    for (const w of this.writing) if (w.failed) return true;
+    return false;
   }
 
   get held(): number {
@@ -113,7 +151,7 @@ export class EventIntake {
     const acks = n === this.acks.length ? this.acks : this.acks.slice(0, n);
     this.pending = n === this.pending.length ? [] : this.pending.slice(n);
     this.acks = n === this.acks.length ? [] : this.acks.slice(n);
-    const batch = { events, acks };
+    const batch: Batch = { events, acks, failed: false };
     this.writing.add(batch);
     const write = this.store(batch).finally(() => {
       this.writes.delete(write);
@@ -126,13 +164,15 @@ export class EventIntake {
     if (this.pending.length) this.schedule();
   }
 
-  private async store(batch: { events: IntakeEvent[]; acks: (EventStored | undefined)[] }): Promise<void> {
+  private async store(batch: Batch): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.sink.store(batch.events);
+        batch.failed = false;
         break;
       } catch {
         if (this.closed) return; // close() counts them: unacknowledged, their devices send them again
+        batch.failed = true;
         this.counts.writeRetries++;
         await new Promise((r) => setTimeout(r, Math.min(RETRY_MAX_MS, 250 * 2 ** attempt)));
         if (this.closed) return;

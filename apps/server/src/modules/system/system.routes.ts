@@ -284,7 +284,7 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
       ...counter('atrium_device_events_acknowledged_total', 'QoS 1 device events acknowledged once stored.', [[{}, ev.acknowledged]]),
       ...counter(
         'atrium_device_events_delayed_total',
-        'Times device events were delayed, per reason (write tried again, intake full, reading paused).',
+        'Times device events were delayed, per reason (write tried again, intake full, reading paused, read past for the device to send again, connection closed for that).',
         Object.entries(ev.delayed).map(([reason, n]) => [{ reason }, n]),
       ),
       ...counter(

@@ -13,7 +13,7 @@ const events = {
   stored: 1_000_000,
   acknowledged: 999_000,
   awaiting_ack: 1000,
-  delayed: { write_retry: 3, intake_full: 0, read_paused: 1 },
+  delayed: { write_retry: 3, intake_full: 0, read_paused: 1, deferred: 0, reconnect_asked: 0 },
   acks_of_closed_connections: 0,
   refused: { too_large: 0, status_mismatch: 2 },
   unstored_at_stop: 0,

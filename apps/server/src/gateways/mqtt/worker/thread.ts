@@ -13,14 +13,9 @@ import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { answerControl, forwardingLog, PendingCalls, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
-import {
-  type DeviceMessageHandlers,
-  type EventReport,
-  InvalidTaskError,
-  type PresenceReport,
-} from '../../../modules/devices/devices.gateway.js';
+import { type DeviceMessageHandlers, InvalidTaskError, type PresenceReport } from '../../../modules/devices/devices.gateway.js';
 import type { NewEvent } from '../../../modules/devices/devices.repository.js';
-import { dataTextsOf, idsOfSerialsOn, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
+import { idsOfSerialsOn, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
 import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
 import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
 import { MqttGateway } from '../gateway.js';
@@ -126,6 +121,8 @@ class DatabaseSink implements EventSink {
       if (unknown.size) await this.lookUp(client, unknown, now);
       if (stale.size) this.refresh(stale, now);
       rows = [];
+      // Each event's data as the intake made it at take time: for the COPY, and again below for the main thread.
+      texts = [];
       let at = 0;
       let atDate = new Date(0);
       for (const e of batch) {
@@ -135,10 +132,9 @@ class DatabaseSink implements EventSink {
           at = e.receivedAt;
           atDate = new Date(at);
         }
-        rows.push(newEvent(d, e.report, atDate));
+        rows.push(newEvent(d, e, atDate));
+        texts.push(e.data);
       }
-      // Each event's data serialised once: for the COPY, and again below for the main thread.
-      texts = dataTextsOf(rows);
       await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement), texts);
     } catch (e) {
       client.release(e instanceof Error ? e : true);
@@ -191,25 +187,41 @@ class DatabaseSink implements EventSink {
 /** Rows of a committed batch told to the main thread in one message. */
 const STORED_PIECE = 2000;
 
-/** An event as the table takes it (DevicesService.queueEvent's rules: a bad device time is the arrival time). */
-function newEvent(d: { id: number; projectId: number }, report: EventReport, receivedAt: Date): NewEvent {
-  const at = report.time ? new Date(report.time) : receivedAt;
+/**
+ * An event as the table takes it (DevicesService.queueEvent's rules: a bad device time is the arrival
+ * time). Its data goes as the intake's text beside it (storeEventsByCopy's `dataTexts`), never as an object.
+ */
+function newEvent(d: { id: number; projectId: number }, e: IntakeEvent, receivedAt: Date): NewEvent {
+  const at = e.time ? new Date(e.time) : receivedAt;
   return {
     projectId: d.projectId,
     deviceId: d.id,
-    type: report.type,
-    identifier: report.identifier ?? null,
-    eventId: report.event_id ?? null,
-    data: report.data ?? {},
+    type: e.type,
+    identifier: e.identifier,
+    eventId: e.eventId,
+    data: DATA_AS_TEXT,
     occurredAt: Number.isNaN(at.getTime()) ? receivedAt : at,
     receivedAt,
   };
 }
 
-/** PGlite: the batch crosses to the main thread as one text, answered once stored there. */
+/** The data of a row whose data travels as text. */
+const DATA_AS_TEXT: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+
+const jsonOrNull = (v: string | null | undefined) => (v == null ? 'null' : JSON.stringify(v));
+
+/**
+ * PGlite: the batch crosses to the main thread as one text of [serial, report, receivedAt] tuples,
+ * answered once stored there; each report's data is spliced in as the intake's JSON text.
+ */
 const mainThreadSink: EventSink = {
   store: async (batch) => {
-    await call('takeEvents', [JSON.stringify(batch.map((e) => [e.serial, e.report, e.receivedAt]))], false);
+    let text = '[';
+    for (let i = 0; i < batch.length; i++) {
+      const e = batch[i] as IntakeEvent;
+      text += `${i ? ',' : ''}[${JSON.stringify(e.serial)},{"type":${JSON.stringify(e.type)},"identifier":${jsonOrNull(e.identifier)},"event_id":${jsonOrNull(e.eventId)},${e.time === undefined ? '' : `"time":${JSON.stringify(e.time)},`}"data":${e.data}},${e.receivedAt}]`;
+    }
+    await call('takeEvents', [`${text}]`], false);
   },
 };
 
@@ -287,6 +299,9 @@ async function start(given: DevicePlaneData): Promise<void> {
     acceptEvent: (serial, report, stored) => events.acceptEvent(serial, report, stored),
     eventRoom: () => events.eventRoom(),
     eventsFull: () => events.full,
+    // Read past once full while writes fail (the database away), or at half as much again whatever
+    // the cause (a database that answers slowly): what the plane holds stays bounded either way.
+    eventsAway: () => events.full && (events.failing || events.held >= data.eventsHeldMax * 1.5),
   };
   const b = data.broker;
   if (b.kind === 'embedded') {

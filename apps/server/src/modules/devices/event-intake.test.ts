@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { EventIntake, type IntakeEvent, intakeEvent } from './event-intake.js';
+
+// The intake on its own, with a sink the test controls: what it holds, when it says it is failing,
+// and the compact form it keeps events in.
+
+describe('event intake', () => {
+  it('keeps an event compact: its data as the JSON text COPY writes, without NUL', () => {
+    const e = intakeEvent('SN-1', { type: 'door_opened', event_id: 'e1', data: { door: 'A\u0000B', n: 1 } }, 5);
+    expect(e).toEqual({
+      serial: 'SN-1',
+      type: 'door_opened',
+      identifier: null,
+      eventId: 'e1',
+      time: undefined,
+      data: '{"door":"AB","n":1}',
+      receivedAt: 5,
+    });
+    expect(intakeEvent('SN-1', { type: 'tamper' }, 5).data).toBe('{}');
+  });
+
+  it('says it is failing while a batch waits to be tried again, holds its events meanwhile, and acknowledges them once stored', async () => {
+    let refuse = true;
+    const stored: IntakeEvent[][] = [];
+    const intake = new EventIntake(
+      {
+        store: async (batch) => {
+          if (refuse) throw new Error('database away');
+          stored.push([...batch]);
+        },
+      },
+      { heldMax: 2, maxBatch: 10, concurrency: 1, countsStored: true },
+    );
+    const acked: string[] = [];
+    expect(intake.failing).toBe(false);
+    intake.acceptEvent('SN-1', { type: 'a' }, () => acked.push('a'));
+    intake.acceptEvent('SN-1', { type: 'b' }, () => acked.push('b'));
+    await expect.poll(() => intake.failing).toBe(true);
+    expect(intake.full).toBe(true);
+    expect(intake.held).toBe(2);
+    expect(acked).toEqual([]);
+    refuse = false;
+    await expect.poll(() => acked, { timeout: 5000 }).toEqual(['a', 'b']);
+    expect(intake.failing).toBe(false);
+    expect(intake.full).toBe(false);
+    expect(stored.flat().map((e) => e.type)).toEqual(['a', 'b']);
+    expect(intake.snapshot().writeRetries).toBeGreaterThan(0);
+    await intake.close();
+  });
+});
