@@ -161,51 +161,57 @@ async function lockEvents(): Promise<() => Promise<void>> {
   };
 }
 
-describe(`a short database outage while devices send events (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
-  beforeAll(async () => {
-    t = await buildTestApp();
-    plane = await startDevicePlane({
-      broker: { kind: 'embedded', port: 0, host: '127.0.0.1', internal: newInternalCredential(), tls: null },
-      databaseUrl: await databaseUrl(t),
-      services: t.app.services.devices,
-      log: silent,
-    });
-    t.app.services.devices.attachAccounts(plane.accounts);
-    t.app.services.devices.attachGateway(plane);
-    const admin = await adminClient(t);
-    for (let i = 0; i < DEVICES; i++) {
-      const serial = `OUTAGE-${process.pid}-${i}`;
-      const created = await admin.put('/devices', {
-        name: serial,
-        type: 'panel',
-        model: 'AP-100',
-        serial_number: serial,
-        domain_id: t.project.rootGroupId,
-      });
-      expect(created.statusCode, created.body).toBe(200);
-      const init = await admin.post(`/devices/${(created.json().data as { id: number }).id}/init/apply`, {});
-      expect(init.statusCode, init.body).toBe(200);
-      const device = new SimDevice({
-        url: `mqtt://127.0.0.1:${plane.port}`,
-        serial,
-        password: (init.json().data as { password: string }).password,
-        heartbeatMs: 10_000,
-        keepaliveSeconds: KEEPALIVE_S,
-      });
-      await device.start();
-      senders.push(new Sender(device));
-    }
-    // An app, a worker thread compiling the plane's code, six devices: over a minute on a loaded two-core machine.
-  }, 180_000);
-  afterAll(async () => {
-    // A failed test leaves its senders running: stopped first, then their devices.
-    await Promise.race([Promise.all(senders.map((s) => s.stop())), sleep(10_000)]);
-    await Promise.all(senders.map((s) => s.device.stop()));
-    senders = [];
-    t?.app.services.devices.attachGateway(null);
-    await plane?.close();
-    await t?.close();
+/** An app, its device plane (`eventsHeldMax`: the intake's bound) and DEVICES simulated devices, each with its sender. */
+async function setUp(eventsHeldMax?: number): Promise<void> {
+  t = await buildTestApp();
+  plane = await startDevicePlane({
+    broker: { kind: 'embedded', port: 0, host: '127.0.0.1', internal: newInternalCredential(), tls: null },
+    databaseUrl: await databaseUrl(t),
+    services: t.app.services.devices,
+    log: silent,
+    ...(eventsHeldMax ? { eventsHeldMax } : {}),
   });
+  t.app.services.devices.attachAccounts(plane.accounts);
+  t.app.services.devices.attachGateway(plane);
+  const admin = await adminClient(t);
+  for (let i = 0; i < DEVICES; i++) {
+    const serial = `OUTAGE-${process.pid}-${i}`;
+    const created = await admin.put('/devices', {
+      name: serial,
+      type: 'panel',
+      model: 'AP-100',
+      serial_number: serial,
+      domain_id: t.project.rootGroupId,
+    });
+    expect(created.statusCode, created.body).toBe(200);
+    const init = await admin.post(`/devices/${(created.json().data as { id: number }).id}/init/apply`, {});
+    expect(init.statusCode, init.body).toBe(200);
+    const device = new SimDevice({
+      url: `mqtt://127.0.0.1:${plane.port}`,
+      serial,
+      password: (init.json().data as { password: string }).password,
+      heartbeatMs: 10_000,
+      keepaliveSeconds: KEEPALIVE_S,
+    });
+    await device.start();
+    senders.push(new Sender(device));
+  }
+  // An app, a worker thread compiling the plane's code, six devices: over a minute on a loaded two-core machine.
+}
+
+async function tearDown(): Promise<void> {
+  // A failed test leaves its senders running: stopped first, then their devices.
+  await Promise.race([Promise.all(senders.map((s) => s.stop())), sleep(10_000)]);
+  await Promise.all(senders.map((s) => s.device.stop()));
+  senders = [];
+  t?.app.services.devices.attachGateway(null);
+  await plane?.close();
+  await t?.close();
+}
+
+describe(`a short database outage while devices send events (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  beforeAll(() => setUp(), 180_000);
+  afterAll(tearDown);
 
   it('acknowledges nothing while event writes are refused or blocked, even past the keep-alive, keeps the devices connected, then stores every acknowledged event once', async () => {
     for (const s of senders) s.start();
@@ -235,5 +241,52 @@ describe(`a short database outage while devices send events (${onPostgres ? 'Pos
     const info = t.app.services.devices.intakeStats();
     expect(info.acks_of_closed_connections).toBe(0);
     expect(Object.values(info.refused).reduce((a, b) => a + b, 0)).toBe(0);
+  }, 150_000);
+});
+
+describe(`the intake full while the database is away (${onPostgres ? 'PostgreSQL' : 'PGlite'})`, () => {
+  // An intake bound below what the devices' windows add up to (DEVICES × WINDOW): once it is full and
+  // writes fail, further events are read past unacknowledged, and once there is room the devices'
+  // connections are closed so that they send them again (mqtt.js, from its outgoing store).
+  const HELD_MAX = 40;
+  beforeAll(() => setUp(HELD_MAX), 180_000);
+  afterAll(tearDown);
+
+  it('holds no more than its bound, acknowledges nothing meanwhile, then has the devices send again what it read past: every acknowledged event stored once', async () => {
+    for (const s of senders) s.start();
+    await expect.poll(ackedNow, { timeout: 20_000 }).toBeGreaterThan(200);
+    const lift = await refuseEventWrites();
+    let highest = 0;
+    let held = 0;
+    try {
+      await expect.poll(() => t.app.services.devices.intakeStats().delayed.deferred, { timeout: 10_000 }).toBeGreaterThan(0);
+      held = ackedNow();
+      const until = Date.now() + 2000;
+      while (Date.now() < until) {
+        await sleep(100);
+        highest = Math.max(highest, backlog());
+      }
+      expect(ackedNow()).toBe(held);
+      // Read past, not left unread: the devices stay connected, their pings answered.
+      expect(senders.map((s) => s.disconnects)).toEqual(senders.map(() => 0));
+    } finally {
+      await lift();
+    }
+    // Held until a write failed, then at most the bound (before the first failure, up to half as much again).
+    expect(highest).toBeLessThanOrEqual(HELD_MAX * 1.5);
+    await expect.poll(() => t.app.services.devices.intakeStats().delayed.reconnect_asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(ackedNow, { timeout: 30_000 }).toBeGreaterThan(held + DEVICES * WINDOW);
+    await Promise.all(senders.map((s) => s.stop()));
+    expect(senders.some((s) => s.disconnects > 0)).toBe(true);
+
+    const acked = new Set(senders.flatMap((s) => [...s.acked]));
+    const rows = await queryRows<{ event_id: string; times: number }>(
+      t.database.db,
+      sql`SELECT e.event_id, count(*)::int AS times FROM device_events e JOIN devices d ON d.id = e.device_id
+          WHERE d.serial_number LIKE ${`OUTAGE-${process.pid}-%`} GROUP BY 1`,
+    );
+    const stored = new Map(rows.map((r) => [r.event_id, Number(r.times)]));
+    const lost = [...acked].filter((id) => !stored.has(id));
+    expect({ lost: lost.length, storedTwice: [...stored].filter(([, n]) => n > 1).length }).toEqual({ lost: 0, storedTwice: 0 });
   }, 150_000);
 });
