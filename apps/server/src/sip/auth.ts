@@ -32,14 +32,14 @@ export class DigestAuthenticator {
 
   /**
    * Whether the directory refuses REGISTERs from this address. The check guards against password
-   * guessing, and in the SIP worker it is a synchronous call to the main thread with a deadline: when
-   * it cannot be answered in time (the main thread busy for a second), the REGISTER goes on to its
-   * digest like any other rather than failing a phone that knows its password; a wrong one is still
-   * reported, so the address is still counted towards its ban.
+   * guessing, and in the SIP worker it is a call to the main thread with a deadline: when it cannot
+   * be answered (the main thread busy past it), the REGISTER goes on to its digest like any other
+   * rather than failing a phone that knows its password; a wrong one is still reported, so the
+   * address is still counted towards its ban.
    */
-  private refuses(address: string): boolean {
+  private async refuses(address: string): Promise<boolean> {
     try {
-      return this.directory.refusesRegistration?.(address) ?? false;
+      return (await this.directory.refusesRegistration?.(address)) ?? false;
     } catch {
       return false;
     }
@@ -56,7 +56,7 @@ export class DigestAuthenticator {
         res.headers.add(challengeName, challengeHeader(this.realm, this.nonces.issue(binding), stale)),
       );
     const registering = kind === 'www';
-    if (registering && this.refuses(tx.flow.address)) {
+    if (registering && (await this.refuses(tx.flow.address))) {
       tx.reply(403, 'Forbidden');
       return null;
     }

@@ -91,7 +91,7 @@ export interface SipDirectory {
   /** The name of a number's owner (its user, its device, else the number's own name), or null: what callees are shown. */
   callerName?(number: string): Promise<string | null>;
   /** Whether REGISTERs from this source address are refused outright (403, no challenge): IP blocking. */
-  refusesRegistration?(address: string): boolean;
+  refusesRegistration?(address: string): Promise<boolean>;
   /** A REGISTER from this address failed its digest (wrong password, unknown number, wrong user); awaited before the answer. */
   registrationFailed?(address: string, number: string | null): Promise<void>;
 }

@@ -179,7 +179,7 @@ export class IpBlockingService {
       callerName: async (number) => (await directory.callerName?.(number)) ?? null,
       // A SIP trunk's peer is trusted unless its address is banned.
       trunkPeer: async (peer) => (this.bannedUntil('sip', peer.address) !== null ? null : ((await directory.trunkPeer?.(peer)) ?? null)),
-      refusesRegistration: (address) => this.bannedUntil('sip', address) !== null,
+      refusesRegistration: async (address) => this.bannedUntil('sip', address) !== null,
       registrationFailed: async (address, number) => {
         await this.failed('sip', address, number ? `number ${number}` : null).catch((err) =>
           this.log.error({ err }, 'ip blocking: failure not counted'),

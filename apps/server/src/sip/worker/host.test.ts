@@ -2,7 +2,7 @@
 // sip/testing.ts: what the channel carries both ways, and what a slow or failing main thread does.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SipLogger } from '../server-types.js';
-import { MemoryDirectory, RecordingObserver, registerContact, silentLog } from '../testing.js';
+import { MemoryDirectory, makeRequest, RecordingObserver, registerContact, silentLog, UdpPeer } from '../testing.js';
 import { SpareSipWorkers, type SupervisedSipServer, startSipWorker } from './host.js';
 
 let server: SupervisedSipServer | null = null;
@@ -21,13 +21,24 @@ class StuckDirectory extends MemoryDirectory {
   }
   /** Whether the ban check itself fails, as the main thread's answer does when it comes too late. */
   banCheckFails = false;
-  refusesRegistration(address: string): boolean {
-    if (this.banCheckFails) throw new Error('sip directory refusesRegistration: no answer within 1000 ms');
+  /** While set, the ban check waits for it (a main thread busy elsewhere); how many checks were asked. */
+  banGate: Promise<void> | null = null;
+  banAsked = 0;
+  async refusesRegistration(address: string): Promise<boolean> {
+    this.banAsked++;
+    if (this.banGate) await this.banGate;
+    if (this.banCheckFails) throw new Error('sip directory refusesRegistration: no answer within 300 ms');
     return this.banned.has(address);
   }
 }
 
-async function start(directory: MemoryDirectory, observer = new RecordingObserver(), log: SipLogger = silentLog, spares?: SpareSipWorkers) {
+async function start(
+  directory: MemoryDirectory,
+  observer = new RecordingObserver(),
+  log: SipLogger = silentLog,
+  spares?: SpareSipWorkers,
+  callTimeoutMs = 300,
+) {
   server = await startSipWorker({
     ...(spares ? { spares } : {}),
     host: '127.0.0.1',
@@ -39,7 +50,7 @@ async function start(directory: MemoryDirectory, observer = new RecordingObserve
     observer,
     log,
     timers: { t1Ms: 100 },
-    callTimeoutMs: 300,
+    callTimeoutMs,
   });
   return server;
 }
@@ -57,7 +68,7 @@ describe('the SIP server in a worker thread', () => {
     expect(s.running).toBe(true);
   });
 
-  it('answers synchronous directory calls (refusesRegistration) in the worker at once', async () => {
+  it('asks the main thread whether an address is banned (refusesRegistration) for each REGISTER', async () => {
     const directory = new StuckDirectory();
     directory.passwords.set('1000', 'Secret1000');
     const s = await start(directory);
@@ -65,6 +76,53 @@ describe('the SIP server in a worker thread', () => {
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40103)).toBe(403);
     directory.banned.clear();
     expect(await registerContact(s.ports.udp, '1000', 'Secret1000', 40103)).toBe(200);
+  });
+
+  it('serves other requests while a ban check waits for the main thread, and answers the REGISTER once it is answered', async () => {
+    const directory = new StuckDirectory();
+    directory.passwords.set('1000', 'Secret1000');
+    const s = await start(directory, undefined, undefined, undefined, 5000);
+    let open: () => void = () => undefined;
+    directory.banGate = new Promise<void>((r) => {
+      open = r;
+    });
+    const uri = `sip:127.0.0.1:${s.ports.udp}`;
+    const registering = await UdpPeer.open();
+    const probing = await UdpPeer.open();
+    try {
+      registering.send(
+        makeRequest('REGISTER', uri, {
+          port: registering.port,
+          from: '<sip:1000@127.0.0.1>;tag=r1',
+          to: '<sip:1000@127.0.0.1>',
+          callId: 'register-during-ban-check',
+          cseq: 1,
+          extra: [['Contact', `<sip:1000@127.0.0.1:${registering.port}>`]],
+        }),
+        s.ports.udp,
+      );
+      await expect.poll(() => directory.banAsked).toBe(1);
+      // The worker's event loop does not wait for that answer: an OPTIONS is answered meanwhile.
+      probing.send(
+        makeRequest('OPTIONS', uri, {
+          port: probing.port,
+          from: '<sip:probe@127.0.0.1>;tag=p1',
+          to: '<sip:127.0.0.1>',
+          callId: 'options-during-ban-check',
+          cseq: 1,
+        }),
+        s.ports.udp,
+      );
+      expect((await probing.response(3000)).status).toBe(200);
+      // And the REGISTER waits for its check (a check that gave up would have let it on to its challenge).
+      expect(await registering.silent(1500)).toBe(true);
+      open();
+      expect((await registering.response(3000)).status).toBe(401);
+    } finally {
+      open();
+      registering.close();
+      probing.close();
+    }
   });
 
   it('a ban check that cannot be answered lets the REGISTER on to its digest: the right password registers, a wrong one is refused', async () => {

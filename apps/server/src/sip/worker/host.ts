@@ -1,4 +1,4 @@
-import { MessageChannel, type ResourceLimits, type Worker } from 'node:worker_threads';
+import type { ResourceLimits, Worker } from 'node:worker_threads';
 import { answerOf, levelsOf, SpareWorkers, WorkerSupervisor } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
@@ -33,8 +33,6 @@ export interface SipWorkerOptions extends SipServerOptions {
   spares?: SpareSipWorkers;
   /** How long a directory call may take before the SIP transaction that made it fails, default 10 s. */
   callTimeoutMs?: number;
-  /** The same for a synchronous directory call (the worker's loop waits for it), default 1 s. */
-  syncCallTimeoutMs?: number;
 }
 
 export interface SupervisedSipServer extends SipServer {
@@ -66,7 +64,7 @@ function methodNames(o: object): string[] {
 
 /** Starts the SIP server in a supervised worker thread; rejects as startSipServer would (EADDRINUSE and all). */
 export async function startSipWorker(opts: SipWorkerOptions): Promise<SupervisedSipServer> {
-  const { directory, observer, log, spares: given, callTimeoutMs = 10_000, syncCallTimeoutMs = 1000, ...serverOptions } = opts;
+  const { directory, observer, log, spares: given, callTimeoutMs = 10_000, ...serverOptions } = opts;
   const spares = given ?? new SpareSipWorkers();
   const directoryMethods = methodNames(directory);
   const logLevels = levelsOf(log);
@@ -125,9 +123,6 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
     begin: (w) => {
       const live = Date.now();
       const seed = [...contacts.values()].flat().filter((c) => c.expiresAt > live);
-      const channel = new MessageChannel();
-      const syncFlag = new SharedArrayBuffer(4);
-      const flag = new Int32Array(syncFlag);
       const data: SipWorkerData = {
         options: {
           ...base,
@@ -139,24 +134,17 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
           registrar: { ...base.registrar, contacts: seed },
         },
         directoryMethods,
-        syncPort: channel.port2,
-        syncFlag,
         callTimeoutMs,
-        syncTimeoutMs: syncCallTimeoutMs,
         logLevels,
       };
-      w.postMessage({ type: 'start', data } satisfies ToWorker, [channel.port2]);
+      w.postMessage({ type: 'start', data } satisfies ToWorker);
       return {
         message: (msg) => {
           switch (msg.type) {
             case 'call':
-              void directoryCall(msg.method, msg.args, msg.id).then((answer) => {
-                if (msg.sync) {
-                  channel.port1.postMessage(answer);
-                  Atomics.add(flag, 0, 1);
-                  Atomics.notify(flag, 0);
-                } else w.postMessage({ type: 'answer', ...answer } satisfies ToWorker);
-              });
+              void directoryCall(msg.method, msg.args, msg.id).then((answer) =>
+                w.postMessage({ type: 'answer', ...answer } satisfies ToWorker),
+              );
               return;
             case 'notify':
               notify(msg.method, msg.args);
@@ -169,7 +157,6 @@ export async function startSipWorker(opts: SipWorkerOptions): Promise<Supervised
               return;
           }
         },
-        exit: () => channel.port1.close(),
       };
     },
     ready: (msg) => {

@@ -1,10 +1,3 @@
-/**
- * What crosses between the main thread (host.ts: the supervisor, the directory and the observer on
- * the database) and the SIP worker thread (thread.ts: the SIP server itself). Directory and observer
- * calls travel as a method name and its arguments, never one message per method, so a method added
- * to SipDirectory or SipCallObserver crosses without a change here.
- */
-import type { MessagePort } from 'node:worker_threads';
 import type { Answer, WireError } from '../../core/worker-threads.js';
 import type { SipActiveCall } from '../call.js';
 import type { SipNetworkSettings } from '../local-address.js';
@@ -17,18 +10,23 @@ export type SipWorkerServerOptions = Omit<SipServerOptions, 'directory' | 'obser
 
 export type SipPorts = { udp: number; tcp: number; ws: number; tls?: number };
 
-/** The methods of T whose answer is a plain value, not a promise. */
-type SyncMethodsOf<T> = {
-  [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => infer R ? (R extends PromiseLike<unknown> ? never : K) : never;
-}[keyof T];
-
 /**
- * Directory methods whose caller in the SIP code expects the answer at once (not a promise): the
- * worker waits for them on a shared flag (Atomics.wait), every other one is an ordinary async call.
- * Typed so that a synchronous method added to SipDirectory, or one of these becoming async, fails
- * the type check here instead of silently answering a promise where a boolean was read.
+ * Every directory method answers a promise: the worker's stand-in posts the call and goes on
+ * serving, so a main thread that is slow to answer holds back only the transaction that asked,
+ * never the worker's event loop. A synchronous method added to SipDirectory fails the type check
+ * here (its answer would cross as a promise where a value was read).
  */
-export const SYNC_DIRECTORY_METHODS: { [K in SyncMethodsOf<SipDirectory>]: true } = { refusesRegistration: true };
+type AllAsync<T> = {
+  [K in keyof T]-?: NonNullable<T[K]> extends (...args: never[]) => PromiseLike<unknown> ? true : never;
+};
+export const DIRECTORY_IS_ASYNC: AllAsync<SipDirectory> = {
+  credentials: true,
+  route: true,
+  trunkPeer: true,
+  callerName: true,
+  refusesRegistration: true,
+  registrationFailed: true,
+};
 
 /** Observer calls are one-way (no answer goes back): this fails the type check when one starts returning something. */
 type Nothing = ReturnType<() => void>;
@@ -46,19 +44,14 @@ export interface SipWorkerData {
   options: SipWorkerServerOptions;
   /** The directory's methods, so the worker's stand-in has exactly those (optional ones stay absent). */
   directoryMethods: string[];
-  /** Synchronous directory answers come back on this port, announced by a bump of `syncFlag`. */
-  syncPort: MessagePort;
-  syncFlag: SharedArrayBuffer;
   /** How long a directory call may take before the SIP transaction that made it fails. */
   callTimeoutMs: number;
-  /** The same for a synchronous one, for which the worker's event loop waits. */
-  syncTimeoutMs: number;
   /** Log levels the main thread writes: the others are not even sent. */
   logLevels: Array<'debug' | 'info' | 'warn' | 'error'>;
 }
 
 export type ToWorker =
-  /** The first message a worker gets (its code is loaded by then); `data.syncPort` travels in its transfer list. */
+  /** The first message a worker gets (its code is loaded by then). */
   | { type: 'start'; data: SipWorkerData }
   | { type: 'control'; id: number; method: ControlMethod; args: unknown[] }
   | ({ type: 'answer' } & Answer)
@@ -73,7 +66,7 @@ export type FromWorker =
   | { type: 'loaded' }
   | { type: 'ready'; ports: SipPorts; network: SipNetworkSettings }
   | { type: 'failed'; error: WireError }
-  | { type: 'call'; id: number; method: string; args: unknown[]; sync: boolean }
+  | { type: 'call'; id: number; method: string; args: unknown[] }
   | { type: 'notify'; method: string; args: unknown[] }
   | { type: 'calls'; calls: SipActiveCall[] }
   | { type: 'counters'; counters: TransportCounters }

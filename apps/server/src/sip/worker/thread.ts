@@ -4,20 +4,12 @@
  * its code, then waits for its start message: the supervisor keeps one waiting so that a worker
  * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
  */
-import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { answerControl, forwardingLog, PendingCalls } from '../../core/worker-threads.js';
 import { type SipServer, startSipServer } from '../server.js';
 import type { SipLogger } from '../server-types.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
-import {
-  type Answer,
-  type FromWorker,
-  fromWireError,
-  type SipWorkerData,
-  SYNC_DIRECTORY_METHODS,
-  type ToWorker,
-  toWireError,
-} from './protocol.js';
+import { type FromWorker, type SipWorkerData, type ToWorker, toWireError } from './protocol.js';
 
 const port = parentPort;
 if (!port) throw new Error('thread.ts runs as a worker thread');
@@ -29,32 +21,7 @@ const pending = new PendingCalls();
 
 // A main thread that does not answer fails this one SIP transaction (the server answers 500), not the worker.
 function callAsync(method: string, args: unknown[]): Promise<unknown> {
-  return pending.add(`sip directory ${method}`, data.callTimeoutMs, (id) => send({ type: 'call', id, method, args, sync: false }));
-}
-
-let flag: Int32Array<ArrayBufferLike> = new Int32Array(0);
-
-/**
- * A call whose caller needs the answer now: the worker's loop waits for it on the shared flag (the
- * main thread bumps it after posting the answer on the sync port). Answers of calls that timed out
- * earlier may still arrive and are dropped.
- */
-function callSync(method: string, args: unknown[]): unknown {
-  const id = pending.nextCallId();
-  send({ type: 'call', id, method, args, sync: true });
-  const deadline = Date.now() + data.syncTimeoutMs;
-  for (;;) {
-    const seen = Atomics.load(flag, 0);
-    for (let m = receiveMessageOnPort(data.syncPort); m; m = receiveMessageOnPort(data.syncPort)) {
-      const answer = m.message as Answer;
-      if (answer.id !== id) continue;
-      if (answer.ok) return answer.value;
-      throw fromWireError(answer.error);
-    }
-    const left = deadline - Date.now();
-    if (left <= 0) throw new Error(`sip directory ${method}: no answer within ${data.syncTimeoutMs} ms`);
-    Atomics.wait(flag, 0, seen, left);
-  }
+  return pending.add(`sip directory ${method}`, data.callTimeoutMs, (id) => send({ type: 'call', id, method, args }));
 }
 
 // The proxy's list of calls changes with its events: the main thread's copy (the console's status)
@@ -103,12 +70,9 @@ let started: Promise<SipServer> | null = null;
 
 function start(given: SipWorkerData): void {
   data = given;
-  flag = new Int32Array(data.syncFlag);
   levels = new Set(data.logLevels);
-  const sync = new Set<string>(Object.keys(SYNC_DIRECTORY_METHODS));
   const directory: Record<string, (...args: unknown[]) => unknown> = {};
-  for (const method of data.directoryMethods)
-    directory[method] = sync.has(method) ? (...args) => callSync(method, args) : (...args) => callAsync(method, args);
+  for (const method of data.directoryMethods) directory[method] = (...args) => callAsync(method, args);
   started = startSipServer({
     ...data.options,
     directory: directory as unknown as SipDirectory,
