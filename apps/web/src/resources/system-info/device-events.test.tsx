@@ -13,7 +13,7 @@ const events = {
   stored: 1_000_000,
   acknowledged: 999_000,
   awaiting_ack: 1000,
-  delayed: { write_retry: 3, intake_full: 0, read_paused: 1, deferred: 0, reconnect_asked: 0 },
+  delayed: { write_retry: 3, intake_full: 0, read_paused: 1, deferred: 40, reconnect_asked: 6 },
   acks_of_closed_connections: 0,
   refused: { too_large: 0, status_mismatch: 2 },
   unstored_at_stop: 0,
@@ -37,11 +37,15 @@ describe('the device events card', () => {
     expect(en).toContain('4.3 s');
     expect(en).toContain('database slow or away: 3');
     expect(en).toContain('model or type of another device: 2');
+    expect(en).toContain('left for the device to send again: 40');
+    expect(en).toContain('connections closed to have them sent again: 6');
     expect(en).not.toContain('too large');
     const ru = render('ru');
     expect(ru).toContain('Ожидают сохранения');
     expect(ru).toContain('4,3 с');
     expect(ru).toContain('база данных медленна или недоступна: 3');
     expect(ru).toContain('модель или тип другого устройства: 2');
+    expect(ru).toContain('оставлены устройству для повторной отправки: 40');
+    expect(ru).toContain('соединений закрыто для повторной отправки: 6');
   });
 });
