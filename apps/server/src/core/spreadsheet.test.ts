@@ -5,7 +5,7 @@ import zlib from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { AppError } from './errors.js';
-import { checkXlsx, ErrorList, ImportSlots, rowLimiter, SPREADSHEET_LIMITS } from './spreadsheet.js';
+import { checkXlsx, ErrorList, ImportSlots, rowLimiter, SPREADSHEET_LIMITS, sheetRows } from './spreadsheet.js';
 import { cleanStaleUploads, uploadPath } from './uploads.js';
 
 // Issue 9: upload bombs. Each file is built here: an archive whose parts expand far beyond their
@@ -108,6 +108,54 @@ describe('checkXlsx', () => {
     const whole = Buffer.from(await wb.xlsx.writeBuffer());
     expect(await refusal(save('cut.xlsx', whole.subarray(0, Math.floor(whole.length / 2))))).toBe('file must be an xlsx spreadsheet');
     expect(await refusal(save('text.xlsx', Buffer.from('login,name\nx,y\n')))).toBe('file must be an xlsx spreadsheet');
+  });
+});
+
+describe('reading a workbook', () => {
+  it("reads a sheet stored before the workbook part (the order is the producer's: exceljs' own writer varies it)", async () => {
+    const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+    const rels = 'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"';
+    const type = (t: string) => `http://schemas.openxmlformats.org/officeDocument/2006/relationships/${t}`;
+    const cell = (ref: string, i: number) => `<c r="${ref}" t="s"><v>${i}</v></c>`;
+    const part = (name: string, xml: string) => ({
+      name,
+      data: Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?>${xml}`),
+    });
+    const file = save(
+      'sheet-before-workbook.xlsx',
+      zip([
+        part(
+          '[Content_Types].xml',
+          '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>',
+        ),
+        part(
+          '_rels/.rels',
+          `<Relationships ${rels}><Relationship Id="rId1" Type="${type('officeDocument')}" Target="xl/workbook.xml"/></Relationships>`,
+        ),
+        part(
+          'xl/_rels/workbook.xml.rels',
+          `<Relationships ${rels}><Relationship Id="rId1" Type="${type('worksheet')}" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${type('sharedStrings')}" Target="sharedStrings.xml"/></Relationships>`,
+        ),
+        part(
+          'xl/sharedStrings.xml',
+          `<sst ${main} count="4" uniqueCount="4"><si><t>name</t></si><si><t>value</t></si><si><t>Gate</t></si><si><t>C5C5D9</t></si></sst>`,
+        ),
+        part(
+          'xl/worksheets/sheet1.xml',
+          `<worksheet ${main}><sheetData><row r="1">${cell('A1', 0)}${cell('B1', 1)}</row><row r="2">${cell('A2', 2)}${cell('B2', 3)}</row></sheetData></worksheet>`,
+        ),
+        part(
+          'xl/workbook.xml',
+          `<workbook ${main} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="identifiers" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+        ),
+      ]),
+    );
+    const rows: unknown[][] = [];
+    for await (const row of sheetRows(file)) rows.push(row.values.slice(1));
+    expect(rows).toEqual([
+      ['name', 'value'],
+      ['Gate', 'C5C5D9'],
+    ]);
   });
 });
 

@@ -163,10 +163,16 @@ export async function* sheetRows(file: string, limits = SPREADSHEET_LIMITS): Asy
   yield* xlsxRows(file, limits);
 }
 
-async function* xlsxRows(file: string, limits: typeof SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
-  await checkXlsx(file, limits);
+/**
+ * exceljs' streaming reader of a workbook, its worksheets emitted one by one. exceljs reads a
+ * worksheet that comes before `xl/workbook.xml` in the archive against a workbook model it has not
+ * read yet and fails with a TypeError (`_parseWorksheet`: `this.model.sheets`), which answered a
+ * valid file with a 500. The order of the entries is the producer's, and exceljs' own writer varies
+ * it from one run to the next. So the reader starts with an empty model, replaced once the workbook
+ * part is read: such a sheet only misses its name and id, which no import reads.
+ */
+export async function xlsxReader(file: string) {
   const { default: ExcelJS } = await import('exceljs');
-  const limitRow = rowLimiter(limits);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
     sharedStrings: 'cache',
     hyperlinks: 'ignore',
@@ -174,6 +180,15 @@ async function* xlsxRows(file: string, limits: typeof SPREADSHEET_LIMITS): Async
     worksheets: 'emit',
     entries: 'emit',
   });
+  const unread = reader as unknown as { model?: { sheets: unknown[] } };
+  unread.model ??= { sheets: [] };
+  return reader;
+}
+
+async function* xlsxRows(file: string, limits: typeof SPREADSHEET_LIMITS): AsyncGenerator<{ number: number; values: unknown[] }> {
+  await checkXlsx(file, limits);
+  const limitRow = rowLimiter(limits);
+  const reader = await xlsxReader(file);
   try {
     for await (const sheet of reader) {
       for await (const row of sheet) {

@@ -7,7 +7,7 @@ import { recordAudit } from '../../core/audit.js';
 import type { Actor, RequestContext } from '../../core/context.js';
 import type { Db } from '../../core/db/client.js';
 import { AppError, notFound, prohibited } from '../../core/errors.js';
-import { cellText, checkXlsx, ErrorList, rowLimiter } from '../../core/spreadsheet.js';
+import { cellText, checkXlsx, ErrorList, rowLimiter, xlsxReader } from '../../core/spreadsheet.js';
 import type { LicenseCheck } from '../users/users.service.js';
 import type { users } from '../users/users.table.js';
 import type { GroupsRepository } from './groups.repository.js';
@@ -212,13 +212,7 @@ export class StructureService {
     // The basic licence of a created user without licence columns: asked once per import, when first needed.
     let basic: Promise<Record<string, unknown> | null> | undefined;
     const basicLicense = () => (basic ??= this.newUserLicense?.(ctx.actor.projectId) ?? Promise.resolve(null));
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(file, {
-      sharedStrings: 'cache',
-      hyperlinks: 'ignore',
-      styles: 'cache',
-      worksheets: 'emit',
-      entries: 'emit',
-    });
+    const reader = await xlsxReader(file);
     let batch: ParsedRow[] = [];
     try {
       for await (const sheet of reader) {
