@@ -2,7 +2,8 @@
 // into the `stored` message for the main thread: both must say what serialising each on its own said.
 import { describe, expect, it } from 'vitest';
 import type { NewEvent } from './devices.repository.js';
-import { copyChunks, dataTextsOf, storedJson } from './event-copy.js';
+import { copyChunks, storedJson } from './event-copy.js';
+import { intakeEvent } from './event-intake.js';
 
 const received = new Date('2026-01-02T03:04:05.678Z');
 const rows: NewEvent[] = [
@@ -29,15 +30,18 @@ const rows: NewEvent[] = [
   { projectId: 3, deviceId: 9, type: 'door_opened', identifier: 'ключ', data: {}, occurredAt: received, receivedAt: received },
 ];
 
+/** Each row's data as the device plane's intake keeps it (made when the event is taken). */
+const dataTexts = (list: readonly NewEvent[]) => list.map((r) => intakeEvent('SN-1', { type: r.type, data: r.data }, 0).data);
+
 describe('event rows serialised once for the COPY and for the main thread', () => {
   it('writes the same COPY text with the texts given as without them', () => {
-    const texts = dataTextsOf(rows);
+    const texts = dataTexts(rows);
     expect([...copyChunks(rows, texts)].join('')).toBe([...copyChunks(rows)].join(''));
     expect(texts[1]).not.toContain('\\u0000');
   });
 
   it('tells the main thread the rows as the tuples it parses, piece by piece', () => {
-    const texts = dataTextsOf(rows);
+    const texts = dataTexts(rows);
     const tuple = (r: NewEvent) => [
       r.projectId,
       r.deviceId,

@@ -90,12 +90,8 @@ export async function storeEventsByCopy(
   }
 }
 
-/** Each row's data as JSON text without NUL (what COPY writes), for a caller that needs the text again. */
-export function dataTextsOf(rows: readonly NewEvent[]): string[] {
-  return rows.map((r) => withoutNul(JSON.stringify(r.data)));
-}
-
-const jsonText = (v: string | null | undefined) => (v == null ? 'null' : JSON.stringify(v));
+/** A text as JSON, null (or absent) as `null`: for rows written as JSON text by hand. */
+export const jsonText = (v: string | null | undefined) => (v == null ? 'null' : JSON.stringify(v));
 
 /**
  * `count` rows from `from` as one JSON text of [projectId, deviceId, type, identifier, eventId, data,
@@ -114,7 +110,7 @@ export function storedJson(rows: readonly NewEvent[], dataTexts: readonly string
 
 /**
  * Event rows as COPY text lines, in chunks of about 64 KiB (one write each). `dataTexts`: each row's
- * data already as JSON text (dataTextsOf), when the caller serialised it for its own use.
+ * data already as JSON text (the device plane's intake makes it when it takes an event).
  */
 export function* copyChunks(rows: readonly NewEvent[], dataTexts?: readonly string[]): Generator<string> {
   let chunk = '';

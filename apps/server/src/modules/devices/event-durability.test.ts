@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AckingPublisher, countAcknowledged } from '../../../test/acknowledged-events.js';
+import { initialisedPanel } from '../../../test/factories/device.factory.js';
 import { adminClient, buildTestApp, type TestApp } from '../../../test/helpers.js';
 import { queryRows } from '../../core/db/client.js';
 import { newInternalCredential, startEmbeddedBroker } from '../../gateways/mqtt/broker.js';
@@ -85,18 +86,8 @@ async function publishers(rig: Rig, count: number, keepaliveS = 30): Promise<Ack
   const out: AckingPublisher[] = [];
   for (let i = 0; i < count; i++) {
     const serial = `DUR-${process.pid}-${++serials}`;
-    const created = await admin.put('/devices', {
-      name: serial,
-      type: 'panel',
-      model: 'AP-100',
-      serial_number: serial,
-      domain_id: rig.t.project.rootGroupId,
-    });
-    expect(created.statusCode, created.body).toBe(200);
-    const id = (created.json().data as { id: number }).id;
-    const init = await admin.post(`/devices/${id}/init/apply`, {});
-    expect(init.statusCode, init.body).toBe(200);
-    out.push(await AckingPublisher.connect(rig.url, serial, (init.json().data as { password: string }).password, keepaliveS));
+    const password = await initialisedPanel(admin, rig.t.project.rootGroupId, serial);
+    out.push(await AckingPublisher.connect(rig.url, serial, password, keepaliveS));
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AckingPublisher, countAcknowledged } from '../../../../test/acknowledged-events.js';
+import { initialisedPanel } from '../../../../test/factories/device.factory.js';
 import { adminClient, buildTestApp, type TestApp } from '../../../../test/helpers.js';
 import { queryRows } from '../../../core/db/client.js';
 import { newInternalCredential } from '../broker.js';
@@ -33,17 +34,8 @@ async function publishers(count: number): Promise<AckingPublisher[]> {
   const out: AckingPublisher[] = [];
   for (let i = 0; i < count; i++) {
     const serial = `PLANE-${process.pid}-${++serials}`;
-    const created = await admin.put('/devices', {
-      name: serial,
-      type: 'panel',
-      model: 'AP-100',
-      serial_number: serial,
-      domain_id: t.project.rootGroupId,
-    });
-    expect(created.statusCode, created.body).toBe(200);
-    const init = await admin.post(`/devices/${(created.json().data as { id: number }).id}/init/apply`, {});
-    expect(init.statusCode, init.body).toBe(200);
-    out.push(await AckingPublisher.connect(`mqtt://127.0.0.1:${plane.port}`, serial, (init.json().data as { password: string }).password));
+    const password = await initialisedPanel(admin, t.project.rootGroupId, serial);
+    out.push(await AckingPublisher.connect(`mqtt://127.0.0.1:${plane.port}`, serial, password));
   }
   return out;
 }

@@ -15,7 +15,7 @@ import { from as copyFromStdin } from 'pg-copy-streams';
 import { answerControl, forwardingLog, PendingCalls, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
 import { type DeviceMessageHandlers, InvalidTaskError, type PresenceReport } from '../../../modules/devices/devices.gateway.js';
 import type { NewEvent } from '../../../modules/devices/devices.repository.js';
-import { idsOfSerialsOn, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
+import { idsOfSerialsOn, jsonText, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
 import { EventIntake, type EventSink, type IntakeEvent } from '../../../modules/devices/event-intake.js';
 import { type BrokerTls, type EmbeddedBroker, startEmbeddedBroker } from '../broker.js';
 import { MqttGateway } from '../gateway.js';
@@ -208,8 +208,6 @@ function newEvent(d: { id: number; projectId: number }, e: IntakeEvent, received
 /** The data of a row whose data travels as text. */
 const DATA_AS_TEXT: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
 
-const jsonOrNull = (v: string | null | undefined) => (v == null ? 'null' : JSON.stringify(v));
-
 /**
  * PGlite: the batch crosses to the main thread as one text of [serial, report, receivedAt] tuples,
  * answered once stored there; each report's data is spliced in as the intake's JSON text.
@@ -219,7 +217,7 @@ const mainThreadSink: EventSink = {
     let text = '[';
     for (let i = 0; i < batch.length; i++) {
       const e = batch[i] as IntakeEvent;
-      text += `${i ? ',' : ''}[${JSON.stringify(e.serial)},{"type":${JSON.stringify(e.type)},"identifier":${jsonOrNull(e.identifier)},"event_id":${jsonOrNull(e.eventId)},${e.time === undefined ? '' : `"time":${JSON.stringify(e.time)},`}"data":${e.data}},${e.receivedAt}]`;
+      text += `${i ? ',' : ''}[${JSON.stringify(e.serial)},{"type":${JSON.stringify(e.type)},"identifier":${jsonText(e.identifier)},"event_id":${jsonText(e.eventId)},${e.time === undefined ? '' : `"time":${JSON.stringify(e.time)},`}"data":${e.data}},${e.receivedAt}]`;
     }
     await call('takeEvents', [`${text}]`], false);
   },
