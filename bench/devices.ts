@@ -566,10 +566,11 @@ async function offer(
   stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
   if (stored < s.sent && auth) {
     // Where the missing events are: held by the server (its backlog, unacknowledged) or never received.
-    const metrics = await fetch(`${servers.url}/metrics`, { headers: auth })
-      .then((r) => r.text())
-      .catch((e: Error) => e.message);
-    const lines = metrics.split('\n').filter((l) => /^atrium_(device_events|mqtt)/.test(l));
+    const metrics = await fetch(`${servers.base}/api/v0/metrics`, { headers: auth })
+      .then(async (r) => (r.ok ? r.text() : `/metrics answered ${r.status}`))
+      .catch((e: Error) => `/metrics: ${e.message}`);
+    const gauges = metrics.split('\n').filter((l) => /^atrium_(device_events|mqtt)/.test(l));
+    const lines = gauges.length ? gauges : [metrics.slice(0, 300)];
     console.log(`${s.sent - stored} sent and not stored; the server says:\n  ${lines.join('\n  ')}`);
   }
   const server1 = cpuTimes(servers.pid);

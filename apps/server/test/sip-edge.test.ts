@@ -12,11 +12,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BaresipUa, baresipInstalled, startBaresip } from '../src/sip/baresip.testing.js';
+import { authorize, parseAuthHeader } from '../src/sip/digest.js';
 import { type KamailioProcess, kamailioInstalled, startKamailio as startEdge } from '../src/sip/kamailio.testing.js';
 import { type RtpengineProcess, rtpengineInstalled, startRtpengine } from '../src/sip/media-relay.testing.js';
+import type { SipMessage, SipRequest } from '../src/sip/message.js';
 import { createResponse } from '../src/sip/message.js';
-import { freeUdpPort, runSipp, type SippRun } from '../src/sip/testing.js';
-import { WsPhone } from '../src/sip/ws-phone.testing.js';
+import { freeUdpPort, makeRequest, runSipp, type SippRun, UdpPeer } from '../src/sip/testing.js';
+import { sdp, WsPhone } from '../src/sip/ws-phone.testing.js';
 import { type Api, freePort, type Instance, InstanceRig, kill9, waitFor } from './instances.js';
 
 // Debian's kamailio-websocket-modules: SIP over WebSocket for browsers (WITH_WEBSOCKET).
@@ -117,7 +119,24 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     ({ api } = await rig.signIn(a.base));
     const domains = await api('GET', '/domains');
     rootDomain = (domains.data as unknown as { id: number }[])[0]!.id;
-    for (const n of ['7101', '7102', '7103', '7104', '7105', '7106', '7107', '7108', '7109', '7110', '7111', '7112', '7113']) {
+    for (const n of [
+      '7101',
+      '7102',
+      '7103',
+      '7104',
+      '7105',
+      '7106',
+      '7107',
+      '7108',
+      '7109',
+      '7110',
+      '7111',
+      '7112',
+      '7113',
+      '7114',
+      '7115',
+      '7116',
+    ]) {
       const res = await api('PUT', '/sip-numbers', { number: n, password: PASSWORD(n), domain_id: rootDomain });
       expect(res.status, JSON.stringify(res.data)).toBe(200);
       numberIds.set(n, Number(res.data.id));
@@ -407,6 +426,171 @@ describe.runIf(PG && haveKamailio && baresipInstalled())('Kamailio at the SIP ed
     expect(next.output()).not.toMatch(/Incoming call/i);
     expect(caller.output()).not.toMatch(/Call established/);
   });
+
+  it.skipIf(!haveWebSocket)(
+    'a held call whose page went away is taken back from a new page through another instance: the panel swaps dialogs (Replaces), one record, one history row',
+    async () => {
+      const { api: viaB } = await rig.signIn(b.base);
+      const adminId = Number(rig.psql(`SELECT id FROM users WHERE login = '${rig.admin.login}'`));
+      // 7115 is the admin's: a concierge's number, so a call to it is an awaiting call the dialer may hold and resume.
+      const owned = await viaB('PATCH', `/sip-numbers/${numberIds.get('7115')}`, { user_id: adminId });
+      expect(owned.status, JSON.stringify(owned.data)).toBe(200);
+
+      // The panel, scripted over UDP: Debian's baresip (1.0) has no Replaces, and a SIPp scenario
+      // follows one Call-ID where a swap brings a second.
+      const panel = await UdpPeer.open({ absorbRepeatedResponses: true });
+      const contact = `<sip:7114@127.0.0.1:${panel.port}>`;
+      const next = async (want: (m: SipMessage) => boolean, what: string) => {
+        // (what else arrives meanwhile — a retransmission, a provisional answer — is passed over)
+        for (const deadline = Date.now() + 15_000; Date.now() < deadline; ) {
+          const m = await panel.next(15_000);
+          if (want(m)) return m;
+        }
+        throw new Error(`the panel got no ${what}`);
+      };
+      const request = async (method: string) => (await next((m) => m.kind === 'request' && m.method === method, method)) as SipRequest;
+      const final = async (method: string) => {
+        const m = await next(
+          (x) => x.kind === 'response' && x.status >= 200 && !!x.headers.get('cseq')?.endsWith(method),
+          `answer to ${method}`,
+        );
+        return m.kind === 'response' ? m : Promise.reject(new Error('not a response'));
+      };
+      const send = (m: SipMessage) => panel.send(m, sipPort);
+      const answer = (req: SipRequest, toTag: string, direction: string) => {
+        const ok = createResponse(req, 200, 'OK', toTag);
+        for (const r of req.headers.getAll('record-route')) ok.headers.add('Record-Route', r);
+        ok.headers.add('Contact', contact);
+        ok.headers.add('Content-Type', 'application/sdp');
+        ok.body = Buffer.from(sdp(direction));
+        return ok;
+      };
+      const challenged = async (make: (cseq: number, auth?: string) => SipRequest, method: string, uri: string) => {
+        send(make(1));
+        const challenge = await final(method);
+        expect([401, 407]).toContain(challenge.status);
+        const params = parseAuthHeader(challenge.headers.get('proxy-authenticate') ?? challenge.headers.get('www-authenticate') ?? '');
+        if (!params) throw new Error('no challenge');
+        send(make(2, authorize(params, { username: '7114', password: PASSWORD('7114') }, method, uri)));
+      };
+
+      // The panel registers, as panels do: its contact is where the resume finds it.
+      const reg = { from: '<sip:7114@atrium.test>;tag=reg7114', to: '<sip:7114@atrium.test>', callId: `reg-7114-${Date.now()}` };
+      await challenged(
+        (cseq, auth) =>
+          makeRequest('REGISTER', 'sip:atrium.test', {
+            port: panel.port,
+            ...reg,
+            cseq,
+            extra: [['Contact', contact], ['Expires', '600'], ...(auth ? [['Authorization', auth] as [string, string]] : [])],
+          }),
+        'REGISTER',
+        'sip:atrium.test',
+      );
+      expect((await final('REGISTER')).status).toBe(200);
+
+      // The panel calls the concierge; the concierge's page answers and holds the call.
+      const page = await WsPhone.open(wsPort, '7115');
+      await page.register(PASSWORD('7115'));
+      const uri = 'sip:7115@atrium.test';
+      const held = { from: '<sip:7114@atrium.test>;tag=panel1', callId: `panel-7114-${Date.now()}` };
+      const answered = page.answerAndHold();
+      await challenged(
+        (cseq, auth) =>
+          makeRequest('INVITE', uri, {
+            port: panel.port,
+            ...held,
+            to: `<${uri}>`,
+            cseq,
+            extra: [
+              ['Contact', contact],
+              ['Content-Type', 'application/sdp'],
+              ...(auth ? [['Proxy-Authorization', auth] as [string, string]] : []),
+            ],
+            body: sdp('sendrecv'),
+          }),
+        'INVITE',
+        uri,
+      );
+      const ok = await final('INVITE');
+      expect(ok.status).toBe(200);
+      const oldRoutes = ok.headers.getAll('record-route').reverse();
+      const oldTarget = /<([^>]+)>/.exec(ok.headers.get('contact') ?? '')?.[1] ?? '';
+      const inDialog = (method: string, cseq: number) =>
+        makeRequest(method, oldTarget, {
+          port: panel.port,
+          ...held,
+          to: ok.headers.get('to') ?? '',
+          cseq,
+          extra: oldRoutes.map((r) => ['Route', r] as [string, string]),
+        });
+      send(inDialog('ACK', 2));
+      const hold = await request('INVITE');
+      send(answer(hold, 'panel1', 'recvonly'));
+      await request('ACK');
+      await answered;
+      let speechId = '';
+      await waitFor(
+        () => {
+          const [id = '', status = ''] = rig
+            .psql(`SELECT id || '|' || status FROM call_records WHERE sip_call_id = '${held.callId}'`)
+            .split('|');
+          speechId = id;
+          return status === 'answered_waiting';
+        },
+        () => `the held call's record
+${kamailio.output().slice(-3000)}`,
+        10_000,
+      );
+
+      // The page reloads (its SIP WebSocket closes); the instance that recorded the hold dies and
+      // another one, started meanwhile, is left to answer the resume.
+      page.close();
+      a = await rig.start('edge-a2', { port: a.port, env: edgeEnv(), timeoutMs: 120_000 });
+      await kill9(b);
+
+      // Another number may not take the call.
+      const stranger = await WsPhone.open(wsPort, '7116');
+      await stranger.register(PASSWORD('7116'));
+      expect((await stranger.resume(speechId, PASSWORD('7116'), '7114')).res.status).toBe(403);
+
+      // The new page takes it back: the panel is asked to swap the held dialog for the new one.
+      const again = await WsPhone.open(wsPort, '7115');
+      await again.register(PASSWORD('7115'));
+      const resumed = again.resume(speechId, PASSWORD('7115'), '7114');
+      const swap = await request('INVITE');
+      expect(swap.headers.get('replaces')).toBe(`${held.callId};to-tag=panel1;from-tag=browser-tag`);
+      expect(swap.headers.get('require')).toBe('replaces');
+      expect(swap.headers.get('x-resume-call')).toBeUndefined();
+      send(answer(swap, 'panel2', 'sendrecv'));
+      const { res, dialog } = await resumed;
+      expect(res.status).toBe(200);
+      await request('ACK');
+      // RFC 3891: the panel ends the dialog it replaced; its page is gone, so nobody answers but Kamailio.
+      send(inDialog('BYE', 3));
+      await final('BYE');
+      await waitFor(
+        () => rig.psql(`SELECT sip_call_id || '|' || status FROM call_records WHERE id = '${speechId}'`) === `${dialog.callId}|answered`,
+        () => `the resumed call's record: ${rig.psql(`SELECT sip_call_id || '|' || status FROM call_records WHERE id = '${speechId}'`)}
+${kamailio.output().slice(-3000)}`,
+        10_000,
+      );
+      // The old dialog's end ended nothing: the call is up, as the console lists it.
+      const { api: viaA } = await rig.signIn(a.base);
+      const list = await viaA('GET', '/calls/management/list');
+      const listed = (list.data as unknown as { id: string; status: string }[]).find((c) => c.id === speechId);
+      expect(listed?.status).toBe('answered');
+
+      // The new page hangs up: one history row for the whole call, answered by the concierge.
+      again.send(again.build('BYE', dialog.target, { ...dialog, cseq: 3 }));
+      const bye = await request('BYE');
+      send(createResponse(bye, 200, 'OK'));
+      expect(await historyOf('7114', '7115')).toEqual({ status: 'answered', answered_by: '7115' });
+      expect(rig.psql("SELECT count(*) FROM call_history WHERE from_number = '7114' AND to_number = '7115'")).toBe('1');
+      expect(rig.psql(`SELECT status FROM call_records WHERE id = '${speechId}'`)).toBe('destroyed');
+      panel.close();
+    },
+  );
 
   it('reported every event in a form Atrium accepted', () => {
     expect(kamailio.output()).not.toMatch(/atrium event for .* not reported \(4\d\d\)/);

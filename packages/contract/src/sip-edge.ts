@@ -27,6 +27,8 @@ export const SipEdgeRouteRequestSchema = z.object({
   /** The X-Sos-Call and X-Speech-Id headers when the INVITE has them. */
   sos: z.string().max(20).optional(),
   speechId: z.string().max(200).optional(),
+  /** X-Resume-Call: the speech id of a held call its answerer takes back from a new page. */
+  resume: z.string().max(200).optional(),
 });
 export type SipEdgeRouteRequest = z.infer<typeof SipEdgeRouteRequestSchema>;
 
@@ -42,6 +44,20 @@ export type SipEdgeRouteRequest = z.infer<typeof SipEdgeRouteRequestSchema>;
 export const SipEdgeRouteSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('reject'), status: z.number().int(), reason: z.string() }),
   z.object({ action: z.literal('challenge') }),
+  /**
+   * A held call taken back (X-Resume-Call): the INVITE goes to the other party's contact `uri` with
+   * `Replaces: <replaces>` (RFC 3891), so that party's phone swaps the old dialog, whose page is
+   * gone, for the new one.
+   */
+  z.object({
+    action: z.literal('replace'),
+    /** The other party's number: its registered contacts first (their NAT addresses are known there). */
+    number,
+    /** The other party's contact as the dialog holds it: a phone not registered (a trunk) is reached there. */
+    uri: z.string(),
+    replaces: z.string(),
+    speechId: z.string(),
+  }),
   z
     .object({
       action: z.literal('fork'),
@@ -95,17 +111,27 @@ export const SipEdgeEventSchema = z.discriminatedUnion('type', [
       .max(20_000)
       .regex(/^[0-9a-fA-F]*$/),
   }),
-  /** A re-INVITE's offer the other side accepted (2xx): hold or resume. */
+  /**
+   * A re-INVITE's offer the other side accepted (2xx): hold or resume; with the request's From and
+   * To tags and its request URI as it came (the other party's target), which a resume's Replaces names.
+   */
   z.object({
     type: z.literal('reoffer'),
     callId,
     from: number,
+    fromTag: z.string().max(200).optional(),
+    toTag: z.string().max(200).optional(),
+    target: z.string().max(1000).optional(),
     contentType: z.string().max(200),
     body: z
       .string()
       .max(40_000)
       .regex(/^[0-9a-fA-F]*$/),
   }),
+  /** The other party accepted a resume's INVITE (2xx): `callId` is the new dialog's. */
+  z.object({ type: z.literal('resumed'), callId }),
+  /** A resume's INVITE failed (`status`): the call stays held on its old dialog. */
+  z.object({ type: z.literal('resume_failed'), callId, status: z.number().int().min(0).max(699) }),
   z.object({
     type: z.literal('ended'),
     callId,

@@ -129,7 +129,7 @@ export class WsPhone {
     password: string,
     callee = '101',
     cancelAfterMs?: number,
-  ): Promise<{ res: SipResponse; dialog: { from: string; to: string; callId: string } }> {
+  ): Promise<{ res: SipResponse; dialog: { from: string; to: string; callId: string; target: string; routes: string[] } }> {
     const uri = `sip:${callee}@atrium.test`;
     const base = {
       from: `<sip:${this.number}@atrium.test>;tag=resume${this.number}`,
@@ -155,8 +155,12 @@ export class WsPhone {
     }
     let res = await this.response();
     while (res.headers.get('cseq')?.endsWith('CANCEL')) res = await this.response();
-    const dialog = { from: base.from, to: res.headers.get('to') ?? '', callId: base.callId };
-    if (res.status < 300) this.send(this.build('ACK', uri, { ...dialog, cseq: 2 }));
+    // Through a record-routing proxy (Kamailio) the dialog's requests follow its route set to the
+    // answering contact; from the embedded server, which answers as the user agent itself, to the URI.
+    const routes = res.headers.getAll('record-route').reverse();
+    const target = (routes.length > 0 && /<([^>]+)>/.exec(res.headers.get('contact') ?? '')?.[1]) || uri;
+    const dialog = { from: base.from, to: res.headers.get('to') ?? '', callId: base.callId, target, routes };
+    if (res.status < 300) this.send(this.build('ACK', target, { ...dialog, cseq: 2 }));
     return { res, dialog };
   }
 

@@ -147,6 +147,123 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
     expect((await info('Signal=#')).statusCode).toBe(400);
   });
 
+  it('a held call is taken back (X-Resume-Call) only by the number that answered it, and only while Kamailio holds its dialog', async () => {
+    const held = Buffer.from(
+      'v=0\r\no=- 1 2 IN IP4 192.0.2.60\r\ns=-\r\nc=IN IP4 192.0.2.60\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendonly\r\n',
+    );
+    await ask('route', invite('c-8', '7203'));
+    await ask('event', { type: 'answered', callId: 'c-8', ruid: 'none', contact: 'sip:7203@192.0.2.61' });
+    await ask('event', { type: 'reoffer', callId: 'c-8', from: '7203', contentType: 'application/sdp', body: held.toString('hex') });
+    const record = async () =>
+      (
+        await queryRows<{ sip_call_id: string; status: string }>(
+          t.database.db,
+          sql`SELECT sip_call_id, status FROM call_records WHERE id = 'c-8'`,
+        )
+      )[0];
+    expect(await record()).toEqual({ sip_call_id: 'c-8', status: 'answered_waiting' });
+    const resume = (caller: string, speechId: string, authenticated = true) =>
+      ask('route', { ...invite(`r-${caller}-${speechId}`, '7201'), caller, authenticated, resume: speechId });
+    expect((await resume('7203', 'c-8', false)).json()).toEqual({ action: 'challenge' });
+    expect((await resume('7202', 'c-8')).json()).toEqual({ action: 'reject', status: 403, reason: 'Forbidden' });
+    expect((await resume('7203', 'no-such-call')).json()).toEqual({ action: 'reject', status: 404, reason: 'Not Found' });
+    // A hold reported without the dialog's tags (an older Kamailio configuration): nothing a Replaces could name.
+    expect((await resume('7203', 'c-8')).json()).toEqual({ action: 'reject', status: 404, reason: 'Not Found' });
+    expect(await record()).toEqual({ sip_call_id: 'c-8', status: 'answered_waiting' });
+    // With them: the INVITE goes to the caller's phone, asked to swap its dialog (its own tag as the to-tag).
+    const dialog = { fromTag: 'concierge-tag', toTag: 'panel-tag', target: 'sip:7201@192.0.2.50:5060;alias=192.0.2.50~5060~1' };
+    await ask('event', {
+      type: 'reoffer',
+      callId: 'c-8',
+      from: '7203',
+      contentType: 'application/sdp',
+      body: held.toString('hex'),
+      ...dialog,
+    });
+    const swap = await resume('7203', 'c-8');
+    expect(swap.json()).toEqual({
+      action: 'replace',
+      number: '7201',
+      uri: dialog.target,
+      replaces: 'c-8;to-tag=panel-tag;from-tag=concierge-tag',
+      speechId: 'c-8',
+    });
+    // The record follows the new INVITE; the old dialog's end (the phone drops it) ends nothing.
+    expect(await record()).toEqual({ sip_call_id: 'r-7203-c-8', status: 'answered_waiting' });
+    // Kamailio asking again (an answer lost) gets the same answer.
+    expect((await resume('7203', 'c-8')).json()).toMatchObject({
+      action: 'replace',
+      replaces: 'c-8;to-tag=panel-tag;from-tag=concierge-tag',
+    });
+    await ask('event', { type: 'ended', callId: 'c-8', status: 200, unreachable: false });
+    // The phone refused the swap (420, no Replaces there): the record goes back to the old dialog,
+    // which ended meanwhile, so the call ends.
+    expect((await ask('event', { type: 'resume_failed', callId: 'r-7203-c-8', status: 420 })).statusCode).toBe(204);
+    expect(await record()).toEqual({ sip_call_id: 'c-8', status: 'destroyed' });
+    expect(await history('c-8')).toEqual([{ status: 'answered' }]);
+
+    // A second held call, taken back: answered again on its new dialog.
+    await ask('route', invite('c-9', '7203'));
+    await ask('event', { type: 'answered', callId: 'c-9', ruid: 'none', contact: 'sip:7203@192.0.2.61' });
+    await ask('event', {
+      type: 'reoffer',
+      callId: 'c-9',
+      from: '7203',
+      contentType: 'application/sdp',
+      body: held.toString('hex'),
+      ...dialog,
+    });
+    expect((await resume('7203', 'c-9')).json()).toMatchObject({
+      action: 'replace',
+      replaces: 'c-9;to-tag=panel-tag;from-tag=concierge-tag',
+    });
+    await ask('event', { type: 'resumed', callId: 'r-7203-c-9' });
+    await ask('event', { type: 'ended', callId: 'c-9', status: 200, unreachable: false });
+    const second = await queryRows<{ sip_call_id: string; status: string }>(
+      t.database.db,
+      sql`SELECT sip_call_id, status FROM call_records WHERE id = 'c-9'`,
+    );
+    expect(second).toEqual([{ sip_call_id: 'r-7203-c-9', status: 'answered' }]);
+    await ask('event', { type: 'ended', callId: 'r-7203-c-9', status: 200, unreachable: false });
+    expect(await history('r-7203-c-9')).toEqual([{ status: 'answered' }]);
+  });
+
+  it('a call not held is not taken over', async () => {
+    const held = Buffer.from(
+      'v=0\r\no=- 1 2 IN IP4 192.0.2.60\r\ns=-\r\nc=IN IP4 192.0.2.60\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=sendonly\r\n',
+    );
+    const record = async () =>
+      (
+        await queryRows<{ sip_call_id: string; status: string }>(
+          t.database.db,
+          sql`SELECT sip_call_id, status FROM call_records WHERE id = 'c-10'`,
+        )
+      )[0];
+    const resume = () => ask('route', { ...invite('r-c-10', '7201'), caller: '7203', resume: 'c-10' });
+    await ask('route', invite('c-10', '7203'));
+    await ask('event', { type: 'answered', callId: 'c-10', ruid: 'none', contact: 'sip:7203@192.0.2.61' });
+    const dialog = { fromTag: 'concierge-tag', toTag: 'panel-tag', target: 'sip:7201@192.0.2.50:5060' };
+    // Answered and talking: nothing to take back.
+    expect((await resume()).json()).toEqual({ action: 'reject', status: 404, reason: 'Not Found' });
+    // Held, then taken back on the page that held it (a re-INVITE back to sendrecv): no longer held.
+    await ask('event', {
+      type: 'reoffer',
+      callId: 'c-10',
+      from: '7203',
+      contentType: 'application/sdp',
+      body: held.toString('hex'),
+      ...dialog,
+    });
+    const sendrecv = Buffer.from(held.toString().replace('sendonly', 'sendrecv')).toString('hex');
+    await ask('event', { type: 'reoffer', callId: 'c-10', from: '7203', contentType: 'application/sdp', body: sendrecv, ...dialog });
+    expect((await record())?.status).toBe('answered');
+    expect((await resume()).json()).toEqual({ action: 'reject', status: 404, reason: 'Not Found' });
+    // Reports for an INVITE that moved nothing change nothing.
+    expect((await ask('event', { type: 'resume_failed', callId: 'r-c-10', status: 420 })).statusCode).toBe(204);
+    expect((await ask('event', { type: 'resumed', callId: 'r-c-10' })).statusCode).toBe(204);
+    expect(await record()).toEqual({ sip_call_id: 'c-10', status: 'answered' });
+  });
+
   // Last: from here on, a number not found goes out through this trunk.
   it('gives the trunk’s login for a call out through it, and no login for a call to a number', async () => {
     const trunk = await t.app.inject({

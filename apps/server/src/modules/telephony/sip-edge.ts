@@ -3,7 +3,7 @@ import type { SipEdgeEvent, SipEdgeRoute, SipEdgeRouteRequest } from '@atrium/co
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { type Db, queryRows } from '../../core/db/client.js';
-import { formatUri, parseUri } from '../../sip/address.js';
+import { baseNumber, formatUri, parseUri } from '../../sip/address.js';
 import { dtmfDigit, outcomeOf, sdpHolds } from '../../sip/call.js';
 import { SIP_HEADERS, type SipCallObserver, type SipDirectory, type SipStage } from '../../sip/types.js';
 
@@ -57,6 +57,20 @@ const EDGE_SCHEMA = [
   sql`CREATE INDEX IF NOT EXISTS kamailio_location_connection_idx ON kamailio_location (server_id, connection_id)`,
   sql`INSERT INTO kamailio_version (table_name, table_version) VALUES ('version', 1), ('kamailio_location', 9)
     ON CONFLICT (table_name) DO NOTHING`,
+  // Held calls at the edge: the dialog as the holder's re-INVITE named it (its tags, and the other
+  // party's target), and the resumes under way: the new dialog's Call-ID, the one it replaces, and
+  // whether that one's end was reported while the record followed the new one (sip-edge.ts, resume).
+  sql`CREATE TABLE IF NOT EXISTS atrium_edge_holds (
+    call_id TEXT PRIMARY KEY,
+    holder_tag TEXT NOT NULL,
+    other_tag TEXT NOT NULL,
+    other_target TEXT NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+  sql`CREATE TABLE IF NOT EXISTS atrium_edge_resumes (
+    call_id TEXT PRIMARY KEY,
+    replaced TEXT NOT NULL,
+    replaced_ended BOOLEAN NOT NULL DEFAULT FALSE,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
   // Plain-text passwords, as Atrium keeps them for digest: auth_db hashes them per request (calculate_ha1).
   sql`CREATE OR REPLACE VIEW kamailio_subscriber AS
     SELECT id, number AS username, password FROM sip_numbers WHERE is_active AND NOT is_reserved`,
@@ -125,6 +139,7 @@ export class SipEdge {
    * before the answer, so whichever instance hears what comes next finds it.
    */
   async route(req: SipEdgeRouteRequest): Promise<SipEdgeRoute> {
+    if (req.resume !== undefined) return this.resume(req, req.resume.trim());
     let trunkId: number | null = null;
     if (!req.authenticated) {
       // Browsers are never a trunk; a trunk's peer is trusted by its transport, address and port.
@@ -174,9 +189,97 @@ export class SipEdge {
     return { action: 'fork', callee: route.callee, sos, speechId, callerName, stages: stages.length, ...flat };
   }
 
+  /**
+   * A held call taken back from a new page: the INVITE carries X-Resume-Call with the call's speech
+   * id and is authenticated as the number that answered it (another number: 403; a call not held:
+   * 404), as the embedded server's parked calls are. A proxy cannot re-INVITE the other party on a
+   * page's behalf, so the other party's phone is asked to swap dialogs itself: the INVITE goes to it
+   * with `Replaces` naming the held dialog (RFC 3891), as the holder's accepted re-INVITE described
+   * it (its tags and target, kept when the hold was reported; Kamailio is not asked here, as it
+   * waits on this answer). Nothing of this lives in an instance: the dialog is Kamailio's, the
+   * record, the hold and the swap under way are in the database, so the instance that answers the
+   * resume need not be the one that heard the hold. The record follows the new dialog from here
+   * (its reports carry the new Call-ID; the old dialog's end, once the phone drops it, finds no
+   * record), and goes back to the old one if the phone refuses the swap.
+   */
+  private async resume(req: SipEdgeRouteRequest, speechId: string): Promise<SipEdgeRoute> {
+    if (!req.authenticated) return { action: 'challenge' };
+    const notHeld = { action: 'reject', status: 404, reason: 'Not Found' } as const;
+    const [call] = await queryRows<{ sip_call_id: string; caller: string; answered_by: string | null; status: string }>(
+      this.db,
+      sql`SELECT sip_call_id, caller, answered_by, status FROM call_records WHERE id = ${speechId}`,
+    );
+    if (call?.status !== 'answered_waiting') return notHeld;
+    if (call.answered_by !== baseNumber(req.caller)) return { action: 'reject', status: 403, reason: 'Forbidden' };
+    // Asked again (Kamailio's answer from another instance was lost): the record already follows this INVITE.
+    const [pending] = await queryRows<{ replaced: string }>(
+      this.db,
+      sql`SELECT replaced FROM atrium_edge_resumes WHERE call_id = ${req.callId}`,
+    );
+    const held = call.sip_call_id === req.callId && pending ? pending.replaced : call.sip_call_id;
+    const [hold] = await queryRows<{ holder_tag: string; other_tag: string; other_target: string }>(
+      this.db,
+      sql`SELECT holder_tag, other_tag, other_target FROM atrium_edge_holds WHERE call_id = ${held}`,
+    );
+    // (a Call-ID or tag that would break the header's own syntax is not one Atrium can name)
+    if (!hold || [held, hold.holder_tag, hold.other_tag].some((v) => /[;,\s]/.test(v))) return notHeld;
+    if (call.sip_call_id !== req.callId) {
+      const moved = await this.db.transaction(async (tx) => {
+        await tx.execute(sql`DELETE FROM atrium_edge_resumes WHERE created_at < now() - interval '1 day'`);
+        const rows = await queryRows<{ id: string }>(
+          tx,
+          sql`UPDATE call_records SET sip_call_id = ${req.callId}
+            WHERE id = ${speechId} AND sip_call_id = ${held} AND status = 'answered_waiting' RETURNING id`,
+        );
+        if (rows.length === 0) return false;
+        await tx.execute(sql`INSERT INTO atrium_edge_resumes (call_id, replaced) VALUES (${req.callId}, ${held})
+          ON CONFLICT (call_id) DO UPDATE SET replaced = EXCLUDED.replaced, replaced_ended = FALSE, created_at = now()`);
+        return true;
+      });
+      if (!moved) return notHeld;
+    }
+    // Replaces names the dialog as the phone receiving it sees it: its own tag is the to-tag.
+    const replaces = `${held};to-tag=${hold.other_tag};from-tag=${hold.holder_tag}`;
+    return { action: 'replace', number: call.caller, uri: oneLine(hold.other_target), replaces, speechId };
+  }
+
+  /** The holder's accepted re-INVITE (its tags and target): what a resume's Replaces will name. */
+  private async keepHold(e: Extract<SipEdgeEvent, { type: 'reoffer' }>): Promise<void> {
+    if (!e.fromTag || !e.toTag || !e.target) return;
+    await this.db.execute(sql`INSERT INTO atrium_edge_holds (call_id, holder_tag, other_tag, other_target)
+      VALUES (${e.callId}, ${e.fromTag}, ${e.toTag}, ${e.target})
+      ON CONFLICT (call_id) DO UPDATE SET holder_tag = EXCLUDED.holder_tag, other_tag = EXCLUDED.other_tag,
+        other_target = EXCLUDED.other_target, created_at = now()`);
+  }
+
+  /** The other party took the resume's INVITE: the held call is answered again, on its new dialog. */
+  private async resumed(callId: string, at: number): Promise<void> {
+    const [call] = await queryRows<{ answered_by: string | null }>(
+      this.db,
+      sql`SELECT answered_by FROM call_records WHERE sip_call_id = ${callId} AND status = 'answered_waiting'`,
+    );
+    if (call?.answered_by) this.recorder.onCallEvent({ type: 'resumed', callId, by: call.answered_by, at });
+  }
+
+  /**
+   * The other party refused the resume's INVITE: the record goes back to the held dialog, and is
+   * ended now if that dialog's end came meanwhile (while the record followed the new INVITE).
+   */
+  private async resumeFailed(callId: string, at: number): Promise<void> {
+    const [back] = await queryRows<{ replaced: string; replaced_ended: boolean }>(
+      this.db,
+      sql`UPDATE call_records c SET sip_call_id = r.replaced FROM atrium_edge_resumes r
+        WHERE r.call_id = ${callId} AND c.sip_call_id = ${callId} AND c.status <> 'destroyed'
+        RETURNING r.replaced, r.replaced_ended`,
+    );
+    if (back?.replaced_ended) this.recorder.onCallEvent({ type: 'ended', callId: back.replaced, outcome: 'answered', status: 200, at });
+  }
+
   /** What Kamailio reports of a routed call, written before the answer (Kamailio retries another instance on failure). */
   async event(e: SipEdgeEvent): Promise<void> {
     const at = Date.now();
+    if (e.type === 'resumed') await this.resumed(e.callId, at);
+    if (e.type === 'resume_failed') await this.resumeFailed(e.callId, at);
     if (e.type === 'ringing') this.recorder.onCallEvent({ type: 'ringing', callId: e.callId, numbers: e.numbers, at });
     if (e.type === 'forwarded')
       this.recorder.onCallEvent({ type: 'forwarded', callId: e.callId, reason: e.reason, numbers: e.numbers, at });
@@ -190,9 +293,15 @@ export class SipEdge {
       }
       const holds = e.type === 'reoffer' ? sdpHolds(e.contentType, body) : null;
       if (party && holds !== null) this.recorder.onCallEvent({ type: holds ? 'held' : 'resumed', callId: e.callId, by: party, at });
+      if (e.type === 'reoffer' && party && holds) await this.keepHold(e);
     }
+    if (e.type === 'ended') await this.db.execute(sql`DELETE FROM atrium_edge_holds WHERE call_id = ${e.callId}`);
+    const status = e.type === 'ended' ? await this.recordStatus(e.callId) : null;
+    // A held dialog a resume replaces ends with no record left on it: noted, in case the swap fails.
+    if (e.type === 'ended' && status === null)
+      await this.db.execute(sql`UPDATE atrium_edge_resumes SET replaced_ended = TRUE WHERE replaced = ${e.callId}`);
     // An end reported again (its answer lost on the way back) has its history row already.
-    if (e.type === 'ended' && (await this.recordStatus(e.callId)) !== 'destroyed') {
+    if (e.type === 'ended' && status !== 'destroyed') {
       // Unreachable (no contact of the last stage could be rung) is a failure, not a call nobody answered.
       const outcome = e.unreachable ? 'failed' : outcomeOf(e.status);
       this.recorder.onCallEvent({ type: 'ended', callId: e.callId, outcome, status: e.status, at });
@@ -273,6 +382,9 @@ async function jsonRpc(url: string, method: string, params: unknown[]): Promise<
   return body.result;
 }
 
+/** A header value as it is, on one line. */
+const oneLine = (v: string) => v.replace(/[\r\n]/g, '');
+
 const DialogLegSchema = z.object({
   tag: z.string().min(1),
   contact: z.string().min(1),
@@ -292,6 +404,9 @@ const EdgeDialogSchema = z.object({
   callee: DialogLegSchema,
 });
 
+/** Kamailio's dialog states: 3, answered and not yet acknowledged; 4, confirmed. */
+const ANSWERED_STATES = new Set([3, 4]);
+
 /** Kamailio's dialog states before an answer: 1, nothing heard from the callee yet; 2, ringing. */
 const RINGING_STATES = new Set([1, 2]);
 
@@ -310,17 +425,11 @@ export function ringingCseq(dialog: unknown): number | null {
 /** The Via branch of these BYEs: kamailio.cfg drops the 200 each comes back with (deploy/kamailio). */
 const STOP_BRANCH = 'z9hG4bKatriumstop';
 
-/** Kamailio's dialog states: 3, answered and not yet acknowledged; 4, confirmed. */
-const ANSWERED_STATES = new Set([3, 4]);
-
 /**
  * A CSeq well above the last one Kamailio saw from the other leg: a request of that leg still on
  * its way (or a trunk leg's CSeq moved up by a digest retry) cannot make the BYE's look old.
  */
 const BYE_CSEQ_STEP = 100;
-
-/** A header value as it is, on one line. */
-const oneLine = (v: string) => v.replace(/[\r\n]/g, '');
 
 /**
  * The two BYEs of an answered dialog of `dlg.dlg_list`, each as the other leg would send it (From
