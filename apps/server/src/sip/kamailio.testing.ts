@@ -123,9 +123,13 @@ export async function startAnsweringPhone(
   number: string,
   password: string,
   scenario = path.join(SIPP_DIR, 'uas-answer.xml'),
+  extraArgs: string[] = [],
 ): Promise<Logged & { port: number; stop(): Promise<void> }> {
   const [port, mediaPort] = [await freeUdpPort(), await freeUdpPort()];
-  const p = spawnLogged('/usr/bin/sipp', ['-sf', scenario, '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-nostdin']);
+  const p = spawnLogged('/usr/bin/sipp', [
+    ...['-sf', scenario, '-i', '127.0.0.1', '-p', String(port), '-mp', String(mediaPort), '-nostdin'],
+    ...extraArgs,
+  ]);
   const stop = () => stopChild(p.child);
   // SIPp binds its port a moment after it starts: registering before that would be answered at a closed port.
   const end = Date.now() + 10_000;
