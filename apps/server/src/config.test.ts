@@ -103,11 +103,15 @@ describe('configuration', () => {
   it('puts Kamailio at the SIP edge only when asked, on PostgreSQL, answering only SIP_EDGE_FROM', () => {
     expect(loadConfig({}).sip.edge).toBeNull();
     const db = { DATABASE_URL: 'postgres://atrium@10.0.0.2/atrium' };
-    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio' }).sip.edge).toEqual({ from: ['loopback'], rpc: [] });
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio' }).sip.edge).toEqual({ from: ['loopback'], rpc: [], wsUrl: null });
     expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_FROM: '10.0.0.5, 10.1.0.0/16' }).sip.edge).toEqual({
       from: ['10.0.0.5', '10.1.0.0/16'],
       rpc: [],
+      wsUrl: null,
     });
+    const ws = { SIP_EDGE_WS_URL: 'wss://sip.example.org:8443' };
+    expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', ...ws }).sip.edge?.wsUrl).toBe('wss://sip.example.org:8443');
+    expect(() => loadConfig({ ...db, SIP_EDGE: 'kamailio', SIP_EDGE_WS_URL: 'sip.example.org:8443' })).toThrow(/SIP_EDGE_WS_URL/);
     const rpc = { SIP_EDGE_RPC: 'http://10.0.0.5:5071/RPC, http://10.0.0.6:5071/RPC' };
     expect(loadConfig({ ...db, SIP_EDGE: 'kamailio', ...rpc }).sip.edge?.rpc).toEqual([
       'http://10.0.0.5:5071/RPC',

@@ -140,6 +140,14 @@ const EnvSchema = z.object({
       (v) => v.split(',').every((u) => u.trim() === '' || /^https?:\/\/\S+$/.test(u.trim())),
       'SIP_EDGE_RPC must be a comma list of http(s) URLs (http://10.0.0.5:5071/RPC)',
     ),
+  // Kamailio's SIP WebSocket as browsers reach it: where the console's dialer registers at the edge.
+  SIP_EDGE_WS_URL: z
+    .string()
+    .default('')
+    .refine(
+      (v) => v === '' || /^wss?:\/\/[^\s/:]+(:\d+)?(\/\S*)?$/.test(v),
+      'SIP_EDGE_WS_URL must be a ws:// or wss:// address (wss://sip.example.org:8443)',
+    ),
   SIP_PUBLIC_HOST: z.string().min(1).optional(),
   SIP_TLS_CERT: z.string().min(1).optional(),
   SIP_TLS_KEY: z.string().min(1).optional(),
@@ -263,7 +271,7 @@ export interface Config {
      * where calls go and tells it what became of them (/sip-edge, only from SIP_EDGE_FROM); Atrium's
      * own SIP server does not start. Absent or null: the embedded server.
      */
-    edge?: { from: string[]; rpc?: string[] } | null;
+    edge?: { from: string[]; rpc?: string[]; wsUrl?: string | null } | null;
     host: string;
     publicHost: string;
     port: number;
@@ -389,6 +397,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
               rpc: e.SIP_EDGE_RPC.split(',')
                 .map((u) => u.trim())
                 .filter(Boolean),
+              wsUrl: e.SIP_EDGE_WS_URL || null,
             }
           : null,
       host: e.SIP_HOST ?? e.HOST,

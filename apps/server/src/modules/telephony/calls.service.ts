@@ -153,9 +153,12 @@ export class CallsService {
 
   /** Kamailio at the edge: ends a call's dialog (both legs get a BYE); false when no Kamailio holds it. */
   private edgeStop: ((callId: string) => Promise<boolean>) | null = null;
+  /** At the edge, where the console's dialer registers: Kamailio's WebSocket (SIP_EDGE_WS_URL). */
+  private edgeEndpoint: { domain: string; wsUrl: string } | null = null;
 
-  attachEdge(stop: (callId: string) => Promise<boolean>): void {
+  attachEdge(stop: (callId: string) => Promise<boolean>, endpoint?: { domain: string; wsUrl: string }): void {
     this.edgeStop = stop;
+    this.edgeEndpoint = endpoint ?? null;
   }
 
   /** The running SIP server hands itself over here (main.ts). */
@@ -413,7 +416,8 @@ export class CallsService {
     if (!mine?.isActive) throw notFound();
     const [u] = await queryRows<{ name: string }>(this.db, sql`SELECT name FROM users WHERE id = ${actor.userId}`);
     const host = new URL(this.publicUrl).hostname;
-    const endpoint = this.control?.endpoint?.() ?? { domain: host, wsUrl: `wss://${host}:${TELEPHONY_DEFAULTS.sip_wss_port}` };
+    const endpoint = this.control?.endpoint?.() ??
+      this.edgeEndpoint ?? { domain: host, wsUrl: `wss://${host}:${TELEPHONY_DEFAULTS.sip_wss_port}` };
     return { number: mine.number, name: u?.name ?? '', password: mine.password, domain: endpoint.domain, ws_url: endpoint.wsUrl };
   }
 

@@ -11,7 +11,13 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
   let token: string;
   beforeAll(async () => {
     t = await buildTestApp({
-      env: { SIP_EDGE: 'kamailio', SIP_EDGE_FROM: '192.0.2.7', DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', TRUST_PROXY: 'false' },
+      env: {
+        SIP_EDGE: 'kamailio',
+        SIP_EDGE_FROM: '192.0.2.7',
+        SIP_EDGE_WS_URL: 'wss://sip.example.org:8443',
+        DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
+        TRUST_PROXY: 'false',
+      },
     });
     token = await login(t.app, t.adminLogin, t.adminPassword);
     for (const number of ['7201', '7202']) {
@@ -52,6 +58,24 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
       t.database.db,
       sql`SELECT h.status FROM call_history h JOIN call_records c ON c.id = h.call_id WHERE c.sip_call_id = ${callId}`,
     );
+
+  it("gives the console's dialer Kamailio's WebSocket (SIP_EDGE_WS_URL) to register with", async () => {
+    const admin = (await queryRows<{ id: number }>(t.database.db, sql`SELECT id FROM users WHERE login = ${t.adminLogin}`))[0]!;
+    const own = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v0/sip-numbers',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { number: '7209', password: 'Edge7209pass', domain_id: t.project.rootGroupId, user_id: admin.id },
+    });
+    expect(own.statusCode, own.body).toBe(200);
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v0/calls/dialer/credentials',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({ number: '7209', ws_url: 'wss://sip.example.org:8443', domain: 'sip.example.org' });
+  });
 
   it('answers Kamailio and nobody else: another caller gets the app’s own not-found', async () => {
     const other = await ask('route', invite('c-refused', '7202'), '203.0.113.5');

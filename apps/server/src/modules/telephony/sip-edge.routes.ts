@@ -18,7 +18,9 @@ export async function sipEdgeRoutes(app: AppInstance): Promise<void> {
   const { directory, recorder, calls } = telephonyOf(app);
   const sipEdge = new SipEdge(app.database.db, directory, recorder, edge.rpc ?? []);
   // The console's "stop call" ends the real call through Kamailio's RPC (SIP_EDGE_RPC), not only its record.
-  calls.attachEdge((callId) => sipEdge.endCall(callId));
+  // The console's dialer registers with Kamailio's WebSocket, named by SIP_EDGE_WS_URL (its host is the SIP domain).
+  const endpoint = edge.wsUrl ? { domain: new URL(edge.wsUrl).hostname, wsUrl: edge.wsUrl } : undefined;
+  calls.attachEdge((callId) => sipEdge.endCall(callId), endpoint);
   const allowed = brokerAuthCallers(edge.from);
   app.addHook('onRequest', async (req, reply) => {
     if (!allowed(req.ip)) return reply.callNotFound();
