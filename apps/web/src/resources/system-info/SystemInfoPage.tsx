@@ -45,11 +45,13 @@ export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }
   const translate = useTranslate();
   const [locale] = useLocaleState();
   const n = (v: number) => formatNumber(v, locale);
-  const byReason = (counts: Record<string, number>) => {
+  // Each reason a row of its own under its heading (reason left, count right): in one string, a
+  // phone's narrow card broke the list anywhere. Counts of different things (events, connections)
+  // are not added up.
+  const byReason = (label: string, counts: Record<string, number>): InfoRow => {
     const named = Object.entries(counts).filter(([, v]) => v > 0);
-    return named.length
-      ? named.map(([reason, v]) => `${translate(L(`device_events.reasons.${reason}`), { _: reason })}: ${n(v)}`).join(', ')
-      : n(0);
+    if (!named.length) return [label, n(0)];
+    return [label, null, named.map(([reason, v]) => [translate(L(`device_events.reasons.${reason}`), { _: reason }), n(v)])];
   };
   return (
     <InfoCard
@@ -60,16 +62,19 @@ export function DeviceEvents({ events }: { events: SystemInfo['device_events'] }
         [L('device_events.awaiting_ack'), n(events.awaiting_ack)],
         [L('device_events.stored'), n(events.stored)],
         [L('device_events.acknowledged'), n(events.acknowledged)],
-        [L('device_events.delayed'), byReason(events.delayed)],
-        [L('device_events.refused'), byReason(events.refused)],
+        byReason(L('device_events.delayed'), events.delayed),
+        byReason(L('device_events.refused'), events.refused),
         [L('device_events.unstored_at_stop'), n(events.unstored_at_stop)],
       ]}
     />
   );
 }
 
+/** A card's row: a label (a message key), its value, and rows under it (labels already translated). */
+type InfoRow = [string, ReactNode] | [string, ReactNode, [string, string][]];
+
 /** One card: a title and label–value rows. */
-function InfoCard({ title, rows }: { title: string; rows: [string, ReactNode][] }) {
+function InfoCard({ title, rows }: { title: string; rows: InfoRow[] }) {
   const translate = useTranslate();
   return (
     <Card variant="outlined">
@@ -77,18 +82,31 @@ function InfoCard({ title, rows }: { title: string; rows: [string, ReactNode][] 
         <Typography variant="h6" component="h2" gutterBottom>
           {translate(title)}
         </Typography>
-        {rows.map(([label, value]) => (
-          <Stack key={label} direction="row" spacing={2} sx={{ py: 0.5, justifyContent: 'space-between' }}>
-            <Typography variant="body2" color="text.secondary">
-              {translate(label)}
-            </Typography>
-            <Typography variant="body2" component="div" sx={{ textAlign: 'right', wordBreak: 'break-all' }}>
-              {value}
-            </Typography>
-          </Stack>
+        {rows.map(([label, value, sub]) => (
+          <Box key={label}>
+            <LabelValue label={translate(label)} value={value} />
+            {sub?.map(([subLabel, subValue]) => (
+              <LabelValue key={subLabel} label={subLabel} value={subValue} indent />
+            ))}
+          </Box>
         ))}
       </CardContent>
     </Card>
+  );
+}
+
+function LabelValue({ label, value, indent = false }: { label: string; value: ReactNode; indent?: boolean }) {
+  return (
+    <Stack direction="row" spacing={2} sx={{ py: 0.5, pl: indent ? 2 : 0, justifyContent: 'space-between' }}>
+      <Typography variant="body2" color="text.secondary">
+        {label}
+      </Typography>
+      {/* A value keeps its width (a number never breaks) up to 70 % of the row; a longer one (an
+          address) wraps at spaces, and a word too long for the card anywhere. */}
+      <Typography variant="body2" component="div" sx={{ textAlign: 'right', flexShrink: 0, maxWidth: '70%', overflowWrap: 'anywhere' }}>
+        {value}
+      </Typography>
+    </Stack>
   );
 }
 

@@ -19,7 +19,14 @@ const events = {
   unstored_at_stop: 0,
 };
 
+// The card's text as read: tags and React's text markers dropped, spaces collapsed.
 const render = (locale: 'en' | 'ru') =>
+  renderHtml(locale)
+    .replace(/<!-- -->/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ');
+
+const renderHtml = (locale: 'en' | 'ru') =>
   renderToString(
     <MemoryRouter>
       <AdminContext i18nProvider={createI18nProvider(locale)} store={memoryStore({ locale })}>
@@ -31,21 +38,23 @@ const render = (locale: 'en' | 'ru') =>
   );
 
 describe('the device events card', () => {
-  it('shows the backlog, the oldest wait and the reasons of delays and refusals in the reader’s language', () => {
+  it('shows the backlog, the oldest wait and the reasons of delays and refusals, a row each, in the reader’s language', () => {
     const en = render('en');
     expect(en).toContain('Waiting to be stored');
     expect(en).toContain('4.3 s');
-    expect(en).toContain('database slow or away: 3');
-    expect(en).toContain('model or type of another device: 2');
-    expect(en).toContain('left for the device to send again: 40');
-    expect(en).toContain('connections closed to have them sent again: 6');
+    expect(en).toContain('database slow or away 3');
+    expect(en).toContain('model or type of another device 2');
+    expect(en).toContain('left for the device to send again 40');
+    expect(en).toContain('connections closed to have them sent again 6');
     expect(en).not.toContain('too large');
+    // Not one joined string that a narrow card breaks anywhere.
+    expect(renderHtml('en')).not.toMatch(/database slow or away: 3, /);
     const ru = render('ru');
     expect(ru).toContain('Ожидают сохранения');
     expect(ru).toContain('4,3 с');
-    expect(ru).toContain('база данных медленна или недоступна: 3');
-    expect(ru).toContain('модель или тип другого устройства: 2');
-    expect(ru).toContain('оставлены устройству для повторной отправки: 40');
-    expect(ru).toContain('соединений закрыто для повторной отправки: 6');
+    expect(ru).toContain('база данных медленна или недоступна 3');
+    expect(ru).toContain('модель или тип другого устройства 2');
+    expect(ru).toContain('оставлены устройству для повторной отправки 40');
+    expect(ru).toContain('соединений закрыто для повторной отправки 6');
   });
 });
