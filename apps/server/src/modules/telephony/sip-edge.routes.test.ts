@@ -9,6 +9,16 @@ import { queryRows } from '../../core/db/client.js';
 describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
   let t: TestApp;
   let token: string;
+  /** A SIP number made through the API (password `Edge<number>pass`), owned by `userId` when given. */
+  const putNumber = async (number: string, userId?: number) => {
+    const res = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v0/sip-numbers',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { number, password: `Edge${number}pass`, domain_id: t.project.rootGroupId, ...(userId ? { user_id: userId } : {}) },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  };
   beforeAll(async () => {
     t = await buildTestApp({
       env: {
@@ -20,24 +30,10 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
       },
     });
     token = await login(t.app, t.adminLogin, t.adminPassword);
-    for (const number of ['7201', '7202']) {
-      const res = await t.app.inject({
-        method: 'PUT',
-        url: '/api/v0/sip-numbers',
-        headers: { authorization: `Bearer ${token}` },
-        payload: { number, password: `Edge${number}pass`, domain_id: t.project.rootGroupId },
-      });
-      expect(res.statusCode, res.body).toBe(200);
-    }
+    for (const number of ['7201', '7202']) await putNumber(number);
     const roleId = await makeRole(t.database.db, t.project.projectId, ['can_receive_calls_as_concierge', 'can_call_all']);
     const concierge = await makeUser(t.database.db, { projectId: t.project.projectId, roleId, groupIds: [t.project.rootGroupId] });
-    const res = await t.app.inject({
-      method: 'PUT',
-      url: '/api/v0/sip-numbers',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { number: '7203', password: 'Edge7203pass', domain_id: t.project.rootGroupId, user_id: concierge.id },
-    });
-    expect(res.statusCode, res.body).toBe(200);
+    await putNumber('7203', concierge.id);
   }, 120_000);
   afterAll(async () => {
     await t?.close();
@@ -61,13 +57,7 @@ describe('/sip-edge (Kamailio at the SIP edge asking Atrium)', () => {
 
   it("gives the console's dialer Kamailio's WebSocket (SIP_EDGE_WS_URL) to register with", async () => {
     const admin = (await queryRows<{ id: number }>(t.database.db, sql`SELECT id FROM users WHERE login = ${t.adminLogin}`))[0]!;
-    const own = await t.app.inject({
-      method: 'PUT',
-      url: '/api/v0/sip-numbers',
-      headers: { authorization: `Bearer ${token}` },
-      payload: { number: '7209', password: 'Edge7209pass', domain_id: t.project.rootGroupId, user_id: admin.id },
-    });
-    expect(own.statusCode, own.body).toBe(200);
+    await putNumber('7209', admin.id);
     const res = await t.app.inject({
       method: 'GET',
       url: '/api/v0/calls/dialer/credentials',
