@@ -525,7 +525,7 @@ export async function run(): Promise<void> {
     row(
       'events acknowledged to devices',
       acked.acked,
-      `(${acked.failed} not: connection lost first${acked.firstError ? `, "${acked.firstError}"` : ''})`,
+      `(${acked.failed} not: connection lost first${acked.failures ? `, "${acked.failures}"` : ''})`,
     );
     if (stalled) row('devices stalled (closed to settle their count)', 'yes', 'no');
     row('acknowledged and not stored', lost, `0: ${lost === 0 ? 'met' : 'NOT met'}`);

@@ -13,14 +13,14 @@ import { Fleet } from '@atrium/device-sim';
 /** What the parent asks of a child. */
 type Command =
   | { cmd: 'start'; url: string; serials: string[]; password: string; concurrency: number; attempts: number }
-  | { cmd: 'events'; round: number; total: number; rate: number; window?: number; ids?: boolean }
+  | { cmd: 'events'; round: number; total: number; rate: number; window?: number; ids?: boolean; resend?: boolean }
   | { cmd: 'stop' };
 
 /** What a child answers. */
 type Answer =
   | { type: 'started'; refused: { serial: string; error: string }[]; retried: number; recovered: number; connected: number }
   | { type: 'sent'; round: number; sent: number; ms: number; behind: number; kept: number }
-  | { type: 'acked'; round: number; acked: number; failed: number; firstError: string; ms: number; ids?: string[] }
+  | { type: 'acked'; round: number; acked: number; failed: number; resent: number; failures: string; ms: number; ids?: string[] }
   | { type: 'stopped' }
   | { type: 'error'; message: string };
 
@@ -38,7 +38,10 @@ export interface AckOutcome {
   /** With `ids`: the event id of every acknowledged event (to find each in the table). */
   ids: string[];
   failed: number;
-  firstError: string;
+  /** With `resend`: publishes sent again (same event id) after their connection closed before the PUBACK. */
+  resent: number;
+  /** Why publishes failed or were sent again, with a count for each reason. */
+  failures: string;
   ackedMs: number;
 }
 
@@ -163,9 +166,18 @@ export class ProcessFleet {
   /**
    * `total` events at `rate` a second in all, each child its share from its connected devices
    * (round robin, QoS 1). Resolves once all are sent, with a promise of their acknowledgements
-   * (with `ids`, each acknowledged event's id too).
+   * (with `ids`, each acknowledged event's id too). With `resend`, a device keeps an event whose
+   * connection closed before its PUBACK and sends it again, with its event id, once connected again
+   * (as a panel does, and as the protocol asks): only what is still unacknowledged after
+   * RESEND_ATTEMPTS tries counts as failed.
    */
-  async events(total: number, rate: number, window?: number, ids = false): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
+  async events(
+    total: number,
+    rate: number,
+    window?: number,
+    ids = false,
+    resend = false,
+  ): Promise<{ sent: EventsOutcome; acked: Promise<AckOutcome> }> {
     const k = this.children.length;
     const round = ++this.round;
     const t0 = performance.now();
@@ -182,6 +194,7 @@ export class ProcessFleet {
         rate: rate / k,
         ...(window ? { window } : {}),
         ...(ids ? { ids } : {}),
+        ...(resend ? { resend } : {}),
       } satisfies Command);
     });
     // Both are listened for from the start: a child may answer 'acked' right after 'sent'.
@@ -189,7 +202,8 @@ export class ProcessFleet {
       acked: a.reduce((n, x) => n + x.acked, 0),
       ids: a.flatMap((x) => x.ids ?? []),
       failed: a.reduce((n, x) => n + x.failed, 0),
-      firstError: a.find((x) => x.firstError)?.firstError ?? '',
+      resent: a.reduce((n, x) => n + x.resent, 0),
+      failures: a.flatMap((x) => (x.failures ? [x.failures] : [])).join('; '),
       ackedMs: performance.now() - t0,
     }));
     acked.catch(() => undefined);
@@ -221,6 +235,10 @@ export class ProcessFleet {
     );
   }
 }
+
+/** With `resend`: how often one event is sent at most, and how long it waits for its device to be connected again. */
+const RESEND_ATTEMPTS = 20;
+const RESEND_WAIT_MS = 60_000;
 
 /** A child: one slice of the fleet, driven by the parent's commands. */
 function child(): void {
@@ -258,7 +276,9 @@ function child(): void {
           let sent = 0;
           let acked = 0;
           let failed = 0;
-          let firstError = '';
+          let resent = 0;
+          /** Why publishes failed, and how many for each reason (a keep-alive of the fleet's own, a closed connection). */
+          const errorCounts = new Map<string, number>();
           let behind = 0;
           const ackedIds: string[] = [];
           // With a window, a device holds at most that many events unacknowledged (as a panel does,
@@ -285,18 +305,27 @@ function child(): void {
                 const settle = () => inFlight.set(d, (inFlight.get(d) ?? 1) - 1);
                 // Unique within the fleet: a device's serial, the round and this child's count.
                 const eventId = `${d.serial}-${c.round}-${i}`;
-                d.event({ event_id: eventId, type: 'sensor', data: { sensor: 'bench', value: i } }).then(
-                  () => {
-                    settle();
-                    acked++;
-                    if (c.ids) ackedIds.push(eventId);
-                  },
-                  (e: Error) => {
-                    settle();
-                    failed++;
-                    firstError ||= e.message;
-                  },
-                );
+                const send = (attempt: number): void => {
+                  d.event({ event_id: eventId, type: 'sensor', data: { sensor: 'bench', value: i } }).then(
+                    () => {
+                      settle();
+                      acked++;
+                      if (c.ids) ackedIds.push(eventId);
+                    },
+                    async (e: Error) => {
+                      errorCounts.set(e.message, (errorCounts.get(e.message) ?? 0) + 1);
+                      if (c.resend && attempt < RESEND_ATTEMPTS) {
+                        const until = Date.now() + RESEND_WAIT_MS;
+                        while (!d.connected && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+                        resent++;
+                        return send(attempt + 1);
+                      }
+                      settle();
+                      failed++;
+                    },
+                  );
+                };
+                send(1);
               }
               if (offered >= c.total) resolve();
               // Behind schedule (a burst offered faster than it can be sent): straight on; on schedule, every 5 ms.
@@ -312,7 +341,8 @@ function child(): void {
             round: c.round,
             acked,
             failed,
-            firstError,
+            resent,
+            failures: [...errorCounts].map(([m, n]) => `${n} × ${m}`).join('; '),
             ms: performance.now() - t0,
             ...(c.ids ? { ids: ackedIds } : {}),
           });

@@ -136,7 +136,7 @@ export async function run(): Promise<void> {
     );
     const lost = Math.max(0, a.acked - rows);
     console.log(
-      `offered ${total} in ${secs(performance.now() - t0)}: sent ${sent.sent}, kept on the devices (window full) ${sent.kept}; acknowledged ${a.acked}, failed ${a.failed}${a.firstError ? ` (${a.firstError})` : ''}; stored ${rows} (${rows - distinct} twice)`,
+      `offered ${total} in ${secs(performance.now() - t0)}: sent ${sent.sent}, kept on the devices (window full) ${sent.kept}; acknowledged ${a.acked}, failed ${a.failed}${a.failures ? ` (${a.failures})` : ''}; stored ${rows} (${rows - distinct} twice)`,
     );
     console.log(`\nfigure                                  value        baseline (same run)       target`);
     console.log(

@@ -83,6 +83,8 @@ export class LeanMqttClient extends EventEmitter {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private sentSinceTick = false;
   private pingOutstanding = false;
+  /** Why this client itself ended the connection, if it did: what its unanswered publishes fail with. */
+  private dropReason: string | null = null;
   private readonly host: string;
   private readonly port: number;
 
@@ -198,8 +200,14 @@ export class LeanMqttClient extends EventEmitter {
     this.pingOutstanding = false;
     this.keepaliveTimer = setInterval(() => {
       if (this.pingOutstanding) {
-        this.fail(new Error('Keepalive timeout'));
-        this.stream?.destroy();
+        // Timers run before the turn's reads: a process short of CPU may hold the PINGRESP unread in
+        // its socket. Judged again once this turn's reads are done.
+        setImmediate(() => {
+          if (!this.pingOutstanding || !this.stream) return;
+          this.dropReason = 'Keepalive timeout (no PINGRESP within one period)';
+          this.fail(new Error('Keepalive timeout'));
+          this.stream.destroy();
+        });
         return;
       }
       if (!this.sentSinceTick) {
@@ -234,7 +242,9 @@ export class LeanMqttClient extends EventEmitter {
     this.connected = false;
     clearTimeout(this.connackTimer);
     clearInterval(this.keepaliveTimer);
-    const gone = new Error('Connection closed');
+    // Ended by this client (its keep-alive) or from outside (the broker, the network): a fleet's report says which.
+    const gone = new Error(this.dropReason ?? 'Connection closed');
+    this.dropReason = null;
     for (const settle of this.publishes.values()) settle(gone);
     this.publishes.clear();
     for (const waiting of this.subscriptions.values()) waiting.reject(gone);
