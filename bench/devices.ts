@@ -29,6 +29,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import pg from 'pg';
 import { hashPassword, verifyPassword } from '../apps/server/src/core/auth/password.js';
 import type { Db } from '../apps/server/src/core/db/client.js';
+import { threadNames } from '../apps/server/src/core/worker-threads.js';
 import { DevicesRepository } from '../apps/server/src/modules/devices/devices.repository.js';
 import { ProcessFleet } from './devices-fleet.js';
 import {
@@ -81,6 +82,32 @@ export function rssKb(pid: number): number {
  * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
  * thread runs at DEVICE_PLANE_NICE (default 0: the same as the others) when one is set.
  */
+/** CPU seconds so far of each thread of `pid`, by the part of the server it is (/proc/pid/task/tid/stat and comm). */
+function threadCpu(pid: number): Map<string, number> {
+  const byPart = new Map<string, number>();
+  for (const [tid, name] of threadNames(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // The HTTP thread is the process's first; the planes name theirs (core/worker-threads.ts nameThisThread).
+      const part = tid === pid ? 'HTTP thread' : name.startsWith('atrium-') ? name : "V8's and libuv's helpers";
+      byPart.set(part, (byPart.get(part) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
+    } catch {
+      // The thread ended while read.
+    }
+  }
+  return byPart;
+}
+
+/** Each part's CPU between two threadCpu readings, largest first. */
+function threadCpuSince(pid: number, before: Map<string, number>): string {
+  return [...threadCpu(pid)]
+    .map(([part, s]) => [part, s - (before.get(part) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .map(([part, s]) => `${part} ${s.toFixed(1)} s`)
+    .join(', ');
+}
+
 function threadNices(pid: number): string {
   const byNice = new Map<number, number>();
   try {
@@ -490,6 +517,8 @@ interface Offered {
   cpu: number;
   /** Of which in the kernel (system calls, and on loopback the peer's share of TCP). */
   cpuKernel: number;
+  /** The server's CPU by thread: the HTTP thread, the device plane's, V8's and libuv's helpers. */
+  threads: string;
   /** CPU seconds of the fleet's processes and of PostgreSQL over the same time. */
   fleetCpu: number;
   fleetKernel: number;
@@ -513,6 +542,7 @@ async function offer(
   const rssBefore = rssKb(servers.pid);
   let rssPeak = rssBefore;
   const server0 = cpuTimes(servers.pid);
+  const threads0 = threadCpu(servers.pid);
   // The fleet's processes together.
   const fleetTimes = () =>
     fleet.pids
@@ -602,6 +632,7 @@ async function offer(
     }
   }
   const server1 = cpuTimes(servers.pid);
+  const threads = threadCpuSince(servers.pid, threads0);
   const fleet1 = fleetTimes();
   return {
     sent: s.sent,
@@ -615,6 +646,7 @@ async function offer(
     rssPeak,
     cpu: server1.user + server1.kernel - (server0.user + server0.kernel),
     cpuKernel: server1.kernel - server0.kernel,
+    threads,
     fleetCpu: fleet1.user + fleet1.kernel - (fleet0.user + fleet0.kernel),
     fleetKernel: fleet1.kernel - fleet0.kernel,
     dbCpu: postgresCpuSince(db0),
@@ -640,6 +672,7 @@ function describe(o: Offered): void {
   console.log(
     `server: RSS ${mib(o.rssBefore)} before, ${mib(o.rssPeak)} at most; CPU ${o.cpu.toFixed(1)} s over ${secs(o.tStored)} (${Math.round((o.cpu / (o.tStored / 1000)) * 100)}% of one core, ${((o.cpu * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per stored event, ${((o.cpuKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs of it in the kernel)`,
   );
+  console.log(`the server's threads: ${o.threads}`);
   const per = (s: number) => `${s.toFixed(1)} s, ${((s * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per event`;
   console.log(
     `beside it: the fleet ${per(o.fleetCpu)} (${((o.fleetKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} in the kernel); PostgreSQL ${per(o.dbCpu)} (CPU over the same time)`,

@@ -3,7 +3,38 @@
  * gateways/mqtt/worker/): spare workers loaded in advance, errors that cross a thread's channel,
  * log lines forwarded to the main thread's logger, and how soon a dead worker is started again.
  */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { type ResourceLimits, Worker } from 'node:worker_threads';
+
+/**
+ * Names the calling thread as the operating system shows it (top -H, ps -L, each task's comm under /proc):
+ * Node names every thread "node", so a plane's CPU could not be told from the HTTP thread's or V8's
+ * helpers'. Linux keeps at most 15 bytes; elsewhere, or if refused, the name stays as it was.
+ */
+export function nameThisThread(name: string): void {
+  try {
+    writeFileSync('/proc/thread-self/comm', name.slice(0, 15));
+  } catch {
+    // Not Linux, or /proc not mounted: the thread keeps Node's name.
+  }
+}
+
+/** Each thread of process `pid` by its id, with the name the operating system shows (Linux; empty elsewhere). */
+export function threadNames(pid = process.pid): Map<number, string> {
+  const names = new Map<number, string>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        names.set(Number(tid), readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim());
+      } catch {
+        // The thread ended while listed.
+      }
+    }
+  } catch {
+    // Not Linux, or the process is gone.
+  }
+  return names;
+}
 
 /** An Error as it crosses: enough to rebuild one with its name and code (EADDRINUSE decides what main.ts says). */
 export interface WireError {

@@ -1,6 +1,7 @@
 // The SIP server in its supervised worker thread (host.ts), on the in-memory directory of
 // sip/testing.ts: what the channel carries both ways, and what a slow or failing main thread does.
 import { afterEach, describe, expect, it } from 'vitest';
+import { threadNames } from '../../core/worker-threads.js';
 import type { SipLogger } from '../server-types.js';
 import { MemoryDirectory, makeRequest, RecordingObserver, registerContact, silentLog, UdpPeer } from '../testing.js';
 import { SpareSipWorkers, type SupervisedSipServer, startSipWorker } from './host.js';
@@ -66,6 +67,8 @@ describe('the SIP server in a worker thread', () => {
     expect(await registerContact(port, '1000', 'Secret1000', 40102)).toBe(200);
     expect(s.crashes).toBe(0);
     expect(s.running).toBe(true);
+    // Named, so its CPU can be told from the HTTP thread's (top -H).
+    if (process.platform === 'linux') expect([...threadNames().values()]).toContain('atrium-sip');
   });
 
   it('asks the main thread whether an address is banned (refusesRegistration) for each REGISTER', async () => {

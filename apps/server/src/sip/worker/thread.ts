@@ -5,7 +5,7 @@
  * replacing a dead one serves at once instead of after a second or two of loading TypeScript.
  */
 import { parentPort } from 'node:worker_threads';
-import { answerControl, forwardingLog, PendingCalls } from '../../core/worker-threads.js';
+import { answerControl, forwardingLog, nameThisThread, PendingCalls } from '../../core/worker-threads.js';
 import { type SipServer, startSipServer } from '../server.js';
 import type { SipLogger } from '../server-types.js';
 import type { SipCallObserver, SipDirectory } from '../types.js';
@@ -70,6 +70,7 @@ let started: Promise<SipServer> | null = null;
 
 function start(given: SipWorkerData): void {
   data = given;
+  nameThisThread('atrium-sip');
   levels = new Set(data.logLevels);
   const directory: Record<string, (...args: unknown[]) => unknown> = {};
   for (const method of data.directoryMethods) directory[method] = (...args) => callAsync(method, args);

@@ -10,6 +10,7 @@ import { AckingPublisher, countAcknowledged } from '../../../../test/acknowledge
 import { initialisedPanel } from '../../../../test/factories/device.factory.js';
 import { adminClient, buildTestApp, type TestApp } from '../../../../test/helpers.js';
 import { queryRows } from '../../../core/db/client.js';
+import { threadNames } from '../../../core/worker-threads.js';
 import { newInternalCredential } from '../broker.js';
 import { type DevicePlane, startDevicePlane } from './host.js';
 
@@ -102,6 +103,8 @@ describe(`the device plane in its worker thread (${onPostgres ? 'PostgreSQL: eve
     const info = t.app.services.devices.intakeStats();
     expect(info.stored).toBeGreaterThanOrEqual(6500);
     expect(info.backlog).toBe(0);
+    // The plane's thread is named, so its CPU can be told from the HTTP thread's (top -H, the devices bench).
+    if (process.platform === 'linux') expect([...threadNames().values()]).toContain('atrium-devices');
   }, 120_000);
 
   it('a worker killed during a flood is replaced on the same port; its devices send again what had no PUBACK: 0 lost, 0 stored twice', async () => {

@@ -12,7 +12,14 @@ import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { answerControl, forwardingLog, PendingCalls, type ThreadLogger, toWireError } from '../../../core/worker-threads.js';
+import {
+  answerControl,
+  forwardingLog,
+  nameThisThread,
+  PendingCalls,
+  type ThreadLogger,
+  toWireError,
+} from '../../../core/worker-threads.js';
 import { type DeviceMessageHandlers, InvalidTaskError, type PresenceReport } from '../../../modules/devices/devices.gateway.js';
 import type { NewEvent } from '../../../modules/devices/devices.repository.js';
 import { idsOfSerialsOn, jsonText, storedJson, storeEventsByCopy } from '../../../modules/devices/event-copy.js';
@@ -273,6 +280,7 @@ function lowerPriority(nice: number): void {
 
 async function start(given: DevicePlaneData): Promise<void> {
   data = given;
+  nameThisThread('atrium-devices');
   levels = new Set(data.logLevels);
   startProfiler();
   lowerPriority(data.nice);
