@@ -90,7 +90,40 @@ export function startProcess(
     // BENCH_SERVER_LOG=file: the processes' standard output (the server's log lines) appended there, to see why a call failed.
     stdio: ['ignore', process.env.BENCH_SERVER_LOG ? openSync(process.env.BENCH_SERVER_LOG, 'a') : 'ignore', 'inherit'],
   });
+  stopOnInterrupt(child, ownSession);
   return child;
+}
+
+/** What startProcess started and is still running, with whether it leads a process group of its own. */
+const running = new Map<ChildProcess, boolean>();
+let interruptHeard = false;
+
+/**
+ * A bench interrupted (Ctrl-C, a kill) stops what it started: a server in a session of its own is not
+ * in the bench's process group, so it (with its children) would otherwise outlive the bench and hold
+ * its ports and database. A bench with its own cleanup (cluster.ts) listens too and exits itself.
+ */
+function stopOnInterrupt(child: ChildProcess, ownGroup: boolean): void {
+  running.set(child, ownGroup);
+  child.once('exit', () => running.delete(child));
+  if (interruptHeard) return;
+  interruptHeard = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      for (const [c, group] of running) {
+        try {
+          if (group && c.pid) process.kill(-c.pid, 'SIGTERM');
+          else c.kill('SIGTERM');
+        } catch {
+          // Already gone.
+        }
+      }
+      if (process.listenerCount(signal) === 1) {
+        console.error(`interrupted: stopped what the bench started (its database, if any, is left: drop it by hand)`);
+        process.exit(130);
+      }
+    });
+  }
 }
 
 export interface Figures {
