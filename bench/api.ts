@@ -319,11 +319,13 @@ async function underWrites(servers: Servers, auth: Record<string, string>, listU
   console.log(`load average ${loadAverage()}`);
 }
 
-/** Statements the server sends in 5 s with nothing asked of it. */
+/** Statements the server sends in 30 s with nothing asked of it. */
 async function idleStatements(servers: Servers): Promise<void> {
   // Past what the writes above left to do (webhook deliveries, mails).
   await new Promise((r) => setTimeout(r, 10_000));
-  const seconds = 5;
+  // As long as the longest sleep of an idle worker (the announce worker's 30 s safety net), so that a
+  // round it makes once in that time counts for what it costs a second, not for a whole 5 s window or none.
+  const seconds = 30;
   const sent = await servers.recordSql(() => new Promise((r) => setTimeout(r, seconds * 1000)));
   const rate = sent.length / seconds;
   console.log(

@@ -746,25 +746,20 @@ export class DevicesRepository {
         : typeof deviceId === 'number'
           ? sql`AND t.device_id = ${deviceId}`
           : sql`AND t.device_id = ANY(${intArray(deviceId)})`;
-    return this.db.transaction(async (tx) => {
-      const rows = await queryRows<{ id: number }>(
-        tx,
-        sql`SELECT t.id FROM device_tasks t
+    // One statement, locking and claiming together (as reclaimStale): the sweep looks every few
+    // seconds on every instance, and mostly finds nothing.
+    return queryRows<ClaimedTask>(
+      this.db,
+      sql`WITH ready AS MATERIALIZED (SELECT t.id FROM device_tasks t
           JOIN device_status s ON s.device_id = t.device_id AND s.online
           JOIN devices d ON d.id = t.device_id AND d.protocol <> 'none'
           WHERE t.state IN ('new', 'waiting') ${only}
             AND t.seq = (SELECT min(o.seq) FROM device_tasks o WHERE o.device_id = t.device_id AND o.state IN ${OPEN})
-          ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED`,
-      );
-      if (!rows.length) return [];
-      const ids = rows.map((r) => Number(r.id));
-      return queryRows<ClaimedTask>(
-        tx,
-        sql`UPDATE device_tasks t SET state = 'queued', sent_at = now(), updated_at = now(), attempts = t.attempts + 1
-          FROM devices d WHERE d.id = t.device_id AND t.id = ANY(${intArray(ids)}) AND t.state IN ('new', 'waiting')
+          ORDER BY t.seq LIMIT ${limit} FOR UPDATE OF t SKIP LOCKED)
+        UPDATE device_tasks t SET state = 'queued', sent_at = now(), updated_at = now(), attempts = t.attempts + 1
+          FROM devices d, ready WHERE d.id = t.device_id AND t.id = ready.id AND t.state IN ('new', 'waiting')
           RETURNING ${CLAIMED}`,
-      );
-    });
+    );
   }
 
   /**
