@@ -31,9 +31,10 @@ import { hashPassword, verifyPassword } from '../apps/server/src/core/auth/passw
 import type { Db } from '../apps/server/src/core/db/client.js';
 import { threadNames } from '../apps/server/src/core/worker-threads.js';
 import { DevicesRepository } from '../apps/server/src/modules/devices/devices.repository.js';
-import { ProcessFleet } from './devices-fleet.js';
+import { type AckOutcome, ProcessFleet } from './devices-fleet.js';
 import {
   benchDatabaseName,
+  cpuTimes,
   dropDatabase,
   type Figures,
   load,
@@ -78,23 +79,16 @@ export function rssKb(pid: number): number {
   return m ? Number(m[1]) : Number.NaN;
 }
 
-/**
- * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
- * thread runs at DEVICE_PLANE_NICE (default 0: the same as the others) when one is set.
- */
 /** CPU seconds so far of each thread of `pid`, by the part of the server it is (/proc/pid/task/tid/stat and comm). */
 function threadCpu(pid: number): Map<string, number> {
   const byPart = new Map<string, number>();
   for (const [tid, name] of threadNames(pid)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // The HTTP thread is the process's first; the planes name theirs (core/worker-threads.ts nameThisThread).
-      const part = tid === pid ? 'HTTP thread' : name.startsWith('atrium-') ? name : "V8's and libuv's helpers";
-      byPart.set(part, (byPart.get(part) ?? 0) + (Number(f[11]) + Number(f[12])) / 100);
-    } catch {
-      // The thread ended while read.
-    }
+    // A thread that ended meanwhile reads NaN and is left out.
+    const { user, kernel } = cpuTimes(pid, tid);
+    if (Number.isNaN(user)) continue;
+    // The HTTP thread is the process's first; the planes name theirs (core/worker-threads.ts nameThisThread).
+    const part = tid === pid ? 'HTTP thread' : name.startsWith('atrium-') ? name : "V8's and libuv's helpers";
+    byPart.set(part, (byPart.get(part) ?? 0) + user + kernel);
   }
   return byPart;
 }
@@ -108,6 +102,10 @@ function threadCpuSince(pid: number, before: Map<string, number>): string {
     .join(', ');
 }
 
+/**
+ * The server's threads by nice value (each /proc/pid/task/TID/stat), e.g. "0 ×11, 10 ×1": the device plane's
+ * thread runs at DEVICE_PLANE_NICE (default 0: the same as the others) when one is set.
+ */
 function threadNices(pid: number): string {
   const byNice = new Map<number, number>();
   try {
@@ -129,14 +127,6 @@ function threadNices(pid: number): string {
 function cpuSeconds(pid: number): number {
   const t = cpuTimes(pid);
   return t.user + t.kernel;
-}
-
-/** User and kernel CPU seconds of a process (/proc/pid/stat); NaN once it is gone. */
-function cpuTimes(pid: number): { user: number; kernel: number } {
-  if (!existsSync(`/proc/${pid}`)) return { user: Number.NaN, kernel: Number.NaN };
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(fields[11]) / 100, kernel: Number(fields[12]) / 100 };
 }
 
 /** CPU time (seconds) of each PostgreSQL process of this machine (the database the server writes to), by pid. */
@@ -509,7 +499,7 @@ interface Offered {
   behind: number;
   stored: number;
   tStored: number;
-  ack: { acked: number; failed: number; resent: number; failures: string; ackedMs: number } | null;
+  ack: AckOutcome | null;
   /** Events acknowledged (PUBACK) and not in the table afterwards: lost. Null when not all were answered. */
   ackedMissing: number | null;
   rssBefore: number;
@@ -546,7 +536,7 @@ async function offer(
   // The fleet's processes together.
   const fleetTimes = () =>
     fleet.pids
-      .map(cpuTimes)
+      .map((p) => cpuTimes(p))
       .reduce((sum, t) => ({ user: sum.user + (t.user || 0), kernel: sum.kernel + (t.kernel || 0) }), { user: 0, kernel: 0 });
   const fleet0 = fleetTimes();
   const db0 = postgresCpu();
@@ -566,11 +556,9 @@ async function offer(
   const { sent: s, acked: ackedP } = await fleet.events(total, rate, undefined, true, true).finally(() => fleet.setPriority(0));
   clearInterval(sampler);
   let ack: Offered['ack'] = null;
-  let ackedIds: string[] = [];
   ackedP.then(
     (a) => {
       ack = a;
-      ackedIds = a.ids;
     },
     () => undefined,
   );
@@ -603,14 +591,15 @@ async function offer(
   // Every event stored, its last acknowledgements may still be on their way.
   if (ack === null) await Promise.race([ackedP.catch(() => undefined), sleep(30_000)]);
   stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
+  const answered = ack as Offered['ack'];
   const ackedMissing =
-    ack === null
+    answered === null
       ? null
       : Number(
           (
             await db.query(
               `SELECT count(*)::int AS n FROM unnest($1::text[]) AS a(id) WHERE NOT EXISTS (SELECT 1 FROM device_events e WHERE e.event_id = a.id)`,
-              [ackedIds],
+              [answered.ids],
             )
           ).rows[0].n,
         );

@@ -349,10 +349,19 @@ export interface Cpu {
   kernel: number;
 }
 
-/** User and kernel CPU seconds a process has used so far (/proc/pid/stat, ticks of 1/100 s); NaN once it is gone. */
-export function cpuTimes(pid: number): Cpu {
-  if (!existsSync(`/proc/${pid}/stat`)) return { user: Number.NaN, kernel: Number.NaN };
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * User and kernel CPU seconds a process has used so far (/proc/pid/stat, ticks of 1/100 s), or with
+ * `tid` one of its threads (/proc/pid/task/tid/stat: /proc/tid/stat would count the whole process);
+ * NaN once it is gone.
+ */
+export function cpuTimes(pid: number, tid?: number): Cpu {
+  const file = tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`;
+  let stat: string;
+  try {
+    stat = readFileSync(file, 'utf8');
+  } catch {
+    return { user: Number.NaN, kernel: Number.NaN };
+  }
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { user: Number(fields[11]) / 100, kernel: Number(fields[12]) / 100 };
 }

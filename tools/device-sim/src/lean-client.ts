@@ -204,8 +204,8 @@ export class LeanMqttClient extends EventEmitter {
         // its socket. Judged again once this turn's reads are done.
         setImmediate(() => {
           if (!this.pingOutstanding || !this.stream) return;
-          this.dropReason = 'Keepalive timeout (no PINGRESP within one period)';
-          this.fail(new Error('Keepalive timeout'));
+          this.dropReason = 'Keepalive timeout';
+          this.fail(new Error(this.dropReason));
           this.stream.destroy();
         });
         return;
