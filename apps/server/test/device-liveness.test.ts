@@ -69,6 +69,8 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
             MQTT_DYNSEC: 'true',
             MQTT_SHARED_SUBSCRIPTION: 'true',
             MQTT_CLIENT_ID: `atrium-liveness-${name}-${process.pid}`,
+            // The gateway's connects, subscriptions and the liveness looks' failures, for a failure's message.
+            LOG_LEVEL: 'info',
           }
         : null;
     const sharedC = shared('c');
@@ -173,7 +175,10 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
       await waitFor(
         () => psql(`SELECT count(*) FROM device_status WHERE instance_id = '${dId}' AND online`) === String(devs.length),
         () =>
-          `the devices taken over by the surviving instance (${dId}): ${psql('SELECT device_id, online, instance_id FROM device_status')}\n${d?.output().slice(-3000)}`,
+          // One line: a CI summary keeps only an error's first line.
+          `the devices taken over by the surviving instance (${dId}, killed ${cId}): ${psql(
+            'SELECT device_id, online, instance_id FROM device_status ORDER BY device_id',
+          ).replaceAll('\n', '; ')} | survivor's log: ${d?.output().slice(-3000).replaceAll('\n', ' ')}`,
         20_000,
       );
       for (const x of devs) expect(await onlineIn(api, x.id)).toBe(true);
