@@ -3,6 +3,7 @@
  * through the main thread's pool, the device plane's thread (gateways/mqtt/worker) on connections of
  * its own. Kept apart from the repository so that the plane's thread loads no ORM.
  */
+import { CopyIn } from '../../core/db/copy-in.js';
 import type { NewEvent } from './devices.repository.js';
 
 /**
@@ -53,41 +54,57 @@ export async function idsOfSerialsOn(
   return found;
 }
 
-/** What storeEventsByCopy needs of a PostgreSQL connection (pg's client): plain statements and a COPY stream. */
+/** What storeEventsByCopy needs of a PostgreSQL connection (pg's client): plain statements and a COPY. */
 export interface CopyConnection {
   query(text: string): Promise<unknown>;
-  query<S extends NodeJS.WritableStream>(stream: S): S;
+  query(copy: CopyIn): CopyIn;
 }
 
 /**
+ * What a direct COPY into device_events cannot take and the staged path settles: a unique violation
+ * (an event id already stored for its device, or sent twice in the batch: a re-sent event) and a
+ * foreign-key violation (a device deleted meanwhile). Any other error fails either way.
+ */
+const SETTLED_BY_STAGING = new Set(['23505', '23503']);
+
+/**
  * Stores a batch of events on one connection of the caller's (the device plane's thread, which has
- * its own pool): COPY into the staging table and the move on, in one transaction, as insertEvents
- * does through the main thread's pool. Resolves once committed; a failure rolls back (the caller
- * tries again, and a row already stored is skipped by its event id).
+ * its own pool), as insertEvents does through the main thread's pool; resolves once committed. With
+ * `direct`, first by COPY straight into device_events, one statement in a transaction of its own:
+ * a small batch's staging (the temporary table, its truncation at commit, the INSERT … SELECT with
+ * its speculative index inserts) costs PostgreSQL half as much again per row as the COPY itself.
+ * A batch that holds a re-sent event or a deleted device's fails whole (nothing of it stays) and
+ * goes the staged way: COPY into the staging table and the move on, in one transaction. Answers
+ * whether it went that way (the caller keeps to it for a while: re-sends come in runs, after
+ * reconnects). A failure rolls back; the caller tries again, and a row already stored is skipped.
  */
 export async function storeEventsByCopy(
   client: CopyConnection,
   rows: readonly NewEvent[],
-  copyStream: (statement: string) => NodeJS.WritableStream,
   dataTexts?: readonly string[],
-): Promise<void> {
-  if (!rows.length) return;
+  direct = false,
+): Promise<{ staged: boolean }> {
+  if (!rows.length) return { staged: false };
+  const copy = (statement: string) => client.query(new CopyIn(statement, copyChunks(rows, dataTexts))).done;
+  if (direct) {
+    try {
+      await copy(`COPY device_events (${EVENT_COLUMNS}) FROM STDIN`);
+      return { staged: false };
+    } catch (e) {
+      if (!SETTLED_BY_STAGING.has(String((e as { code?: unknown }).code))) throw e;
+    }
+  }
   await client.query('BEGIN');
   try {
     for (const s of STAGED_EVENTS.before) await client.query(s);
-    await new Promise<void>((resolve, reject) => {
-      const stream = client.query(copyStream(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`));
-      stream.on('finish', () => resolve());
-      stream.on('error', reject);
-      for (const chunk of copyChunks(rows, dataTexts)) stream.write(chunk);
-      stream.end();
-    });
+    await copy(`COPY device_events_in (${EVENT_COLUMNS}) FROM STDIN`);
     for (const s of STAGED_EVENTS.after) await client.query(s);
     await client.query('COMMIT');
   } catch (e) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw e;
   }
+  return { staged: true };
 }
 
 /** A text as JSON, null (or absent) as `null`: for rows written as JSON text by hand. */

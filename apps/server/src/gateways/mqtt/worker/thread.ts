@@ -11,7 +11,6 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
-import { from as copyFromStdin } from 'pg-copy-streams';
 import {
   answerControl,
   forwardingLog,
@@ -92,6 +91,8 @@ class DatabaseSink implements EventSink {
   private readonly pool: pg.Pool;
   /** Which device each serial number is, remembered for a while (null: no such device). */
   private readonly devices = new Map<string, { device: { id: number; projectId: number } | null; until: number }>();
+  /** Until when batches go the staged way (storeEventsByCopy) without trying the direct COPY first. */
+  private stagedUntil = 0;
 
   constructor(url: string, statementTimeoutMs: number) {
     this.pool = new pg.Pool({
@@ -142,7 +143,9 @@ class DatabaseSink implements EventSink {
         rows.push(newEvent(d, e, atDate));
         texts.push(e.data);
       }
-      await storeEventsByCopy(client, rows, (statement) => copyFromStdin(statement), texts);
+      const direct = Date.now() >= this.stagedUntil;
+      const { staged } = await storeEventsByCopy(client, rows, texts, direct);
+      if (staged && direct) this.stagedUntil = Date.now() + STAGED_FOR_MS;
     } catch (e) {
       client.release(e instanceof Error ? e : true);
       throw e;
@@ -190,6 +193,12 @@ class DatabaseSink implements EventSink {
     return this.pool.end();
   }
 }
+
+/**
+ * After a batch the direct COPY could not take (a re-sent event), how long the next go the staged
+ * way at once: devices re-send in runs after reconnecting, and each failed COPY is work thrown away.
+ */
+const STAGED_FOR_MS = 2000;
 
 /** Rows of a committed batch told to the main thread in one message. */
 const STORED_PIECE = 2000;
