@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
@@ -11,8 +9,8 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { from as copyFromStdin } from 'pg-copy-streams';
 import { finishesWithin } from '../settle.js';
+import { CopyIn } from './copy-in.js';
 import { type CopyAround, CopyWriter } from './copy-writer.js';
 import * as schema from './schema.js';
 
@@ -373,7 +371,7 @@ async function openPostgres(
           await client.query('BEGIN');
           for (const s of around.before) await client.query(s);
         }
-        await pipeline(Readable.from(chunks), client.query(copyFromStdin(statement)));
+        await client.query(new CopyIn(statement, chunks)).done;
         if (around) {
           for (const s of around.after) await client.query(s);
           await client.query('COMMIT');
