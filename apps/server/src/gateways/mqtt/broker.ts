@@ -241,12 +241,56 @@ function heldAnswer(conn: HeldConnection, messageId: number): (notTaken?: Error)
   };
 }
 
-/** The answer to an event whose connection waits for its commit: aedes' own callback, which writes the PUBACK. */
-function waitingAnswer(conn: HeldConnection, callback: (err: Error | null) => void): (notTaken?: Error) => boolean {
+/**
+ * An event whose connection waits, unread, for its commit (the taker was full, or the connection
+ * past HELD_PER_CONNECTION). Should the taker then be unable to store (`free`), waiting would leave
+ * the connection's pings unanswered for the whole outage, and the device would drop it: the event
+ * is then held as a read-on connection's is (its PUBACK written by the broker once stored) and the
+ * connection read on, its further events read past.
+ */
+interface WaitingEvent {
+  conn: HeldConnection;
+  messageId: number;
+  /** aedes' packet and callback until the event is answered or freed (dropped then: nothing of the packet stays alive with it). */
+  packet: { qos: number } | null;
+  callback: ((err: Error | null) => void) | null;
+  /** The broker writes its PUBACK (freed), not aedes. */
+  held: ((notTaken?: Error) => boolean) | null;
+  answered: boolean;
+}
+
+/** The answer to an event whose connection waits for its commit: aedes' own callback, which writes the PUBACK; once freed, as heldAnswer. */
+function waitingAnswer(w: WaitingEvent): (notTaken?: Error) => boolean {
+  return (notTaken) => {
+    w.answered = true;
+    if (w.held) return w.held(notTaken);
+    const callback = w.callback as (err: Error | null) => void;
+    w.packet = null;
+    w.callback = null;
+    callback(notTaken ?? null);
+    return !notTaken && !w.conn.closed;
+  };
+}
+
+/** The answer to an event aedes' own callback acknowledges (a QoS 1 packet without an id, which MQTT does not allow). */
+function callbackAnswer(conn: HeldConnection, callback: (err: Error | null) => void): (notTaken?: Error) => boolean {
   return (notTaken) => {
     callback(notTaken ?? null);
     return !notTaken && !conn.closed;
   };
+}
+
+/** Lets a waiting event's connection read on (see WaitingEvent); its PUBACK goes once it is stored. */
+function freeWaiting(w: WaitingEvent): void {
+  if (w.answered || w.held || !w.packet || !w.callback) return;
+  w.conn[HELD] = (w.conn[HELD] ?? 0) + 1;
+  w.held = heldAnswer(w.conn, w.messageId);
+  // aedes reads the QoS after this callback: at 0 it writes no PUBACK, and the payload, taken, is published nowhere.
+  w.packet.qos = 0;
+  const callback = w.callback;
+  w.packet = null;
+  w.callback = null;
+  callback(null);
 }
 
 /**
@@ -268,8 +312,21 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   let takerAway: AwayOptions | null = null;
   /** Connections some of whose events were read past, closed once the taker has room and their taken events are answered. */
   const owing = new Set<HeldConnection>();
+  /** Events whose connections wait unread for their commit, freed should the taker be away. */
+  const waiting = new Set<WaitingEvent>();
   let owingSweep: NodeJS.Timeout | null = null;
+  const startSweep = () => {
+    owingSweep ??= setInterval(sweepOwing, OWING_SWEEP_MS).unref();
+  };
   const sweepOwing = () => {
+    const away = takerFull?.() === true && takerAway?.away() === true;
+    for (const w of waiting) {
+      if (w.answered || w.held || w.conn.closed) waiting.delete(w);
+      else if (away) {
+        waiting.delete(w);
+        freeWaiting(w);
+      }
+    }
     for (const conn of owing) {
       if (conn.closed || !conn.connected) owing.delete(conn);
       else if (!takerFull?.() && !(conn[HELD] ?? 0)) {
@@ -281,7 +338,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
         takerAway?.deferred?.('reconnect');
       }
     }
-    if (!owing.size && owingSweep) {
+    if (!owing.size && !waiting.size && owingSweep) {
       clearInterval(owingSweep);
       owingSweep = null;
     }
@@ -350,7 +407,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
           if (!conn[OWES]) {
             conn[OWES] = true;
             owing.add(conn);
-            owingSweep ??= setInterval(sweepOwing, OWING_SWEEP_MS).unref();
+            startSweep();
           }
           takerAway.deferred?.('event');
           payload[TAKEN] = true;
@@ -359,12 +416,24 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
         }
         const readOn = messageId !== undefined && (conn[HELD] ?? 0) < HELD_PER_CONNECTION && !takerFull?.();
         payload[TAKEN] = true;
-        const answer = readOn ? heldAnswer(conn, messageId) : waitingAnswer(conn, callback);
+        const wait: WaitingEvent | null =
+          readOn || messageId === undefined ? null : { conn, messageId, packet, callback, held: null, answered: false };
+        const answer = wait ? waitingAnswer(wait) : readOn ? heldAnswer(conn, messageId as number) : callbackAnswer(conn, callback);
         if (readOn) conn[HELD] = (conn[HELD] ?? 0) + 1;
         if (taker(packet.topic, payload, answer)) {
-          if (!readOn) return;
+          if (!readOn) {
+            if (wait && !wait.answered) {
+              waiting.add(wait);
+              startSweep();
+            }
+            return;
+          }
           packet.qos = 0;
           return callback(null);
+        }
+        if (wait) {
+          wait.packet = null;
+          wait.callback = null;
         }
         if (readOn) conn[HELD] = (conn[HELD] ?? 1) - 1;
         payload[TAKEN] = false;
@@ -543,6 +612,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (owingSweep) clearInterval(owingSweep);
       owingSweep = null;
       owing.clear();
+      waiting.clear();
       await closeTls();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const socket of sockets) socket.destroy();

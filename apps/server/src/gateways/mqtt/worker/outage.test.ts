@@ -93,24 +93,31 @@ const backlog = () => t.app.services.devices.intakeStats().backlog;
  * is acknowledged meanwhile (after the commits already on their way), the backlog never passes the
  * devices' windows, and acknowledgements resume once it is lifted; a refused write is retried.
  */
+/**
+ * The PUBACKs so far, once a second passes without one: batches that committed as a fault came are
+ * still being acknowledged (on a busy machine that takes a while to reach the devices).
+ */
+async function acknowledgedOnceQuiet(): Promise<number> {
+  const since = Date.now();
+  let held = ackedNow();
+  let quiet = Date.now();
+  while (Date.now() - quiet < 1000 && Date.now() - since < 10_000) {
+    await sleep(100);
+    if (ackedNow() !== held) {
+      held = ackedNow();
+      quiet = Date.now();
+    }
+  }
+  return held;
+}
+
 async function outage(fault: () => Promise<() => Promise<void>>, how: 'refused' | 'blocked', watchMs = OUTAGE_MS): Promise<void> {
   await expect.poll(ackedNow, { timeout: 20_000 }).toBeGreaterThan(ackedNow() + 200);
   const retriesBefore = t.app.services.devices.intakeStats().delayed.write_retry;
   const lift = await fault();
   let highest = 0;
   try {
-    // Batches that committed as the fault came are still being acknowledged (on a busy machine that
-    // takes a while to reach the devices): wait until a second passes without a PUBACK.
-    const since = Date.now();
-    let held = ackedNow();
-    let quiet = Date.now();
-    while (Date.now() - quiet < 1000 && Date.now() - since < 10_000) {
-      await sleep(100);
-      if (ackedNow() !== held) {
-        held = ackedNow();
-        quiet = Date.now();
-      }
-    }
+    const held = await acknowledgedOnceQuiet();
     const until = Date.now() + watchMs;
     while (Date.now() < until) {
       await sleep(100);
@@ -253,29 +260,45 @@ describe(`the intake full while the database is away (${onPostgres ? 'PostgreSQL
   it('holds no more than its bound, acknowledges nothing meanwhile, then has the devices send again what it read past: every acknowledged event stored once', async () => {
     for (const s of senders) s.start();
     await expect.poll(ackedNow, { timeout: 20_000 }).toBeGreaterThan(200);
+    const { deferred: deferredBefore, reconnect_asked: reconnectsBefore } = t.app.services.devices.intakeStats().delayed;
     const lift = await refuseEventWrites();
     let highest = 0;
     let held = 0;
     try {
-      await expect.poll(() => t.app.services.devices.intakeStats().delayed.deferred, { timeout: 10_000 }).toBeGreaterThan(0);
-      held = ackedNow();
+      // On PostgreSQL the plane stores the events itself, so it knows its writes fail and reads further
+      // events past. On PGlite the main thread stores them, trying a failed batch again until it is
+      // stored, and the plane sees only a slow write: it reads past at half as much again over its
+      // bound alone, which six devices' waiting connections never reach (see docs/decisions.md).
+      if (onPostgres)
+        await expect.poll(() => t.app.services.devices.intakeStats().delayed.deferred, { timeout: 10_000 }).toBeGreaterThan(deferredBefore);
+      // Events may have been read past before the fault (a loaded machine can fill the intake to half
+      // as much again over its bound): the batches committed as it came are acknowledged first.
+      held = await acknowledgedOnceQuiet();
+      // A connection some of whose events were read past before the fault is closed once there was
+      // room: from here on the intake is full and cannot store, so none is.
+      const disconnects = senders.map((s) => s.disconnects);
       const until = Date.now() + 2000;
       while (Date.now() < until) {
         await sleep(100);
         highest = Math.max(highest, backlog());
       }
       expect(ackedNow()).toBe(held);
-      // Read past, not left unread: the devices stay connected, their pings answered.
-      expect(senders.map((s) => s.disconnects)).toEqual(senders.map(() => 0));
+      // Read past, not left unread: the devices stay connected, their pings answered; a connection
+      // that waited for its event's commit when the writes began to fail is read on too.
+      if (onPostgres) expect(senders.map((s) => s.disconnects)).toEqual(disconnects);
     } finally {
       await lift();
     }
     // Held until a write failed, then at most the bound (before the first failure, up to half as much again).
     expect(highest).toBeLessThanOrEqual(HELD_MAX * 1.5);
-    await expect.poll(() => t.app.services.devices.intakeStats().delayed.reconnect_asked, { timeout: 15_000 }).toBeGreaterThan(0);
+    if (onPostgres) {
+      await expect
+        .poll(() => t.app.services.devices.intakeStats().delayed.reconnect_asked, { timeout: 15_000 })
+        .toBeGreaterThan(reconnectsBefore);
+    }
     await expect.poll(ackedNow, { timeout: 30_000 }).toBeGreaterThan(held + DEVICES * WINDOW);
     await Promise.all(senders.map((s) => s.stop()));
-    expect(senders.some((s) => s.disconnects > 0)).toBe(true);
+    if (onPostgres) expect(senders.some((s) => s.disconnects > 0)).toBe(true);
 
     const { lost, twice } = await accounting();
     expect({ lost: lost.length, storedTwice: twice.length }).toEqual({ lost: 0, storedTwice: 0 });
