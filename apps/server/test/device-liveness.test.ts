@@ -3,7 +3,6 @@
 // other, which hears them too. With an embedded broker each, a device of the killed instance goes
 // offline in the other's API within seconds (its database session ended with it), with the status
 // event and the device-offline notification; back on the other's broker, it is online again.
-import { writeFileSync } from 'node:fs';
 import { DEVICE_REALTIME } from '@atrium/contract';
 import { SimDevice } from '@atrium/device-sim';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -179,7 +178,6 @@ describe.runIf(PG)('device liveness across instances', { timeout: 120_000 }, () 
         () => psql(`SELECT count(*) FROM device_status WHERE instance_id = '${dId}' AND online`) === String(devs.length),
         () =>
           // One line: a CI summary keeps only an error's first line.
-          (writeFileSync('/tmp/d-output.log', `${d?.output()}\n=====C=====\n${c?.output()}`), '') +
           `the devices taken over by the surviving instance (${dId}, killed ${cId}): ${psql(
             'SELECT device_id, online, instance_id FROM device_status ORDER BY device_id',
           ).replaceAll('\n', '; ')} | survivor's log: ${d?.output().slice(-3000).replaceAll('\n', ' ')}`,
