@@ -30,6 +30,8 @@ export class DeliveryWorker<T> {
   private active = false;
   private readonly inFlight = new Set<Promise<void>>();
   private wakeRequested = false;
+  /** A look for work is under way: a wake meanwhile is kept for its end, which would otherwise replace the wake's timer with its own. */
+  private inTick = false;
   private ticking: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: DeliveryWorkerOptions<T>) {}
@@ -57,7 +59,9 @@ export class DeliveryWorker<T> {
   /** New work on this instance: look now rather than at the next poll. */
   wake(): void {
     if (!this.active) return;
-    if (this.inFlight.size >= this.opts.concurrency) {
+    // The work may have been written after the look under way claimed and computed its sleep (up to
+    // idleMs): it looks again as soon as it ends.
+    if (this.inTick || this.inFlight.size >= this.opts.concurrency) {
       this.wakeRequested = true;
       return;
     }
@@ -77,6 +81,7 @@ export class DeliveryWorker<T> {
     this.timer = undefined;
     if (!this.active) return;
     let next = this.opts.pollMs;
+    this.inTick = true;
     try {
       const free = this.opts.concurrency - this.inFlight.size;
       let claimed = 0;
@@ -86,7 +91,7 @@ export class DeliveryWorker<T> {
         for (const item of items) {
           const p: Promise<void> = this.opts.attempt(item).finally(() => {
             this.inFlight.delete(p);
-            if (this.wakeRequested) {
+            if (this.wakeRequested && !this.inTick) {
               this.wakeRequested = false;
               this.schedule(0);
             }
@@ -101,6 +106,12 @@ export class DeliveryWorker<T> {
       }
     } catch (e) {
       this.opts.log.error({ err: e }, `${this.opts.label} not claimed`);
+    } finally {
+      this.inTick = false;
+    }
+    if (this.wakeRequested && this.inFlight.size < this.opts.concurrency) {
+      this.wakeRequested = false;
+      next = 0;
     }
     this.schedule(next);
   }
