@@ -22,7 +22,6 @@ export class CopyIn {
   private resolve!: (rows: number) => void;
   private reject!: (e: Error) => void;
   private rows = 0;
-  private failed: Error | null = null;
 
   constructor(
     readonly text: string,
@@ -49,15 +48,13 @@ export class CopyIn {
     if (m) this.rows = Number(m[1]);
   }
 
-  /** pg clears the query at the server's error (the ReadyForQuery after it goes to no query) and when the connection ends. */
+  /** At the server's error pg lets the query go (the ReadyForQuery after it reaches no query), and when the connection ends. */
   handleError(e: Error): void {
-    this.failed = e;
     this.reject(e);
   }
 
   handleReadyForQuery(): void {
-    if (this.failed) this.reject(this.failed);
-    else this.resolve(this.rows);
+    this.resolve(this.rows);
   }
 
   /** pg replaces it with its timer's when the client has a query_timeout; nothing to do otherwise. */

@@ -250,7 +250,8 @@ function heldAnswer(conn: HeldConnection, messageId: number): (notTaken?: Error)
  */
 interface WaitingEvent {
   conn: HeldConnection;
-  messageId: number;
+  /** Undefined only for a QoS 1 packet without an id (which MQTT does not allow): never freed, aedes answers it. */
+  messageId: number | undefined;
   /** aedes' packet and callback until the event is answered or freed (dropped then: nothing of the packet stays alive with it). */
   packet: { qos: number } | null;
   callback: ((err: Error | null) => void) | null;
@@ -272,17 +273,9 @@ function waitingAnswer(w: WaitingEvent): (notTaken?: Error) => boolean {
   };
 }
 
-/** The answer to an event aedes' own callback acknowledges (a QoS 1 packet without an id, which MQTT does not allow). */
-function callbackAnswer(conn: HeldConnection, callback: (err: Error | null) => void): (notTaken?: Error) => boolean {
-  return (notTaken) => {
-    callback(notTaken ?? null);
-    return !notTaken && !conn.closed;
-  };
-}
-
 /** Lets a waiting event's connection read on (see WaitingEvent); its PUBACK goes once it is stored. */
 function freeWaiting(w: WaitingEvent): void {
-  if (w.answered || w.held || !w.packet || !w.callback) return;
+  if (w.answered || w.held || !w.packet || !w.callback || w.messageId === undefined) return;
   w.conn[HELD] = (w.conn[HELD] ?? 0) + 1;
   w.held = heldAnswer(w.conn, w.messageId);
   // aedes reads the QoS after this callback: at 0 it writes no PUBACK, and the payload, taken, is published nowhere.
@@ -416,13 +409,12 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
         }
         const readOn = messageId !== undefined && (conn[HELD] ?? 0) < HELD_PER_CONNECTION && !takerFull?.();
         payload[TAKEN] = true;
-        const wait: WaitingEvent | null =
-          readOn || messageId === undefined ? null : { conn, messageId, packet, callback, held: null, answered: false };
-        const answer = wait ? waitingAnswer(wait) : readOn ? heldAnswer(conn, messageId as number) : callbackAnswer(conn, callback);
+        const wait: WaitingEvent | null = readOn ? null : { conn, messageId, packet, callback, held: null, answered: false };
+        const answer = wait ? waitingAnswer(wait) : heldAnswer(conn, messageId as number);
         if (readOn) conn[HELD] = (conn[HELD] ?? 0) + 1;
         if (taker(packet.topic, payload, answer)) {
           if (!readOn) {
-            if (wait && !wait.answered) {
+            if (wait && !wait.answered && wait.messageId !== undefined) {
               waiting.add(wait);
               startSweep();
             }

@@ -85,7 +85,9 @@ export async function storeEventsByCopy(
   direct = false,
 ): Promise<{ staged: boolean }> {
   if (!rows.length) return { staged: false };
-  const copy = (statement: string) => client.query(new CopyIn(statement, copyChunks(rows, dataTexts))).done;
+  // Made once: a batch the direct COPY refused is sent again, the same text, to the staging table.
+  const chunks = [...copyChunks(rows, dataTexts)];
+  const copy = (statement: string) => client.query(new CopyIn(statement, chunks)).done;
   if (direct) {
     try {
       await copy(`COPY device_events (${EVENT_COLUMNS}) FROM STDIN`);
