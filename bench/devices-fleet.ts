@@ -342,7 +342,7 @@ function child(): void {
             acked,
             failed,
             resent,
-            failures: [...errorCounts].map(([m, n]) => `${n} × ${m}`).join('; '),
+            failures: failureSummary(errorCounts),
             ms: performance.now() - t0,
             ...(c.ids ? { ids: ackedIds } : {}),
           });
@@ -359,3 +359,15 @@ function child(): void {
 }
 
 if (process.argv[2] === 'child' && process.send) child();
+
+/** Failures by message, a device's serial number left out so that one reason met by many devices is one line; the five most frequent. */
+function failureSummary(errorCounts: ReadonlyMap<string, number>): string {
+  const byReason = new Map<string, number>();
+  for (const [m, n] of errorCounts) {
+    const reason = m.replace(/BENCH-\d+/g, '(a device)');
+    byReason.set(reason, (byReason.get(reason) ?? 0) + n);
+  }
+  const sorted = [...byReason].sort((a, b) => b[1] - a[1]);
+  const shown = sorted.slice(0, 5).map(([m, n]) => `${n} × ${m}`);
+  return sorted.length > 5 ? `${shown.join('; ')}; ${sorted.length - 5} other reasons` : shown.join('; ');
+}

@@ -513,6 +513,26 @@ interface Offered {
   fleetCpu: number;
   fleetKernel: number;
   dbCpu: number;
+  /** The device plane thread's heap at most (bytes, its 1 s counters sampled), its limit, and how often it died meanwhile. */
+  plane: { heapPeak: number; heapLimit: number; crashes: number } | null;
+}
+
+/** The device plane's heap (used, limit) and crashes from /metrics; null when not told. */
+async function planeHealth(
+  servers: Servers,
+  auth: Record<string, string>,
+): Promise<{ used: number; limit: number; crashes: number } | null> {
+  const text = await fetch(`${servers.base}/metrics`, { headers: auth })
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const read = (name: string) => {
+    const m = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text);
+    return m ? Number(m[1]) : null;
+  };
+  const used = read('atrium_device_plane_heap_bytes{kind="used"}');
+  const limit = read('atrium_device_plane_heap_bytes{kind="limit"}');
+  const crashes = read('atrium_device_plane_crashes_total');
+  return used === null || limit === null || crashes === null ? null : { used, limit, crashes };
 }
 
 /** `total` events offered at `rate` a second, spread round-robin over the fleet, followed until every one is stored (or nothing more arrives). */
@@ -544,6 +564,21 @@ async function offer(
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, rssKb(servers.pid) || 0);
   }, 500);
+  // The plane's heap, as its counters tell it once a second: a plane that dies closes every device's connection.
+  const plane0 = auth ? await planeHealth(servers, auth) : null;
+  let heapPeak = plane0?.used ?? 0;
+  let heapLimit = plane0?.limit ?? 0;
+  let heapSampling = !!plane0;
+  const heapSampler = (async () => {
+    while (heapSampling && auth) {
+      const h = await planeHealth(servers, auth);
+      if (h) {
+        heapPeak = Math.max(heapPeak, h.used);
+        heapLimit = h.limit;
+      }
+      await sleep(1000);
+    }
+  })();
   // The fleet stands in for devices on other machines: while it sends it takes the cores the server
   // and the database leave, so that what the console's list meets is the server's own work, not a
   // load generator's share of two cores (whether it still offers the rate asked is printed). Once
@@ -590,6 +625,9 @@ async function offer(
   );
   // Every event stored, its last acknowledgements may still be on their way.
   if (ack === null) await Promise.race([ackedP.catch(() => undefined), sleep(30_000)]);
+  heapSampling = false;
+  await heapSampler;
+  const plane1 = auth ? await planeHealth(servers, auth) : null;
   stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
   const answered = ack as Offered['ack'];
   const ackedMissing =
@@ -639,6 +677,7 @@ async function offer(
     fleetCpu: fleet1.user + fleet1.kernel - (fleet0.user + fleet0.kernel),
     fleetKernel: fleet1.kernel - fleet0.kernel,
     dbCpu: postgresCpuSince(db0),
+    plane: plane0 && plane1 ? { heapPeak, heapLimit, crashes: plane1.crashes - plane0.crashes } : null,
   };
 }
 
@@ -653,6 +692,9 @@ function lossVerdict(o: Offered): string {
   return `no acknowledged event lost: ${o.ackedMissing === 0 ? 'met' : `NOT met (${o.ackedMissing} lost)`}${unacked}`;
 }
 
+/** Said beside a phase's figure when the device plane died during it (its heap past its limit, most likely). */
+const planeVerdict = (o: Offered) => (o.plane?.crashes ? `; the device plane DIED ${o.plane.crashes}×` : '');
+
 function describe(o: Offered): void {
   const a = o.ack;
   console.log(
@@ -662,6 +704,10 @@ function describe(o: Offered): void {
     `server: RSS ${mib(o.rssBefore)} before, ${mib(o.rssPeak)} at most; CPU ${o.cpu.toFixed(1)} s over ${secs(o.tStored)} (${Math.round((o.cpu / (o.tStored / 1000)) * 100)}% of one core, ${((o.cpu * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per stored event, ${((o.cpuKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs of it in the kernel)`,
   );
   console.log(`the server's threads: ${o.threads}`);
+  if (o.plane)
+    console.log(
+      `the device plane's heap: ${mib(o.plane.heapPeak / 1024)} at most of its ${mib(o.plane.heapLimit / 1024)} limit; ${o.plane.crashes ? `it DIED ${o.plane.crashes} time(s) (every device reconnected)` : 'it never died'}`,
+    );
   const per = (s: number) => `${s.toFixed(1)} s, ${((s * 1e6) / Math.max(1, o.stored)).toFixed(0)} µs per event`;
   console.log(
     `beside it: the fleet ${per(o.fleetCpu)} (${((o.fleetKernel * 1e6) / Math.max(1, o.stored)).toFixed(0)} in the kernel); PostgreSQL ${per(o.dbCpu)} (CPU over the same time)`,
@@ -734,7 +780,7 @@ async function events(
     value: `${steady.stored} / ${steady.sent}`,
     baseline: '',
     ratio: (steady.stored / steady.sent).toFixed(4),
-    target: lossVerdict(steady),
+    target: `${lossVerdict(steady)}${planeVerdict(steady)}`,
   });
   rows.push({
     figure: `events sent rate (target ${EVENT_RATE}/s)`,
@@ -760,7 +806,7 @@ async function events(
     value: `${Math.round(peakRate)}/s`,
     baseline: `${Math.round(copyRate)} rows/s ${copy.how}`,
     ratio: (peakRate / copyRate).toFixed(3),
-    target: `≥ 0.3: ${peakRate / copyRate >= 0.3 ? 'met' : 'NOT met'}; ${lossVerdict(peak)}`,
+    target: `≥ 0.3: ${peakRate / copyRate >= 0.3 ? 'met' : 'NOT met'}; ${lossVerdict(peak)}${planeVerdict(peak)}`,
   });
 }
 

@@ -35,6 +35,15 @@ export interface DeviceGateway {
   readonly stats?: GatewayIntakeStats;
   /** The event intake of the device plane's thread, when events are stored there (PostgreSQL) or wait there. */
   readonly eventIntake?: PlaneIntakeStats;
+  /** The device plane thread's heap and how often it died (absent: no plane of its own, as a test's fake). */
+  readonly planeHealth?: PlaneHealth;
+}
+
+/** The device plane thread's heap (bytes, as its last counters said) and how often it died and was started again. */
+export interface PlaneHealth {
+  readonly heapUsed: number;
+  readonly heapLimit: number;
+  readonly crashes: number;
 }
 
 /** What the device plane's own intake counts (modules/devices/event-intake.ts). */

@@ -51,6 +51,7 @@ import {
   type EventReport,
   type EventStored,
   InvalidTaskError,
+  type PlaneHealth,
   type PresenceReport,
   type SyncAckReport,
   type SyncRequestReport,
@@ -1548,6 +1549,11 @@ export class DevicesService implements DeviceMessageHandlers, DeviceCredentials 
     if (this.eventsHeld < this.opts.eventsHeldMax) return null;
     this.stats.eventIntakeFull++;
     return new Promise((r) => this.roomWaiters.push(r));
+  }
+
+  /** The device plane thread's heap and crashes, when this instance runs one (/metrics). */
+  planeHealth(): PlaneHealth | null {
+    return this.gateway?.planeHealth ?? null;
   }
 
   /**

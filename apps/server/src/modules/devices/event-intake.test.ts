@@ -47,4 +47,30 @@ describe('event intake', () => {
     expect(intake.snapshot().writeRetries).toBeGreaterThan(0);
     await intake.close();
   });
+
+  it('tells writes that stand still from writes that commit: stalled only while a batch is written and none has committed for the time asked', async () => {
+    const commits: (() => void)[] = [];
+    const intake = new EventIntake(
+      { store: () => new Promise<void>((resolve) => commits.push(resolve)) },
+      { heldMax: 10, maxBatch: 1, concurrency: 1, countsStored: true },
+    );
+    const t0 = Date.now();
+    expect(intake.stalledFor(0, t0 + 60_000)).toBe(false); // nothing written: idle, not stalled
+    intake.acceptEvent('SN-1', { type: 'a' });
+    intake.acceptEvent('SN-1', { type: 'b' });
+    await expect.poll(() => commits.length).toBe(1);
+    const began = Date.now();
+    expect(intake.stalledFor(2000, began)).toBe(false);
+    expect(intake.stalledFor(2000, began + 2500)).toBe(true);
+    // A commit is progress: the next batch's wait counts from it.
+    (commits.shift() as () => void)();
+    await expect.poll(() => commits.length).toBe(1);
+    const committed = Date.now();
+    expect(intake.stalledFor(2000, committed + 1000)).toBe(false);
+    expect(intake.stalledFor(2000, committed + 2500)).toBe(true);
+    (commits.shift() as () => void)();
+    await expect.poll(() => intake.held).toBe(0);
+    expect(intake.stalledFor(0, Date.now() + 60_000)).toBe(false);
+    await intake.close();
+  });
 });

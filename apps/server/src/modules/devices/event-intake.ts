@@ -75,6 +75,8 @@ export class EventIntake {
   private readonly writes = new Set<Promise<void>>();
   private roomWaiters: (() => void)[] = [];
   private readonly counts = { stored: 0, writeRetries: 0, intakeFull: 0, unstoredAtStop: 0 };
+  /** When a batch last committed, or writing last began after none ran (ms): how long the writes have stood still. */
+  private progressAt = Date.now();
 
   /**
    * `heldMax`: unstored events past which the gateway stops reading; `maxBatch`: most events in one
@@ -119,6 +121,15 @@ export class EventIntake {
     return false;
   }
 
+  /**
+   * Whether batches are being written and none has committed for `ms`: a database that answers
+   * slowly but answers drains what is held, one that stands still (a lock, an outage not yet failed)
+   * does not.
+   */
+  stalledFor(ms: number, now = Date.now()): boolean {
+    return this.writing.size > 0 && now - this.progressAt >= ms;
+  }
+
   get held(): number {
     let n = this.pending.length;
     for (const w of this.writing) n += w.events.length;
@@ -152,6 +163,7 @@ export class EventIntake {
     this.pending = n === this.pending.length ? [] : this.pending.slice(n);
     this.acks = n === this.acks.length ? [] : this.acks.slice(n);
     const batch: Batch = { events, acks, failed: false };
+    if (!this.writing.size) this.progressAt = Date.now();
     this.writing.add(batch);
     const write = this.store(batch).finally(() => {
       this.writes.delete(write);
@@ -178,6 +190,7 @@ export class EventIntake {
         if (this.closed) return;
       }
     }
+    this.progressAt = Date.now();
     if (this.opts.countsStored) this.counts.stored += batch.events.length;
     // Committed: now, and only now, the devices may be told (PUBACK).
     for (const ack of batch.acks) ack?.();

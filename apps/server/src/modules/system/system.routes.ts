@@ -23,6 +23,7 @@ import { recordAudit } from '../../core/audit.js';
 import type { Actor } from '../../core/context.js';
 import { databaseAnswers } from '../../core/db/client.js';
 import { AppError, prohibited } from '../../core/errors.js';
+import type { PlaneHealth } from '../devices/devices.gateway.js';
 import { VERSION } from '../frontend/frontend.routes.js';
 import { telephonyOf } from '../telephony/telephony.js';
 import { actOnWorker, INSTANCE_GONE_MS, InstanceRegistry } from './instances.js';
@@ -297,6 +298,7 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
         'Device messages refused, per reason.',
         Object.entries(ev.refused).map(([reason, n]) => [{ reason }, n]),
       ),
+      ...planeLines(app.services.devices.planeHealth(), gauge, counter),
       ...counter('atrium_device_sync_requests_total', 'Full syncs devices asked for.', [[{}, deviceStats.syncRequests]]),
       ...counter(
         'atrium_device_events_unstored_at_stop_total',
@@ -347,4 +349,22 @@ export async function prometheusRoute(app: AppInstance): Promise<void> {
     ];
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(`${lines.join('\n')}\n${app.routeMetrics.prometheus()}`);
   });
+}
+
+type MetricLines = (name: string, help: string, rows: [Record<string, string>, number][]) => string[];
+
+/** The device plane thread's heap against its bound, and its crashes (each closes every device connection it held). */
+function planeLines(health: PlaneHealth | null, gauge: MetricLines, counter: MetricLines): string[] {
+  if (!health) return [];
+  return [
+    ...gauge('atrium_device_plane_heap_bytes', "The device plane thread's JavaScript heap: used, and the limit it dies at.", [
+      [{ kind: 'used' }, health.heapUsed],
+      [{ kind: 'limit' }, health.heapLimit],
+    ]),
+    ...counter(
+      'atrium_device_plane_crashes_total',
+      'How often the device plane thread died and was started again (its devices reconnect).',
+      [[{}, health.crashes]],
+    ),
+  ];
 }

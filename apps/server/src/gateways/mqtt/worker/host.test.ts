@@ -103,6 +103,11 @@ describe(`the device plane in its worker thread (${onPostgres ? 'PostgreSQL: eve
     const info = t.app.services.devices.intakeStats();
     expect(info.stored).toBeGreaterThanOrEqual(6500);
     expect(info.backlog).toBe(0);
+    // Its heap crosses with the counters: used, under the limit it would die at (/metrics).
+    const health = t.app.services.devices.planeHealth();
+    expect(health?.heapLimit).toBeGreaterThan(512 * 2 ** 20);
+    expect(health?.heapUsed).toBeGreaterThan(0);
+    expect(health?.heapUsed).toBeLessThan(health?.heapLimit as number);
     // The plane's thread is named, so its CPU can be told from the HTTP thread's (top -H, the devices bench).
     if (process.platform === 'linux') expect([...threadNames().values()]).toContain('atrium-devices');
   }, 120_000);
@@ -118,6 +123,7 @@ describe(`the device plane in its worker thread (${onPostgres ? 'PostgreSQL: eve
     expect(ackedAtKill).toBeLessThan(12_000);
     await plane.whenRunning();
     expect(plane.crashes).toBe(crashes + 1);
+    expect(t.app.services.devices.planeHealth()?.crashes).toBe(crashes + 1);
     expect(plane.port).toBe(port);
     await flow;
     expect(await settled(12_000)).toMatchObject({ acknowledged: 12_000, lost: 0, storedTwice: 0, stored: 12_000 });

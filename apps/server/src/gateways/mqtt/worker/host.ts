@@ -6,6 +6,7 @@ import {
   type DeviceInputMessage,
   type DeviceTaskMessage,
   InvalidTaskError,
+  type PlaneHealth,
 } from '../../../modules/devices/devices.gateway.js';
 import type { IntakeSnapshot } from '../../../modules/devices/event-intake.js';
 import type { BrokerControl } from '../../../modules/settings/project-settings.service.js';
@@ -83,13 +84,17 @@ const PLANE_YOUNG_GENERATION_MB = 64;
 /**
  * The plane's old generation (MB). Without a bound V8 lets a heap that allocates fast grow to
  * several times what is alive: under a flood of 20,000 events/s the plane's heap reached 300–570 MB
- * with some 90–130 MB alive, and the server's RSS 680–960 MiB. Bounded, it collects sooner: peak RSS
- * 541 MiB over the same outage bench. What is alive stays well under it, since the intake holds at
- * most one and a half times its bound (then it reads events past for the devices to send again):
- * about 130 MB at 100,000 held. Should the plane pass it all the same, it dies alone and is
- * replaced, and its devices send again what had no PUBACK.
+ * with some 90–130 MB alive, and the server's RSS 680–960 MiB. Bounded, it collects sooner. At 256
+ * (2,000 devices: peak RSS 541 MiB over the outage bench) ten thousand connected devices left too
+ * little room: their connections alone hold some 130 MB (aedes' client, its socket and streams, about
+ * 13 KB each), a held event some 830 bytes, so a burst against a working database ran the collector
+ * without pause (its threads took more CPU than the plane) and twice killed the plane, dropping every
+ * connection. At 512: capacity at 10,000 devices 0.30 of COPY against 0.08–0.19, and peak RSS over a
+ * 120 s outage at 2,000 devices 544 MiB. The intake reads past before the heap nears it (thread.ts
+ * heapTight); a plane that passed it anyway would die alone and be replaced, its devices sending again
+ * what had no PUBACK.
  */
-const PLANE_OLD_GENERATION_MB = 256;
+const PLANE_OLD_GENERATION_MB = 512;
 
 /**
  * Device plane threads (core/worker-threads.ts); `resourceLimits` bound each one's heap. None waits
@@ -150,6 +155,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
   let current = zeroStats();
   let intakeCounted = zeroIntake();
   let intake = zeroIntake();
+  let heap = { used: 0, limit: 0 };
 
   /** Answers of one turn go back together. */
   const serviceCall = (c: PlaneCall): Promise<Answer> =>
@@ -198,6 +204,7 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
               current = msg.gateway;
               intake = msg.intake;
               tlsPort = msg.tlsPort;
+              heap = msg.heap;
               return;
           }
         },
@@ -309,6 +316,9 @@ export async function startDevicePlane(opts: DevicePlaneOptions): Promise<Device
     }),
     get crashes() {
       return supervisor.crashes;
+    },
+    get planeHealth(): PlaneHealth {
+      return { heapUsed: heap.used, heapLimit: heap.limit, crashes: supervisor.crashes };
     },
     get running() {
       return supervisor.running;

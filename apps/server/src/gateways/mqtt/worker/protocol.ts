@@ -86,7 +86,7 @@ export type FromPlane =
    * types among them (so that a piece no listener wants is not read at all).
    */
   | { type: 'stored'; events: string; types: string[] }
-  | { type: 'counters'; gateway: GatewayStats; intake: IntakeSnapshot; tlsPort: number | null }
+  | { type: 'counters'; gateway: GatewayStats; intake: IntakeSnapshot; tlsPort: number | null; heap: { used: number; limit: number } }
   | { type: 'log'; level: LogLevel; obj: object; msg?: string }
   | ({ type: 'answer' } & Answer);
 

@@ -9,6 +9,7 @@
 import { readlinkSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import pg from 'pg';
 import {
@@ -314,9 +315,17 @@ async function start(given: DevicePlaneData): Promise<void> {
     acceptEvent: (serial, report, stored) => events.acceptEvent(serial, report, stored),
     eventRoom: () => events.eventRoom(),
     eventsFull: () => events.full,
-    // Read past once full while writes fail (the database away), or at half as much again whatever
-    // the cause (a database that answers slowly): what the plane holds stays bounded either way.
-    eventsAway: () => events.full && (events.failing || events.held >= data.eventsHeldMax * 1.5),
+    // Read past once full while writes fail (the database away); at half as much again when the
+    // writes stand still (a lock, a database not answering yet); and whatever the cause once the
+    // heap nears its limit. While batches commit, a full intake only grows by what connections had
+    // already read when they were left waiting (aedes handles every packet of a socket read): with
+    // ten thousand devices in a burst that passed half as much again, and reading past then made
+    // thousands of devices reconnect against a database that was keeping up. On PGlite the main
+    // thread tries a failed batch again itself, so a write that fails looks slow from here: half as
+    // much again reads past at once, as before.
+    eventsAway: () =>
+      events.full &&
+      (events.failing || heapTight() || (events.held >= data.eventsHeldMax * 1.5 && (database === null || events.stalledFor(STALLED_MS)))),
   };
   const b = data.broker;
   if (b.kind === 'embedded') {
@@ -349,9 +358,38 @@ async function start(given: DevicePlaneData): Promise<void> {
   send({ type: 'ready', port: broker?.port ?? null, tlsPort: broker?.tlsPort() ?? null });
 }
 
+/** How long without a commit, batches being written, before a full intake counts as standing still (ms). */
+const STALLED_MS = 2000;
+/** Share of the heap's limit past which a full intake reads further events past whatever else holds. */
+const HEAP_TIGHT = 0.7;
+let heapCheckedAt = 0;
+let heapWasTight = false;
+/**
+ * Whether the plane's heap is near the limit it would die at (its resourceLimits): looked at every
+ * 100 ms at most, since it is asked for each event while the intake is full. Used size counts garbage
+ * not collected yet, so it errs towards reading past (which loses nothing) rather than dying (which
+ * drops every device's connection).
+ */
+function heapTight(now = Date.now()): boolean {
+  if (now - heapCheckedAt >= 100) {
+    heapCheckedAt = now;
+    const h = getHeapStatistics();
+    heapWasTight = h.used_heap_size > h.heap_size_limit * HEAP_TIGHT;
+  }
+  return heapWasTight;
+}
+
 function sendCounters(): void {
   if (!gateway || !intake) return;
-  send({ type: 'counters', gateway: gateway.stats, intake: intake.snapshot(), tlsPort: broker?.tlsPort() ?? null });
+  // This isolate's heap (a worker's own): what the plane holds against its resourceLimits.
+  const heap = getHeapStatistics();
+  send({
+    type: 'counters',
+    gateway: gateway.stats,
+    intake: intake.snapshot(),
+    tlsPort: broker?.tlsPort() ?? null,
+    heap: { used: heap.used_heap_size, limit: heap.heap_size_limit },
+  });
 }
 
 async function control(method: string, args: unknown[]): Promise<unknown> {
