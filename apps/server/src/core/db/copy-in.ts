@@ -25,7 +25,7 @@ export class CopyIn {
 
   constructor(
     readonly text: string,
-    private readonly chunks: Iterable<string>,
+    private readonly chunks: Iterable<string | Buffer>,
   ) {
     this.done = new Promise<number>((resolve, reject) => {
       this.resolve = resolve;
@@ -39,7 +39,7 @@ export class CopyIn {
 
   handleCopyInResponse(connection: Connection): void {
     const c = connection as unknown as CopyingConnection;
-    for (const chunk of this.chunks) c.sendCopyFromChunk(Buffer.from(chunk));
+    for (const chunk of this.chunks) c.sendCopyFromChunk(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
     c.endCopyFrom();
   }
 

@@ -129,10 +129,11 @@ export interface LocalBrokerLink {
    * connection is read on meanwhile (its pings answered, its next events taken) unless `full` says
    * the taker holds all it may. While it holds all it may and cannot store (`away`), a device's
    * further events are neither taken nor acknowledged, only read past, and its connection is closed
-   * once there is room again so that it sends them again (`deferred` hears of both). Returns the way
-   * to stop.
+   * once there is room again so that it sends them again (`deferred` hears of both). `answered`
+   * hears of every answer: whether its PUBACK went, and the error it was given, if any. Returns the
+   * way to stop.
    */
-  holdPublishes(take: PublishTaker, full?: () => boolean, away?: AwayOptions): () => void;
+  holdPublishes(take: PublishTaker, full?: () => boolean, away?: AwayOptions, answered?: AnswerHeard): () => void;
 }
 
 /**
@@ -140,6 +141,13 @@ export interface LocalBrokerLink {
  * its connection closed meanwhile, so the device sends the event again on its next one).
  */
 export type PublishTaker = (topic: string, payload: Buffer, answer: (notTaken?: Error) => boolean) => boolean;
+
+/**
+ * Told of each answer a taker gave: whether its PUBACK went, and the error it was given. One function
+ * for all, given to the broker once: a closure per event wrapping the answer for its counts was a
+ * fifth of what a held event kept alive.
+ */
+export type AnswerHeard = (acknowledged: boolean, notTaken: Error | undefined) => void;
 
 export interface EmbeddedBroker {
   port: number;
@@ -213,32 +221,38 @@ const puback = (id: number) => Buffer.from([0x40, 0x02, id >> 8, id & 0xff]);
 /**
  * The answer to an event taken while its connection reads on: its PUBACK once stored, or the
  * connection closed. Made here, not in authorizePublish, so that the closure's context holds the
- * connection and packet id alone: one made there would share a context with aedes' callback, and
+ * connection, the packet id and the broker's one AnswerHeard alone: one made there would share a context with aedes' callback, and
  * through it keep the whole packet and its payload alive until the commit (a database outage holds
  * a fleet's windows: 2,000 × 100 events).
  */
-function heldAnswer(conn: HeldConnection, messageId: number): (notTaken?: Error) => boolean {
+function heldAnswer(conn: HeldConnection, messageId: number, heard: AnswerHeard | null): (notTaken?: Error) => boolean {
   return (notTaken) => {
-    conn[HELD] = (conn[HELD] ?? 1) - 1;
-    if (notTaken) {
-      // Not stored: no PUBACK, and the connection ends so that the device sends it again.
-      conn.close();
-      return false;
-    }
-    if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
-    // A committed batch answers many events of one connection in the same turn: corked
-    // until the next tick, they leave in one write (as aedes' own packets do).
-    if (!conn[CORKED]) {
-      conn[CORKED] = true;
-      conn.conn.cork();
-      process.nextTick(() => {
-        conn[CORKED] = false;
-        conn.conn.uncork();
-      });
-    }
-    conn.conn.write(puback(messageId));
-    return true;
+    const acknowledged = writeHeldAnswer(conn, messageId, notTaken);
+    heard?.(acknowledged, notTaken);
+    return acknowledged;
   };
+}
+
+function writeHeldAnswer(conn: HeldConnection, messageId: number, notTaken: Error | undefined): boolean {
+  conn[HELD] = (conn[HELD] ?? 1) - 1;
+  if (notTaken) {
+    // Not stored: no PUBACK, and the connection ends so that the device sends it again.
+    conn.close();
+    return false;
+  }
+  if (conn.closed || !conn.connected || conn.conn.destroyed) return false;
+  // A committed batch answers many events of one connection in the same turn: corked
+  // until the next tick, they leave in one write (as aedes' own packets do).
+  if (!conn[CORKED]) {
+    conn[CORKED] = true;
+    conn.conn.cork();
+    process.nextTick(() => {
+      conn[CORKED] = false;
+      conn.conn.uncork();
+    });
+  }
+  conn.conn.write(puback(messageId));
+  return true;
 }
 
 /**
@@ -258,6 +272,7 @@ interface WaitingEvent {
   /** The broker writes its PUBACK (freed), not aedes. */
   held: ((notTaken?: Error) => boolean) | null;
   answered: boolean;
+  heard: AnswerHeard | null;
 }
 
 /** The answer to an event whose connection waits for its commit: aedes' own callback, which writes the PUBACK; once freed, as heldAnswer. */
@@ -269,7 +284,9 @@ function waitingAnswer(w: WaitingEvent): (notTaken?: Error) => boolean {
     w.packet = null;
     w.callback = null;
     callback(notTaken ?? null);
-    return !notTaken && !w.conn.closed;
+    const acknowledged = !notTaken && !w.conn.closed;
+    w.heard?.(acknowledged, notTaken);
+    return acknowledged;
   };
 }
 
@@ -277,7 +294,7 @@ function waitingAnswer(w: WaitingEvent): (notTaken?: Error) => boolean {
 function freeWaiting(w: WaitingEvent): void {
   if (w.answered || w.held || !w.packet || !w.callback || w.messageId === undefined) return;
   w.conn[HELD] = (w.conn[HELD] ?? 0) + 1;
-  w.held = heldAnswer(w.conn, w.messageId);
+  w.held = heldAnswer(w.conn, w.messageId, w.heard);
   // aedes reads the QoS after this callback: at 0 it writes no PUBACK, and the payload, taken, is published nowhere.
   w.packet.qos = 0;
   const callback = w.callback;
@@ -303,6 +320,7 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
   /** Whether the taker holds all it may: then a connection waits for its event's commit before it is read on. */
   let takerFull: (() => boolean) | null = null;
   let takerAway: AwayOptions | null = null;
+  let takerHeard: AnswerHeard | null = null;
   /** Connections some of whose events were read past, closed once the taker has room and their taken events are answered. */
   const owing = new Set<HeldConnection>();
   /** Events whose connections wait unread for their commit, freed should the taker be away. */
@@ -409,8 +427,10 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
         }
         const readOn = messageId !== undefined && (conn[HELD] ?? 0) < HELD_PER_CONNECTION && !takerFull?.();
         payload[TAKEN] = true;
-        const wait: WaitingEvent | null = readOn ? null : { conn, messageId, packet, callback, held: null, answered: false };
-        const answer = wait ? waitingAnswer(wait) : heldAnswer(conn, messageId as number);
+        const wait: WaitingEvent | null = readOn
+          ? null
+          : { conn, messageId, packet, callback, held: null, answered: false, heard: takerHeard };
+        const answer = wait ? waitingAnswer(wait) : heldAnswer(conn, messageId as number, takerHeard);
         if (readOn) conn[HELD] = (conn[HELD] ?? 0) + 1;
         if (taker(packet.topic, payload, answer)) {
           if (!readOn) {
@@ -568,15 +588,17 @@ export async function startEmbeddedBroker(opts: EmbeddedBrokerOptions): Promise<
       if (broker.closed) queueMicrotask(listener);
       else broker.once('closed', listener);
     },
-    holdPublishes(take, full, away) {
+    holdPublishes(take, full, away, answered) {
       taker = take;
       takerFull = full ?? null;
       takerAway = away ?? null;
+      takerHeard = answered ?? null;
       return () => {
         if (taker === take) {
           taker = null;
           takerFull = null;
           takerAway = null;
+          takerHeard = null;
         }
       };
     },

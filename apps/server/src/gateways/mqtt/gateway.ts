@@ -319,11 +319,9 @@ export class MqttGateway implements DeviceGateway {
       (topic, payload, answer) => {
         if (!topic.endsWith('/events')) return false;
         this.stats.awaitingAck++;
-        this.receive(topic, payload, false, (notTaken) => {
-          this.stats.awaitingAck--;
-          if (answer(notTaken)) this.stats.acknowledged++;
-          else if (!notTaken) this.stats.acksOfClosedConnections++;
-        });
+        // The broker's answer itself: the counts below hear of it (a closure per event here was kept
+        // alive with the event until its commit).
+        this.receive(topic, payload, false, answer);
         return true;
       },
       () => this.opts.handlers.eventsFull?.() ?? false,
@@ -334,6 +332,11 @@ export class MqttGateway implements DeviceGateway {
           if (what === 'event') this.stats.deferred++;
           else this.stats.reconnectAsked++;
         },
+      },
+      (acknowledged, notTaken) => {
+        this.stats.awaitingAck--;
+        if (acknowledged) this.stats.acknowledged++;
+        else if (!notTaken) this.stats.acksOfClosedConnections++;
       },
     );
     const subscribed = local.subscribe(

@@ -86,7 +86,10 @@ export async function storeEventsByCopy(
 ): Promise<{ staged: boolean }> {
   if (!rows.length) return { staged: false };
   // Made once: a batch the direct COPY refused is sent again, the same text, to the staging table.
-  const chunks = [...copyChunks(rows, dataTexts)];
+  // Encoded at once: a chunk built line by line is a rope of some six strings per row until it is
+  // first written, and the plane's heap held those of every batch being written (two of up to 50,000
+  // rows: some 20 MB of rope in a burst) where its bytes take a buffer outside the heap.
+  const chunks = Array.from(copyChunks(rows, dataTexts), (chunk) => Buffer.from(chunk));
   const copy = (statement: string) => client.query(new CopyIn(statement, chunks)).done;
   if (direct) {
     try {
