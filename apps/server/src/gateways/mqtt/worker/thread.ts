@@ -316,16 +316,20 @@ async function start(given: DevicePlaneData): Promise<void> {
     eventRoom: () => events.eventRoom(),
     eventsFull: () => events.full,
     // Read past once full while writes fail (the database away); at half as much again when the
-    // writes stand still (a lock, a database not answering yet); and whatever the cause once the
-    // heap nears its limit. While batches commit, a full intake only grows by what connections had
-    // already read when they were left waiting (aedes handles every packet of a socket read): with
-    // ten thousand devices in a burst that passed half as much again, and reading past then made
-    // thousands of devices reconnect against a database that was keeping up. On PGlite the main
-    // thread tries a failed batch again itself, so a write that fails looks slow from here: half as
-    // much again reads past at once, as before.
+    // writes stand still (a lock, a database not answering yet); at three times the bound whatever
+    // the cause; and once the heap nears its limit. While batches commit, a full intake only grows
+    // by what connections had already read when they were left waiting (aedes handles every packet
+    // of a socket read): with ten thousand devices in a burst that passed half as much again, and
+    // reading past then made thousands of devices reconnect against a database that was keeping up.
+    // Three times bounds what a write that fails only after a while lets in meanwhile. On PGlite
+    // the main thread tries a failed batch again itself, so a write that fails looks slow from here:
+    // half as much again reads past at once, as before.
     eventsAway: () =>
       events.full &&
-      (events.failing || heapTight() || (events.held >= data.eventsHeldMax * 1.5 && (database === null || events.stalledFor(STALLED_MS)))),
+      (events.failing ||
+        heapTight() ||
+        events.held >= data.eventsHeldMax * 3 ||
+        (events.held >= data.eventsHeldMax * 1.5 && (database === null || events.stalledFor(STALLED_MS)))),
   };
   const b = data.broker;
   if (b.kind === 'embedded') {
