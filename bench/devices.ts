@@ -517,14 +517,14 @@ interface Offered {
   plane: { heapPeak: number; heapLimit: number; crashes: number } | null;
 }
 
-/** The device plane's heap (used, limit) and crashes from /metrics; null when not told. */
-async function planeHealth(
-  servers: Servers,
-  auth: Record<string, string>,
-): Promise<{ used: number; limit: number; crashes: number } | null> {
-  const text = await fetch(`${servers.base}/metrics`, { headers: auth })
-    .then((r) => (r.ok ? r.text() : ''))
-    .catch(() => '');
+/** The server's /metrics text, or what went wrong in its place (a line no metric reads as). */
+const metricsText = (servers: Servers, auth: Record<string, string>): Promise<string> =>
+  fetch(`${servers.base}/metrics`, { headers: auth })
+    .then(async (r) => (r.ok ? r.text() : `/metrics answered ${r.status}`))
+    .catch((e: Error) => `/metrics: ${e.message}`);
+
+/** The device plane's heap (used, limit) and crashes in a /metrics text; null when not told. */
+function planeHealth(text: string): { used: number; limit: number; crashes: number } | null {
   const read = (name: string) => {
     const m = new RegExp(`^${name.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text);
     return m ? Number(m[1]) : null;
@@ -565,13 +565,13 @@ async function offer(
     rssPeak = Math.max(rssPeak, rssKb(servers.pid) || 0);
   }, 500);
   // The plane's heap, as its counters tell it once a second: a plane that dies closes every device's connection.
-  const plane0 = auth ? await planeHealth(servers, auth) : null;
+  const plane0 = auth ? planeHealth(await metricsText(servers, auth)) : null;
   let heapPeak = plane0?.used ?? 0;
   let heapLimit = plane0?.limit ?? 0;
   let heapSampling = !!plane0;
   const heapSampler = (async () => {
     while (heapSampling && auth) {
-      const h = await planeHealth(servers, auth);
+      const h = planeHealth(await metricsText(servers, auth));
       if (h) {
         heapPeak = Math.max(heapPeak, h.used);
         heapLimit = h.limit;
@@ -627,7 +627,6 @@ async function offer(
   if (ack === null) await Promise.race([ackedP.catch(() => undefined), sleep(30_000)]);
   heapSampling = false;
   await heapSampler;
-  const plane1 = auth ? await planeHealth(servers, auth) : null;
   stored = (await count(db, `SELECT count(*) AS n FROM device_events`)) - before;
   const answered = ack as Offered['ack'];
   const ackedMissing =
@@ -641,12 +640,11 @@ async function offer(
             )
           ).rows[0].n,
         );
+  let metrics = '';
   if (auth) {
     // What the server delayed so far (events read past, connections asked to reconnect, …) and, when
     // events are missing, where they are: held by the server (its backlog, unacknowledged) or never received.
-    const metrics = await fetch(`${servers.base}/metrics`, { headers: auth })
-      .then(async (r) => (r.ok ? r.text() : `/metrics answered ${r.status}`))
-      .catch((e: Error) => `/metrics: ${e.message}`);
+    metrics = await metricsText(servers, auth);
     const gauges = metrics.split('\n').filter((l) => /^atrium_(device_|mqtt)/.test(l));
     if (stored < s.sent) {
       const lines = gauges.length ? gauges : [metrics.slice(0, 300)];
@@ -658,6 +656,7 @@ async function offer(
       );
     }
   }
+  const plane1 = planeHealth(metrics);
   const server1 = cpuTimes(servers.pid);
   const threads = threadCpuSince(servers.pid, threads0);
   const fleet1 = fleetTimes();

@@ -221,9 +221,9 @@ const puback = (id: number) => Buffer.from([0x40, 0x02, id >> 8, id & 0xff]);
 /**
  * The answer to an event taken while its connection reads on: its PUBACK once stored, or the
  * connection closed. Made here, not in authorizePublish, so that the closure's context holds the
- * connection, the packet id and the broker's one AnswerHeard alone: one made there would share a context with aedes' callback, and
- * through it keep the whole packet and its payload alive until the commit (a database outage holds
- * a fleet's windows: 2,000 × 100 events).
+ * connection, the packet id and the broker's one AnswerHeard alone: one made there would share a
+ * context with aedes' callback, and through it keep the whole packet and its payload alive until
+ * the commit (a database outage holds a fleet's windows: 2,000 × 100 events).
  */
 function heldAnswer(conn: HeldConnection, messageId: number, heard: AnswerHeard | null): (notTaken?: Error) => boolean {
   return (notTaken) => {
