@@ -331,14 +331,24 @@ const codeSet = new Set(PERMISSION_CODES);
 /** True when `code` is in the catalogue. */
 export const isPermissionCode = (code: string): boolean => codeSet.has(code);
 
-/** The scope variants a resource action has, as { scope → code }. */
-export function scopeCodes(resource: string, action: string): Partial<Record<Scope, string>> {
-  const out: Partial<Record<Scope, string>> = {};
-  for (const p of list) {
-    if (p.resource === resource && p.action === action && p.scope) out[p.scope] = p.code;
+/**
+ * The scope variants a resource action has, as { scope → code }: frozen, and found once per resource
+ * and action (the server asks for every row of a list it decides in memory, and the catalogue is long).
+ */
+export function scopeCodes(resource: string, action: string): Readonly<Partial<Record<Scope, string>>> {
+  const key = `${resource}\u0000${action}`;
+  let out = scopeCodesByAction.get(key);
+  if (!out) {
+    const found: Partial<Record<Scope, string>> = {};
+    for (const p of list) {
+      if (p.resource === resource && p.action === action && p.scope) found[p.scope] = p.code;
+    }
+    out = Object.freeze(found);
+    scopeCodesByAction.set(key, out);
   }
   return out;
 }
+const scopeCodesByAction = new Map<string, Readonly<Partial<Record<Scope, string>>>>();
 
 /** A permission check is true only when the user exists and the role's list contains the code. */
 export function hasPermission(permissions: readonly string[] | null | undefined, code: string): boolean {

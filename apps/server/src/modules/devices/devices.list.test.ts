@@ -45,6 +45,38 @@ const memberWith = (permissions: string[], groupIds: number[]) => memberClient(t
 
 type Api = Awaited<ReturnType<typeof memberWith>>;
 
+describe('devices list answer text', () => {
+  it('writes each shared settings object once, in its place, whatever the names and descriptions hold', async () => {
+    const mark = '"device_settings":0,"capabilities":';
+    const res0 = await admin.put('/devices', {
+      name: 'zz "device_settings":0,',
+      description: `${mark}{"x":1}`,
+      model: 'AP-100',
+      serial_number: `LIST-${++seq}`,
+      domain_id: top,
+    });
+    expect(res0.statusCode, res0.body).toBe(200);
+    const changed = await admin.patch(`/devices/${res0.json().data.id}`, { device_settings: { sip: { enabled: true } } });
+    expect(changed.statusCode, changed.body).toBe(200);
+    try {
+      const res = await admin.get('/devices?page=1&size=100&sort=-name');
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      expect(res.body).toBe(JSON.stringify(listResponse(DeviceSchema).strict().parse(body)));
+      const mine = body.data.find((d: { id: number }) => d.id === res0.json().data.id);
+      expect(mine.name).toBe('zz "device_settings":0,');
+      expect(mine.description).toBe(`${mark}{"x":1}`);
+      expect(mine.device_settings).toEqual(changed.json().data.device_settings);
+      // The others share the default settings' text.
+      const text = (d: { device_settings: unknown }) => JSON.stringify(d.device_settings);
+      expect(body.data.filter((d: { device_settings: unknown }) => text(d) === text(body.data.at(-1))).length).toBeGreaterThan(1);
+      expect(text(mine)).not.toBe(text(body.data.at(-1)));
+    } finally {
+      await admin.post('/devices/delete', { items: [res0.json().data.id] });
+    }
+  });
+});
+
 /** Every page of the list, `size` rows at a time, and the totals each page answered. */
 async function allPages(api: Api, sort: string, size: number) {
   const rows: Record<string, unknown>[] = [];

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import {
@@ -13,6 +12,8 @@ import {
 import type { Actor } from '../../core/context.js';
 import { type Database, type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import {
+  type Compiled,
+  compileStatement,
   containsPattern,
   EXACT_TOTAL_CAP,
   filterShape,
@@ -23,6 +24,7 @@ import {
   pageOffset,
   pageOfIds,
   plannerEstimate,
+  runCompiled,
   sortKeys,
   sortSql,
 } from '../../core/list-query.js';
@@ -129,12 +131,18 @@ const mayOnListed = (actor: Actor, r: ListedRow, action: 'edit' | 'delete') =>
  * list's own, and a copy of every row of every page was a fair share of the route's garbage. What
  * it carries besides (the group's path, the total) is not in the answer, which toDevice builds key by key.
  */
-function listed(actor: Actor, r: ListedRow): ListedDevice {
+function listed(actor: Actor, r: ListedRow, all: { edit: boolean; delete: boolean }): ListedDevice {
   const row = r as ListedRow & Pick<ListedDevice, 'editable' | 'deletable'>;
-  row.editable = mayOnListed(actor, r, 'edit');
-  row.deletable = mayOnListed(actor, r, 'delete');
+  row.editable = all.edit || mayOnListed(actor, r, 'edit');
+  row.deletable = all.delete || mayOnListed(actor, r, 'delete');
   return row;
 }
+
+/** Whether the actor may edit and delete every device (their scope is all): then no row needs deciding. */
+const mayOnAll = (actor: Actor) => ({
+  edit: scopeOf(actor, 'devices', 'edit') === 'all',
+  delete: scopeOf(actor, 'devices', 'delete') === 'all',
+});
 
 /** Whether deciding an action on a listed device needs its group's path (scopes depend on permissions alone). */
 const needsPath = (actor: Pick<Actor, 'permissions'>) =>
@@ -281,7 +289,8 @@ export class DevicesRepository {
         joins: sql`LEFT JOIN ${deviceStatus} ON ${deviceStatus.deviceId} = ${D.id}`,
       }),
     });
-    return { rows: page.rows.map((r) => listed(actor, r)), total: page.total, estimated: page.estimated };
+    const all = mayOnAll(actor);
+    return { rows: page.rows.map((r) => listed(actor, r, all)), total: page.total, estimated: page.estimated };
   }
 
   /** The filtered or scoped list's WHERE, with placeholders for the call's values (`search`, the filters'). */
@@ -301,7 +310,7 @@ export class DevicesRepository {
     return and(...conds);
   }
 
-  private readonly listStatements = new Map<string, ReturnType<DevicesRepository['wholeProjectStatement']>>();
+  private readonly listStatements = new Map<string, Compiled>();
 
   /**
    * A page of every device of the project, for a caller who sees them all, in ONE statement: the
@@ -319,15 +328,15 @@ export class DevicesRepository {
       // The sort is checked (and a bad one refused) before anything is prepared.
       const order = sortSql(DEVICE_LIST, q);
       const named = this.listStatements.size < PREPARED_LIST_ORDERS;
-      statement = this.wholeProjectStatement(order, withPath, named);
+      statement = compileStatement(this.wholeProjectQuery(order, withPath), named ? 'atrium_devices_list' : undefined);
       if (named) this.listStatements.set(key, statement);
     }
-    const found = (await statement.execute({
+    const found = await runCompiled<ListedRow & { total: number }>(this.db, statement, {
       projectId: actor.projectId,
       cap: EXACT_TOTAL_CAP + 1,
       size: q.size,
       offset: pageOffset(q),
-    })) as (ListedRow & { total: number })[];
+    });
     let total = found[0]?.total;
     if (total === undefined) {
       // An empty page: past the end, or no device at all. Count (capped) to tell the total.
@@ -337,20 +346,11 @@ export class DevicesRepository {
       );
       total = Number(c?.n ?? 0);
     }
-    const rows = found.map((r) => listed(actor, r));
+    const all = mayOnAll(actor);
+    const rows = found.map((r) => listed(actor, r, all));
     if (total <= EXACT_TOTAL_CAP) return { rows, total, estimated: false };
     const estimate = await plannerEstimate(this.db, sql`SELECT 1 FROM devices WHERE project_id = ${actor.projectId}`);
     return { rows, total: Math.max(estimate, EXACT_TOTAL_CAP + 1), estimated: true };
-  }
-
-  /**
-   * Named after its text: a connection keeps a prepared statement by name, and two repositories on
-   * one pool (or one instance's counter) must never give one name to two texts. Unnamed: parsed each time.
-   */
-  private wholeProjectStatement(order: SQL[], withPath: boolean, named: boolean) {
-    const query = this.wholeProjectQuery(order, withPath);
-    const name = named ? `atrium_devices_list_${createHash('sha256').update(query.toSQL().sql).digest('hex').slice(0, 16)}` : undefined;
-    return query.prepare(name as string);
   }
 
   /**
@@ -358,19 +358,17 @@ export class DevicesRepository {
    * the sort's index alone; only those rows are then read, joined and projected (an OFFSET deep in
    * the list would otherwise read, join and project every row it skips).
    */
-  private wholeProjectQuery(order: SQL[], withPath: boolean) {
+  private wholeProjectQuery(order: SQL[], withPath: boolean): SQL {
     const projectId = sql.placeholder('projectId');
     const pageIds = sql`SELECT ${D.id} FROM ${devices} WHERE ${D.projectId} = ${projectId}
       ORDER BY ${sql.join(order, sql`, `)} LIMIT ${sql.placeholder('size')} OFFSET ${sql.placeholder('offset')}`;
-    return this.db
-      .select({
-        ...listedColumns(withPath),
-        total: sql<number>`(SELECT count(*) FROM (SELECT 1 FROM devices c WHERE c.project_id = ${projectId} LIMIT ${sql.placeholder('cap')}) n)::int`,
-      })
-      .from(devices)
-      .leftJoin(deviceStatus, eq(deviceStatus.deviceId, devices.id))
-      .where(and(eq(devices.projectId, projectId), sql`${D.id} IN (${pageIds})`))
-      .orderBy(...order);
+    // Each column named as ListedRow names it: the driver's rows are the list's rows.
+    const columns = Object.entries(listedColumns(withPath)).map(([name, column]) => sql`${column} AS ${sql.identifier(name)}`);
+    return sql`SELECT ${sql.join(columns, sql`, `)},
+        (SELECT count(*) FROM (SELECT 1 FROM devices c WHERE c.project_id = ${projectId} LIMIT ${sql.placeholder('cap')}) n)::int AS total
+      FROM ${devices} LEFT JOIN ${deviceStatus} ON ${deviceStatus.deviceId} = ${D.id}
+      WHERE ${D.projectId} = ${projectId} AND ${D.id} IN (${pageIds})
+      ORDER BY ${sql.join(order, sql`, `)}`;
   }
 
   /**
@@ -378,7 +376,8 @@ export class DevicesRepository {
    * name where the page fills one in): what the devices benchmark gives pgbench as its baseline.
    */
   listStatementText(sort: string | undefined, caller: Pick<Actor, 'permissions'>): { sql: string; params: unknown[] } {
-    return this.wholeProjectQuery(sortSql(DEVICE_LIST, { sort }), needsPath(caller)).toSQL();
+    const c = compileStatement(this.wholeProjectQuery(sortSql(DEVICE_LIST, { sort }), needsPath(caller)));
+    return { sql: c.text, params: c.params };
   }
 
   /** A device of the actor's project with what the actor may do with it; canView false when out of scope. */

@@ -212,6 +212,37 @@ export function toDevice(d: DeviceRow | ListedDevice): Device {
   };
 }
 
+/**
+ * A devices page as JSON text, exactly as `JSON.stringify(page)` writes it. A listed device's settings
+ * are a frozen object shared by every device with the same stored text (listedSettings), and encoding
+ * them again for each row was the largest part of encoding a page: their text is kept beside them
+ * and put in place of a marker. The marker, with its quotes, cannot occur inside a string value
+ * (JSON escapes a string's quotes), so its first occurrence is the key's own.
+ */
+export function devicesPageJson(page: { data: readonly Device[]; meta: ListMeta }): string {
+  const rows = page.data.map((d) => {
+    const settings = d.device_settings;
+    if (!Object.isFrozen(settings)) return JSON.stringify(d);
+    const text = JSON.stringify({ ...d, device_settings: 0 });
+    const at = text.indexOf(SETTINGS_MARK);
+    if (at < 0) return JSON.stringify(d);
+    return `${text.slice(0, at)}"device_settings":${sharedJson(settings)},"capabilities":${text.slice(at + SETTINGS_MARK.length)}`;
+  });
+  return `{"data":[${rows.join(',')}],"meta":${JSON.stringify(page.meta)}}`;
+}
+const SETTINGS_MARK = '"device_settings":0,"capabilities":';
+const SHARED_JSON = new WeakMap<object, string>();
+
+/** The JSON text of a frozen value, encoded once. */
+function sharedJson(value: object): string {
+  let text = SHARED_JSON.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    SHARED_JSON.set(value, text);
+  }
+  return text;
+}
+
 export function toTask(t: TaskRow): DeviceTask {
   return {
     id: t.id,
