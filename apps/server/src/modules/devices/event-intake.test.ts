@@ -73,4 +73,17 @@ describe('event intake', () => {
     expect(intake.stalledFor(0, Date.now() + 60_000)).toBe(false);
     await intake.close();
   });
+  it('closes right after an event is taken by writing it, without spinning until its deadline', async () => {
+    const stored: string[] = [];
+    const intake = new EventIntake(
+      { store: async (batch) => void stored.push(...batch.map((e) => e.type)) },
+      { heldMax: 10, maxBatch: 10, concurrency: 1, countsStored: true },
+    );
+    intake.acceptEvent('SN-1', { type: 'a' });
+    const t0 = Date.now();
+    await intake.close(3000);
+    expect(stored).toEqual(['a']);
+    expect(intake.snapshot().unstoredAtStop).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
 });

@@ -202,7 +202,9 @@ export class EventIntake {
     const deadline = Date.now() + waitMs;
     while ((this.pending.length || this.writes.size) && Date.now() < deadline) {
       if (this.pending.length) this.schedule();
-      await Promise.race([Promise.all(this.writes), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref())]);
+      // Nothing being written yet (a write is scheduled): a turn of the loop, so this never spins on a settled promise.
+      if (!this.writes.size) await new Promise((r) => setImmediate(r));
+      else await Promise.race([Promise.all(this.writes), new Promise((r) => setTimeout(r, Math.max(1, deadline - Date.now())).unref())]);
     }
     this.closed = true;
     let left = this.pending.length;
