@@ -139,9 +139,21 @@ export type Audience = RowAudience | UsersAudience;
 export function audienceIncludes(actor: Actor, a: Audience): boolean {
   if ('users' in a) return a.users.includes(actor.userId);
   if (a.permission && !actor.permissions.has(a.permission)) return false;
+  return rowInScope(actor, scopeOf(actor, a.resource, a.action), a);
+}
+
+/**
+ * audienceIncludes' rule for one row with the actor's scope for its action already found: a list
+ * that decides every row's actions in memory finds the scope once, not once a row.
+ */
+export function rowInScope(
+  actor: Actor,
+  scope: Scope | null,
+  a: Pick<RowAudience, 'action' | 'groupId' | 'groupPath' | 'createdBy' | 'creatorMayView'>,
+): boolean {
   const own = a.createdBy !== null && a.createdBy === actor.userId;
   const creator = own && a.action === 'view' && a.creatorMayView !== false;
-  switch (scopeOf(actor, a.resource, a.action)) {
+  switch (scope) {
     case 'all':
       return true;
     case 'descendants':

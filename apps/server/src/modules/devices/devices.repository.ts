@@ -1,14 +1,6 @@
 import type { ListQuery } from '@atrium/contract';
 import { and, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import {
-  type AclTarget,
-  aclPredicate,
-  audienceIncludes,
-  groupScopeCondition,
-  intArray,
-  qualifiedColumns,
-  scopeOf,
-} from '../../core/acl.js';
+import { type AclTarget, aclPredicate, groupScopeCondition, intArray, qualifiedColumns, rowInScope, scopeOf } from '../../core/acl.js';
 import type { Actor } from '../../core/context.js';
 import { type Database, type Db, type DbOrTx, queryRows } from '../../core/db/client.js';
 import {
@@ -116,33 +108,24 @@ function listedColumns(withPath: boolean) {
 
 type ListedRow = Omit<ListedDevice, 'editable' | 'deletable'> & { groupPath?: number[] | null };
 
-/** The same rule as devicePredicate(actor, action) for a row the actor may view, decided in memory (core/acl.ts audienceIncludes). */
-const mayOnListed = (actor: Actor, r: ListedRow, action: 'edit' | 'delete') =>
-  audienceIncludes(actor, {
-    resource: 'devices',
-    action,
-    groupId: r.groupId,
-    groupPath: (r.groupPath ?? []).map(Number),
-    createdBy: r.createdBy,
-  });
+/** The actor's scopes for editing and deleting devices, found once for a page's rows. */
+const listScopes = (actor: Actor) => ({ edit: scopeOf(actor, 'devices', 'edit'), delete: scopeOf(actor, 'devices', 'delete') });
+
+/** The same rule as devicePredicate(actor, action) for a row the actor may view, decided in memory (core/acl.ts rowInScope). */
+const mayOnListed = (actor: Actor, scope: ReturnType<typeof scopeOf>, r: ListedRow, action: 'edit' | 'delete') =>
+  rowInScope(actor, scope, { action, groupId: r.groupId, groupPath: r.groupPath ?? [], createdBy: r.createdBy });
 
 /**
  * A row read for the list, completed in place with what the actor may do with it: the rows are the
  * list's own, and a copy of every row of every page was a fair share of the route's garbage. What
  * it carries besides (the group's path, the total) is not in the answer, which toDevice builds key by key.
  */
-function listed(actor: Actor, r: ListedRow, all: { edit: boolean; delete: boolean }): ListedDevice {
+function listed(actor: Actor, r: ListedRow, scopes: ReturnType<typeof listScopes>): ListedDevice {
   const row = r as ListedRow & Pick<ListedDevice, 'editable' | 'deletable'>;
-  row.editable = all.edit || mayOnListed(actor, r, 'edit');
-  row.deletable = all.delete || mayOnListed(actor, r, 'delete');
+  row.editable = mayOnListed(actor, scopes.edit, r, 'edit');
+  row.deletable = mayOnListed(actor, scopes.delete, r, 'delete');
   return row;
 }
-
-/** Whether the actor may edit and delete every device (their scope is all): then no row needs deciding. */
-const mayOnAll = (actor: Actor) => ({
-  edit: scopeOf(actor, 'devices', 'edit') === 'all',
-  delete: scopeOf(actor, 'devices', 'delete') === 'all',
-});
 
 /** Whether deciding an action on a listed device needs its group's path (scopes depend on permissions alone). */
 const needsPath = (actor: Pick<Actor, 'permissions'>) =>
@@ -289,8 +272,8 @@ export class DevicesRepository {
         joins: sql`LEFT JOIN ${deviceStatus} ON ${deviceStatus.deviceId} = ${D.id}`,
       }),
     });
-    const all = mayOnAll(actor);
-    return { rows: page.rows.map((r) => listed(actor, r, all)), total: page.total, estimated: page.estimated };
+    const scopes = listScopes(actor);
+    return { rows: page.rows.map((r) => listed(actor, r, scopes)), total: page.total, estimated: page.estimated };
   }
 
   /** The filtered or scoped list's WHERE, with placeholders for the call's values (`search`, the filters'). */
@@ -346,8 +329,8 @@ export class DevicesRepository {
       );
       total = Number(c?.n ?? 0);
     }
-    const all = mayOnAll(actor);
-    const rows = found.map((r) => listed(actor, r, all));
+    const scopes = listScopes(actor);
+    const rows = found.map((r) => listed(actor, r, scopes));
     if (total <= EXACT_TOTAL_CAP) return { rows, total, estimated: false };
     const estimate = await plannerEstimate(this.db, sql`SELECT 1 FROM devices WHERE project_id = ${actor.projectId}`);
     return { rows, total: Math.max(estimate, EXACT_TOTAL_CAP + 1), estimated: true };
