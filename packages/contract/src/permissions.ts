@@ -333,7 +333,7 @@ export const isPermissionCode = (code: string): boolean => codeSet.has(code);
 
 /**
  * The scope variants a resource action has, as { scope → code }: frozen, and found once per resource
- * and action (the server asks for every row of a list it decides in memory, and the catalogue is long).
+ * and action (every permission check of every request asks, and the catalogue is long).
  */
 export function scopeCodes(resource: string, action: string): Readonly<Partial<Record<Scope, string>>> {
   const key = `${resource}\u0000${action}`;

@@ -296,8 +296,7 @@ function compiled(owner: object, key: string, build: () => SQL): Compiled {
   }
   let c = mine.get(key);
   if (!c) {
-    const q = dialect.sqlToQuery(build());
-    c = { text: q.sql, params: q.params };
+    c = compileStatement(build());
     mine.set(key, c);
   }
   return c;
