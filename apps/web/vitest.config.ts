@@ -19,6 +19,7 @@ export default defineConfig({
     // jsdom 31 needs Node 22 (its undici calls zlib's zstd); the units here need no DOM.
     environment: 'node',
     restoreMocks: true,
+    // A global a file stubs (fetch) would otherwise outlive it in the shared graph.
     unstubGlobals: true,
     // Russian's catalogue is loaded on demand in the console; the units read it at once.
     setupFiles: ['./src/i18n/load-all.test-setup.ts'],
