@@ -32,12 +32,42 @@ export const CHROMIUM_ARGS = [
 const dataDir = process.env.E2E_DATA_DIR ?? mkdtempSync(path.join(tmpdir(), 'atrium-e2e-'));
 process.env.E2E_DATA_DIR = dataDir;
 
+/**
+ * Specs that must run with no other spec beside them, one after another once the rest is done: each
+ * changes what every page or sign-in reads (settings, licences, SSO, the administrator's language, a
+ * backup restored over the groups, banned addresses, the media relay every call goes through), or
+ * raises the administrator's important popups over other specs' pages, or asserts on something the
+ * whole project shares (devices online, every webhook delivery, the built-in role by its count).
+ * Every other spec runs in two workers: it works on people, groups, devices and numbers of its own.
+ */
+export const ALONE = [
+  'access-walk', // a revoked card pops up for every administrator; asserts exactly one popup
+  'audit-events', // switches the administrator's language
+  'backups', // restores groups: rows added meanwhile are removed
+  'branch-admin', // finds the built-in role by its permission count (other specs make such roles)
+  'device-alarms', // alarms pop up for every administrator
+  'device-walk', // makes the root group's offline devices notify the administrator
+  'devices', // counts the devices online in the whole project
+  'general-settings', // mail, SIP, push, white-label settings; restarts the broker every device is on
+  'integrations', // the administrator's language; a rule over every device in the project
+  'integrations-api', // a webhook hears every denied access in the project
+  'ip-blocking', // bans 127.0.0.1 for SIP; "no address is banned"
+  'licenses', // licences without SIP, or capping it
+  'lists', // the administrator's language, for minutes
+  'mail-templates', // the project's invitation template
+  'media-relay', // rtpengine on the relay's fixed port: every call goes through it while it runs
+  'russian', // the administrator's language
+  'sso', // an SSO provider on every sign-in page
+].map((name) => `**/${name}.spec.ts`);
+
 export default defineConfig({
   testDir: './tests',
   timeout: 45_000,
   expect: { timeout: 10_000 },
   fullyParallel: false,
-  workers: 1,
+  // Two cores: the server, the browsers and SIPp share them; a third worker only waits for them.
+  workers: 2,
+  globalSetup: './global-setup.ts',
   retries: process.env.CI ? 1 : 0,
   reporter: [['list'], ['json']],
   use: {
@@ -47,7 +77,11 @@ export default defineConfig({
     trace: 'off',
     launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS },
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', testIgnore: ALONE, use: { browserName: 'chromium' } },
+    // After the others (a dependency), in one worker. A failure above skips these: CI fails either way.
+    { name: 'alone', testMatch: ALONE, dependencies: ['chromium'], workers: 1, use: { browserName: 'chromium' } },
+  ],
   webServer: {
     command: `node --import tsx ${path.resolve(import.meta.dirname, '../apps/server/src/main.ts')}`,
     url: `${baseURL}/api/v0/info`,

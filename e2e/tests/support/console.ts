@@ -125,9 +125,22 @@ export class Api {
     const text = await res.text();
     return (text ? JSON.parse(text).data : undefined) as T;
   }
+
+  /** A list's total (its `meta.total`), as the console's list and usage figures count it. */
+  async total(path: string): Promise<number> {
+    const res = await this.request.get(`/api/v0${path}`, { headers: { Authorization: `Bearer ${this.token}` } });
+    expect(res.ok(), `GET ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+    return (await res.json()).meta.total as number;
+  }
 }
 
 let seq = 0;
+
+/**
+ * This worker's mark (Playwright's parallel index: 0 or 1), so names two workers make in the same
+ * millisecond still differ.
+ */
+export const workerMark = process.env.TEST_PARALLEL_INDEX ?? '0';
 
 /**
  * A new user of the admin's project with a role holding exactly `permissions`, so each test has
@@ -137,7 +150,7 @@ export async function makeUser(
   admin: Api,
   options: { permissions?: string[]; licenseInfo?: Record<string, unknown>; name?: string } = {},
 ): Promise<{ id: number; roleId: number; login: string; password: string; name: string }> {
-  const tag = `${Date.now().toString(36)}${(++seq).toString(36)}`;
+  const tag = `${Date.now().toString(36)}${workerMark}${(++seq).toString(36)}`;
   const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
   const role = await admin.call<{ id: number }>('PUT', '/roles', { name: `E2E role ${tag}`, permissions: options.permissions ?? [] });
   const login = `e2e-${tag}`;

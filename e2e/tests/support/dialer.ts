@@ -1,7 +1,7 @@
 import { SimDevice } from '@atrium/device-sim';
 import type { Browser, Page } from '@playwright/test';
 import { CHROMIUM, CHROMIUM_ARGS, mqttPort } from '../../playwright.config';
-import { type Api, expect, makeUser, signInFromLogin } from './console';
+import { type Api, expect, makeUser, signInFromLogin, workerMark } from './console';
 
 /** The web dialer in a browser: a user's softphone, its button, its call cards. */
 
@@ -16,7 +16,7 @@ export const withFakeMedia = {
 };
 
 /** A virtual number not used yet (numbers are unique in a project). */
-export const newNumber = (prefix: string): string => `${prefix}${Date.now().toString().slice(-5)}${++seq}`;
+export const newNumber = (prefix: string): string => `${prefix}${Date.now().toString().slice(-5)}${workerMark}${++seq}`;
 
 export async function groupOf(admin: Api): Promise<number> {
   const profile = await admin.call<{ domains: { id: number }[] }>('GET', '/profile');
@@ -91,7 +91,7 @@ export async function doorPanel(
   name: string,
   serialPrefix: string,
 ): Promise<{ sim: SimDevice; number: string; password: string; name: string }> {
-  const stamp = Date.now().toString(36).toUpperCase();
+  const stamp = `${Date.now().toString(36)}${workerMark}${++seq}`.toUpperCase();
   const fullName = `${name} ${stamp}`;
   const serial = `${serialPrefix}${stamp}`;
   const domainId = await groupOf(admin);

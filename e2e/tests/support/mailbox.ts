@@ -1,3 +1,5 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { smtpLogin, smtpPort } from '../../playwright.config';
 
@@ -8,11 +10,18 @@ export interface Mail {
 }
 
 /**
- * A real SMTP server on the port the e2e server relays its mail to (playwright.config.ts), so a
- * test can read the e-mails a person would get. Start it before the action that sends mail.
+ * Where the run's mail relay files what it receives. The server relays to one fixed port, and specs
+ * in two workers read mail at the same time, so one SMTP server for the whole run (started by the
+ * runner, global-setup.ts) writes every message here and each spec reads the ones to its own
+ * recipients (every spec's addresses are its own).
  */
-export async function openMailbox() {
-  const received: Mail[] = [];
+const mailDir = () => path.join(process.env.E2E_DATA_DIR ?? '', 'e2e-mail');
+
+/** A real SMTP server on the port the e2e server relays its mail to; resolves with its closer. */
+export async function startMailRelay(): Promise<() => Promise<void>> {
+  const dir = mailDir();
+  mkdirSync(dir, { recursive: true });
+  let seq = 0;
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
@@ -31,10 +40,14 @@ export async function openMailbox() {
         const bytes = quoted
           .replace(/=\r?\n/g, '')
           .replace(/=([0-9A-F]{2})/g, (_x, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-        received.push({
+        const mail: Mail = {
           to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
           source: Buffer.from(bytes, 'latin1').toString('utf8'),
-        });
+        };
+        // Named in arrival order, written whole before it is named .json: a reader never sees half a mail.
+        const name = `${String(++seq).padStart(6, '0')}`;
+        writeFileSync(path.join(dir, `${name}.part`), JSON.stringify(mail));
+        renameSync(path.join(dir, `${name}.part`), path.join(dir, `${name}.json`));
         cb();
       });
     },
@@ -43,9 +56,33 @@ export async function openMailbox() {
     server.once('error', reject);
     server.listen(smtpPort, '127.0.0.1', () => resolve());
   });
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** The mails the run's relay has received for `to`, oldest first. */
+function mailsFor(to: string): Mail[] {
+  const dir = mailDir();
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const want = to.toLowerCase();
+  return names
+    .sort()
+    .map((n) => JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as Mail)
+    .filter((m) => m.to.includes(want));
+}
+
+/**
+ * The mailbox a test reads the e-mails a person would get from (the run's relay, global-setup.ts).
+ * Kept as an opened and closed thing so a spec reads as it did with a server of its own.
+ */
+export async function openMailbox() {
   return {
     /** The mails received so far for `to`. */
-    for: (to: string) => received.filter((m) => m.to.includes(to.toLowerCase())),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    for: (to: string) => mailsFor(to),
+    close: async () => undefined,
   };
 }
