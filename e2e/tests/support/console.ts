@@ -120,17 +120,22 @@ export class Api {
   }
 
   async call<T = unknown>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, data?: unknown): Promise<T> {
-    const res = await this.request.fetch(`/api/v0${path}`, { method, data, headers: { Authorization: `Bearer ${this.token}` } });
-    expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
-    const text = await res.text();
-    return (text ? JSON.parse(text).data : undefined) as T;
+    return (await this.answer(method, path, data))?.data as T;
   }
 
   /** A list's total (its `meta.total`), as the console's list and usage figures count it. */
   async total(path: string): Promise<number> {
-    const res = await this.request.get(`/api/v0${path}`, { headers: { Authorization: `Bearer ${this.token}` } });
-    expect(res.ok(), `GET ${path}: ${res.status()} ${await res.text()}`).toBe(true);
-    return (await res.json()).meta.total as number;
+    const total = (await this.answer('GET', path))?.meta?.total;
+    expect(total, `GET ${path}: an answer without meta.total`).toEqual(expect.any(Number));
+    return total as number;
+  }
+
+  /** The whole answer's body (`data` and `meta`), once the call succeeded; undefined when empty. */
+  private async answer(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, data?: unknown) {
+    const res = await this.request.fetch(`/api/v0${path}`, { method, data, headers: { Authorization: `Bearer ${this.token}` } });
+    expect(res.ok(), `${method} ${path}: ${res.status()} ${await res.text()}`).toBe(true);
+    const text = await res.text();
+    return text ? (JSON.parse(text) as { data?: unknown; meta?: { total: number } }) : undefined;
   }
 }
 

@@ -45,7 +45,7 @@ export async function startMailRelay(): Promise<() => Promise<void>> {
           source: Buffer.from(bytes, 'latin1').toString('utf8'),
         };
         // Named in arrival order, written whole before it is named .json: a reader never sees half a mail.
-        const name = `${String(++seq).padStart(6, '0')}`;
+        const name = String(++seq).padStart(6, '0');
         writeFileSync(path.join(dir, `${name}.part`), JSON.stringify(mail));
         renameSync(path.join(dir, `${name}.part`), path.join(dir, `${name}.json`));
         cb();
@@ -59,6 +59,9 @@ export async function startMailRelay(): Promise<() => Promise<void>> {
   return () => new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
+/** The mails this process has read from the relay's folder, by file name: a filed mail never changes. */
+const read = new Map<string, Mail>();
+
 /** The mails the run's relay has received for `to`, oldest first. */
 function mailsFor(to: string): Mail[] {
   const dir = mailDir();
@@ -68,10 +71,11 @@ function mailsFor(to: string): Mail[] {
   } catch {
     return [];
   }
+  for (const n of names) if (!read.has(n)) read.set(n, JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as Mail);
   const want = to.toLowerCase();
   return names
     .sort()
-    .map((n) => JSON.parse(readFileSync(path.join(dir, n), 'utf8')) as Mail)
+    .map((n) => read.get(n) as Mail)
     .filter((m) => m.to.includes(want));
 }
 
