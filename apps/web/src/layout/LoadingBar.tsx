@@ -38,7 +38,10 @@ export function LoadingBar() {
       data-testid={shown ? 'loading-bar' : undefined}
       sx={{
         position: 'fixed',
-        top: 0,
+        // Along the toolbar's lower edge (its dense height, 48 px at every width): the bar is in the
+        // page's content, whose stacking level (react-admin's z-index 2) is under the toolbar's, so at
+        // the very top the toolbar covered it and nobody ever saw it.
+        top: 48,
         left: 0,
         right: 0,
         height: 3,
