@@ -45,6 +45,7 @@ export const ALONE = [
   'audit-events', // switches the administrator's language
   'backups', // restores groups: rows added meanwhile are removed
   'branch-admin', // finds the built-in role by its permission count (other specs make such roles)
+  'conversations', // its operator sees every conversation in the project, and finds its own by subject
   'device-alarms', // alarms pop up for every administrator
   'device-walk', // makes the root group's offline devices notify the administrator
   'devices', // counts the devices online in the whole project
