@@ -8,7 +8,7 @@ import { ADMIN, Api, expect, fieldByLabel, makeUser, sideMenu, signInFromLogin, 
 
 /** The body of the next PATCH the page sends to `path` (an edit's save). */
 const nextPatch = (page: Page, path: RegExp) =>
-  page.waitForRequest((r: Request) => r.method() === 'PATCH' && path.test(new URL(r.url()).pathname), { timeout: 10_000 });
+  page.waitForRequest((r: Request) => r.method() === 'PATCH' && path.test(new URL(r.url()).pathname), { timeout: 15_000 });
 
 async function pick(page: Page, combobox: string, text: string) {
   await page.getByRole('combobox', { name: combobox, exact: true }).fill(text);
