@@ -5,6 +5,12 @@ import { usePendingLoads } from '../app/pending-loads';
 
 /** Quick answers draw nothing: the bar shows only what a person would otherwise wait for unseen. */
 const SHOW_AFTER_MS = 150;
+/**
+ * Once shown, how long the bar stays after the wait ends: a page's code arrives and only then asks
+ * for its data, and between the two nothing is loading for a moment, so the bar blinked off and on
+ * in the middle of one wait.
+ */
+const HIDE_AFTER_MS = 200;
 
 /**
  * A thin bar along the top while the page's data or code is on its way: until then the previous
@@ -17,13 +23,10 @@ export function LoadingBar() {
   const busy = fetching || chunks > 0;
   const [shown, setShown] = useState(false);
   useEffect(() => {
-    if (!busy) {
-      setShown(false);
-      return;
-    }
-    const timer = setTimeout(() => setShown(true), SHOW_AFTER_MS);
+    if (busy === shown) return;
+    const timer = setTimeout(() => setShown(busy), busy ? SHOW_AFTER_MS : HIDE_AFTER_MS);
     return () => clearTimeout(timer);
-  }, [busy]);
+  }, [busy, shown]);
   // Always there, hidden when idle: a bar taken out of the page while a screen reader or a checker
   // reads it leaves them a node that is gone (axe then reports an unnamed progress bar). Hidden, it
   // stands still: a hidden indeterminate bar still runs its animation, which moves the bar's edges,
