@@ -106,7 +106,8 @@ test('a page change shows a loading bar until the page has its data', async ({ p
   await sideMenu(page).getByRole('menuitem', { name: 'Users', exact: true }).click();
   await expect(page.getByTestId('loading-bar')).toBeVisible();
   // Seen, not only there: nothing is drawn over it (the toolbar once was, the bar being under its level).
-  // Polled: the bar may hide for a moment between the page's code arriving and its data being asked.
+  // Polled: the bar holds 200 ms past a wait, but a render on a machine short of CPU can take longer
+  // between the page's code arriving and its data being asked.
   await expect
     .poll(() =>
       page.evaluate(() => {
