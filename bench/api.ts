@@ -12,11 +12,11 @@ import {
   LOGIN_BODY,
   load,
   loadAverage,
-  pgbench,
   pgbenchStatement,
   print,
   type Servers,
   startServers,
+  takingTurns,
   tempDir,
 } from './lib.js';
 import { seedUsers } from './seed.js';
@@ -153,10 +153,8 @@ const ROUND_SECONDS = 4;
 /**
  * The statements one uncached list call sends (recorded in the server), run by pgbench with 8
  * clients and a page offset drawn per transaction: what the database needs for the call, against
- * what the API answers with a new query each time. The two take turns in short rounds (API, then
- * pgbench, ROUNDS times) and the ratio is of their sums: a shared machine's speed drifts over a
- * minute by more than the difference measured, and one load now and the other a minute later
- * measured the drift (0.62 to 0.91 over runs of the same code).
+ * what the API answers with a new query each time, the two taking turns (`takingTurns`: one load and
+ * the other a minute later gave 0.62 to 0.91 over runs of the same code).
  */
 async function againstPgbench(servers: Servers, auth: Record<string, string>, rows: Figures[]): Promise<void> {
   const fresh = rows.find((r) => r.name.endsWith('each query new'));
@@ -178,29 +176,22 @@ async function againstPgbench(servers: Servers, auth: Record<string, string>, ro
   for (const s of statements) console.log(`  ${s.text.replace(/\s+/g, ' ').slice(0, 160)}…`);
   try {
     const hits0 = await cacheHits(servers, auth);
-    let api = 0;
-    let db = 0;
-    const pairs: string[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
-      const a = await load('GET /users … each query new (round)', {
-        url: `${servers.base}/api/v0/users`,
-        headers: auth,
-        duration: ROUND_SECONDS,
-        requests: [{ setupRequest: varyingList() }],
-      });
-      const b = await pgbench(servers.url, script, { clients: 8, seconds: ROUND_SECONDS });
-      api += a.rps;
-      db += b.tps;
-      pairs.push(`${a.rps} / ${b.tps.toFixed(0)}`);
-    }
+    const turns = await takingTurns(
+      'GET /users … each query new (round)',
+      { url: `${servers.base}/api/v0/users`, headers: auth, requests: [{ setupRequest: varyingList() }] },
+      servers.url,
+      script,
+      ROUNDS,
+      ROUND_SECONDS,
+    );
     // A query asked twice would be answered from the read cache and flatter the API: said if it happened.
     const hits = (await cacheHits(servers, auth)) - hits0;
-    const ratio = api / db;
+    const ratio = turns.rps / turns.tps;
     console.log(
-      `the same statements by pgbench -M extended, 8 clients, taking turns with the API in ${ROUNDS} rounds of ${ROUND_SECONDS} s (API req/s / pgbench tps): ${pairs.join(', ')}${hits ? `; ${hits} answers came from the read cache` : ''}`,
+      `the same statements by pgbench -M extended, 8 clients, taking turns with the API in ${ROUNDS} rounds of ${ROUND_SECONDS} s (API req/s / pgbench tps): ${turns.pairs.join(', ')}${hits ? `; ${hits} answers came from the read cache` : ''}`,
     );
     console.log(
-      `target: users list with a new query each time ≥ 0.7 of pgbench → ${(api / ROUNDS).toFixed(0)} / ${(db / ROUNDS).toFixed(0)} = ${ratio.toFixed(2)} (${ratio >= 0.7 && !hits ? 'met' : 'NOT met'}); the load above alone: ${fresh.rps} req/s`,
+      `target: users list with a new query each time ≥ 0.7 of pgbench → ${turns.rps.toFixed(0)} / ${turns.tps.toFixed(0)} = ${ratio.toFixed(2)} (${ratio >= 0.7 && !hits ? 'met' : 'NOT met'}); the load above alone: ${fresh.rps} req/s`,
     );
   } catch (e) {
     console.log(`pgbench not run: ${(e as Error).message}`);

@@ -46,6 +46,8 @@ import {
   type Servers,
   secs,
   startServers,
+  type Turns,
+  takingTurns,
   until,
 } from './lib.js';
 
@@ -329,10 +331,8 @@ const LIST_ROUND_SECONDS = 4;
 /**
  * The list's throughput against the database's own for the same statement: pgbench runs the text
  * the server prepares (DevicesRepository.listStatementText, as the signed-in administrator sends
- * it), a random page each time, in the same run. Target: ≥ 0.5 at 8 connections, where the two take
- * turns in short rounds (the list, then pgbench, LIST_ROUNDS times) and the ratio is of their sums:
- * a shared machine's speed drifts over a minute by more than the difference measured. At 1 (no
- * target) against the one-connection load above.
+ * it), a random page each time, in the same run. Target: ≥ 0.5 at 8 connections, the two taking
+ * turns (`takingTurns`). At 1 (no target) against the one-connection load above.
  */
 async function listAgainstPgbench(
   servers: Servers,
@@ -353,33 +353,28 @@ async function listAgainstPgbench(
     await pool.end();
   }
   console.log(`\npgbench script (the list's statement):\n${script}`);
-  const eachPage = pageAfterPage();
-  let api = 0;
-  let db = 0;
-  const pairs: string[] = [];
+  let turns: Turns;
   try {
-    for (let i = 0; i < LIST_ROUNDS; i++) {
-      const a = await load('GET /devices … each page in turn (round)', {
-        url: `${servers.base}/api/v0/devices`,
-        headers: auth,
-        duration: LIST_ROUND_SECONDS,
-        requests: [{ setupRequest: eachPage }],
-      });
-      const b = await pgbench(url, script, { clients: 8, seconds: LIST_ROUND_SECONDS });
-      api += a.rps;
-      db += b.tps;
-      pairs.push(`${a.rps} / ${b.tps.toFixed(0)}`);
-    }
+    turns = await takingTurns(
+      'GET /devices … each page in turn (round)',
+      { url: `${servers.base}/api/v0/devices`, headers: auth, requests: [{ setupRequest: pageAfterPage() }] },
+      url,
+      script,
+      LIST_ROUNDS,
+      LIST_ROUND_SECONDS,
+    );
   } catch (e) {
     console.log(`pgbench baseline not measured: ${(e as Error).message}`);
     return;
   }
-  console.log(`the list and pgbench -M extended -c 8 taking turns in rounds of ${LIST_ROUND_SECONDS} s (req/s / tps): ${pairs.join(', ')}`);
-  const ratio8 = api / db;
+  console.log(
+    `the list and pgbench -M extended -c 8 taking turns in rounds of ${LIST_ROUND_SECONDS} s (req/s / tps): ${turns.pairs.join(', ')}`,
+  );
+  const ratio8 = turns.rps / turns.tps;
   rows.push({
     figure: `list req/s, each page, 8 conn`,
-    value: `${(api / LIST_ROUNDS).toFixed(0)} req/s`,
-    baseline: `pgbench ${(db / LIST_ROUNDS).toFixed(0)} tps, same SQL, -c 8`,
+    value: `${turns.rps.toFixed(0)} req/s`,
+    baseline: `pgbench ${turns.tps.toFixed(0)} tps, same SQL, -c 8`,
     ratio: ratio8.toFixed(3),
     target: `≥ 0.5: ${ratio8 >= 0.5 ? 'met' : 'NOT met'} (${LIST_ROUNDS} rounds each)`,
   });

@@ -437,6 +437,40 @@ export async function pgbench(url: string, script: string, opts: { clients: numb
   };
 }
 
+/** What `takingTurns` measured: the API's mean req/s, pgbench's mean tps, each round's pair as text. */
+export interface Turns {
+  rps: number;
+  tps: number;
+  pairs: string[];
+}
+
+/**
+ * The API and pgbench on the same statements, taking turns: `rounds` times an autocannon load of
+ * `seconds` (`opts`), then pgbench with 8 clients for as long. A shared machine's speed drifts over a
+ * minute by more than an API-against-SQL ratio is meant to show, so one load now and the other a minute
+ * later measured the drift; turns of a few seconds share it between the two.
+ */
+export async function takingTurns(
+  name: string,
+  opts: autocannon.Options,
+  url: string,
+  script: string,
+  rounds: number,
+  seconds: number,
+): Promise<Turns> {
+  let rps = 0;
+  let tps = 0;
+  const pairs: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const a = await load(name, { ...opts, duration: seconds });
+    const b = await pgbench(url, script, { clients: 8, seconds });
+    rps += a.rps;
+    tps += b.tps;
+    pairs.push(`${a.rps} / ${b.tps.toFixed(0)}`);
+  }
+  return { rps: rps / rounds, tps: tps / rounds, pairs };
+}
+
 /**
  * A statement as drizzle renders it (`$1`… and its parameters) as a pgbench script line: a
  * placeholder becomes the pgbench variable of its name (sent as a parameter under -M extended),

@@ -76,7 +76,7 @@ export async function dial(page: Page, number: string): Promise<void> {
   // A dial the dialer does not place (its registration renewing at that moment on a busy machine:
   // it warns and keeps the number) is placed again once registered; a placed one empties the keypad.
   await expect(async () => {
-    await expect(registered(page)).toBeVisible({ timeout: 15_000 });
+    await expect(registered(page)).toBeVisible();
     if ((await display.textContent()) === number) await page.getByRole('button', { name: 'Voice call' }).click();
     await expect(display).not.toHaveText(number, { timeout: 2000 });
   }).toPass({ timeout: 30_000 });
